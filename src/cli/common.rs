@@ -1,0 +1,263 @@
+//! Shared CLI pieces: input flags, the UI (colour, verbosity, writers), loading and exit codes.
+
+use clap::{Args, ValueEnum};
+use policyctl::diag::{Diagnostics, Severity};
+use policyctl::load::{Input, LoadOptions, Loaded};
+use policyctl::model::KuadrantVersion;
+use policyctl::render::{self, Style};
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct UiArgs {
+    /// When to use colour: auto (a terminal, and NO_COLOR unset), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Quiet: print findings as one line each, nothing else on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Verbose: also list skipped documents and kinds policyctl does not model.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VersionArg {
+    #[value(name = "1.4")]
+    V1_4,
+    #[value(name = "1.5")]
+    V1_5,
+}
+
+impl From<VersionArg> for KuadrantVersion {
+    fn from(v: VersionArg) -> Self {
+        match v {
+            VersionArg::V1_4 => KuadrantVersion::V1_4,
+            VersionArg::V1_5 => KuadrantVersion::V1_5,
+        }
+    }
+}
+
+/// Flags of every command that reads manifests.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or -
+    /// for stdin. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub filenames: Vec<String>,
+    /// Name used for stdin in diagnostics.
+    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
+    pub stdin_name: String,
+    /// Namespace given to namespaced objects that have none (like kubectl apply).
+    #[arg(short = 'n', long, value_name = "NS", default_value = "default")]
+    pub namespace: String,
+    /// Kuadrant operator release line to emulate.
+    #[arg(long, value_enum, default_value = "1.4", env = "POLICYCTL_KUADRANT_VERSION")]
+    pub kuadrant_version: VersionArg,
+}
+
+impl InputArgs {
+    pub fn version(&self) -> KuadrantVersion {
+        self.kuadrant_version.into()
+    }
+
+    /// Read stdin (once) and load every input.
+    pub fn load(&self) -> Result<Loaded, CliError> {
+        let mut inputs = Vec::new();
+        let mut stdin_used = false;
+        for f in &self.filenames {
+            if f == "-" {
+                if stdin_used {
+                    return Err(CliError::Usage("-f - may be given only once".into()));
+                }
+                stdin_used = true;
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+                inputs.push(Input::Text {
+                    name: self.stdin_name.clone(),
+                    bytes,
+                });
+            } else {
+                inputs.push(Input::Path(f.into()));
+            }
+        }
+        let opts = LoadOptions {
+            default_namespace: self.namespace.clone(),
+            version: self.version(),
+        };
+        Ok(policyctl::load::load(&inputs, &opts))
+    }
+}
+
+/// What a command found; mapped to the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Clean,
+    Findings,
+    Trouble,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Clean => ExitCode::SUCCESS,
+            Outcome::Findings => ExitCode::from(1),
+            Outcome::Trouble => ExitCode::from(2),
+        }
+    }
+
+    pub fn worst(self, other: Outcome) -> Outcome {
+        use Outcome::*;
+        match (self, other) {
+            (Trouble, _) | (_, Trouble) => Trouble,
+            (Findings, _) | (_, Findings) => Findings,
+            _ => Clean,
+        }
+    }
+}
+
+/// `--fail-on`: the lowest severity that makes the exit code 1.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum FailOn {
+    #[default]
+    Error,
+    Warning,
+    Never,
+}
+
+/// Exit outcome of a set of diagnostics.
+pub fn outcome(diags: &Diagnostics, fail_on: FailOn) -> Outcome {
+    if diags.has_trouble() {
+        return Outcome::Trouble;
+    }
+    let failing = match fail_on {
+        FailOn::Error => diags.has_errors(),
+        FailOn::Warning => diags
+            .iter()
+            .any(|d| matches!(d.severity, Severity::Error | Severity::Warning)),
+        FailOn::Never => false,
+    };
+    if failing {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("broken pipe")]
+    BrokenPipe,
+}
+
+impl CliError {
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CliError::BrokenPipe)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Io(e.to_string())
+        }
+    }
+}
+
+/// Colour, verbosity and the writers.
+pub struct Ui {
+    pub color_out: bool,
+    pub color_err: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+    pub width: usize,
+}
+
+impl Ui {
+    pub fn new(a: &UiArgs) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+            || std::env::var("TERM").is_ok_and(|t| t == "dumb");
+        let decide = |tty: bool| match a.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && !no_color,
+        };
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(100);
+        Ui {
+            color_out: decide(std::io::stdout().is_terminal()),
+            color_err: decide(std::io::stderr().is_terminal()),
+            quiet: a.quiet,
+            verbose: a.verbose,
+            width,
+        }
+    }
+
+    /// Write to stdout; a closed pipe becomes [`CliError::BrokenPipe`].
+    pub fn out(&self, s: &str) -> Result<(), CliError> {
+        let mut o = std::io::stdout().lock();
+        o.write_all(s.as_bytes())?;
+        o.flush()?;
+        Ok(())
+    }
+
+    pub fn err(&self, s: &str) {
+        let mut e = std::io::stderr().lock();
+        let _ = e.write_all(s.as_bytes());
+    }
+
+    pub fn error(&self, msg: &str) {
+        self.err(&format!("error: {msg}\n"));
+    }
+
+    pub fn style_err(&self) -> Style {
+        Style {
+            color: self.color_err,
+            width: self.width,
+            unicode: true,
+        }
+    }
+
+    /// Diagnostics to stderr, respecting -q/-v (info-level PCTL1002 only with -v).
+    pub fn diagnostics(&self, loaded: &Loaded, diags: &Diagnostics) {
+        let shown = self.visible(diags);
+        if shown.is_empty() {
+            return;
+        }
+        if self.quiet {
+            self.err(&render::diagnostics::short(&shown, &loaded.sources));
+        } else {
+            self.err(&render::diagnostics::human_all(&shown, &loaded.sources, self.style_err()));
+        }
+    }
+
+    /// The diagnostics to show: unknown-kind notices only with -v.
+    pub fn visible(&self, diags: &Diagnostics) -> Diagnostics {
+        let mut shown = Diagnostics::new();
+        for d in diags {
+            if d.code == policyctl::diag::Code::UnknownKind && !self.verbose {
+                continue;
+            }
+            shown.push(d.clone());
+        }
+        shown
+    }
+}

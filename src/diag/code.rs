@@ -1,0 +1,85 @@
+//! The stable diagnostic codes. Renaming or removing one is a breaking change.
+
+use super::Severity;
+
+macro_rules! codes {
+    ($( $variant:ident = $code:literal, $sev:ident, $trouble:literal, $desc:literal; )*) => {
+        /// Every diagnostic policyctl can emit. `PCTL1xxx` input and schema, `PCTL2xxx` references and
+        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $variant, )* }
+
+        impl Code {
+            /// All codes, in code order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable identifier, e.g. `PCTL2001`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $code, )* }
+            }
+
+            /// The severity a diagnostic with this code is emitted with.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$sev, )* }
+            }
+
+            /// Whether this code means the run could not do its job (exit code 2).
+            pub fn is_trouble(self) -> bool {
+                match self { $( Code::$variant => $trouble, )* }
+            }
+
+            /// One line for the README table.
+            pub fn description(self) -> &'static str {
+                match self { $( Code::$variant => $desc, )* }
+            }
+        }
+    };
+}
+
+codes! {
+    YamlSyntax = "PCTL1001", Error, true, "a document is not valid YAML or JSON";
+    UnknownKind = "PCTL1002", Info, false, "a kind policyctl does not model was skipped (listed with -v)";
+    DuplicateObject = "PCTL1003", Error, false, "two objects share group, kind, namespace and name";
+    UnservedVersion = "PCTL1004", Error, false, "an apiVersion the emulated operator no longer serves";
+    UnreadableInput = "PCTL1005", Error, true, "a path cannot be read, or a file is not UTF-8 text";
+    NotAnObject = "PCTL1006", Error, false, "a document is not a Kubernetes object (no apiVersion/kind, or not a mapping)";
+    InvalidType = "PCTL1007", Error, false, "a field has the wrong type; the object is left out";
+    MissingField = "PCTL1008", Error, false, "a required field is missing; the object is left out";
+    SchemaViolation = "PCTL1009", Error, false, "a value breaks the CRD schema (pattern, enum, length, range); the object is left out";
+    CelRule = "PCTL1010", Error, false, "a CRD validation rule (x-kubernetes-validations) rejects the object";
+    InputLimit = "PCTL1011", Error, true, "a document exceeds the safety limits (aliases, depth, size)";
+    TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
+    SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
+    ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
+    RouteNotAllowed = "PCTL2004", Warning, false, "a listener's allowedRoutes does not admit the route (Gateway API rejects it)";
+    HostnameMismatch = "PCTL2005", Warning, false, "no route hostname is a subset of the listener hostname: Kuadrant will not enforce this path";
+    PositionalRuleName = "PCTL2006", Info, false, "a policy targets an unnamed rule by its position (rule-N)";
+    GatewayClassNotFound = "PCTL2007", Warning, false, "a Gateway's gatewayClassName matches no GatewayClass in the input";
+    Overridden = "PCTL3001", Info, false, "a policy is fully overridden (operator: Enforced=False Overridden)";
+    PartiallyEnforced = "PCTL3002", Info, false, "a policy is partially enforced: some of its rules are overridden";
+    NotInPath = "PCTL3003", Warning, false, "a policy is not in the path to any existing route";
+    TieBreakByName = "PCTL3004", Warning, false, "policies without creationTimestamp were ordered by namespace/name, and that decided a rule";
+    Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
+    InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
+    KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
+    ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
+    VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn codes_are_unique_and_sorted() {
+        let names: Vec<_> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let set: BTreeSet<_> = names.iter().collect();
+        assert_eq!(set.len(), names.len(), "duplicate code");
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, names, "Code::ALL must be in code order");
+        assert!(names.iter().all(|n| n.starts_with("PCTL") && n.len() == 8));
+    }
+}

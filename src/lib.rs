@@ -1,0 +1,20 @@
+//! policyctl: compute offline what the Kuadrant operator would do with a set of manifests.
+//!
+//! The pipeline, one module per stage: [`load`] (files → [`model::Model`] with diagnostics) →
+//! `topology` → `resolve` → `generate` → `render` / `diff`. The library never prints, never exits and
+//! never reads the environment: the `policyctl` binary is a thin layer over it.
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+
+pub mod source;
+
+pub mod diag;
+
+pub mod model;
+
+pub mod load;
+
+pub mod topology;
+
+pub mod resolve;
+
+pub mod render;

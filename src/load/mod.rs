@@ -1,0 +1,316 @@
+//! Load: read the inputs the CLI hands over, split them into documents, parse, and validate into a
+//! [`Model`].
+//!
+//! Owns file discovery (directories recursively, sorted, hidden entries skipped, symlink loops
+//! detected), multi-document splitting with byte offsets, `List` expansion and duplicate detection.
+//! Must not build graphs, merge policies or write output.
+
+mod document;
+mod split;
+mod yaml;
+
+pub use document::{RawDocument, RawSpec, RawStatus};
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::span::Sp;
+use crate::model::validate::{self, Validated};
+use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
+use crate::source::{SourceId, SourceMap, Span};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One `-f` argument.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A file or a directory.
+    Path(PathBuf),
+    /// Text read by the caller (stdin), with the name to show in diagnostics.
+    Text { name: String, bytes: Vec<u8> },
+}
+
+/// Settings that change how objects are read.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Namespace given to namespaced objects that have none (kubectl's `-n`, default `default`).
+    pub default_namespace: String,
+    pub version: KuadrantVersion,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            default_namespace: "default".into(),
+            version: KuadrantVersion::default(),
+        }
+    }
+}
+
+/// The result of loading: sources (for rendering diagnostics), the model and the findings.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub model: Model,
+    pub diagnostics: Diagnostics,
+    /// Files read, in order.
+    pub files: Vec<String>,
+    /// Documents seen (including skipped and invalid ones).
+    pub documents: usize,
+}
+
+/// Load every input. Never fails as a whole: problems become diagnostics.
+pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
+    let mut out = Loaded::default();
+    let mut texts: Vec<(SourceId, std::sync::Arc<str>)> = Vec::new();
+    for input in inputs {
+        match input {
+            Input::Text { name, bytes } => {
+                if let Some(t) = decode(name, bytes, &mut out) {
+                    let id = out.sources.add(name.clone(), t);
+                    out.files.push(name.clone());
+                    texts.push((id, out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default()));
+                }
+            }
+            Input::Path(p) => {
+                for file in discover(p, &mut out.diagnostics) {
+                    let name = file.display().to_string();
+                    match std::fs::read(&file) {
+                        Ok(bytes) => {
+                            if let Some(t) = decode(&name, &bytes, &mut out) {
+                                let id = out.sources.add(name.clone(), t);
+                                out.files.push(name);
+                                texts.push((
+                                    id,
+                                    out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default(),
+                                ));
+                            }
+                        }
+                        Err(e) => out.diagnostics.push(
+                            Diagnostic::new(Code::UnreadableInput, format!("cannot read {name}: {e}"))
+                                .help("check the path and its permissions"),
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    let mut validated = Vec::new();
+    let mut seq = 0usize;
+    for (id, text) in &texts {
+        for chunk in split::documents(text) {
+            out.documents += 1;
+            parse_chunk(*id, chunk.offset, &text[chunk.offset..chunk.offset + chunk.len], opts, &mut seq, &mut validated, &mut out.diagnostics);
+        }
+    }
+    out.model = assemble(validated, &mut out.diagnostics);
+    out
+}
+
+fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        out.diagnostics.push(
+            Diagnostic::new(Code::UnreadableInput, format!("{name} is a binary file, not YAML or JSON"))
+                .help("pass only manifest files, or a directory of them, with -f"),
+        );
+        return None;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Some(s.to_owned()),
+        Err(e) => {
+            // Point at the bad byte: register the readable prefix so the position can be shown.
+            let good = &bytes[..e.valid_up_to()];
+            let text = String::from_utf8_lossy(good).into_owned();
+            let id = out.sources.add(name.to_owned(), text);
+            out.diagnostics.push(
+                Diagnostic::new(Code::UnreadableInput, format!("{name} is not valid UTF-8"))
+                    .at(Span::new(id, e.valid_up_to(), 0), "invalid UTF-8 byte sequence starts here")
+                    .help("Kubernetes manifests must be UTF-8; re-encode the file (e.g. with iconv)"),
+            );
+            None
+        }
+    }
+}
+
+/// Files under a path: the path itself if it is a file; else every `.yaml`/`.yml`/`.json` below it,
+/// in sorted path order, skipping hidden entries. Symlinks are followed; loops are reported.
+fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            diags.push(
+                Diagnostic::new(Code::UnreadableInput, format!("cannot read {}: {e}", path.display()))
+                    .help("check the path given with -f"),
+            );
+            return vec![];
+        }
+    };
+    if meta.is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let mut files = Vec::new();
+    let walker = walkdir::WalkDir::new(path)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        match entry {
+            Ok(e) => {
+                if e.file_type().is_file() && is_manifest(e.path()) {
+                    files.push(e.into_path());
+                }
+            }
+            Err(e) => {
+                let what = if e.loop_ancestor().is_some() {
+                    "a symbolic link loop".to_string()
+                } else {
+                    e.to_string()
+                };
+                let at = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                diags.push(
+                    Diagnostic::new(Code::UnreadableInput, format!("cannot read {at}: {what}"))
+                        .help("remove the loop or the unreadable entry, or pass the files you mean with -f"),
+                );
+            }
+        }
+    }
+    files
+}
+
+fn is_manifest(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json")
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn parse_chunk(
+    id: SourceId,
+    base: usize,
+    text: &str,
+    opts: &LoadOptions,
+    seq: &mut usize,
+    out: &mut Vec<Validated>,
+    diags: &mut Diagnostics,
+) {
+    let doc = match yaml::parse_document(id, base, text, None) {
+        Ok(d) if d.needs_reread => {
+            let hint = match (&d.api_version, &d.kind) {
+                (Some(a), Some(k)) => Some(ObjectKind::classify(&a.value, &k.value)),
+                _ => None,
+            };
+            match hint {
+                Some(h) => yaml::parse_document(id, base, text, Some(h)),
+                None => Ok(d),
+            }
+        }
+        other => other,
+    };
+    match doc {
+        Ok(doc) => {
+            let start = Span::new(id, base + leading_trivia(text), 0);
+            accept(Sp::new(doc, start), opts, seq, out, diags)
+        }
+        Err(e) => {
+            let help = match e.code {
+                Code::InputLimit => "the document is too large or too deeply nested, or expands too many aliases; split or simplify it",
+                Code::YamlSyntax => "fix the YAML syntax at this position",
+                _ => "fix the value at this position; the object is left out",
+            };
+            diags.push(
+                Diagnostic::new(e.code, e.message)
+                    .at(e.span, "here")
+                    .help(help),
+            );
+        }
+    }
+}
+
+/// Byte length of the blank/comment/`---` lines that open a document chunk.
+fn leading_trivia(text: &str) -> usize {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') || t == "---" || t.starts_with("--- #") || t.starts_with('%') {
+            off += line.len();
+        } else {
+            break;
+        }
+    }
+    off.min(text.len())
+}
+
+fn accept(
+    doc: Sp<RawDocument>,
+    opts: &LoadOptions,
+    seq: &mut usize,
+    out: &mut Vec<Validated>,
+    diags: &mut Diagnostics,
+) {
+    let span = doc.span;
+    let mut doc = doc.value;
+    if doc.api_version.is_none() && doc.kind.is_none() && doc.metadata.is_none() {
+        if matches!(doc.spec, RawSpec::None) && doc.items.is_none() {
+            // An empty mapping or a document with only unknown keys: nothing to model.
+            diags.push(
+                Diagnostic::new(Code::NotAnObject, "document has no apiVersion or kind")
+                    .at(span, "this document")
+                    .help("every manifest needs apiVersion and kind; remove the document if it is not a Kubernetes object"),
+            );
+            return;
+        }
+    }
+    if doc.is_list() {
+        if let Some(items) = doc.items.take() {
+            for item in items {
+                accept(item, opts, seq, out, diags);
+            }
+        }
+        return;
+    }
+    *seq += 1;
+    if let Some(v) = validate::object(doc, span, *seq, opts, diags) {
+        out.push(v);
+    }
+}
+
+/// Sort objects canonically, report duplicates, and build the model.
+fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
+    // Duplicates: same group, kind, namespace and name.
+    let mut seen: BTreeMap<(String, String, String, String), Span> = BTreeMap::new();
+    objs.retain(|o| {
+        let key = o.identity();
+        match seen.get(&key) {
+            Some(first) => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::DuplicateObject,
+                        format!("duplicate {} {}: the same group, kind, namespace and name is defined twice", key.1, o.meta().key()),
+                    )
+                    .at(o.meta().origin.name, "defined again here")
+                    .also(*first, "first defined here")
+                    .object(format!("{} {}", key.1, o.meta().key()))
+                    .help("remove one of the two definitions; the second is ignored"),
+                );
+                false
+            }
+            None => {
+                seen.insert(key, o.meta().origin.name);
+                true
+            }
+        }
+    });
+    let mut model = Model::default();
+    for o in objs {
+        o.into_model(&mut model);
+    }
+    validate::sort_model(&mut model);
+    model
+}
+
+/// Which kind an object is, for callers that only have the strings.
+pub fn classify(api_version: &str, kind: &str) -> KindMatch {
+    ObjectKind::classify(api_version, kind)
+}

@@ -1,0 +1,76 @@
+//! Splitting a YAML stream into documents while keeping byte offsets.
+//!
+//! A line that starts with `---` (followed by nothing, a space or a tab) begins a new document; YAML
+//! forbids such lines inside any scalar, so this split is exact. Chunks that hold only comments,
+//! blank lines, directives or document markers are dropped.
+
+/// A document's byte range in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub offset: usize,
+    pub len: usize,
+}
+
+fn is_marker(line: &str, marker: &str) -> bool {
+    line.strip_prefix(marker)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']))
+}
+
+/// The non-empty documents of a stream.
+pub fn documents(text: &str) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        if pos != start && is_marker(line, "---") {
+            push(text, start, pos, &mut chunks);
+            start = pos;
+        }
+        pos += line.len();
+    }
+    push(text, start, text.len(), &mut chunks);
+    chunks
+}
+
+fn push(text: &str, start: usize, end: usize, chunks: &mut Vec<Chunk>) {
+    let body = &text[start..end];
+    let has_content = body.lines().any(|l| {
+        let t = l.trim();
+        !(t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('%')
+            || is_marker(t, "---") && t[3..].trim_start().starts_with('#')
+            || t == "---"
+            || t == "...")
+    });
+    if has_content {
+        chunks.push(Chunk {
+            offset: start,
+            len: end - start,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<&str> {
+        documents(s)
+            .into_iter()
+            .map(|c| &s[c.offset..c.offset + c.len])
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_markers_only_at_line_start() {
+        let s = "a: 1\n---\nb: '---'\n  ---x\n--- \n# only a comment\n---\nc: 3\n";
+        assert_eq!(texts(s), vec!["a: 1\n", "---\nb: '---'\n  ---x\n", "---\nc: 3\n"]);
+    }
+
+    #[test]
+    fn empty_documents_are_skipped() {
+        assert!(documents("---\n---\n# x\n...\n").is_empty());
+        assert_eq!(texts("--- {a: 1}\n"), vec!["--- {a: 1}\n"]);
+    }
+}

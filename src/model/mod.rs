@@ -1,0 +1,787 @@
+//! The typed model of the input: Gateway API objects, Kuadrant policies and the Kuadrant runtime objects.
+//!
+//! Owns the object types (with CRD defaults applied and spans kept), the [`Locator`] used to name every
+//! node, and the raw → validated conversion that reports problems as diagnostics (`validate`). Must not do
+//! I/O, parse YAML, build graphs or know about paths through the graph.
+
+mod locator;
+pub mod raw;
+pub mod span;
+pub mod validate;
+
+pub use locator::Locator;
+pub use span::Sp;
+
+use crate::source::Span;
+use indexmap::IndexMap;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
+pub const KUADRANT_GROUP: &str = "kuadrant.io";
+
+/// Which operator release line to emulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum KuadrantVersion {
+    /// Operator v1.4.x (policy-machinery pinned at 1ca17a0; WasmPlugin).
+    #[default]
+    V1_4,
+    /// Operator v1.5.x (policy-machinery v0.8.0; wasm in an EnvoyFilter, GRPCRoute, rule names).
+    V1_5,
+}
+
+impl KuadrantVersion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KuadrantVersion::V1_4 => "1.4",
+            KuadrantVersion::V1_5 => "1.5",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim_start_matches('v') {
+            "1.4" | "1.4.x" => Some(KuadrantVersion::V1_4),
+            "1.5" | "1.5.x" => Some(KuadrantVersion::V1_5),
+            _ => None,
+        }
+    }
+}
+
+/// The kinds policyctl models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ObjectKind {
+    GatewayClass,
+    Gateway,
+    HttpRoute,
+    GrpcRoute,
+    Namespace,
+    Service,
+    RateLimitPolicy,
+    AuthPolicy,
+    TokenRateLimitPolicy,
+    DnsPolicy,
+    TlsPolicy,
+    Kuadrant,
+    Limitador,
+    Authorino,
+}
+
+/// What an `apiVersion` + `kind` pair means to policyctl.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindMatch {
+    /// A modelled kind at a served version.
+    Served(ObjectKind),
+    /// A modelled kind at a version the operator no longer serves; the string is the one to migrate to.
+    Unserved(ObjectKind, &'static str),
+    /// Anything else: counted and skipped.
+    Unknown,
+}
+
+impl ObjectKind {
+    pub fn kind(self) -> &'static str {
+        match self {
+            ObjectKind::GatewayClass => "GatewayClass",
+            ObjectKind::Gateway => "Gateway",
+            ObjectKind::HttpRoute => "HTTPRoute",
+            ObjectKind::GrpcRoute => "GRPCRoute",
+            ObjectKind::Namespace => "Namespace",
+            ObjectKind::Service => "Service",
+            ObjectKind::RateLimitPolicy => "RateLimitPolicy",
+            ObjectKind::AuthPolicy => "AuthPolicy",
+            ObjectKind::TokenRateLimitPolicy => "TokenRateLimitPolicy",
+            ObjectKind::DnsPolicy => "DNSPolicy",
+            ObjectKind::TlsPolicy => "TLSPolicy",
+            ObjectKind::Kuadrant => "Kuadrant",
+            ObjectKind::Limitador => "Limitador",
+            ObjectKind::Authorino => "Authorino",
+        }
+    }
+
+    pub fn group(self) -> &'static str {
+        match self {
+            ObjectKind::GatewayClass
+            | ObjectKind::Gateway
+            | ObjectKind::HttpRoute
+            | ObjectKind::GrpcRoute => GATEWAY_API_GROUP,
+            ObjectKind::Namespace | ObjectKind::Service => "",
+            ObjectKind::RateLimitPolicy
+            | ObjectKind::AuthPolicy
+            | ObjectKind::TokenRateLimitPolicy
+            | ObjectKind::DnsPolicy
+            | ObjectKind::TlsPolicy
+            | ObjectKind::Kuadrant => KUADRANT_GROUP,
+            ObjectKind::Limitador => "limitador.kuadrant.io",
+            ObjectKind::Authorino => "operator.authorino.kuadrant.io",
+        }
+    }
+
+    pub fn cluster_scoped(self) -> bool {
+        matches!(self, ObjectKind::GatewayClass | ObjectKind::Namespace)
+    }
+
+    pub fn is_policy(self) -> bool {
+        matches!(
+            self,
+            ObjectKind::RateLimitPolicy
+                | ObjectKind::AuthPolicy
+                | ObjectKind::TokenRateLimitPolicy
+                | ObjectKind::DnsPolicy
+                | ObjectKind::TlsPolicy
+        )
+    }
+
+    /// Classify an `apiVersion`/`kind` pair.
+    pub fn classify(api_version: &str, kind: &str) -> KindMatch {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", api_version),
+        };
+        use ObjectKind as K;
+        let served = |k: K, ok: &[&str], to: &'static str| {
+            if ok.contains(&version) {
+                KindMatch::Served(k)
+            } else {
+                KindMatch::Unserved(k, to)
+            }
+        };
+        match (group, kind) {
+            (GATEWAY_API_GROUP, "GatewayClass") => served(
+                K::GatewayClass,
+                &["v1", "v1beta1"],
+                "gateway.networking.k8s.io/v1",
+            ),
+            (GATEWAY_API_GROUP, "Gateway") => {
+                served(K::Gateway, &["v1", "v1beta1"], "gateway.networking.k8s.io/v1")
+            }
+            (GATEWAY_API_GROUP, "HTTPRoute") => served(
+                K::HttpRoute,
+                &["v1", "v1beta1"],
+                "gateway.networking.k8s.io/v1",
+            ),
+            (GATEWAY_API_GROUP, "GRPCRoute") => served(
+                K::GrpcRoute,
+                &["v1", "v1alpha2"],
+                "gateway.networking.k8s.io/v1",
+            ),
+            ("", "Namespace") => served(K::Namespace, &["v1"], "v1"),
+            ("", "Service") => served(K::Service, &["v1"], "v1"),
+            (KUADRANT_GROUP, "RateLimitPolicy") => {
+                served(K::RateLimitPolicy, &["v1"], "kuadrant.io/v1")
+            }
+            (KUADRANT_GROUP, "AuthPolicy") => served(K::AuthPolicy, &["v1"], "kuadrant.io/v1"),
+            (KUADRANT_GROUP, "TokenRateLimitPolicy") => served(
+                K::TokenRateLimitPolicy,
+                &["v1alpha1"],
+                "kuadrant.io/v1alpha1",
+            ),
+            (KUADRANT_GROUP, "DNSPolicy") => served(K::DnsPolicy, &["v1"], "kuadrant.io/v1"),
+            (KUADRANT_GROUP, "TLSPolicy") => served(K::TlsPolicy, &["v1"], "kuadrant.io/v1"),
+            (KUADRANT_GROUP, "Kuadrant") => served(K::Kuadrant, &["v1beta1"], "kuadrant.io/v1beta1"),
+            ("limitador.kuadrant.io", "Limitador") => served(
+                K::Limitador,
+                &["v1alpha1"],
+                "limitador.kuadrant.io/v1alpha1",
+            ),
+            ("operator.authorino.kuadrant.io", "Authorino") => served(
+                K::Authorino,
+                &["v1beta1"],
+                "operator.authorino.kuadrant.io/v1beta1",
+            ),
+            _ => KindMatch::Unknown,
+        }
+    }
+}
+
+/// Where an object came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The start of the object in its file (the document, or the `items[]` entry of a List).
+    pub object: Span,
+    /// `metadata.name`, or the object start when there is none.
+    pub name: Span,
+    /// Position of the document in the whole input (file order, then document order); used only
+    /// where the operator itself keeps input order.
+    pub seq: usize,
+}
+
+/// Object metadata, as modelled.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    pub name: String,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub uid: Option<String>,
+    pub creation_timestamp: Option<String>,
+    pub generation: Option<i64>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub api_version: String,
+    pub origin: Origin,
+}
+
+impl Meta {
+    /// `namespace/name`, or `name` for cluster-scoped objects.
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+/// A modelled object: metadata plus a kind-specific body.
+#[derive(Clone, Debug)]
+pub struct Obj<T> {
+    pub meta: Meta,
+    pub spec: T,
+}
+
+impl<T> Obj<T> {
+    pub fn key(&self) -> String {
+        self.meta.key()
+    }
+}
+
+// ---------------------------------------------------------------- Gateway API
+
+#[derive(Clone, Debug)]
+pub struct GatewayClass {
+    pub controller_name: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Gateway {
+    pub class_name: Sp<String>,
+    pub listeners: Vec<Listener>,
+    pub status: Option<raw::GatewayStatus>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Listener {
+    pub name: Sp<String>,
+    pub hostname: Option<Sp<String>>,
+    pub port: i64,
+    pub protocol: String,
+    pub allowed_routes: AllowedRoutes,
+}
+
+/// `allowedRoutes` with the CRD default `{namespaces: {from: Same}}` applied.
+#[derive(Clone, Debug)]
+pub struct AllowedRoutes {
+    pub from: RoutesFrom,
+    pub kinds: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum RoutesFrom {
+    All,
+    Same,
+    Selector(LabelSelector),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+    /// `(key, operator, values)`; operators In, NotIn, Exists, DoesNotExist.
+    pub match_expressions: Vec<(String, String, Vec<String>)>,
+}
+
+impl LabelSelector {
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.match_labels
+            .iter()
+            .all(|(k, v)| labels.get(k) == Some(v))
+            && self.match_expressions.iter().all(|(k, op, vals)| {
+                let got = labels.get(k);
+                match op.as_str() {
+                    "In" => got.is_some_and(|g| vals.contains(g)),
+                    "NotIn" => got.is_none_or(|g| !vals.contains(g)),
+                    "Exists" => got.is_some(),
+                    "DoesNotExist" => got.is_none(),
+                    _ => false,
+                }
+            })
+    }
+}
+
+/// A route's `parentRef` with the CRD defaults applied (group, kind); namespace defaults to the route's.
+#[derive(Clone, Debug)]
+pub struct ParentRef {
+    pub group: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub section_name: Option<String>,
+    pub port: Option<i64>,
+    pub span: Span,
+    pub name_span: Span,
+    pub section_span: Option<Span>,
+}
+
+impl ParentRef {
+    /// Whether this ref names the Gateway `ns/name` (defaults: group/kind, namespace = route's).
+    pub fn refers_to_gateway(&self, route_ns: &str, gw_ns: &str, gw_name: &str) -> bool {
+        self.group == GATEWAY_API_GROUP
+            && self.kind == "Gateway"
+            && self.namespace.as_deref().unwrap_or(route_ns) == gw_ns
+            && self.name == gw_name
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BackendRef {
+    pub group: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub port: Option<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PathMatchType {
+    Exact,
+    PathPrefix,
+    RegularExpression,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathMatch {
+    pub kind: PathMatchType,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyValueMatch {
+    /// `Exact` or `RegularExpression` (the operator ignores it).
+    pub kind: String,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpMatch {
+    pub path: PathMatch,
+    pub headers: Vec<KeyValueMatch>,
+    pub query_params: Vec<KeyValueMatch>,
+    pub method: Option<String>,
+}
+
+impl Default for HttpMatch {
+    /// The CRD default `{path: {type: PathPrefix, value: /}}`.
+    fn default() -> Self {
+        HttpMatch {
+            path: PathMatch {
+                kind: PathMatchType::PathPrefix,
+                value: "/".into(),
+            },
+            headers: vec![],
+            query_params: vec![],
+            method: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrpcMethodMatch {
+    /// `Exact` (CRD default) or `RegularExpression`.
+    pub kind: String,
+    pub service: Option<String>,
+    pub method: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct GrpcMatch {
+    pub method: Option<GrpcMethodMatch>,
+    pub headers: Vec<KeyValueMatch>,
+}
+
+/// Route matches by route kind.
+#[derive(Clone, Debug)]
+pub enum RuleMatches {
+    Http(Vec<HttpMatch>),
+    Grpc(Vec<GrpcMatch>),
+}
+
+impl RuleMatches {
+    pub fn len(&self) -> usize {
+        match self {
+            RuleMatches::Http(m) => m.len(),
+            RuleMatches::Grpc(m) => m.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RouteRule {
+    /// The `name` field (Gateway API v1.2); whether it names the node depends on the version.
+    pub name: Option<Sp<String>>,
+    pub matches: RuleMatches,
+    /// `matches` was written as an explicit empty list (ERRATA 10).
+    pub matches_explicit_empty: bool,
+    pub backend_refs: Vec<BackendRef>,
+    pub span: Span,
+}
+
+impl RouteRule {
+    /// The section name the topology gives this rule: `rule-<index+1>`, or its `name` on 1.5.
+    pub fn section_name(&self, index: usize, version: KuadrantVersion) -> String {
+        match (&self.name, version) {
+            (Some(n), KuadrantVersion::V1_5) => n.value.clone(),
+            _ => format!("rule-{}", index + 1),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RouteKind {
+    Http,
+    Grpc,
+}
+
+impl RouteKind {
+    pub fn kind(self) -> &'static str {
+        match self {
+            RouteKind::Http => "HTTPRoute",
+            RouteKind::Grpc => "GRPCRoute",
+        }
+    }
+
+    pub fn rule_kind(self) -> &'static str {
+        match self {
+            RouteKind::Http => "HTTPRouteRule",
+            RouteKind::Grpc => "GRPCRouteRule",
+        }
+    }
+
+    pub fn object_kind(self) -> ObjectKind {
+        match self {
+            RouteKind::Http => ObjectKind::HttpRoute,
+            RouteKind::Grpc => ObjectKind::GrpcRoute,
+        }
+    }
+}
+
+/// An HTTPRoute or GRPCRoute.
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub kind: RouteKind,
+    pub parent_refs: Vec<ParentRef>,
+    pub hostnames: Vec<Sp<String>>,
+    pub rules: Vec<RouteRule>,
+    pub status: Option<raw::RouteStatus>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Service {
+    pub ports: Vec<(Option<String>, i64)>,
+}
+
+// ---------------------------------------------------------------- policies
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PolicyKind {
+    RateLimit,
+    Auth,
+    TokenRateLimit,
+    Dns,
+    Tls,
+}
+
+impl PolicyKind {
+    pub const ALL: [PolicyKind; 5] = [
+        PolicyKind::RateLimit,
+        PolicyKind::Auth,
+        PolicyKind::TokenRateLimit,
+        PolicyKind::Dns,
+        PolicyKind::Tls,
+    ];
+
+    pub fn kind(self) -> &'static str {
+        self.object_kind().kind()
+    }
+
+    pub fn object_kind(self) -> ObjectKind {
+        match self {
+            PolicyKind::RateLimit => ObjectKind::RateLimitPolicy,
+            PolicyKind::Auth => ObjectKind::AuthPolicy,
+            PolicyKind::TokenRateLimit => ObjectKind::TokenRateLimitPolicy,
+            PolicyKind::Dns => ObjectKind::DnsPolicy,
+            PolicyKind::Tls => ObjectKind::TlsPolicy,
+        }
+    }
+
+    /// Parse a kind name case-insensitively (`ratelimitpolicy`, `RateLimitPolicy`).
+    pub fn parse(s: &str) -> Option<Self> {
+        PolicyKind::ALL
+            .into_iter()
+            .find(|k| k.kind().eq_ignore_ascii_case(s))
+    }
+
+    /// Whether policies of this kind merge along paths (vs. DNS/TLS direct policies).
+    pub fn is_inherited(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::RateLimit | PolicyKind::Auth | PolicyKind::TokenRateLimit
+        )
+    }
+}
+
+/// `spec.targetRef`, as written: group and kind are matched case-insensitively, names exactly.
+#[derive(Clone, Debug)]
+pub struct TargetRef {
+    pub group: Sp<String>,
+    pub kind: Sp<String>,
+    pub name: Sp<String>,
+    pub section_name: Option<Sp<String>>,
+    pub span: Span,
+}
+
+/// defaults/overrides; a bare spec is implicit defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Defaults,
+    Overrides,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Atomic,
+    Merge,
+}
+
+/// Which block of the spec the rules were read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Block {
+    /// Bare `limits`/`rules` (implicit defaults).
+    Implicit,
+    Defaults,
+    Overrides,
+}
+
+#[derive(Clone, Debug)]
+pub struct Rate {
+    pub limit: i64,
+    pub window: String,
+    pub span: Span,
+}
+
+impl Rate {
+    /// `max_value`: negative limits become 0.
+    pub fn max_value(&self) -> i64 {
+        self.limit.max(0)
+    }
+
+    /// `seconds`: Go's `time.ParseDuration(window).Seconds()` truncated; 0 when unparseable.
+    pub fn seconds(&self) -> i64 {
+        parse_go_duration_seconds(&self.window).unwrap_or(0)
+    }
+}
+
+/// Whole seconds of a Go duration string restricted to the CRD's units (h, m, s, ms), truncated.
+pub fn parse_go_duration_seconds(s: &str) -> Option<i64> {
+    if s.is_empty() {
+        return None;
+    }
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut total_ms: i128 = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let n: i128 = s[start..i].parse().ok()?;
+        let unit_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let mult: i128 = match &s[unit_start..i] {
+            "h" => 3_600_000,
+            "m" => 60_000,
+            "s" => 1_000,
+            "ms" => 1,
+            _ => return None,
+        };
+        total_ms = total_ms.checked_add(n.checked_mul(mult)?)?;
+    }
+    i64::try_from(total_ms / 1000).ok()
+}
+
+#[derive(Clone, Debug)]
+pub struct Limit {
+    pub when: Vec<Sp<String>>,
+    pub counters: Vec<Sp<String>>,
+    pub rates: Vec<Rate>,
+}
+
+/// RateLimitPolicy and TokenRateLimitPolicy bodies (`Proper()`: the block that is used).
+#[derive(Clone, Debug)]
+pub struct LimitsSpec {
+    pub block: Block,
+    pub strategy: Strategy,
+    /// The used block's top-level `when`.
+    pub when: Vec<Sp<String>>,
+    pub limits: IndexMap<String, Limit>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct AuthRules {
+    pub authentication: IndexMap<String, Value>,
+    pub metadata: IndexMap<String, Value>,
+    pub authorization: IndexMap<String, Value>,
+    pub callbacks: IndexMap<String, Value>,
+    pub unauthenticated: Option<Value>,
+    pub unauthorized: Option<Value>,
+    pub success_headers: IndexMap<String, Value>,
+    pub success_filters: IndexMap<String, Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct AuthSpec {
+    pub block: Block,
+    pub strategy: Strategy,
+    pub patterns: IndexMap<String, Value>,
+    pub when: Vec<Sp<String>>,
+    /// `None` when the used block has no `rules` (the operator's `Empty()`).
+    pub rules: Option<AuthRules>,
+}
+
+#[derive(Clone, Debug)]
+pub enum PolicyBody {
+    RateLimit(LimitsSpec),
+    TokenRateLimit(LimitsSpec),
+    Auth(AuthSpec),
+    /// DNSPolicy / TLSPolicy: no merging; fields beyond the target are not modelled.
+    Direct,
+}
+
+#[derive(Clone, Debug)]
+pub struct Policy {
+    pub kind: PolicyKind,
+    pub meta: Meta,
+    pub target: TargetRef,
+    pub body: PolicyBody,
+}
+
+impl Policy {
+    /// `kind.group:namespace/name`, e.g. `ratelimitpolicy.kuadrant.io:ns/p`.
+    pub fn locator(&self) -> Locator {
+        Locator::object(
+            self.kind.kind(),
+            KUADRANT_GROUP,
+            &self.meta.namespace,
+            &self.meta.name,
+        )
+    }
+
+    /// The locator of the object its targetRef names (policy namespace; `#section` when set).
+    pub fn target_locator(&self) -> Locator {
+        let base = Locator::object(
+            &self.target.kind.value,
+            &self.target.group.value,
+            &self.meta.namespace,
+            &self.target.name.value,
+        );
+        match &self.target.section_name {
+            Some(s) => base.section(&s.value),
+            None => base,
+        }
+    }
+
+    /// `Kind ns/name`, for messages.
+    pub fn display(&self) -> String {
+        format!("{} {}", self.kind.kind(), self.meta.key())
+    }
+}
+
+/// Everything read from the input, validated, in a canonical order (kind, then namespace/name).
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub gateway_classes: Vec<Obj<GatewayClass>>,
+    pub gateways: Vec<Obj<Gateway>>,
+    /// HTTPRoutes then GRPCRoutes, each sorted by namespace/name.
+    pub routes: Vec<Obj<Route>>,
+    pub namespaces: Vec<Obj<()>>,
+    pub services: Vec<Obj<Service>>,
+    pub policies: Vec<Policy>,
+    pub kuadrants: Vec<Obj<Value>>,
+    pub limitadors: Vec<Obj<Value>>,
+    pub authorinos: Vec<Obj<Value>>,
+    /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
+    pub skipped: Vec<(String, String, String)>,
+}
+
+impl Model {
+    pub fn gateway(&self, ns: &str, name: &str) -> Option<&Obj<Gateway>> {
+        self.gateways
+            .iter()
+            .find(|g| g.meta.namespace == ns && g.meta.name == name)
+    }
+
+    pub fn gateway_class(&self, name: &str) -> Option<&Obj<GatewayClass>> {
+        self.gateway_classes.iter().find(|c| c.meta.name == name)
+    }
+
+    pub fn namespace_labels(&self, ns: &str) -> Option<&BTreeMap<String, String>> {
+        self.namespaces
+            .iter()
+            .find(|n| n.meta.name == ns)
+            .map(|n| &n.meta.labels)
+    }
+
+    /// Number of modelled objects.
+    pub fn object_count(&self) -> usize {
+        self.gateway_classes.len()
+            + self.gateways.len()
+            + self.routes.len()
+            + self.namespaces.len()
+            + self.services.len()
+            + self.policies.len()
+            + self.kuadrants.len()
+            + self.limitadors.len()
+            + self.authorinos.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations_truncate_to_seconds() {
+        assert_eq!(parse_go_duration_seconds("3m"), Some(180));
+        assert_eq!(parse_go_duration_seconds("1m30s"), Some(90));
+        assert_eq!(parse_go_duration_seconds("500ms"), Some(0));
+        assert_eq!(parse_go_duration_seconds("1500ms"), Some(1));
+        assert_eq!(parse_go_duration_seconds("12h"), Some(43200));
+        assert_eq!(parse_go_duration_seconds("1d"), None);
+        assert_eq!(parse_go_duration_seconds(""), None);
+    }
+
+    #[test]
+    fn classify_versions() {
+        assert_eq!(
+            ObjectKind::classify("kuadrant.io/v1beta2", "RateLimitPolicy"),
+            KindMatch::Unserved(ObjectKind::RateLimitPolicy, "kuadrant.io/v1")
+        );
+        assert_eq!(
+            ObjectKind::classify("networking.istio.io/v1", "Gateway"),
+            KindMatch::Unknown
+        );
+        assert_eq!(
+            ObjectKind::classify("gateway.networking.k8s.io/v1", "Gateway"),
+            KindMatch::Served(ObjectKind::Gateway)
+        );
+    }
+}

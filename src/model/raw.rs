@@ -1,0 +1,363 @@
+//! Raw shapes of the objects as written in YAML/JSON: every field optional, spans kept where a
+//! diagnostic may need to point. `validate` turns them into the model types.
+//!
+//! Unknown fields are ignored (like the API server with `preserveUnknownFields: false`, minus pruning
+//! warnings). Must not apply defaults or validate: that is `validate`'s job.
+
+use super::span::Sp;
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub type Str = Sp<String>;
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawMeta {
+    pub name: Option<Str>,
+    pub namespace: Option<Str>,
+    pub uid: Option<String>,
+    pub creation_timestamp: Option<Str>,
+    pub generation: Option<i64>,
+    pub labels: Option<BTreeMap<String, String>>,
+    pub annotations: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub status: Option<String>,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+// ---------------------------------------------------------------- Gateway API
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayClassSpec {
+    pub controller_name: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewaySpec {
+    pub gateway_class_name: Option<Str>,
+    pub listeners: Option<Sp<Vec<RawListener>>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawListener {
+    pub name: Option<Str>,
+    pub hostname: Option<Str>,
+    pub port: Option<Sp<i64>>,
+    pub protocol: Option<Str>,
+    pub allowed_routes: Option<RawAllowedRoutes>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawAllowedRoutes {
+    pub namespaces: Option<RawRouteNamespaces>,
+    pub kinds: Option<Vec<RawRouteGroupKind>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawRouteNamespaces {
+    pub from: Option<Str>,
+    pub selector: Option<RawLabelSelector>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawLabelSelector {
+    pub match_labels: Option<BTreeMap<String, String>>,
+    pub match_expressions: Option<Vec<RawLabelSelectorRequirement>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawLabelSelectorRequirement {
+    pub key: Option<String>,
+    pub operator: Option<Str>,
+    pub values: Option<Vec<String>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawRouteGroupKind {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayStatus {
+    pub listeners: Option<Vec<ListenerStatus>>,
+    pub conditions: Option<Vec<Condition>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenerStatus {
+    pub name: Option<String>,
+    pub conditions: Option<Vec<Condition>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawParentRef {
+    pub group: Option<Str>,
+    pub kind: Option<Str>,
+    pub namespace: Option<Str>,
+    pub name: Option<Str>,
+    pub section_name: Option<Str>,
+    pub port: Option<Sp<i64>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawBackendRef {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<Str>,
+    pub port: Option<i64>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpRouteSpec {
+    pub parent_refs: Option<Vec<Sp<RawParentRef>>>,
+    pub hostnames: Option<Vec<Str>>,
+    pub rules: Option<Vec<Sp<RawHttpRule>>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawHttpRule {
+    pub name: Option<Str>,
+    pub matches: Option<Vec<Sp<RawHttpMatch>>>,
+    pub backend_refs: Option<Vec<RawBackendRef>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawHttpMatch {
+    pub path: Option<RawPathMatch>,
+    pub headers: Option<Vec<RawKeyValueMatch>>,
+    pub query_params: Option<Vec<RawKeyValueMatch>>,
+    pub method: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPathMatch {
+    #[serde(rename = "type")]
+    pub type_: Option<Str>,
+    pub value: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawKeyValueMatch {
+    #[serde(rename = "type")]
+    pub type_: Option<Str>,
+    pub name: Option<Str>,
+    pub value: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct GrpcRouteSpec {
+    pub parent_refs: Option<Vec<Sp<RawParentRef>>>,
+    pub hostnames: Option<Vec<Str>>,
+    pub rules: Option<Vec<Sp<RawGrpcRule>>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawGrpcRule {
+    pub name: Option<Str>,
+    pub matches: Option<Vec<Sp<RawGrpcMatch>>>,
+    pub backend_refs: Option<Vec<RawBackendRef>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawGrpcMatch {
+    pub method: Option<RawGrpcMethod>,
+    pub headers: Option<Vec<RawKeyValueMatch>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawGrpcMethod {
+    #[serde(rename = "type")]
+    pub type_: Option<Str>,
+    pub service: Option<Str>,
+    pub method: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteStatus {
+    pub parents: Option<Vec<RouteParentStatus>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteParentStatus {
+    pub parent_ref: Option<RawParentRef>,
+    pub controller_name: Option<String>,
+    pub conditions: Option<Vec<Condition>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceSpec {
+    pub ports: Option<Vec<RawServicePort>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawServicePort {
+    pub name: Option<String>,
+    pub port: Option<i64>,
+}
+
+// ---------------------------------------------------------------- Kuadrant policies
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawTargetRef {
+    pub group: Option<Str>,
+    pub kind: Option<Str>,
+    pub name: Option<Str>,
+    pub section_name: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPredicate {
+    pub predicate: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawCounter {
+    pub expression: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawRate {
+    pub limit: Option<Sp<i64>>,
+    pub window: Option<Str>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawLimit {
+    pub when: Option<Vec<RawPredicate>>,
+    pub counters: Option<Vec<RawCounter>>,
+    pub rates: Option<Vec<RawRate>>,
+}
+
+/// `spec.defaults` / `spec.overrides` of a RateLimitPolicy or TokenRateLimitPolicy.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawLimitsBlock {
+    pub strategy: Option<Str>,
+    pub when: Option<Vec<RawPredicate>>,
+    pub limits: Option<Sp<IndexMap<String, RawLimit>>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitPolicySpec {
+    pub target_ref: Option<Sp<RawTargetRef>>,
+    pub defaults: Option<Sp<RawLimitsBlock>>,
+    pub overrides: Option<Sp<RawLimitsBlock>>,
+    pub when: Option<Sp<Vec<RawPredicate>>>,
+    pub limits: Option<Sp<IndexMap<String, RawLimit>>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawAuthResponse {
+    pub unauthenticated: Option<Value>,
+    pub unauthorized: Option<Value>,
+    pub success: Option<RawSuccessResponse>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawSuccessResponse {
+    pub headers: Option<IndexMap<String, Value>>,
+    pub filters: Option<IndexMap<String, Value>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawAuthRules {
+    pub authentication: Option<IndexMap<String, Value>>,
+    pub metadata: Option<IndexMap<String, Value>>,
+    pub authorization: Option<IndexMap<String, Value>>,
+    pub callbacks: Option<IndexMap<String, Value>>,
+    pub response: Option<RawAuthResponse>,
+}
+
+/// `spec.defaults` / `spec.overrides` of an AuthPolicy, or its bare (implicit defaults) fields.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawAuthBlock {
+    pub strategy: Option<Str>,
+    pub patterns: Option<IndexMap<String, Value>>,
+    pub when: Option<Vec<RawPredicate>>,
+    pub rules: Option<Sp<RawAuthRules>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthPolicySpec {
+    pub target_ref: Option<Sp<RawTargetRef>>,
+    pub defaults: Option<Sp<RawAuthBlock>>,
+    pub overrides: Option<Sp<RawAuthBlock>>,
+    pub patterns: Option<Sp<IndexMap<String, Value>>>,
+    pub when: Option<Sp<Vec<RawPredicate>>>,
+    pub rules: Option<Sp<RawAuthRules>>,
+}
+
+/// DNSPolicy and TLSPolicy: the target is modelled, the rest is kept as written.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectPolicySpec {
+    pub target_ref: Option<Sp<RawTargetRef>>,
+    pub provider_refs: Option<Sp<Vec<Value>>>,
+    pub exclude_addresses: Option<Sp<Vec<Str>>>,
+    pub delegate: Option<bool>,
+    pub load_balancing: Option<Sp<RawLoadBalancing>>,
+    pub issuer_ref: Option<Sp<RawIssuerRef>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawLoadBalancing {
+    pub weight: Option<i64>,
+    pub geo: Option<Str>,
+    pub default_geo: Option<bool>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawIssuerRef {
+    pub name: Option<Str>,
+    pub kind: Option<Str>,
+    pub group: Option<String>,
+}

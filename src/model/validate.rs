@@ -1,0 +1,1208 @@
+//! Raw → validated: the checks the API server would run (CRD schema and CEL rules), the CRD defaults,
+//! and the conversion into model types.
+//!
+//! An invalid object is reported and left out; everything else goes on. Messages of CEL rules are the
+//! CRDs' own (`op@v1.4.6:config/crd/bases/kuadrant.io_*.yaml`, `op@v1.5.2:…`).
+
+use super::raw::*;
+use super::span::Sp;
+use super::*;
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::load::{LoadOptions, RawDocument, RawSpec, RawStatus};
+use crate::source::Span;
+
+/// A validated object of any modelled kind.
+#[derive(Debug)]
+pub enum Validated {
+    GatewayClass(Obj<GatewayClass>),
+    Gateway(Obj<Gateway>),
+    Route(Obj<Route>),
+    Namespace(Obj<()>),
+    Service(Obj<Service>),
+    Policy(Box<Policy>),
+    Kuadrant(Obj<Value>),
+    Limitador(Obj<Value>),
+    Authorino(Obj<Value>),
+    Skipped { meta: Meta, kind: String },
+}
+
+impl Validated {
+    pub fn meta(&self) -> &Meta {
+        match self {
+            Validated::GatewayClass(o) => &o.meta,
+            Validated::Gateway(o) => &o.meta,
+            Validated::Route(o) => &o.meta,
+            Validated::Namespace(o) => &o.meta,
+            Validated::Service(o) => &o.meta,
+            Validated::Policy(p) => &p.meta,
+            Validated::Kuadrant(o) | Validated::Limitador(o) | Validated::Authorino(o) => &o.meta,
+            Validated::Skipped { meta, .. } => meta,
+        }
+    }
+
+    fn kind(&self) -> String {
+        match self {
+            Validated::GatewayClass(_) => "GatewayClass".into(),
+            Validated::Gateway(_) => "Gateway".into(),
+            Validated::Route(r) => r.spec.kind.kind().into(),
+            Validated::Namespace(_) => "Namespace".into(),
+            Validated::Service(_) => "Service".into(),
+            Validated::Policy(p) => p.kind.kind().into(),
+            Validated::Kuadrant(_) => "Kuadrant".into(),
+            Validated::Limitador(_) => "Limitador".into(),
+            Validated::Authorino(_) => "Authorino".into(),
+            Validated::Skipped { kind, .. } => kind.clone(),
+        }
+    }
+
+    /// (group, kind, namespace, name).
+    pub fn identity(&self) -> (String, String, String, String) {
+        let m = self.meta();
+        let group = m
+            .api_version
+            .rsplit_once('/')
+            .map(|(g, _)| g.to_string())
+            .unwrap_or_default();
+        (group, self.kind(), m.namespace.clone(), m.name.clone())
+    }
+
+    pub fn into_model(self, model: &mut Model) {
+        match self {
+            Validated::GatewayClass(o) => model.gateway_classes.push(o),
+            Validated::Gateway(o) => model.gateways.push(o),
+            Validated::Route(o) => model.routes.push(o),
+            Validated::Namespace(o) => model.namespaces.push(o),
+            Validated::Service(o) => model.services.push(o),
+            Validated::Policy(p) => model.policies.push(*p),
+            Validated::Kuadrant(o) => model.kuadrants.push(o),
+            Validated::Limitador(o) => model.limitadors.push(o),
+            Validated::Authorino(o) => model.authorinos.push(o),
+            Validated::Skipped { meta, kind } => {
+                model.skipped.push((meta.api_version.clone(), kind, meta.key()))
+            }
+        }
+    }
+}
+
+/// Canonical order: routes HTTP before GRPC; every list by namespace/name (policies by kind first).
+pub fn sort_model(m: &mut Model) {
+    fn key<T>(o: &Obj<T>) -> (String, String) {
+        (o.meta.namespace.clone(), o.meta.name.clone())
+    }
+    m.gateway_classes.sort_by_key(key);
+    m.gateways.sort_by_key(key);
+    m.routes
+        .sort_by(|a, b| (a.spec.kind, key(a)).cmp(&(b.spec.kind, key(b))));
+    m.namespaces.sort_by_key(key);
+    m.services.sort_by_key(key);
+    m.policies.sort_by(|a, b| {
+        (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
+    });
+    m.kuadrants.sort_by_key(key);
+    m.limitadors.sort_by_key(key);
+    m.authorinos.sort_by_key(key);
+    m.skipped.sort();
+}
+
+/// Collects problems for one object; any error leaves the object out.
+struct Check<'a> {
+    diags: &'a mut Diagnostics,
+    object: String,
+    doc: Span,
+    failed: bool,
+}
+
+impl Check<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        if d.severity == crate::diag::Severity::Error {
+            self.failed = true;
+        }
+        self.diags.push(d.object(self.object.clone()));
+    }
+
+    fn error(&mut self, code: Code, span: Span, msg: impl Into<String>, label: &str, help: &str) {
+        self.push(Diagnostic::new(code, msg).at(span, label).help(help));
+    }
+
+    fn missing(&mut self, at: Span, field: &str) {
+        self.error(
+            Code::MissingField,
+            at,
+            format!("{field} is required"),
+            "missing here",
+            &format!("add {field}; the object is left out until it is valid"),
+        );
+    }
+
+    fn schema(&mut self, span: Span, msg: impl Into<String>, help: &str) {
+        self.error(Code::SchemaViolation, span, msg, "invalid value", help);
+    }
+
+    fn cel(&mut self, span: Span, msg: &str) {
+        self.error(
+            Code::CelRule,
+            span,
+            msg.to_string(),
+            "rejected by the CRD validation rule",
+            "the API server would refuse this object; fix it as the message says",
+        );
+    }
+
+    fn required<'s>(&mut self, v: &'s Option<Str>, at: Span, field: &str) -> Option<&'s Str> {
+        match v {
+            Some(s) => Some(s),
+            None => {
+                self.missing(at, field);
+                None
+            }
+        }
+    }
+}
+
+fn dns1123_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            !l.is_empty()
+                && l.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        })
+}
+
+/// Gateway API `Hostname`: optional leading `*.` then a DNS subdomain; no IPs, no ports.
+fn valid_hostname(s: &str) -> bool {
+    let rest = s.strip_prefix("*.").unwrap_or(s);
+    dns1123_subdomain(rest) && s.len() <= 253
+}
+
+/// Validate one object document.
+pub fn object(
+    doc: RawDocument,
+    span: Span,
+    seq: usize,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> Option<Validated> {
+    let (api_version, kind) = match (&doc.api_version, &doc.kind) {
+        (Some(a), Some(k)) => (a.clone(), k.clone()),
+        (a, k) => {
+            let missing = match (a, k) {
+                (None, None) => "apiVersion and kind",
+                (None, _) => "apiVersion",
+                _ => "kind",
+            };
+            diags.push(
+                Diagnostic::new(Code::NotAnObject, format!("document has no {missing}"))
+                    .at(span, "this document")
+                    .help("every manifest needs apiVersion and kind"),
+            );
+            return None;
+        }
+    };
+    let class = ObjectKind::classify(&api_version.value, &kind.value);
+    let ok = match class {
+        KindMatch::Served(k) => k,
+        KindMatch::Unserved(k, to) => {
+            let name = doc
+                .metadata
+                .as_ref()
+                .and_then(|m| m.value.name.as_ref())
+                .map(|n| n.value.clone())
+                .unwrap_or_default();
+            diags.push(
+                Diagnostic::new(
+                    Code::UnservedVersion,
+                    format!(
+                        "{} {} is not served by the Kuadrant operator {}: use {}",
+                        api_version.value,
+                        k.kind(),
+                        opts.version.as_str(),
+                        to
+                    ),
+                )
+                .at(api_version.span, "unserved apiVersion")
+                .object(format!("{} {name}", k.kind()))
+                .help(format!(
+                    "migrate the object to apiVersion: {to} (see the Kuadrant upgrade notes); it is left out"
+                )),
+            );
+            return None;
+        }
+        KindMatch::Unknown => {
+            let meta = meta(&doc, span, seq, false, opts, &mut Check {
+                diags,
+                object: String::new(),
+                doc: span,
+                failed: false,
+            });
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownKind,
+                    format!("{} {} is not modelled; skipped", api_version.value, kind.value),
+                )
+                .at(kind.span, "skipped kind"),
+            );
+            return meta.map(|m| Validated::Skipped {
+                meta: m,
+                kind: kind.value.clone(),
+            });
+        }
+    };
+    let name = doc
+        .metadata
+        .as_ref()
+        .and_then(|m| m.value.name.as_ref())
+        .map(|n| n.value.clone())
+        .unwrap_or_default();
+    let mut c = Check {
+        diags,
+        object: format!("{} {name}", ok.kind()),
+        doc: span,
+        failed: false,
+    };
+    let meta = meta(&doc, span, seq, ok.cluster_scoped(), opts, &mut c)?;
+    c.object = format!("{} {}", ok.kind(), meta.key());
+    let v = match (ok, doc.spec) {
+        (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, s, &mut c),
+        (ObjectKind::Gateway, RawSpec::Gateway(s)) => {
+            let status = match doc.status {
+                RawStatus::Gateway(st) => Some(st),
+                _ => None,
+            };
+            gateway(meta, s, status, &mut c)
+        }
+        (ObjectKind::HttpRoute, RawSpec::HttpRoute(s)) => {
+            let status = route_status(doc.status);
+            http_route(meta, s, status, &mut c)
+        }
+        (ObjectKind::GrpcRoute, RawSpec::GrpcRoute(s)) => {
+            let status = route_status(doc.status);
+            grpc_route(meta, s, status, &mut c)
+        }
+        (ObjectKind::Namespace, _) => Some(Validated::Namespace(Obj { meta, spec: () })),
+        (ObjectKind::Service, RawSpec::Service(s)) => Some(Validated::Service(Obj {
+            meta,
+            spec: Service {
+                ports: s
+                    .ports
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|p| (p.name, p.port.unwrap_or(0)))
+                    .collect(),
+            },
+        })),
+        (ObjectKind::Service, RawSpec::None) => Some(Validated::Service(Obj {
+            meta,
+            spec: Service { ports: vec![] },
+        })),
+        (k @ (ObjectKind::RateLimitPolicy | ObjectKind::TokenRateLimitPolicy), RawSpec::RateLimit(s)) => {
+            limits_policy(k, meta, s, opts.version, &mut c)
+        }
+        (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, s, opts.version, &mut c),
+        (k @ (ObjectKind::DnsPolicy | ObjectKind::TlsPolicy), RawSpec::Direct(s)) => {
+            direct_policy(k, meta, s, &mut c)
+        }
+        (ObjectKind::Kuadrant, spec) => Some(Validated::Kuadrant(opaque(meta, spec, doc.status))),
+        (ObjectKind::Limitador, spec) => Some(Validated::Limitador(opaque(meta, spec, doc.status))),
+        (ObjectKind::Authorino, spec) => Some(Validated::Authorino(opaque(meta, spec, doc.status))),
+        (k, _) => {
+            c.missing(span, "spec");
+            let _ = k;
+            None
+        }
+    };
+    if c.failed { None } else { v }
+}
+
+/// Opaque objects keep `{spec, status}` as JSON.
+fn opaque(meta: Meta, spec: RawSpec, status: RawStatus) -> Obj<Value> {
+    let mut m = serde_json::Map::new();
+    if let RawSpec::Opaque(s) = spec {
+        m.insert("spec".into(), s);
+    }
+    if let RawStatus::Opaque(s) = status {
+        m.insert("status".into(), s);
+    }
+    Obj {
+        meta,
+        spec: Value::Object(m),
+    }
+}
+
+fn route_status(s: RawStatus) -> Option<RouteStatus> {
+    match s {
+        RawStatus::Route(r) => Some(r),
+        _ => None,
+    }
+}
+
+fn meta(
+    doc: &RawDocument,
+    span: Span,
+    seq: usize,
+    cluster_scoped: bool,
+    opts: &LoadOptions,
+    c: &mut Check,
+) -> Option<Meta> {
+    let Some(m) = &doc.metadata else {
+        c.missing(span, "metadata.name");
+        return None;
+    };
+    let Some(name) = &m.value.name else {
+        c.missing(m.span, "metadata.name");
+        return None;
+    };
+    if name.value.is_empty() || name.value.len() > 253 {
+        c.schema(
+            name.span,
+            format!("metadata.name {:?} must be 1-253 characters", name.value),
+            "use a DNS subdomain name: lower-case letters, digits, '-' and '.'",
+        );
+        return None;
+    }
+    let namespace = if cluster_scoped {
+        String::new()
+    } else {
+        match &m.value.namespace {
+            Some(ns) if !ns.value.is_empty() => ns.value.clone(),
+            _ => opts.default_namespace.clone(),
+        }
+    };
+    Some(Meta {
+        name: name.value.clone(),
+        namespace,
+        uid: m.value.uid.clone(),
+        creation_timestamp: m.value.creation_timestamp.as_ref().map(|t| t.value.clone()),
+        generation: m.value.generation,
+        labels: m.value.labels.clone().unwrap_or_default(),
+        annotations: m.value.annotations.clone().unwrap_or_default(),
+        api_version: doc
+            .api_version
+            .as_ref()
+            .map(|a| a.value.clone())
+            .unwrap_or_default(),
+        origin: Origin {
+            object: span,
+            name: name.span,
+            seq,
+        },
+    })
+    .inspect(|_| {
+        let _ = c.doc;
+    })
+}
+
+// ---------------------------------------------------------------- Gateway API
+
+fn gateway_class(meta: Meta, s: GatewayClassSpec, c: &mut Check) -> Option<Validated> {
+    let at = meta.origin.object;
+    let ctrl = c.required(&s.controller_name, at, "spec.controllerName")?;
+    Some(Validated::GatewayClass(Obj {
+        spec: GatewayClass {
+            controller_name: ctrl.value.clone(),
+        },
+        meta,
+    }))
+}
+
+fn gateway(
+    meta: Meta,
+    s: GatewaySpec,
+    status: Option<GatewayStatus>,
+    c: &mut Check,
+) -> Option<Validated> {
+    let at = meta.origin.object;
+    let class = c.required(&s.gateway_class_name, at, "spec.gatewayClassName")?.clone();
+    let Some(raw_listeners) = s.listeners else {
+        c.missing(at, "spec.listeners");
+        return None;
+    };
+    if raw_listeners.value.is_empty() || raw_listeners.value.len() > 64 {
+        c.schema(
+            raw_listeners.span,
+            "spec.listeners must have between 1 and 64 items",
+            "a Gateway needs at least one listener",
+        );
+    }
+    let mut listeners: Vec<Listener> = Vec::new();
+    for l in raw_listeners.value {
+        let Some(name) = c.required(&l.name, raw_listeners.span, "spec.listeners[].name").cloned() else {
+            continue;
+        };
+        if !dns1123_subdomain(&name.value) {
+            c.schema(
+                name.span,
+                format!("listener name {:?} is not a valid section name", name.value),
+                "use lower-case letters, digits, '-' and '.'",
+            );
+        }
+        if let Some(prev) = listeners.iter().find(|p| p.name.value == name.value) {
+            let prev_span = prev.name.span;
+            c.push(
+                Diagnostic::new(Code::CelRule, "Listener name must be unique within the Gateway")
+                    .at(name.span, "duplicate listener name")
+                    .also(prev_span, "first used here")
+                    .help("rename one of the listeners"),
+            );
+        }
+        let port = match l.port {
+            Some(p) if (1..=65535).contains(&p.value) => p.value,
+            Some(p) => {
+                c.schema(p.span, format!("listener port {} must be between 1 and 65535", p.value), "use a valid TCP port");
+                0
+            }
+            None => {
+                c.missing(name.span, "spec.listeners[].port");
+                0
+            }
+        };
+        let protocol = match &l.protocol {
+            Some(p) => p.value.clone(),
+            None => {
+                c.missing(name.span, "spec.listeners[].protocol");
+                String::new()
+            }
+        };
+        if let Some(h) = &l.hostname
+            && !valid_hostname(&h.value)
+        {
+            c.schema(
+                h.span,
+                format!("listener hostname {:?} is not a valid hostname", h.value),
+                "use a DNS name, optionally starting with '*.'; IP addresses and ports are not allowed",
+            );
+        }
+        let allowed_routes = allowed_routes(l.allowed_routes, c);
+        listeners.push(Listener {
+            name,
+            hostname: l.hostname,
+            port,
+            protocol,
+            allowed_routes,
+        });
+    }
+    Some(Validated::Gateway(Obj {
+        meta,
+        spec: Gateway {
+            class_name: class,
+            listeners,
+            status,
+        },
+    }))
+}
+
+fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
+    let a = a.unwrap_or_default();
+    let ns = a.namespaces.unwrap_or_default();
+    let from = match ns.from.as_ref().map(|f| f.value.as_str()) {
+        None | Some("Same") => RoutesFrom::Same,
+        Some("All") => RoutesFrom::All,
+        Some("Selector") => {
+            let sel = ns.selector.unwrap_or_default();
+            RoutesFrom::Selector(LabelSelector {
+                match_labels: sel.match_labels.unwrap_or_default(),
+                match_expressions: sel
+                    .match_expressions
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|e| {
+                        (
+                            e.key.unwrap_or_default(),
+                            e.operator.map(|o| o.value).unwrap_or_default(),
+                            e.values.unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            })
+        }
+        Some(other) => {
+            if let Some(f) = &ns.from {
+                c.schema(
+                    f.span,
+                    format!("allowedRoutes.namespaces.from {other:?} must be one of All, Same, Selector"),
+                    "use All, Same or Selector",
+                );
+            }
+            RoutesFrom::Same
+        }
+    };
+    AllowedRoutes {
+        from,
+        kinds: a
+            .kinds
+            .unwrap_or_default()
+            .into_iter()
+            .map(|k| {
+                (
+                    k.group.unwrap_or_else(|| GATEWAY_API_GROUP.into()),
+                    k.kind.unwrap_or_default(),
+                )
+            })
+            .collect(),
+    }
+}
+
+fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<ParentRef> {
+    let refs = refs.unwrap_or_default();
+    if refs.len() > 32 {
+        if let Some(r) = refs.get(32) {
+            c.schema(r.span, "spec.parentRefs must have at most 32 items", "split the route");
+        }
+    }
+    let mut out = Vec::new();
+    for r in refs {
+        let span = r.span;
+        let r = r.value;
+        let Some(name) = c.required(&r.name, span, "spec.parentRefs[].name").cloned() else {
+            continue;
+        };
+        out.push(ParentRef {
+            group: r.group.map(|g| g.value).unwrap_or_else(|| GATEWAY_API_GROUP.into()),
+            kind: r.kind.map(|k| k.value).unwrap_or_else(|| "Gateway".into()),
+            namespace: r.namespace.map(|n| n.value),
+            name: name.value,
+            section_span: r.section_name.as_ref().map(|s| s.span),
+            section_name: r.section_name.map(|s| s.value),
+            port: r.port.map(|p| p.value),
+            span,
+            name_span: name.span,
+        });
+    }
+    out
+}
+
+fn hostnames(h: Option<Vec<Str>>, c: &mut Check) -> Vec<Sp<String>> {
+    let h = h.unwrap_or_default();
+    for x in &h {
+        if !valid_hostname(&x.value) {
+            c.schema(
+                x.span,
+                format!("hostname {:?} is not a valid hostname", x.value),
+                "use a DNS name, optionally starting with '*.'; IP addresses and ports are not allowed",
+            );
+        }
+    }
+    h
+}
+
+fn backend_refs(b: Option<Vec<RawBackendRef>>) -> Vec<BackendRef> {
+    b.unwrap_or_default()
+        .into_iter()
+        .filter_map(|b| {
+            Some(BackendRef {
+                group: b.group.unwrap_or_default(),
+                kind: b.kind.unwrap_or_else(|| "Service".into()),
+                namespace: b.namespace,
+                name: b.name?.value,
+                port: b.port,
+            })
+        })
+        .collect()
+}
+
+fn header_matches(h: Option<Vec<RawKeyValueMatch>>, what: &str, c: &mut Check, at: Span) -> Vec<KeyValueMatch> {
+    let mut out = Vec::new();
+    for m in h.unwrap_or_default() {
+        let Some(name) = c.required(&m.name, at, &format!("{what}[].name")).cloned() else {
+            continue;
+        };
+        let kind = m.type_.map(|t| t.value).unwrap_or_else(|| "Exact".into());
+        if kind != "Exact" && kind != "RegularExpression" {
+            c.schema(name.span, format!("{what} type {kind:?} must be Exact or RegularExpression"), "use Exact or RegularExpression");
+        }
+        out.push(KeyValueMatch {
+            kind,
+            name: name.value,
+            value: m.value.map(|v| v.value).unwrap_or_default(),
+        });
+    }
+    out
+}
+
+const METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+];
+
+fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
+    let at = m.span;
+    let m = m.value;
+    let path = match m.path {
+        None => HttpMatch::default().path,
+        Some(p) => {
+            let kind = match p.type_.as_ref().map(|t| t.value.as_str()) {
+                None | Some("PathPrefix") => PathMatchType::PathPrefix,
+                Some("Exact") => PathMatchType::Exact,
+                Some("RegularExpression") => PathMatchType::RegularExpression,
+                Some(other) => {
+                    if let Some(t) = &p.type_ {
+                        c.schema(
+                            t.span,
+                            format!("path match type {other:?} must be one of Exact, PathPrefix, RegularExpression"),
+                            "use Exact, PathPrefix or RegularExpression",
+                        );
+                    }
+                    PathMatchType::PathPrefix
+                }
+            };
+            let value = p.value.as_ref().map(|v| v.value.clone()).unwrap_or_else(|| "/".into());
+            if kind != PathMatchType::RegularExpression && !value.starts_with('/') {
+                let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
+                c.cel(span, "value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']");
+            }
+            PathMatch { kind, value }
+        }
+    };
+    let method = m.method.map(|mm| {
+        if !METHODS.contains(&mm.value.as_str()) {
+            c.schema(
+                mm.span,
+                format!("method {:?} must be one of {}", mm.value, METHODS.join(", ")),
+                "methods are upper-case",
+            );
+        }
+        mm.value
+    });
+    HttpMatch {
+        path,
+        headers: header_matches(m.headers, "headers", c, at),
+        query_params: header_matches(m.query_params, "queryParams", c, at),
+        method,
+    }
+}
+
+fn rules_limit(n: usize, span: Span, c: &mut Check) {
+    if n > 16 {
+        c.schema(span, "spec.rules must have at most 16 items", "split the route");
+    }
+}
+
+fn check_rule_names(rules: &[RouteRule], c: &mut Check) {
+    for (i, r) in rules.iter().enumerate() {
+        if let Some(n) = &r.name {
+            if !dns1123_subdomain(&n.value) || n.value.len() > 63 {
+                c.schema(n.span, format!("rule name {:?} is not a valid section name", n.value), "use lower-case letters, digits, '-' and '.'");
+            }
+            if rules[..i].iter().any(|p| p.name.as_ref().is_some_and(|p| p.value == n.value)) {
+                c.cel(n.span, "Rule name must be unique within the route");
+            }
+        }
+    }
+}
+
+fn http_route(meta: Meta, s: HttpRouteSpec, status: Option<RouteStatus>, c: &mut Check) -> Option<Validated> {
+    let parent_refs = parent_refs(s.parent_refs, c);
+    let hostnames = hostnames(s.hostnames, c);
+    let rules: Vec<RouteRule> = match s.rules {
+        // CRD default: one rule matching PathPrefix /.
+        None => vec![RouteRule {
+            name: None,
+            matches: RuleMatches::Http(vec![HttpMatch::default()]),
+            matches_explicit_empty: false,
+            backend_refs: vec![],
+            span: meta.origin.object,
+        }],
+        Some(rules) => {
+            if let Some(r) = rules.first() {
+                rules_limit(rules.len(), r.span, c);
+            }
+            rules
+                .into_iter()
+                .map(|r| {
+                    let span = r.span;
+                    let r = r.value;
+                    let explicit_empty = r.matches.as_ref().is_some_and(|m| m.is_empty());
+                    let matches = match r.matches {
+                        None => vec![HttpMatch::default()],
+                        Some(ms) => ms.into_iter().map(|m| http_match(m, c)).collect(),
+                    };
+                    RouteRule {
+                        name: r.name,
+                        matches: RuleMatches::Http(matches),
+                        matches_explicit_empty: explicit_empty,
+                        backend_refs: backend_refs(r.backend_refs),
+                        span,
+                    }
+                })
+                .collect()
+        }
+    };
+    check_rule_names(&rules, c);
+    Some(Validated::Route(Obj {
+        meta,
+        spec: Route {
+            kind: RouteKind::Http,
+            parent_refs,
+            hostnames,
+            rules,
+            status,
+        },
+    }))
+}
+
+fn grpc_route(meta: Meta, s: GrpcRouteSpec, status: Option<RouteStatus>, c: &mut Check) -> Option<Validated> {
+    let parent_refs = parent_refs(s.parent_refs, c);
+    let hostnames = hostnames(s.hostnames, c);
+    let rules: Vec<RouteRule> = s
+        .rules
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            let span = r.span;
+            let r = r.value;
+            let explicit_empty = r.matches.as_ref().is_some_and(|m| m.is_empty());
+            let matches = r
+                .matches
+                .unwrap_or_default()
+                .into_iter()
+                .map(|m| {
+                    let at = m.span;
+                    let m = m.value;
+                    let method = m.method.map(|mm| {
+                        let kind = mm.type_.as_ref().map(|t| t.value.clone()).unwrap_or_else(|| "Exact".into());
+                        if kind != "Exact" && kind != "RegularExpression" {
+                            c.schema(mm.type_.as_ref().map(|t| t.span).unwrap_or(at), format!("method match type {kind:?} must be Exact or RegularExpression"), "use Exact or RegularExpression");
+                        }
+                        if mm.service.is_none() && mm.method.is_none() {
+                            c.cel(at, "One or both of 'service' or 'method' must be specified");
+                        }
+                        GrpcMethodMatch {
+                            kind,
+                            service: mm.service.map(|s| s.value),
+                            method: mm.method.map(|s| s.value),
+                        }
+                    });
+                    GrpcMatch {
+                        method,
+                        headers: header_matches(m.headers, "headers", c, at),
+                    }
+                })
+                .collect();
+            RouteRule {
+                name: r.name,
+                matches: RuleMatches::Grpc(matches),
+                matches_explicit_empty: explicit_empty,
+                backend_refs: backend_refs(r.backend_refs),
+                span,
+            }
+        })
+        .collect();
+    check_rule_names(&rules, c);
+    Some(Validated::Route(Obj {
+        meta,
+        spec: Route {
+            kind: RouteKind::Grpc,
+            parent_refs,
+            hostnames,
+            rules,
+            status,
+        },
+    }))
+}
+
+// ---------------------------------------------------------------- policies
+
+fn target_ref(
+    kind: ObjectKind,
+    t: Option<Sp<RawTargetRef>>,
+    at: Span,
+    version: KuadrantVersion,
+    c: &mut Check,
+) -> Option<TargetRef> {
+    let Some(t) = t else {
+        c.missing(at, "spec.targetRef");
+        return None;
+    };
+    let span = t.span;
+    let t = t.value;
+    let group = c.required(&t.group, span, "spec.targetRef.group")?.clone();
+    let k = c.required(&t.kind, span, "spec.targetRef.kind")?.clone();
+    let name = c.required(&t.name, span, "spec.targetRef.name")?.clone();
+    if name.value.is_empty() || name.value.len() > 253 {
+        c.schema(name.span, "spec.targetRef.name must be 1-253 characters", "name the target object");
+    }
+    if !(k.value.len() <= 63
+        && k.value.starts_with(|ch: char| ch.is_ascii_alphabetic())
+        && k.value.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-')
+        && !k.value.ends_with('-'))
+    {
+        c.schema(k.span, format!("spec.targetRef.kind {:?} is not a valid kind", k.value), "use a kind such as Gateway or HTTPRoute");
+    }
+    if let Some(s) = &t.section_name
+        && !dns1123_subdomain(&s.value)
+    {
+        c.schema(s.span, format!("spec.targetRef.sectionName {:?} is not a valid section name", s.value), "use lower-case letters, digits, '-' and '.'");
+    }
+    if group.value != GATEWAY_API_GROUP {
+        c.cel(group.span, "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'");
+    }
+    let grpc_ok = version == KuadrantVersion::V1_5;
+    let (allowed, msg): (&[&str], &str) = match kind {
+        ObjectKind::RateLimitPolicy if grpc_ok => (
+            &["HTTPRoute", "GRPCRoute", "Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute' and 'Gateway'",
+        ),
+        ObjectKind::AuthPolicy if grpc_ok => (
+            &["HTTPRoute", "GRPCRoute", "Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
+        ),
+        ObjectKind::RateLimitPolicy | ObjectKind::AuthPolicy | ObjectKind::TokenRateLimitPolicy => (
+            &["HTTPRoute", "Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
+        ),
+        _ => (
+            &["Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'Gateway'",
+        ),
+    };
+    if !allowed.contains(&k.value.as_str()) {
+        c.cel(k.span, msg);
+        if k.value == "GRPCRoute" && !grpc_ok {
+            c.diags.push(
+                Diagnostic::new(
+                    Code::VersionDifference,
+                    "GRPCRoute targets are accepted from Kuadrant operator 1.5",
+                )
+                .at(k.span, "GRPCRoute")
+                .help("run with --kuadrant-version 1.5 to emulate an operator that supports GRPCRoute"),
+            );
+        }
+    }
+    Some(TargetRef {
+        group,
+        kind: k,
+        name,
+        section_name: t.section_name,
+        span,
+    })
+}
+
+fn predicates(p: Option<Vec<RawPredicate>>, at: Span, c: &mut Check) -> Vec<Sp<String>> {
+    let mut out = Vec::new();
+    for x in p.unwrap_or_default() {
+        match x.predicate {
+            Some(s) if !s.value.is_empty() => out.push(s),
+            Some(s) => c.schema(s.span, "predicate must not be empty", "write a CEL expression, e.g. request.method == 'GET'"),
+            None => c.missing(at, "when[].predicate"),
+        }
+    }
+    out
+}
+
+fn strategy(s: &Option<Str>, c: &mut Check) -> Strategy {
+    match s.as_ref().map(|s| s.value.as_str()) {
+        None | Some("atomic") => Strategy::Atomic,
+        Some("merge") => Strategy::Merge,
+        Some(other) => {
+            if let Some(s) = s {
+                c.schema(s.span, format!("strategy {other:?} must be atomic or merge"), "use atomic or merge");
+            }
+            Strategy::Atomic
+        }
+    }
+}
+
+fn window_ok(w: &str) -> bool {
+    // ^([0-9]{1,5}(h|m|s|ms)){1,4}$
+    let b = w.as_bytes();
+    let (mut i, mut segments) = (0, 0);
+    while i < b.len() {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let digits = i - start;
+        if digits == 0 || digits > 5 {
+            return false;
+        }
+        if w[i..].starts_with("ms") {
+            i += 2;
+        } else if i < b.len() && matches!(b[i], b'h' | b'm' | b's') {
+            i += 1;
+        } else {
+            return false;
+        }
+        segments += 1;
+    }
+    (1..=4).contains(&segments)
+}
+
+fn limits(
+    raw: Option<Sp<IndexMap<String, RawLimit>>>,
+    c: &mut Check,
+) -> IndexMap<String, Limit> {
+    let mut out = IndexMap::new();
+    let Some(raw) = raw else { return out };
+    let at = raw.span;
+    for (name, l) in raw.value {
+        let when = predicates(l.when, at, c);
+        let mut counters = Vec::new();
+        for x in l.counters.unwrap_or_default() {
+            match x.expression {
+                Some(s) if !s.value.is_empty() => counters.push(s),
+                Some(s) => c.schema(s.span, "counter expression must not be empty", "write a CEL expression, e.g. auth.identity.username"),
+                None => c.missing(at, "counters[].expression"),
+            }
+        }
+        let mut rates = Vec::new();
+        for r in l.rates.unwrap_or_default() {
+            let (Some(limit), Some(window)) = (&r.limit, &r.window) else {
+                c.missing(at, if r.limit.is_none() { "rates[].limit" } else { "rates[].window" });
+                continue;
+            };
+            if !window_ok(&window.value) {
+                c.schema(
+                    window.span,
+                    format!("window {:?} does not match ^([0-9]{{1,5}}(h|m|s|ms)){{1,4}}$", window.value),
+                    "use up to four segments of 1-5 digits with h, m, s or ms, e.g. 1m or 1h30m (no d)",
+                );
+            }
+            rates.push(Rate {
+                limit: limit.value,
+                window: window.value.clone(),
+                span: window.span,
+            });
+        }
+        out.insert(name, Limit { when, counters, rates });
+    }
+    out
+}
+
+fn limits_policy(
+    kind: ObjectKind,
+    meta: Meta,
+    s: RateLimitPolicySpec,
+    version: KuadrantVersion,
+    c: &mut Check,
+) -> Option<Validated> {
+    let at = meta.origin.object;
+    let target = target_ref(kind, s.target_ref, at, version, c);
+    let d = s.defaults.is_some();
+    let o = s.overrides.is_some();
+    let l = s.limits.is_some();
+    let spec_at = s
+        .defaults
+        .as_ref()
+        .map(|x| x.span)
+        .or(s.overrides.as_ref().map(|x| x.span))
+        .or(s.limits.as_ref().map(|x| x.span))
+        .unwrap_or(at);
+    if d && l {
+        c.cel(spec_at, "Implicit and explicit defaults are mutually exclusive");
+    }
+    if d && o {
+        c.cel(spec_at, "Overrides and explicit defaults are mutually exclusive");
+    }
+    if o && l {
+        c.cel(spec_at, "Overrides and implicit defaults are mutually exclusive");
+    }
+    if !(o || d) && s.limits.as_ref().is_none_or(|x| x.value.is_empty()) {
+        c.cel(spec_at, "At least one spec.limits must be defined");
+    }
+    if let Some(ov) = &s.overrides
+        && ov.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
+    {
+        c.cel(ov.span, "At least one spec.overrides.limits must be defined");
+    }
+    if let Some(df) = &s.defaults
+        && df.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
+    {
+        c.cel(df.span, "At least one spec.defaults.limits must be defined");
+    }
+    // Proper(): defaults > overrides > bare.
+    let (block, strat, when, lims) = if let Some(df) = s.defaults {
+        let st = strategy(&df.value.strategy, c);
+        (Block::Defaults, st, predicates(df.value.when, df.span, c), limits(df.value.limits, c))
+    } else if let Some(ov) = s.overrides {
+        let st = strategy(&ov.value.strategy, c);
+        (Block::Overrides, st, predicates(ov.value.when, ov.span, c), limits(ov.value.limits, c))
+    } else {
+        let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
+        (
+            Block::Implicit,
+            Strategy::Atomic,
+            predicates(s.when.map(|w| w.value), wspan, c),
+            limits(s.limits, c),
+        )
+    };
+    let spec = LimitsSpec {
+        block,
+        strategy: strat,
+        when,
+        limits: lims,
+    };
+    let (pk, body) = if kind == ObjectKind::TokenRateLimitPolicy {
+        (PolicyKind::TokenRateLimit, PolicyBody::TokenRateLimit(spec))
+    } else {
+        (PolicyKind::RateLimit, PolicyBody::RateLimit(spec))
+    };
+    Some(Validated::Policy(Box::new(Policy {
+        kind: pk,
+        meta,
+        target: target?,
+        body,
+    })))
+}
+
+fn auth_rules_nonempty(r: &Option<Sp<RawAuthRules>>) -> bool {
+    let Some(r) = r else { return false };
+    let r = &r.value;
+    let nonempty = |m: &Option<IndexMap<String, Value>>| m.as_ref().is_some_and(|m| !m.is_empty());
+    nonempty(&r.authentication)
+        || nonempty(&r.metadata)
+        || nonempty(&r.authorization)
+        || nonempty(&r.callbacks)
+        || r.response.as_ref().is_some_and(|resp| {
+            resp.unauthenticated.is_some()
+                || resp.unauthorized.is_some()
+                || resp
+                    .success
+                    .as_ref()
+                    .is_some_and(|s| nonempty(&s.headers) || nonempty(&s.filters))
+        })
+}
+
+fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<AuthRules> {
+    let r = r?.value;
+    let resp = r.response.unwrap_or_default();
+    let success = resp.success.unwrap_or_default();
+    Some(AuthRules {
+        authentication: r.authentication.unwrap_or_default(),
+        metadata: r.metadata.unwrap_or_default(),
+        authorization: r.authorization.unwrap_or_default(),
+        callbacks: r.callbacks.unwrap_or_default(),
+        unauthenticated: resp.unauthenticated,
+        unauthorized: resp.unauthorized,
+        success_headers: success.headers.unwrap_or_default(),
+        success_filters: success.filters.unwrap_or_default(),
+    })
+}
+
+fn auth_policy(meta: Meta, s: AuthPolicySpec, version: KuadrantVersion, c: &mut Check) -> Option<Validated> {
+    let at = meta.origin.object;
+    let target = target_ref(ObjectKind::AuthPolicy, s.target_ref, at, version, c);
+    let bare = s.patterns.is_some() || s.when.is_some() || s.rules.is_some();
+    let d = s.defaults.is_some();
+    let o = s.overrides.is_some();
+    let spec_at = s
+        .defaults
+        .as_ref()
+        .map(|x| x.span)
+        .or(s.overrides.as_ref().map(|x| x.span))
+        .or(s.rules.as_ref().map(|x| x.span))
+        .unwrap_or(at);
+    if d && bare {
+        c.cel(spec_at, "Implicit and explicit defaults are mutually exclusive");
+    }
+    if o && bare {
+        c.cel(spec_at, "Implicit defaults and explicit overrides are mutually exclusive");
+    }
+    if o && d {
+        c.cel(spec_at, "Explicit overrides and explicit defaults are mutually exclusive");
+    }
+    if !(o || d) && !auth_rules_nonempty(&s.rules) {
+        c.cel(spec_at, "At least one spec.rules must be defined");
+    }
+    if let Some(ov) = &s.overrides
+        && !auth_rules_nonempty(&ov.value.rules)
+    {
+        c.cel(ov.span, "At least one spec.overrides.rules must be defined");
+    }
+    if let Some(df) = &s.defaults
+        && !auth_rules_nonempty(&df.value.rules)
+    {
+        c.cel(df.span, "At least one spec.defaults.rules must be defined");
+    }
+    let (block, strat, patterns, when, rules) = if let Some(df) = s.defaults {
+        let st = strategy(&df.value.strategy, c);
+        (Block::Defaults, st, df.value.patterns.unwrap_or_default(), predicates(df.value.when, df.span, c), auth_rules(df.value.rules))
+    } else if let Some(ov) = s.overrides {
+        let st = strategy(&ov.value.strategy, c);
+        (Block::Overrides, st, ov.value.patterns.unwrap_or_default(), predicates(ov.value.when, ov.span, c), auth_rules(ov.value.rules))
+    } else {
+        let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
+        (
+            Block::Implicit,
+            Strategy::Atomic,
+            s.patterns.map(|p| p.value).unwrap_or_default(),
+            predicates(s.when.map(|w| w.value), wspan, c),
+            auth_rules(s.rules),
+        )
+    };
+    Some(Validated::Policy(Box::new(Policy {
+        kind: PolicyKind::Auth,
+        meta,
+        target: target?,
+        body: PolicyBody::Auth(AuthSpec {
+            block,
+            strategy: strat,
+            patterns,
+            when,
+            rules,
+        }),
+    })))
+}
+
+fn direct_policy(kind: ObjectKind, meta: Meta, s: DirectPolicySpec, c: &mut Check) -> Option<Validated> {
+    let at = meta.origin.object;
+    // DNS/TLS CRDs are identical across 1.4 and 1.5 for the checks below.
+    let target = target_ref(kind, s.target_ref, at, KuadrantVersion::V1_4, c);
+    if kind == ObjectKind::DnsPolicy {
+        if let Some(p) = &s.provider_refs {
+            if p.value.len() > 1 {
+                c.schema(p.span, "spec.providerRefs must have at most 1 item", "reference a single provider secret");
+            }
+            if s.delegate == Some(true) {
+                c.cel(p.span, "delegate=true and providerRefs are mutually exclusive");
+            }
+        }
+        if let Some(e) = &s.exclude_addresses
+            && e.value.len() > 20
+        {
+            c.schema(e.span, "spec.excludeAddresses must have at most 20 items", "exclude fewer addresses");
+        }
+        if let Some(lb) = &s.load_balancing
+            && let Some(g) = &lb.value.geo
+            && g.value.len() < 2
+        {
+            c.schema(g.span, "spec.loadBalancing.geo must be at least 2 characters", "use a geo code such as GEO-EU");
+        }
+    } else if let Some(ir) = &s.issuer_ref
+        && let Some(k) = &ir.value.kind
+        && !matches!(k.value.as_str(), "" | "Issuer" | "ClusterIssuer")
+    {
+        c.cel(k.span, "Invalid issuerRef.kind. The only supported values are blank, 'Issuer' and 'ClusterIssuer'");
+    }
+    let pk = if kind == ObjectKind::DnsPolicy { PolicyKind::Dns } else { PolicyKind::Tls };
+    Some(Validated::Policy(Box::new(Policy {
+        kind: pk,
+        meta,
+        target: target?,
+        body: PolicyBody::Direct,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_pattern() {
+        for ok in ["1m", "500ms", "1h30m", "99999s", "1h1m1s1ms"] {
+            assert!(window_ok(ok), "{ok}");
+        }
+        for bad in ["", "1d", "m", "123456s", "1h1m1s1ms1h", "1.5s", "1 m"] {
+            assert!(!window_ok(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hostnames() {
+        assert!(valid_hostname("*.example.com"));
+        assert!(valid_hostname("api.example.com"));
+        assert!(!valid_hostname("*"));
+        assert!(!valid_hostname("Example.com"));
+        assert!(!valid_hostname("a.b:80"));
+    }
+}

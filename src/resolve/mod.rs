@@ -1,0 +1,82 @@
+//! Resolve: effective policies per path, as the operator computes them (semantics.md §2-3, ERRATA).
+//!
+//! Owns policy ordering on a path (least → most specific; within a target by creationTimestamp, then
+//! namespace/name), the four merge strategies, rule keys and rule provenance, and the predicted status
+//! conditions. Must not know Istio, Limitador or Authorino, read files or format output.
+//!
+//! This file fixes the types other stages consume; `merge`, `effective` and `status` fill them.
+
+use crate::model::{Limit, Locator, PolicyKind, Sp};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The reserved RateLimitPolicy/TokenRateLimitPolicy rule key of the top-level `when`.
+pub const TOP_LEVEL_PREDICATES_KEY: &str = "###_TOP_LEVEL_PREDICATES_###";
+/// The AuthPolicy rule key of the top-level `when`.
+pub const AUTH_CONDITIONS_KEY: &str = "conditions#";
+
+/// The value of one rule of an effective policy.
+#[derive(Clone, Debug)]
+pub enum RuleValue {
+    /// `limits.<name>` of a RateLimitPolicy / TokenRateLimitPolicy.
+    Limit(Limit),
+    /// A top-level `when` (RLP/TRLP key [`TOP_LEVEL_PREDICATES_KEY`], AuthPolicy key [`AUTH_CONDITIONS_KEY`]).
+    When(Vec<Sp<String>>),
+    /// An AuthPolicy rule kept as written (patterns, authentication, metadata, authorization, callbacks,
+    /// response entries); the key says which section.
+    Auth(Value),
+}
+
+/// One rule of an effective policy and the policy it was written in.
+#[derive(Clone, Debug)]
+pub struct EffectiveRule {
+    /// The rule key (limit name; `authentication#x`; …).
+    pub key: String,
+    /// Index of the source policy in `Model::policies`.
+    pub source: usize,
+    pub value: RuleValue,
+}
+
+/// The merged policy of one kind on one path.
+#[derive(Clone, Debug)]
+pub struct Effective {
+    pub kind: PolicyKind,
+    /// Rules by key (the operator keeps a Go map; key order is the canonical order).
+    pub rules: BTreeMap<String, EffectiveRule>,
+    /// The operator's `SourcePolicies`: sorted, de-duplicated locators of the rules' sources
+    /// (TokenRateLimitPolicy: every policy in the path).
+    pub sources: Vec<Locator>,
+    /// Policies on the path in merge order (least → most specific), indices into `Model::policies`.
+    pub policies: Vec<usize>,
+}
+
+impl Effective {
+    /// The limits, by name (the canonical order), without the top-level-predicates rule.
+    pub fn limits(&self) -> impl Iterator<Item = (&str, &Limit, usize)> {
+        self.rules.values().filter_map(|r| match &r.value {
+            RuleValue::Limit(l) => Some((r.key.as_str(), l, r.source)),
+            _ => None,
+        })
+    }
+
+    /// The top-level `when` predicates (RLP/TRLP/AuthPolicy), if any rule holds them.
+    pub fn top_level_when(&self) -> &[Sp<String>] {
+        self.rules
+            .values()
+            .find_map(|r| match (&r.value, r.key.as_str()) {
+                (RuleValue::When(w), TOP_LEVEL_PREDICATES_KEY | AUTH_CONDITIONS_KEY) => {
+                    Some(w.as_slice())
+                }
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+}
+
+/// Effective policies of one path (an index into the topology's `paths()`).
+#[derive(Clone, Debug, Default)]
+pub struct PathEffective {
+    pub rate_limit: Option<Effective>,
+    pub auth: Option<Effective>,
+    pub token_rate_limit: Option<Effective>,
+}

@@ -1,0 +1,148 @@
+//! Source files and byte spans.
+//!
+//! Owns the text of every input (files and stdin) so that any diagnostic, from any stage, can point at a
+//! byte range and be turned into `file:line:column`. Knows nothing about YAML or Kubernetes.
+
+use std::sync::Arc;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SourceId(pub u32);
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub source: SourceId,
+    pub offset: usize,
+    pub len: usize,
+}
+
+impl Span {
+    pub fn new(source: SourceId, offset: usize, len: usize) -> Self {
+        Span {
+            source,
+            offset,
+            len,
+        }
+    }
+}
+
+/// One input: its display name (path, `<stdin>`, or a helm `# Source:` name) and its text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: Arc<str>,
+    /// Byte offset of the start of every line.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
+        let text: Arc<str> = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset; offsets past the end clamp to it.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1, // line_starts[0] == 0, so i >= 1 here
+        };
+        let start = self.line_starts[line];
+        let col = self
+            .text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(offset - start);
+        (line + 1, col + 1)
+    }
+
+    /// Byte offset of the start of a 1-based line (clamped to the end of the text).
+    pub fn line_offset(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+}
+
+/// Every input read in one run, addressed by [`SourceId`].
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceId {
+        let id = SourceId(self.files.len() as u32);
+        self.files.push(SourceFile::new(name, text));
+        id
+    }
+
+    pub fn get(&self, id: SourceId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (SourceId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (SourceId(i as u32), f))
+    }
+
+    /// `file:line:column` of the start of a span.
+    pub fn position(&self, span: Span) -> Option<Position> {
+        let file = self.get(span.source)?;
+        let (line, column) = file.line_col(span.offset);
+        Some(Position {
+            file: file.name.clone(),
+            line,
+            column,
+        })
+    }
+}
+
+/// A resolved human position.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new("a.yaml", "a: 1\nbé: toystöre\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(5), (2, 1));
+        // "bé: " is 5 bytes, 4 characters
+        assert_eq!(f.line_col(10), (2, 5));
+        assert_eq!(f.line_col(10_000), (3, 1));
+    }
+}
