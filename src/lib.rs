@@ -17,4 +17,6 @@ pub mod topology;
 
 pub mod resolve;
 
+pub mod generate;
+
 pub mod render;

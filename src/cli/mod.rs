@@ -7,7 +7,7 @@ mod common;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-pub use common::{Outcome, Ui};
+pub use common::Ui;
 
 /// Compute offline what the Kuadrant operator would do with your manifests.
 #[derive(Parser, Debug)]
@@ -22,6 +22,14 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...).
+    Compute(commands::compute::ComputeArgs),
+    /// Draw the topology (DOT, Mermaid or JSON), policies included.
+    Graph(commands::graph::GraphArgs),
+    /// Predict every policy's Accepted and Enforced conditions.
+    Status(commands::status::StatusArgs),
+    /// Explain, for each path through a target, which policy rule won and why.
+    Explain(commands::explain::ExplainArgs),
     /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
     Lint(commands::lint::LintArgs),
     /// Print shell completions.
@@ -65,6 +73,10 @@ pub fn main() -> ExitCode {
     };
     let ui = Ui::new(&cli.ui);
     let result = match cli.command {
+        Command::Compute(a) => commands::compute::run(a, &ui),
+        Command::Graph(a) => commands::graph::run(a, &ui),
+        Command::Status(a) => commands::status::run(a, &ui),
+        Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
     };

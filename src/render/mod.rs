@@ -22,3 +22,11 @@ impl Style {
         }
     }
 }
+
+pub mod explain;
+
+pub mod graph;
+
+pub mod objects;
+
+pub mod table;

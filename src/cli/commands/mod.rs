@@ -1,4 +1,8 @@
 //! One module per subcommand: its clap arguments and its `run`.
 
 pub mod completions;
+pub mod compute;
+pub mod explain;
+pub mod graph;
 pub mod lint;
+pub mod status;

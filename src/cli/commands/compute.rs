@@ -1,0 +1,15 @@
+//! `policyctl compute` (placeholder until its issue lands).
+
+use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
+use clap::Args;
+
+/// Placeholder.
+#[derive(Args, Debug)]
+pub struct ComputeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+pub fn run(_a: ComputeArgs, _ui: &Ui) -> Result<Outcome, CliError> {
+    Err(CliError::Usage("not implemented yet".into()))
+}
