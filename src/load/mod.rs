@@ -211,7 +211,8 @@ fn parse_chunk(
     match doc {
         Ok(doc) => {
             let start = Span::new(id, base + leading_trivia(text), 0);
-            accept(Sp::new(doc, start), opts, seq, out, diags)
+            let whole = Span::new(id, base, text.len());
+            accept(Sp::new(doc, start), (whole, None), opts, seq, out, diags)
         }
         Err(e) => {
             let help = match e.code {
@@ -244,6 +245,7 @@ fn leading_trivia(text: &str) -> usize {
 
 fn accept(
     doc: Sp<RawDocument>,
+    place: (Span, Option<usize>),
     opts: &LoadOptions,
     seq: &mut usize,
     out: &mut Vec<Validated>,
@@ -264,14 +266,14 @@ fn accept(
     }
     if doc.is_list() {
         if let Some(items) = doc.items.take() {
-            for item in items {
-                accept(item, opts, seq, out, diags);
+            for (i, item) in items.into_iter().enumerate() {
+                accept(item, (place.0, Some(i)), opts, seq, out, diags);
             }
         }
         return;
     }
     *seq += 1;
-    if let Some(v) = validate::object(doc, span, *seq, opts, diags) {
+    if let Some(v) = validate::object(doc, span, *seq, place, opts, diags) {
         out.push(v);
     }
 }
@@ -308,6 +310,20 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
     }
     validate::sort_model(&mut model);
     model
+}
+
+/// The object as written, as JSON (re-read from its document), e.g. to print it with a predicted
+/// status. `None` if the text cannot be read again.
+pub fn object_value(sources: &SourceMap, origin: &crate::model::Origin) -> Option<serde_json::Value> {
+    let file = sources.get(origin.document.source)?;
+    let text = file
+        .text
+        .get(origin.document.offset..origin.document.offset + origin.document.len)?;
+    let v = yaml::parse_value(text)?;
+    match origin.item {
+        None => Some(v),
+        Some(i) => v.get("items")?.get(i).cloned(),
+    }
 }
 
 /// Which kind an object is, for callers that only have the strings.

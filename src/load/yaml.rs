@@ -118,3 +118,8 @@ fn strip_location_suffix(m: &str) -> &str {
         None => m.trim_end(),
     }
 }
+
+/// Parse a document into an untyped JSON value (for re-reading an object as written).
+pub fn parse_value(text: &str) -> Option<serde_json::Value> {
+    serde_saphyr::from_str_with_options(text, options()).ok()
+}

@@ -202,6 +202,10 @@ pub struct Origin {
     /// Position of the document in the whole input (file order, then document order); used only
     /// where the operator itself keeps input order.
     pub seq: usize,
+    /// The whole document's byte range (for a `List` item: the List's document).
+    pub document: Span,
+    /// Index in the `items` of a `List`, when the object came from one.
+    pub item: Option<usize>,
 }
 
 /// Object metadata, as modelled.

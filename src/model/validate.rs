@@ -182,6 +182,7 @@ pub fn object(
     doc: RawDocument,
     span: Span,
     seq: usize,
+    place: (Span, Option<usize>),
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) -> Option<Validated> {
@@ -231,7 +232,7 @@ pub fn object(
             return None;
         }
         KindMatch::Unknown => {
-            let meta = meta(&doc, span, seq, false, opts, &mut Check {
+            let meta = meta(&doc, span, seq, place, false, opts, &mut Check {
                 diags,
                 object: String::new(),
                 doc: span,
@@ -262,7 +263,7 @@ pub fn object(
         doc: span,
         failed: false,
     };
-    let meta = meta(&doc, span, seq, ok.cluster_scoped(), opts, &mut c)?;
+    let meta = meta(&doc, span, seq, place, ok.cluster_scoped(), opts, &mut c)?;
     c.object = format!("{} {}", ok.kind(), meta.key());
     let v = match (ok, doc.spec) {
         (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, s, &mut c),
@@ -342,6 +343,7 @@ fn meta(
     doc: &RawDocument,
     span: Span,
     seq: usize,
+    place: (Span, Option<usize>),
     cluster_scoped: bool,
     opts: &LoadOptions,
     c: &mut Check,
@@ -387,6 +389,8 @@ fn meta(
             object: span,
             name: name.span,
             seq,
+            document: place.0,
+            item: place.1,
         },
     })
     .inspect(|_| {
