@@ -80,3 +80,15 @@ pub struct PathEffective {
     pub auth: Option<Effective>,
     pub token_rate_limit: Option<Effective>,
 }
+
+/// One CEL validation failure of a merged wasm action (ERRATA 3, /work/notes/cel.md): produced by
+/// `generate` while building actions, consumed by the status computation (`InvalidCelExpression`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CelIssue {
+    /// Kind of the policies whose action failed (RateLimit, Auth or TokenRateLimit).
+    pub kind: PolicyKind,
+    /// The PathID the action belongs to.
+    pub path_id: String,
+    /// One entry of the operator's `validation issues: [...]` list (cel-go's error text).
+    pub message: String,
+}
