@@ -6,6 +6,11 @@
 //!
 //! This file fixes the types other stages consume; `merge`, `effective` and `status` fill them.
 
+pub mod effective;
+pub mod merge;
+
+pub use effective::effective;
+
 use crate::model::{Limit, Locator, PolicyKind, Sp};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -1,0 +1,434 @@
+//! Effective policies per path (semantics.md §2.1, §3.3): which policies are on a path, their order,
+//! and the fold.
+
+use super::merge::{self, FoldInput, Folded};
+use super::{Effective, PathEffective};
+use crate::model::{Locator, Policy, PolicyKind, RouteKind};
+use crate::topology::{Path, Topology};
+use std::cmp::Ordering;
+
+/// A `creationTimestamp` as an instant: `(seconds since 1970, nanoseconds)`. A missing or unreadable
+/// timestamp is Go's zero time, which sorts before every real one and ties with other zero times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Instant(i64, u32);
+
+/// Go's zero `time.Time` (0001-01-01T00:00:00Z).
+const ZERO_TIME: Instant = Instant(-62_135_596_800, 0);
+
+impl Instant {
+    /// Parse RFC 3339 (`2024-05-01T10:00:00Z`, fractional seconds and `±hh:mm` offsets allowed).
+    pub fn parse(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
+            return None;
+        }
+        if b[13] != b':' || b[16] != b':' {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            let t = s.get(r)?;
+            if t.bytes().all(|c| c.is_ascii_digit()) {
+                t.parse().ok()
+            } else {
+                None
+            }
+        };
+        let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+            return None;
+        }
+        let mut i = 19;
+        let mut nanos: u32 = 0;
+        if b[i] == b'.' {
+            i += 1;
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            let digits = &s[start..i.min(start + 9)];
+            nanos = digits.parse::<u32>().ok()? * 10u32.pow(9 - digits.len() as u32);
+        }
+        let offset = match b.get(i)? {
+            b'Z' | b'z' if i + 1 == b.len() => 0,
+            c @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
+                let v = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
+                if *c == b'+' { v } else { -v }
+            }
+            _ => return None,
+        };
+        let days = days_from_civil(y, mo, d);
+        Some(Instant(
+            days * 86_400 + h * 3600 + mi * 60 + se - offset,
+            nanos,
+        ))
+    }
+
+    pub fn of(p: &Policy) -> Self {
+        p.meta
+            .creation_timestamp
+            .as_deref()
+            .and_then(Instant::parse)
+            .unwrap_or(ZERO_TIME)
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `ObjectsByCreationTimestamp`: older first; equal instants by `"namespace/name"`.
+pub fn creation_order(a: &Policy, b: &Policy) -> Ordering {
+    Instant::of(a)
+        .cmp(&Instant::of(b))
+        .then_with(|| a.meta.key().cmp(&b.meta.key()))
+}
+
+/// Whether two policies on the same target were ordered by name (their instants are equal).
+pub fn tie_by_name(a: &Policy, b: &Policy) -> bool {
+    Instant::of(a) == Instant::of(b)
+}
+
+/// `PoliciesInPath`: policies of `kind` attached to the path's targetables, least → most specific,
+/// each targetable's policies in creation order. Every attached policy is accepted offline.
+pub fn policies_in_path(t: &Topology, path: &Path, kind: PolicyKind) -> Vec<usize> {
+    let m = t.model;
+    let mut out = Vec::new();
+    for loc in t.path_locators(path) {
+        let mut here: Vec<usize> = t
+            .policies_at(&loc)
+            .into_iter()
+            .filter(|&i| m.policies[i].kind == kind)
+            .collect();
+        here.sort_by(|&a, &b| creation_order(&m.policies[a], &m.policies[b]));
+        out.extend(here);
+    }
+    out
+}
+
+/// Whether policies of `kind` are computed for a path: RLP and AuthPolicy on every route rule the
+/// topology has (GRPCRoute rules on 1.5), TokenRateLimitPolicy on HTTPRoute rules only.
+pub fn kind_applies(t: &Topology, path: &Path, kind: PolicyKind) -> bool {
+    match kind {
+        PolicyKind::RateLimit | PolicyKind::Auth => true,
+        PolicyKind::TokenRateLimit => t.model.routes[path.route].spec.kind == RouteKind::Http,
+        PolicyKind::Dns | PolicyKind::Tls => false,
+    }
+}
+
+/// The effective policy of one kind on one path, with the fold's record of dropped rules.
+#[derive(Clone, Debug)]
+pub struct Traced {
+    pub effective: Effective,
+    pub folded: Folded,
+}
+
+/// Fold the policies of `kind` on `path`; `None` when no policy of that kind is on it.
+pub fn effective_for_path(t: &Topology, path: &Path, kind: PolicyKind) -> Option<Traced> {
+    if !kind_applies(t, path, kind) {
+        return None;
+    }
+    let m = t.model;
+    let policies = policies_in_path(t, path, kind);
+    let inputs: Vec<FoldInput> = policies
+        .iter()
+        .filter_map(|&i| FoldInput::of(i, &m.policies[i]))
+        .collect();
+    let folded = merge::fold(&inputs)?;
+    let sources: Vec<Locator> = if kind == PolicyKind::TokenRateLimit {
+        policies.iter().map(|&i| m.policies[i].locator()).collect()
+    } else {
+        let mut v: Vec<Locator> = merge::rule_sources(&folded.rules)
+            .into_iter()
+            .map(|i| m.policies[i].locator())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    Some(Traced {
+        effective: Effective {
+            kind,
+            rules: folded.rules.clone(),
+            sources,
+            policies,
+        },
+        folded,
+    })
+}
+
+/// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
+/// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (cli.md offline assumptions).
+pub fn effective(t: &Topology) -> Vec<PathEffective> {
+    t.paths()
+        .iter()
+        .map(|p| PathEffective {
+            rate_limit: effective_for_path(t, p, PolicyKind::RateLimit).map(|x| x.effective),
+            auth: effective_for_path(t, p, PolicyKind::Auth).map(|x| x.effective),
+            token_rate_limit: effective_for_path(t, p, PolicyKind::TokenRateLimit)
+                .map(|x| x.effective),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, Loaded, load};
+    use crate::model::KuadrantVersion;
+
+    fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
+        let l = load(
+            &[Input::Text {
+                name: "input.yaml".into(),
+                bytes: text.as_bytes().to_vec(),
+            }],
+            &LoadOptions {
+                default_namespace: "default".into(),
+                version,
+            },
+        );
+        assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+        l
+    }
+
+    fn keys_and_sources(e: &Effective, t: &Topology) -> Vec<(String, String)> {
+        e.rules
+            .values()
+            .map(|r| (r.key.clone(), t.model.policies[r.source].meta.name.clone()))
+            .collect()
+    }
+
+    // semantics.md §6.2 case A (TestCalculateEffectiveAuthPolicies).
+    #[test]
+    fn case_a_effective_auth_policies() {
+        let l = load_text(
+            include_str!("../../testdata/cases/case-a-effective-auth-policies/input.yaml"),
+            KuadrantVersion::V1_5,
+        );
+        let t = Topology::build(&l.model, KuadrantVersion::V1_5);
+        let paths = t.paths();
+        let eff = effective(&t);
+        assert_eq!(eff.len(), paths.len());
+        let auth: Vec<_> = eff.iter().filter_map(|e| e.auth.as_ref()).collect();
+        assert_eq!(auth.len(), 2);
+        assert!(
+            eff.iter()
+                .all(|e| e.rate_limit.is_none() && e.token_rate_limit.is_none())
+        );
+        let get = paths
+            .iter()
+            .position(|p| p.id.ends_with("http-route#get-rule"))
+            .unwrap();
+        let post = paths
+            .iter()
+            .position(|p| p.id.ends_with("http-route#post-rule"))
+            .unwrap();
+        let s = |k: &str, n: &str| (k.to_string(), n.to_string());
+        assert_eq!(
+            keys_and_sources(eff[get].auth.as_ref().unwrap(), &t),
+            vec![
+                s("authentication#jwt", "gw-auth"),
+                s("authorization#admins-or-privileged", "rule-auth"),
+            ]
+        );
+        assert_eq!(
+            keys_and_sources(eff[post].auth.as_ref().unwrap(), &t),
+            vec![
+                s("authentication#jwt", "gw-auth"),
+                s("authorization#admins-only", "route-auth"),
+            ]
+        );
+        let get_eff = eff[get].auth.as_ref().unwrap();
+        let names: Vec<_> = get_eff
+            .sources
+            .iter()
+            .map(|l| l.as_str().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "authpolicy.kuadrant.io:default/gw-auth",
+                "authpolicy.kuadrant.io:default/rule-auth"
+            ]
+        );
+        let order: Vec<_> = get_eff
+            .policies
+            .iter()
+            .map(|&i| t.model.policies[i].meta.name.as_str())
+            .collect();
+        assert_eq!(order, vec!["gw-auth", "route-auth", "rule-auth"]);
+    }
+
+    const BASE: &str = "apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: ns}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{}]
+";
+
+    fn rlp(name: &str, ts: Option<&str>, target: &str, spec: &str) -> String {
+        let ts = ts
+            .map(|t| format!(", creationTimestamp: '{t}'"))
+            .unwrap_or_default();
+        let (kind, tname) = target.split_once('/').unwrap();
+        format!(
+            "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {{name: {name}, namespace: ns{ts}}}\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: {kind}, name: {tname}}}\n{spec}"
+        )
+    }
+
+    fn only_rlp(docs: &[String]) -> Vec<(String, String)> {
+        let text = format!("{BASE}{}", docs.concat());
+        let l = load_text(&text, KuadrantVersion::V1_4);
+        let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+        let eff = effective(&t);
+        assert_eq!(eff.len(), 1);
+        keys_and_sources(eff[0].rate_limit.as_ref().unwrap(), &t)
+    }
+
+    fn lim(names: &[&str], block: &str) -> String {
+        let mut s = String::new();
+        let indent = if block.is_empty() {
+            s.push_str("  limits:\n");
+            "    "
+        } else {
+            s.push_str(block);
+            s.push_str("    limits:\n");
+            "      "
+        };
+        for n in names {
+            s.push_str(&format!(
+                "{indent}{n}: {{rates: [{{limit: 1, window: 1m}}]}}\n"
+            ));
+        }
+        s
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn same_level_defaults_newest_wins() {
+        let got = only_rlp(&[
+            rlp(
+                "old",
+                Some("2024-01-01T00:00:00Z"),
+                "Gateway/gw",
+                &lim(&["a"], ""),
+            ),
+            rlp(
+                "new",
+                Some("2024-02-01T00:00:00Z"),
+                "Gateway/gw",
+                &lim(&["b"], ""),
+            ),
+        ]);
+        assert_eq!(got, pairs(&[("b", "new")]));
+    }
+
+    #[test]
+    fn same_level_overrides_oldest_wins() {
+        let ov = "  overrides:\n";
+        let got = only_rlp(&[
+            rlp(
+                "a-new",
+                Some("2024-02-01T00:00:00Z"),
+                "Gateway/gw",
+                &lim(&["x"], ov),
+            ),
+            rlp(
+                "z-old",
+                Some("2024-01-01T00:00:00Z"),
+                "Gateway/gw",
+                &lim(&["y"], ov),
+            ),
+        ]);
+        assert_eq!(got, pairs(&[("y", "z-old")]));
+    }
+
+    #[test]
+    fn same_level_without_timestamps_orders_by_name() {
+        // Defaults: the alphabetically last wins; overrides: the first.
+        let got = only_rlp(&[
+            rlp("b", None, "Gateway/gw", &lim(&["x"], "")),
+            rlp("a", None, "Gateway/gw", &lim(&["y"], "")),
+        ]);
+        assert_eq!(got, pairs(&[("x", "b")]));
+        let ov = "  overrides:\n";
+        let got = only_rlp(&[
+            rlp("b", None, "Gateway/gw", &lim(&["x"], ov)),
+            rlp("a", None, "Gateway/gw", &lim(&["y"], ov)),
+        ]);
+        assert_eq!(got, pairs(&[("y", "a")]));
+    }
+
+    // semantics.md §3.7 through the whole pipeline (load → topology → effective).
+    #[test]
+    fn table_3_7_end_to_end() {
+        let md = "  defaults:\n    strategy: merge\n";
+        let mo = "  overrides:\n    strategy: merge\n";
+        let ao = "  overrides:\n    strategy: atomic\n";
+        let r = |names: &[&str]| rlp("r", None, "HTTPRoute/r", &lim(names, ""));
+        let g = |names: &[&str], block: &str| rlp("g", None, "Gateway/gw", &lim(names, block));
+        assert_eq!(only_rlp(&[g(&["a"], ""), r(&["c"])]), pairs(&[("c", "r")]));
+        assert_eq!(
+            only_rlp(&[g(&["a"], "  defaults:\n")]),
+            pairs(&[("a", "g")])
+        );
+        assert_eq!(
+            only_rlp(&[g(&["a", "b"], md), r(&["b", "c"])]),
+            pairs(&[("a", "g"), ("b", "r"), ("c", "r")])
+        );
+        assert_eq!(only_rlp(&[g(&["a"], ao), r(&["c"])]), pairs(&[("a", "g")]));
+        assert_eq!(
+            only_rlp(&[g(&["a", "b"], mo), r(&["b", "c"])]),
+            pairs(&[("a", "g"), ("b", "g"), ("c", "r")])
+        );
+        let with_when = format!("{md}    when: [{{predicate: \"request.method == 'GET'\"}}]\n");
+        assert_eq!(
+            only_rlp(&[g(&["a"], &with_when), r(&["c"])]),
+            pairs(&[(TOP, "g"), ("a", "g"), ("c", "r")])
+        );
+    }
+
+    const TOP: &str = crate::resolve::TOP_LEVEL_PREDICATES_KEY;
+
+    #[test]
+    fn timestamps_compare_as_instants() {
+        let a = Instant::parse("2024-01-01T00:00:00Z").unwrap();
+        let b = Instant::parse("2024-01-01T01:00:00+01:00").unwrap();
+        assert_eq!(a, b);
+        let c = Instant::parse("2024-01-01T00:00:00.5Z").unwrap();
+        assert!(c > a);
+        assert_eq!(Instant::parse("1970-01-01T00:00:00Z"), Some(Instant(0, 0)));
+        assert!(ZERO_TIME < Instant::parse("0001-01-01T00:00:01Z").unwrap());
+        assert_eq!(Instant::parse("0001-01-01T00:00:00Z"), Some(ZERO_TIME));
+        assert_eq!(Instant::parse("yesterday"), None);
+    }
+}

@@ -1,0 +1,412 @@
+//! The operator's merge of policies along one path (semantics.md §3.1–3.5).
+//!
+//! Policies are folded right to left: the accumulator starts as the most specific (last) policy, and
+//! each step calls the *source* policy's strategy with the accumulator as *target*. Every rule keeps the
+//! policy it was written in. Each step also reports which rules it dropped, so `explain` and the
+//! tie-break warning can say why a rule lost.
+
+use super::{AUTH_CONDITIONS_KEY, EffectiveRule, RuleValue, TOP_LEVEL_PREDICATES_KEY};
+use crate::model::{Block, Policy, PolicyBody, Strategy};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The strategy a policy applies when it is folded in as the source of a merge step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MergeStrategy {
+    AtomicDefaults,
+    MergeDefaults,
+    AtomicOverrides,
+    MergeOverrides,
+}
+
+impl MergeStrategy {
+    /// `GetMergeStrategy`: defaults first, then overrides, bare rules are atomic defaults.
+    pub fn of(block: Block, strategy: Strategy) -> Self {
+        match (block, strategy) {
+            (Block::Implicit, _) => MergeStrategy::AtomicDefaults,
+            (Block::Defaults, Strategy::Atomic) => MergeStrategy::AtomicDefaults,
+            (Block::Defaults, Strategy::Merge) => MergeStrategy::MergeDefaults,
+            (Block::Overrides, Strategy::Atomic) => MergeStrategy::AtomicOverrides,
+            (Block::Overrides, Strategy::Merge) => MergeStrategy::MergeOverrides,
+        }
+    }
+
+    pub fn is_override(self) -> bool {
+        matches!(
+            self,
+            MergeStrategy::AtomicOverrides | MergeStrategy::MergeOverrides
+        )
+    }
+}
+
+/// The block and strategy of a mergeable policy (`None` for DNS/TLS).
+pub fn block_and_strategy(p: &Policy) -> Option<(Block, Strategy)> {
+    match &p.body {
+        PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => Some((s.block, s.strategy)),
+        PolicyBody::Auth(s) => Some((s.block, s.strategy)),
+        PolicyBody::Direct => None,
+    }
+}
+
+/// The merge strategy of a mergeable policy.
+pub fn strategy_of(p: &Policy) -> Option<MergeStrategy> {
+    block_and_strategy(p).map(|(b, s)| MergeStrategy::of(b, s))
+}
+
+/// The operator's `Rules()` of a policy: rule key → value, from the block that is used (`Proper()`).
+pub fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
+    let mut out = BTreeMap::new();
+    match &p.body {
+        PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => {
+            if !s.when.is_empty() {
+                out.insert(
+                    TOP_LEVEL_PREDICATES_KEY.to_string(),
+                    RuleValue::When(s.when.clone()),
+                );
+            }
+            for (name, limit) in &s.limits {
+                out.insert(name.clone(), RuleValue::Limit(limit.clone()));
+            }
+        }
+        PolicyBody::Auth(s) => {
+            for (name, v) in &s.patterns {
+                out.insert(format!("patterns#{name}"), RuleValue::Auth(v.clone()));
+            }
+            if !s.when.is_empty() {
+                out.insert(
+                    AUTH_CONDITIONS_KEY.to_string(),
+                    RuleValue::When(s.when.clone()),
+                );
+            }
+            if let Some(r) = &s.rules {
+                let sections = [
+                    ("authentication", &r.authentication),
+                    ("metadata", &r.metadata),
+                    ("authorization", &r.authorization),
+                    ("callbacks", &r.callbacks),
+                    ("response.success.headers", &r.success_headers),
+                    ("response.success.metadata", &r.success_filters),
+                ];
+                for (section, map) in sections {
+                    for (name, v) in map {
+                        out.insert(format!("{section}#{name}"), RuleValue::Auth(v.clone()));
+                    }
+                }
+                if let Some(v) = &r.unauthenticated {
+                    out.insert(
+                        "response.unauthenticated#".into(),
+                        RuleValue::Auth(v.clone()),
+                    );
+                }
+                if let Some(v) = &r.unauthorized {
+                    out.insert("response.unauthorized#".into(), RuleValue::Auth(v.clone()));
+                }
+            }
+        }
+        PolicyBody::Direct => {}
+    }
+    out
+}
+
+/// Whether a rule key counts towards the operator's `Empty()` (RLP/TRLP: limits; AuthPolicy: anything
+/// in the auth scheme, i.e. not patterns and not the top-level conditions).
+fn counts_for_emptiness(key: &str) -> bool {
+    key != TOP_LEVEL_PREDICATES_KEY && key != AUTH_CONDITIONS_KEY && !key.starts_with("patterns#")
+}
+
+/// Why a rule dropped out of the accumulated policy in a merge step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LossReason {
+    /// The source's atomic defaults were discarded whole: the more specific (or newer) side already
+    /// had rules.
+    AtomicDefaultsDiscarded,
+    /// The source's merge defaults did not fill this key: the more specific (or newer) side has it.
+    MergeDefaultKeyTaken,
+    /// The source's atomic overrides replaced everything accumulated so far.
+    DiscardedByAtomicOverride,
+    /// The source's merge overrides replaced this key.
+    OverriddenByMergeOverride,
+    /// The accumulated policy had no rules of substance, so the source's atomic defaults replaced it.
+    ReplacedByAtomicDefaults,
+}
+
+/// One rule that left the accumulated policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loss {
+    pub key: String,
+    /// The policy the losing rule was written in (index into `Model::policies`).
+    pub loser: usize,
+    pub reason: LossReason,
+    /// The policy whose strategy decided this step (the source).
+    pub step_source: usize,
+    /// Policies that hold the key (or, when the key vanished, every rule source) after the step.
+    pub beaten_by: Vec<usize>,
+}
+
+/// One mergeable policy in fold order.
+#[derive(Clone, Debug)]
+pub struct FoldInput {
+    pub policy: usize,
+    pub strategy: MergeStrategy,
+    pub rules: BTreeMap<String, RuleValue>,
+}
+
+impl FoldInput {
+    pub fn of(index: usize, p: &Policy) -> Option<Self> {
+        Some(FoldInput {
+            policy: index,
+            strategy: strategy_of(p)?,
+            rules: policy_rules(p),
+        })
+    }
+}
+
+/// The result of folding the policies of one path.
+#[derive(Clone, Debug, Default)]
+pub struct Folded {
+    pub rules: BTreeMap<String, EffectiveRule>,
+    /// Every rule that was dropped on the way, in step order.
+    pub losses: Vec<Loss>,
+}
+
+type Acc = BTreeMap<String, EffectiveRule>;
+
+fn stamp(input: &FoldInput) -> Acc {
+    input
+        .rules
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                EffectiveRule {
+                    key: k.clone(),
+                    source: input.policy,
+                    value: v.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// One merge step: `source`'s strategy applied to the accumulated `target`.
+fn step(source: &FoldInput, target: &Acc) -> Acc {
+    let src = stamp(source);
+    match source.strategy {
+        MergeStrategy::AtomicDefaults => {
+            if target.keys().any(|k| counts_for_emptiness(k)) {
+                target.clone()
+            } else {
+                src
+            }
+        }
+        MergeStrategy::AtomicOverrides => src,
+        MergeStrategy::MergeDefaults => {
+            let mut out = target.clone();
+            for (k, r) in src {
+                out.entry(k).or_insert(r);
+            }
+            out
+        }
+        MergeStrategy::MergeOverrides => {
+            let mut out = src;
+            for (k, r) in target {
+                out.entry(k.clone()).or_insert_with(|| r.clone());
+            }
+            out
+        }
+    }
+}
+
+/// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
+pub fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+    let last = inputs.last()?;
+    let mut acc = stamp(last);
+    let mut losses = Vec::new();
+    for source in inputs.iter().rev() {
+        let next = step(source, &acc);
+        let mut candidates: BTreeSet<(String, usize, bool)> = BTreeSet::new();
+        for (k, r) in &acc {
+            candidates.insert((k.clone(), r.source, true));
+        }
+        for k in source.rules.keys() {
+            candidates.insert((k.clone(), source.policy, false));
+        }
+        let after_sources: Vec<usize> = next
+            .values()
+            .map(|r| r.source)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for (key, loser, from_target) in candidates {
+            if next.get(&key).is_some_and(|r| r.source == loser) {
+                continue;
+            }
+            if !from_target && acc.get(&key).is_some_and(|r| r.source == loser) {
+                continue;
+            }
+            let reason = match (source.strategy, from_target) {
+                (MergeStrategy::AtomicDefaults, false) => LossReason::AtomicDefaultsDiscarded,
+                (MergeStrategy::AtomicDefaults, true) => LossReason::ReplacedByAtomicDefaults,
+                (MergeStrategy::MergeDefaults, _) => LossReason::MergeDefaultKeyTaken,
+                (MergeStrategy::AtomicOverrides, _) => LossReason::DiscardedByAtomicOverride,
+                (MergeStrategy::MergeOverrides, _) => LossReason::OverriddenByMergeOverride,
+            };
+            let beaten_by = match next.get(&key) {
+                Some(r) => vec![r.source],
+                None => after_sources.clone(),
+            };
+            losses.push(Loss {
+                key,
+                loser,
+                reason,
+                step_source: source.policy,
+                beaten_by,
+            });
+        }
+        acc = next;
+    }
+    Some(Folded { rules: acc, losses })
+}
+
+/// `SourcePoliciesFromEffectivePolicy` as policy indices (sorting by locator happens in the caller).
+pub fn rule_sources(rules: &BTreeMap<String, EffectiveRule>) -> BTreeSet<usize> {
+    rules.values().map(|r| r.source).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Limit, Sp};
+
+    fn limit() -> RuleValue {
+        RuleValue::Limit(Limit {
+            when: vec![],
+            counters: vec![],
+            rates: vec![],
+        })
+    }
+
+    fn input(policy: usize, strategy: MergeStrategy, keys: &[&str]) -> FoldInput {
+        FoldInput {
+            policy,
+            strategy,
+            rules: keys.iter().map(|k| (k.to_string(), limit())).collect(),
+        }
+    }
+
+    fn result(f: &Folded) -> Vec<(String, usize)> {
+        f.rules
+            .values()
+            .map(|r| (r.key.clone(), r.source))
+            .collect()
+    }
+
+    fn kv(pairs: &[(&str, usize)]) -> Vec<(String, usize)> {
+        pairs.iter().map(|(k, s)| (k.to_string(), *s)).collect()
+    }
+
+    const G: usize = 0;
+    const R: usize = 1;
+
+    // semantics.md §3.7, row by row (G on the gateway, R on the route).
+    #[test]
+    fn atomic_defaults_lose_entirely_to_route() {
+        let f = fold(&[
+            input(G, MergeStrategy::AtomicDefaults, &["a"]),
+            input(R, MergeStrategy::AtomicDefaults, &["c"]),
+        ])
+        .unwrap();
+        assert_eq!(result(&f), kv(&[("c", R)]));
+        assert_eq!(f.losses.len(), 1);
+        assert_eq!(f.losses[0].loser, G);
+        assert_eq!(f.losses[0].reason, LossReason::AtomicDefaultsDiscarded);
+        assert_eq!(f.losses[0].beaten_by, vec![R]);
+    }
+
+    #[test]
+    fn lone_defaults_apply() {
+        let f = fold(&[input(G, MergeStrategy::AtomicDefaults, &["a"])]).unwrap();
+        assert_eq!(result(&f), kv(&[("a", G)]));
+        assert!(f.losses.is_empty());
+    }
+
+    #[test]
+    fn merge_defaults_fill_missing_keys() {
+        let f = fold(&[
+            input(G, MergeStrategy::MergeDefaults, &["a", "b"]),
+            input(R, MergeStrategy::AtomicDefaults, &["b", "c"]),
+        ])
+        .unwrap();
+        assert_eq!(result(&f), kv(&[("a", G), ("b", R), ("c", R)]));
+        assert_eq!(f.losses.len(), 1);
+        assert_eq!((f.losses[0].key.as_str(), f.losses[0].loser), ("b", G));
+        assert_eq!(f.losses[0].reason, LossReason::MergeDefaultKeyTaken);
+    }
+
+    #[test]
+    fn atomic_overrides_replace_everything() {
+        let f = fold(&[
+            input(G, MergeStrategy::AtomicOverrides, &["a"]),
+            input(R, MergeStrategy::AtomicDefaults, &["c"]),
+        ])
+        .unwrap();
+        assert_eq!(result(&f), kv(&[("a", G)]));
+        assert_eq!(f.losses[0].reason, LossReason::DiscardedByAtomicOverride);
+        assert_eq!(f.losses[0].loser, R);
+    }
+
+    #[test]
+    fn merge_overrides_win_per_key() {
+        let f = fold(&[
+            input(G, MergeStrategy::MergeOverrides, &["a", "b"]),
+            input(R, MergeStrategy::AtomicDefaults, &["b", "c"]),
+        ])
+        .unwrap();
+        assert_eq!(result(&f), kv(&[("a", G), ("b", G), ("c", R)]));
+        assert_eq!(f.losses.len(), 1);
+        assert_eq!((f.losses[0].key.as_str(), f.losses[0].loser), ("b", R));
+        assert_eq!(f.losses[0].reason, LossReason::OverriddenByMergeOverride);
+    }
+
+    #[test]
+    fn top_level_when_leaks_under_merge_defaults() {
+        let mut g = input(G, MergeStrategy::MergeDefaults, &["a"]);
+        g.rules.insert(
+            TOP_LEVEL_PREDICATES_KEY.into(),
+            RuleValue::When(vec![Sp::new("W".to_string(), Default::default())]),
+        );
+        let f = fold(&[g, input(R, MergeStrategy::AtomicDefaults, &["c"])]).unwrap();
+        assert_eq!(
+            result(&f),
+            kv(&[(TOP_LEVEL_PREDICATES_KEY, G), ("a", G), ("c", R)])
+        );
+        assert!(f.losses.is_empty());
+    }
+
+    #[test]
+    fn sources_survive_several_steps() {
+        // Gateway merge-defaults {a}, listener merge-defaults {b}, route atomic {c}: each keeps its source.
+        let f = fold(&[
+            input(0, MergeStrategy::MergeDefaults, &["a"]),
+            input(1, MergeStrategy::MergeDefaults, &["b", "c"]),
+            input(2, MergeStrategy::AtomicDefaults, &["c"]),
+        ])
+        .unwrap();
+        assert_eq!(result(&f), kv(&[("a", 0), ("b", 1), ("c", 2)]));
+    }
+
+    #[test]
+    fn atomic_defaults_only_count_substantial_rules() {
+        // A target holding only a top-level `when` is Empty(): atomic defaults replace it.
+        let mut r = input(R, MergeStrategy::AtomicDefaults, &[]);
+        r.rules.insert(
+            TOP_LEVEL_PREDICATES_KEY.into(),
+            RuleValue::When(vec![Sp::new("W".to_string(), Default::default())]),
+        );
+        let f = fold(&[input(G, MergeStrategy::AtomicDefaults, &["a"]), r]).unwrap();
+        assert_eq!(result(&f), kv(&[("a", G)]));
+        assert_eq!(f.losses[0].reason, LossReason::ReplacedByAtomicDefaults);
+    }
+}
