@@ -1,1 +1,481 @@
-//! Placeholder: filled by the graph work.
+//! Render a [`Topology`] as DOT, Mermaid or JSON.
+//!
+//! Three DOT-family outputs share policy-machinery's visual grammar: targetables are grey boxes
+//! (`fillcolor="#e5e5e5",shape="box",style="filled"`), policies dashed notes, plain objects (Kuadrant)
+//! ellipses; link edges go parent → child with `comment="<FromKind> -> <ToKind>"`, policy edges go
+//! policy → target with `comment="Policy -> Target",style="dashed"`; labels are `Kind\nns/name`.
+//!
+//! * [`dot`] — policyctl's own DOT. **Node ids are the quoted locators** (e.g.
+//!   `"gateway.gateway.networking.k8s.io:ns/gw#http"`): unique, stable when objects are added or removed,
+//!   and readable in a diff. Nodes are written sorted by locator (byte order), edges sorted by
+//!   (from locator, to locator, kind) with duplicates removed. Nothing depends on input order.
+//! * [`dot_compat`] — the bytes emicklei/dot v1.8.0 prints for policy-machinery's `Topology.ToDot()` as the
+//!   operator builds it, given policyctl's canonical input order (objects sorted by namespace/name, policies
+//!   kind by kind in the operator's registration order): header `digraph  {`, TAB-indented lines, ids
+//!   `n<seq>` by node creation order, nodes sorted by locator, edges grouped by from-locator (sorted) in
+//!   insertion order, duplicates kept, attributes sorted by key and quoted like Go's `%q`. Service and
+//!   ServicePort nodes are left out because the operator never feeds Services into its topology.
+//! * [`mermaid`] and [`json`] — the same nodes and edges for PR comments and tools.
+//!
+//! A policy whose target does not exist is drawn without an edge. Every function returns a `String`.
+
+use crate::model::Locator;
+use crate::topology::{EdgeKind, Node, NodeRef, NodeRole, Topology};
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// Which nodes to draw: all, or a `--for` neighbourhood (see [`Topology::focus`]).
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    keep: Option<BTreeSet<NodeIndex>>,
+}
+
+impl Selection {
+    pub fn all() -> Self {
+        Selection { keep: None }
+    }
+
+    /// The neighbourhood of `locator`; `None` when the topology has no such node.
+    pub fn focus(t: &Topology, locator: &Locator) -> Option<Self> {
+        let ix = t.node_index(locator)?;
+        Some(Selection {
+            keep: Some(t.focus(ix)),
+        })
+    }
+
+    fn contains(&self, ix: NodeIndex) -> bool {
+        self.keep.as_ref().is_none_or(|k| k.contains(&ix))
+    }
+}
+
+/// Turn a `--for` argument into a locator: `KIND/NS/NAME`, `KIND/NAME` for cluster-scoped kinds, with an
+/// optional `#section` (`listener/ns/gw#http`, `gateway/ns/gw#http`, `httprouterule/ns/r#rule-1`,
+/// `httproute/ns/r#rule-1`). Kinds are case-insensitive.
+pub fn parse_focus(spec: &str) -> Result<Locator, String> {
+    let usage = || {
+        format!(
+            "--for {spec:?}: expected KIND/NAMESPACE/NAME (e.g. httproute/toystore/toystore, \
+             gateway/gateway-system/prod-web, listener/gateway-system/prod-web#api) or gatewayclass/NAME"
+        )
+    };
+    let (kind, rest) = spec.split_once('/').ok_or_else(usage)?;
+    let (rest, section) = match rest.split_once('#') {
+        Some((r, s)) if !s.is_empty() => (r, Some(s)),
+        Some(_) => return Err(usage()),
+        None => (rest, None),
+    };
+    let (kind_name, group, cluster, needs_section) = match kind.to_ascii_lowercase().as_str() {
+        "gatewayclass" => ("GatewayClass", "gateway.networking.k8s.io", true, false),
+        "gateway" => ("Gateway", "gateway.networking.k8s.io", false, false),
+        "listener" => ("Gateway", "gateway.networking.k8s.io", false, true),
+        "httproute" => ("HTTPRoute", "gateway.networking.k8s.io", false, false),
+        "httprouterule" => ("HTTPRoute", "gateway.networking.k8s.io", false, true),
+        "grpcroute" => ("GRPCRoute", "gateway.networking.k8s.io", false, false),
+        "grpcrouterule" => ("GRPCRoute", "gateway.networking.k8s.io", false, true),
+        "service" => ("Service", "", false, false),
+        "serviceport" => ("Service", "", false, true),
+        "kuadrant" => ("Kuadrant", "kuadrant.io", false, false),
+        "ratelimitpolicy" | "authpolicy" | "tokenratelimitpolicy" | "dnspolicy" | "tlspolicy" => {
+            (kind, "kuadrant.io", false, false)
+        }
+        _ => {
+            return Err(format!(
+                "--for {spec:?}: unknown kind {kind:?}; use gatewayclass, gateway, listener, httproute, \
+                 httprouterule, grpcroute, grpcrouterule, service, serviceport, kuadrant or a policy kind"
+            ));
+        }
+    };
+    if needs_section && section.is_none() {
+        return Err(format!(
+            "--for {spec:?}: a {kind} needs a #section, e.g. {kind}/NAMESPACE/NAME#SECTION"
+        ));
+    }
+    let (ns, name) = if cluster {
+        if rest.contains('/') {
+            return Err(usage());
+        }
+        ("", rest)
+    } else {
+        rest.split_once('/').ok_or_else(usage)?
+    };
+    if name.is_empty() || (!cluster && ns.is_empty()) || name.contains('/') {
+        return Err(usage());
+    }
+    let base = Locator::object(kind_name, group, ns, name);
+    Ok(match section {
+        Some(s) => base.section(s),
+        None => base,
+    })
+}
+
+/// The label policy-machinery writes: `Kind\nnamespace/name[#section]`.
+fn label(n: &Node) -> String {
+    format!("{}\n{}", n.kind, n.name)
+}
+
+/// The node's attributes other than the label, sorted by key, as policy-machinery sets them.
+fn role_attrs(role: NodeRole) -> &'static [(&'static str, &'static str)] {
+    match role {
+        NodeRole::Object => &[("shape", "ellipse")],
+        NodeRole::Targetable => &[
+            ("fillcolor", "#e5e5e5"),
+            ("shape", "box"),
+            ("style", "filled"),
+        ],
+        NodeRole::Policy => &[("shape", "note"), ("style", "dashed")],
+    }
+}
+
+fn node_attrs(n: &Node) -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = role_attrs(n.role)
+        .iter()
+        .map(|(k, v)| (*k, (*v).to_owned()))
+        .collect();
+    v.push(("label", label(n)));
+    v.sort_by(|a, b| a.0.cmp(b.0));
+    v
+}
+
+fn edge_comment(t: &Topology, from: NodeIndex, to: NodeIndex, kind: EdgeKind) -> String {
+    match kind {
+        EdgeKind::Policy => "Policy -> Target".to_owned(),
+        EdgeKind::Link => format!("{} -> {}", t.graph[from].kind, t.graph[to].kind),
+    }
+}
+
+fn edge_attrs(comment: String, kind: EdgeKind) -> Vec<(&'static str, String)> {
+    let mut v = vec![("comment", comment)];
+    if kind == EdgeKind::Policy {
+        v.push(("style", "dashed".to_owned()));
+    }
+    v
+}
+
+fn write_attrs(out: &mut String, attrs: &[(&'static str, String)]) {
+    out.push('[');
+    for (i, (k, v)) in attrs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{k}={}", go_quote(v));
+    }
+    out.push(']');
+}
+
+/// Go's `strconv.Quote` (what `%q` prints for a string): `"` and `\` escaped, `\a \b \f \n \r \t \v`,
+/// other ASCII control bytes as `\xNN`, non-printable non-ASCII characters as `\uNNNN` / `\UNNNNNNNN`.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_ascii() => out.push(c),
+            // Approximates unicode.IsPrint: control, format and non-ASCII space characters are escaped.
+            c if c.is_control() || c.is_whitespace() || is_format_char(c) => {
+                if (c as u32) < 0x10000 {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn is_format_char(c: char) -> bool {
+    matches!(c as u32, 0xad | 0x600..=0x605 | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x2064 | 0xfeff)
+}
+
+/// policyctl's DOT (see the module docs for the id scheme).
+pub fn dot(t: &Topology, sel: &Selection) -> String {
+    let mut out = String::from("digraph topology {\n");
+    for ix in sorted_nodes(t, sel, false) {
+        let n = &t.graph[ix];
+        let _ = write!(out, "\t{} ", go_quote(n.locator.as_str()));
+        write_attrs(&mut out, &node_attrs(n));
+        out.push_str(";\n");
+    }
+    for (from, to, kind) in sorted_edges(t, sel) {
+        let _ = write!(
+            out,
+            "\t{} -> {} ",
+            go_quote(t.graph[from].locator.as_str()),
+            go_quote(t.graph[to].locator.as_str())
+        );
+        write_attrs(&mut out, &edge_attrs(edge_comment(t, from, to, kind), kind));
+        out.push_str(";\n");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Nodes in the selection, sorted by locator; `compat` leaves out Service and ServicePort nodes.
+fn sorted_nodes(t: &Topology, sel: &Selection, compat: bool) -> Vec<NodeIndex> {
+    let mut v: Vec<NodeIndex> = t
+        .graph
+        .node_indices()
+        .filter(|ix| sel.contains(*ix) && !(compat && is_service(&t.graph[*ix])))
+        .collect();
+    v.sort_by(|a, b| t.graph[*a].locator.cmp(&t.graph[*b].locator));
+    v
+}
+
+fn is_service(n: &Node) -> bool {
+    matches!(n.what, NodeRef::Service(_) | NodeRef::ServicePort(..))
+}
+
+/// Edges between selected nodes, sorted by (from, to, kind), de-duplicated.
+fn sorted_edges(t: &Topology, sel: &Selection) -> Vec<(NodeIndex, NodeIndex, EdgeKind)> {
+    let mut set = BTreeSet::new();
+    for e in t.graph.edge_references() {
+        if sel.contains(e.source()) && sel.contains(e.target()) {
+            let k = match e.weight() {
+                EdgeKind::Policy => 1u8,
+                EdgeKind::Link => 0u8,
+            };
+            set.insert((
+                t.graph[e.source()].locator.clone(),
+                t.graph[e.target()].locator.clone(),
+                k,
+                e.source(),
+                e.target(),
+            ));
+        }
+    }
+    set.into_iter()
+        .map(|(_, _, k, a, b)| {
+            (
+                a,
+                b,
+                if k == 1 {
+                    EdgeKind::Policy
+                } else {
+                    EdgeKind::Link
+                },
+            )
+        })
+        .collect()
+}
+
+/// The text emicklei/dot prints for policy-machinery's `ToDot()` (see the module docs).
+pub fn dot_compat(t: &Topology, sel: &Selection) -> String {
+    // Sequence numbers follow node creation order over the whole graph (not just the selection), so a
+    // focused graph keeps the ids of the full one.
+    let mut seq: BTreeMap<NodeIndex, usize> = BTreeMap::new();
+    for ix in t.graph.node_indices() {
+        if !is_service(&t.graph[ix]) {
+            let next = seq.len() + 1;
+            seq.insert(ix, next);
+        }
+    }
+    let mut out = String::from("digraph  {\n\t\n\t");
+    for ix in sorted_nodes(t, sel, true) {
+        let _ = write!(out, "n{}", seq[&ix]);
+        write_attrs(&mut out, &node_attrs(&t.graph[ix]));
+        out.push_str(";\n\t");
+    }
+    // Edges grouped by from-node id, groups sorted by locator, insertion order inside a group.
+    let mut groups: BTreeMap<&Locator, Vec<(NodeIndex, NodeIndex, EdgeKind)>> = BTreeMap::new();
+    for e in t.graph.edge_references() {
+        let (a, b) = (e.source(), e.target());
+        if !seq.contains_key(&a) || !seq.contains_key(&b) || !sel.contains(a) || !sel.contains(b) {
+            continue;
+        }
+        groups
+            .entry(&t.graph[a].locator)
+            .or_default()
+            .push((a, b, *e.weight()));
+    }
+    for edges in groups.values() {
+        for (a, b, kind) in edges {
+            let _ = write!(out, "n{}->n{}", seq[a], seq[b]);
+            write_attrs(&mut out, &edge_attrs(edge_comment(t, *a, *b, *kind), *kind));
+            out.push_str(";\n\t");
+        }
+    }
+    out.push_str("\n}\n");
+    out
+}
+
+/// A Mermaid flowchart: ids `n<k>` by sorted locator (`k` counts within the drawn nodes), boxes for
+/// targetables, flags for policies, stadiums for objects; dashed arrows for policy edges.
+pub fn mermaid(t: &Topology, sel: &Selection) -> String {
+    let nodes = sorted_nodes(t, sel, false);
+    let ids: BTreeMap<NodeIndex, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, ix)| (*ix, i + 1))
+        .collect();
+    let mut out = String::from("flowchart TD\n");
+    for ix in &nodes {
+        let n = &t.graph[*ix];
+        let text = format!("{}<br/>{}", mermaid_text(n.kind), mermaid_text(&n.name));
+        let (open, close, class) = match n.role {
+            NodeRole::Targetable => ("[\"", "\"]", "targetable"),
+            NodeRole::Policy => (">\"", "\"]", "policy"),
+            NodeRole::Object => ("([\"", "\"])", "object"),
+        };
+        let _ = writeln!(out, "    n{}{open}{text}{close}:::{class}", ids[ix]);
+    }
+    for (a, b, kind) in sorted_edges(t, sel) {
+        let arrow = match kind {
+            EdgeKind::Link => "-->",
+            EdgeKind::Policy => "-.->",
+        };
+        let _ = writeln!(out, "    n{} {arrow} n{}", ids[&a], ids[&b]);
+    }
+    out.push_str("    classDef targetable fill:#e5e5e5,stroke:#333\n");
+    out.push_str("    classDef policy fill:#fff,stroke:#333,stroke-dasharray:4 3\n");
+    out.push_str("    classDef object fill:#fff,stroke:#333\n");
+    out
+}
+
+/// Text inside a quoted Mermaid label: entity codes for the characters Mermaid would interpret.
+fn mermaid_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("#quot;"),
+            '#' => out.push_str("#35;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '&' => out.push_str("#amp;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct JsonGraph {
+    nodes: Vec<JsonNode>,
+    edges: Vec<JsonEdge>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonNode {
+    locator: String,
+    kind: &'static str,
+    /// Empty for cluster-scoped objects.
+    namespace: String,
+    /// `name`, or `parent#section` for listeners, route rules and service ports.
+    name: String,
+    role: &'static str,
+    /// Policies only: the locator their targetRef names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<String>,
+    /// Policies only: whether that target exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attached: Option<bool>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonEdge {
+    from: String,
+    to: String,
+    kind: &'static str,
+    comment: String,
+}
+
+/// JSON: `{"nodes": [...], "edges": [...]}`, nodes sorted by locator, edges as in [`dot`].
+pub fn json(t: &Topology, sel: &Selection) -> String {
+    let nodes = sorted_nodes(t, sel, false)
+        .into_iter()
+        .map(|ix| {
+            let n = &t.graph[ix];
+            let (namespace, name) = match n.name.split_once('/') {
+                Some((ns, name)) => (ns.to_owned(), name.to_owned()),
+                None => (String::new(), n.name.clone()),
+            };
+            let (target, attached) = match n.what {
+                NodeRef::Policy(pi) => (
+                    Some(t.model.policies[pi].target_locator().to_string()),
+                    Some(t.policy_target(pi).is_some()),
+                ),
+                _ => (None, None),
+            };
+            JsonNode {
+                locator: n.locator.to_string(),
+                kind: n.kind,
+                namespace,
+                name,
+                role: match n.role {
+                    NodeRole::Object => "object",
+                    NodeRole::Targetable => "targetable",
+                    NodeRole::Policy => "policy",
+                },
+                target,
+                attached,
+            }
+        })
+        .collect();
+    let edges = sorted_edges(t, sel)
+        .into_iter()
+        .map(|(a, b, kind)| JsonEdge {
+            from: t.graph[a].locator.to_string(),
+            to: t.graph[b].locator.to_string(),
+            kind: match kind {
+                EdgeKind::Link => "link",
+                EdgeKind::Policy => "policy",
+            },
+            comment: edge_comment(t, a, b, kind),
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&JsonGraph { nodes, edges }).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_quote_matches_strconv_quote() {
+        assert_eq!(go_quote("Gateway\nns/gw"), r#""Gateway\nns/gw""#);
+        assert_eq!(go_quote("a\"b\\c\u{1}\t"), r#""a\"b\\c\x01\t""#);
+        assert_eq!(go_quote("é\u{a0}"), "\"é\\u00a0\"");
+        assert_eq!(go_quote("#e5e5e5"), "\"#e5e5e5\"");
+    }
+
+    #[test]
+    fn focus_specs() {
+        assert_eq!(
+            parse_focus("httproute/toystore/toystore").unwrap().as_str(),
+            "httproute.gateway.networking.k8s.io:toystore/toystore"
+        );
+        assert_eq!(
+            parse_focus("gatewayclass/istio").unwrap().as_str(),
+            "gatewayclass.gateway.networking.k8s.io:istio"
+        );
+        assert_eq!(
+            parse_focus("listener/ns/gw#http").unwrap().as_str(),
+            "gateway.gateway.networking.k8s.io:ns/gw#http"
+        );
+        assert_eq!(
+            parse_focus("RateLimitPolicy/ns/p").unwrap().as_str(),
+            "ratelimitpolicy.kuadrant.io:ns/p"
+        );
+        assert!(parse_focus("listener/ns/gw").is_err());
+        assert!(parse_focus("gateway/gw").is_err());
+        assert!(parse_focus("widget/ns/x").is_err());
+        assert!(parse_focus("gatewayclass/a/b").is_err());
+    }
+}

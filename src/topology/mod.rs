@@ -8,9 +8,13 @@
 //! Version differences (ERRATA 6): on 1.4 GRPCRoutes are not part of the topology and rules are always
 //! `rule-N`; on 1.5 GRPCRoutes are expanded and a rule's `name` is its section name.
 
-use crate::model::{KuadrantVersion, Locator, Model, RouteKind, GATEWAY_API_GROUP};
+pub mod lint;
+
+use crate::model::{KuadrantVersion, Locator, Model, PolicyKind, RouteKind, GATEWAY_API_GROUP};
+use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
+use petgraph::visit::EdgeRef;
+use std::collections::{BTreeSet, HashMap};
 
 /// What a node stands for: indices into the [`Model`]'s vectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,6 +86,15 @@ pub struct Topology<'m> {
     /// Policy index → the node its target locator resolved to.
     attached: HashMap<usize, NodeIndex>,
 }
+
+/// The order the operator registers policy kinds in (`WithPolicyKinds`, identical at v1.4.6 and v1.5.2).
+pub const POLICY_REGISTRATION_ORDER: [PolicyKind; 5] = [
+    PolicyKind::Dns,
+    PolicyKind::Tls,
+    PolicyKind::Auth,
+    PolicyKind::RateLimit,
+    PolicyKind::TokenRateLimit,
+];
 
 /// Whether a route kind is part of the topology for this version.
 pub fn route_in_topology(kind: RouteKind, version: KuadrantVersion) -> bool {
@@ -187,14 +200,21 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        for (pi, p) in model.policies.iter().enumerate() {
-            t.add(
-                p.locator(),
-                p.kind.kind(),
-                p.meta.key(),
-                NodeRef::Policy(pi),
-                NodeRole::Policy,
-            );
+        // Policies are fed kind by kind in the operator's registration order
+        // (state_of_the_world.go `WithPolicyKinds`), which fixes their DOT `n<seq>` numbers.
+        for kind in POLICY_REGISTRATION_ORDER {
+            for (pi, p) in model.policies.iter().enumerate() {
+                if p.kind != kind {
+                    continue;
+                }
+                t.add(
+                    p.locator(),
+                    p.kind.kind(),
+                    p.meta.key(),
+                    NodeRef::Policy(pi),
+                    NodeRole::Policy,
+                );
+            }
         }
         t.link();
         t
@@ -345,6 +365,47 @@ impl<'m> Topology<'m> {
             }
         }
         out
+    }
+
+    /// The nodes `--for` keeps around `focus`: the node itself, its ancestors and descendants along link
+    /// edges, and every policy attached to any of them. For a policy: the policy itself, and the
+    /// neighbourhood of its target when it is attached.
+    pub fn focus(&self, focus: NodeIndex) -> BTreeSet<NodeIndex> {
+        let mut keep = BTreeSet::new();
+        let start = if self.graph[focus].role == NodeRole::Policy {
+            keep.insert(focus);
+            match self.graph.edges(focus).find(|e| *e.weight() == EdgeKind::Policy) {
+                Some(e) => e.target(),
+                None => return keep,
+            }
+        } else {
+            focus
+        };
+        for dir in [Direction::Incoming, Direction::Outgoing] {
+            let mut stack = vec![start];
+            while let Some(n) = stack.pop() {
+                if !keep.insert(n) && n != start {
+                    continue;
+                }
+                for e in self.graph.edges_directed(n, dir) {
+                    if *e.weight() == EdgeKind::Link {
+                        let next = if dir == Direction::Incoming { e.source() } else { e.target() };
+                        if !keep.contains(&next) {
+                            stack.push(next);
+                        }
+                    }
+                }
+            }
+        }
+        let targets: Vec<NodeIndex> = keep.iter().copied().collect();
+        for n in targets {
+            for e in self.graph.edges_directed(n, Direction::Incoming) {
+                if *e.weight() == EdgeKind::Policy {
+                    keep.insert(e.source());
+                }
+            }
+        }
+        keep
     }
 
     pub fn node(&self, locator: &Locator) -> Option<&Node> {

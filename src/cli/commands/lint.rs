@@ -29,6 +29,8 @@ pub struct LintArgs {
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
     let mut diags = loaded.diagnostics.clone();
+    let topology = policyctl::topology::Topology::build(&loaded.model, a.input.version());
+    diags.extend(policyctl::topology::lint::lint(&topology));
     diags.sort();
     let shown = ui.visible(&diags);
     match a.output {

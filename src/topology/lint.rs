@@ -1,0 +1,504 @@
+//! Reference and attachment checks over a built [`Topology`] (the `PCTL2xxx` diagnostics).
+//!
+//! Each finding points at the reference that causes it: a policy's `targetRef` name or `sectionName`, a
+//! route's `parentRef` name or `sectionName`, a Gateway's `gatewayClassName`. Must not merge policies.
+
+use super::{Topology, route_in_topology};
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::model::{
+    GATEWAY_API_GROUP, Gateway, KuadrantVersion, Listener, Locator, Obj, ParentRef, Policy, Route,
+    RoutesFrom,
+};
+use crate::topology::NodeRef;
+use std::collections::{BTreeMap, HashSet};
+
+/// Every `PCTL2xxx` finding of the topology, in model order (callers sort).
+pub fn lint(t: &Topology) -> Diagnostics {
+    let mut d = Diagnostics::new();
+    for (pi, p) in t.model.policies.iter().enumerate() {
+        policy_target(t, pi, p, &mut d);
+    }
+    for g in &t.model.gateways {
+        if t.model.gateway_class(&g.spec.class_name.value).is_none() {
+            d.push(
+                Diagnostic::new(
+                    Code::GatewayClassNotFound,
+                    format!(
+                        "gatewayClassName {:?} matches no GatewayClass in the input",
+                        g.spec.class_name.value
+                    ),
+                )
+                .object(format!("Gateway {}", g.meta.key()))
+                .at(g.spec.class_name.span, "no GatewayClass with this name")
+                .help("the Gateway is in no path, so no policy reaches its routes; add the GatewayClass with -f"),
+            );
+        }
+    }
+    let mut hostname_seen = HashSet::new();
+    for (ri, r) in t.model.routes.iter().enumerate() {
+        if !route_in_topology(r.spec.kind, t.version) {
+            continue;
+        }
+        for pr in &r.spec.parent_refs {
+            parent_ref(t, ri, pr, &mut hostname_seen, &mut d);
+        }
+    }
+    d
+}
+
+/// The operator's `TargetNotFound` message: `name#section` for RLP/Auth/TRLP, `name` for DNS/TLS.
+fn operator_not_found(p: &Policy) -> String {
+    let name = match (&p.target.section_name, p.kind.is_inherited()) {
+        (Some(s), true) => format!("{}#{}", p.target.name.value, s.value),
+        _ => p.target.name.value.clone(),
+    };
+    format!("{} target {name} was not found", p.kind.kind())
+}
+
+fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
+    let object = p.display();
+    let tr = &p.target;
+    if let Some(node) = t.policy_target(pi) {
+        if let NodeRef::Rule(ri, xi) = node.what {
+            let rule = &t.model.routes[ri].spec.rules[xi];
+            if (rule.name.is_none() || t.version == KuadrantVersion::V1_4)
+                && let Some(s) = &tr.section_name
+            {
+                let help = if t.version == KuadrantVersion::V1_4 {
+                    "operator 1.4 names rules only by position: adding, removing or reordering rules silently moves this policy"
+                } else {
+                    "give the rule a name (spec.rules[].name) and target that name: rule-N moves when rules are added, removed or reordered"
+                };
+                d.push(
+                    Diagnostic::new(
+                        Code::PositionalRuleName,
+                        format!(
+                            "targets rule {:?} of {} by its position",
+                            s.value,
+                            node_display(t, ri)
+                        ),
+                    )
+                    .object(object)
+                    .at(s.span, "positional rule name")
+                    .help(help),
+                );
+            }
+        }
+        return;
+    }
+    let base = Locator::object(
+        &tr.kind.value,
+        &tr.group.value,
+        &p.meta.namespace,
+        &tr.name.value,
+    );
+    if let (Some(section), Some(parent)) = (&tr.section_name, t.node(&base)) {
+        let (what, names, extra) = sections_of(t, parent.what, &section.value);
+        d.push(
+            Diagnostic::new(
+                Code::SectionNotFound,
+                format!(
+                    "sectionName {:?} matches no {what} of {} {} ({what}s: {})",
+                    section.value,
+                    parent.kind,
+                    parent.name,
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+            .object(object)
+            .at(section.span, format!("no {what} with this name"))
+            .help(format!(
+                "{extra}the operator will report Accepted=False: \"{}\"",
+                operator_not_found(p)
+            )),
+        );
+        return;
+    }
+    let mut help =
+        String::from("check spec.targetRef, or pass the file that defines the target with -f");
+    let kind_lc = tr.kind.value.to_ascii_lowercase();
+    let elsewhere: Vec<String> = match kind_lc.as_str() {
+        "gateway" => t
+            .model
+            .gateways
+            .iter()
+            .filter(|g| g.meta.name == tr.name.value)
+            .map(|g| g.meta.key())
+            .collect(),
+        "httproute" | "grpcroute" => t
+            .model
+            .routes
+            .iter()
+            .filter(|r| {
+                r.meta.name == tr.name.value && r.spec.kind.kind().eq_ignore_ascii_case(&kind_lc)
+            })
+            .map(|r| r.meta.key())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if kind_lc == "grpcroute"
+        && t.version == KuadrantVersion::V1_4
+        && elsewhere
+            .iter()
+            .any(|k| *k == format!("{}/{}", p.meta.namespace, tr.name.value))
+    {
+        help = "operator 1.4 does not put GRPCRoutes in its topology; use --kuadrant-version 1.5"
+            .into();
+    } else if !elsewhere.is_empty() {
+        help = format!(
+            "a policy can only target objects in its own namespace ({}); found {} {}",
+            p.meta.namespace,
+            tr.kind.value,
+            elsewhere.join(", ")
+        );
+    }
+    d.push(
+        Diagnostic::new(Code::TargetNotFound, operator_not_found(p))
+            .object(object)
+            .at(
+                tr.name.span,
+                format!(
+                    "no {} named {:?} in namespace {}",
+                    tr.kind.value, tr.name.value, p.meta.namespace
+                ),
+            )
+            .help(help),
+    );
+}
+
+fn node_display(t: &Topology, route: usize) -> String {
+    let r = &t.model.routes[route];
+    format!("{} {}", r.spec.kind.kind(), r.meta.key())
+}
+
+/// For a parent node: what its sections are called, their names, and a hint when a rule is named
+/// `section` but the version ignores rule names.
+fn sections_of(
+    t: &Topology,
+    parent: NodeRef,
+    section: &str,
+) -> (&'static str, Vec<String>, String) {
+    match parent {
+        NodeRef::Gateway(gi) => (
+            "listener",
+            t.model.gateways[gi]
+                .spec
+                .listeners
+                .iter()
+                .map(|l| l.name.value.clone())
+                .collect(),
+            String::new(),
+        ),
+        NodeRef::Route(ri) => {
+            let rules = &t.model.routes[ri].spec.rules;
+            let names = rules
+                .iter()
+                .enumerate()
+                .map(|(i, r)| r.section_name(i, t.version))
+                .collect();
+            let extra = if t.version == KuadrantVersion::V1_4
+                && rules
+                    .iter()
+                    .any(|r| r.name.as_ref().is_some_and(|n| n.value == section))
+            {
+                "operator 1.4 ignores rule names (rules are rule-1, rule-2, …); ".to_owned()
+            } else {
+                String::new()
+            };
+            ("rule", names, extra)
+        }
+        NodeRef::Service(si) => (
+            "port",
+            t.model.services[si]
+                .spec
+                .ports
+                .iter()
+                .filter_map(|(n, _)| n.clone())
+                .collect(),
+            String::new(),
+        ),
+        _ => ("section", Vec::new(), String::new()),
+    }
+}
+
+/// Whether a listener admits a route: `Ok(true)`, `Ok(false)` with the reason, or `Err` when a
+/// namespace selector cannot be evaluated without the Namespace object.
+fn admits(
+    t: &Topology,
+    gw: &Obj<Gateway>,
+    l: &Listener,
+    r: &Obj<Route>,
+) -> Result<Option<String>, String> {
+    let ar = &l.allowed_routes;
+    if !ar.kinds.is_empty()
+        && !ar
+            .kinds
+            .iter()
+            .any(|(g, k)| g == GATEWAY_API_GROUP && k == r.spec.kind.kind())
+    {
+        return Ok(Some(format!(
+            "allowedRoutes.kinds does not include {}",
+            r.spec.kind.kind()
+        )));
+    }
+    let ns = &r.meta.namespace;
+    match &ar.from {
+        RoutesFrom::All => Ok(None),
+        RoutesFrom::Same if *ns == gw.meta.namespace => Ok(None),
+        RoutesFrom::Same => Ok(Some(format!(
+            "allowedRoutes.namespaces.from is Same (the default) and the route is in namespace {ns}, the Gateway in {}",
+            gw.meta.namespace
+        ))),
+        RoutesFrom::Selector(sel) => {
+            // Kubernetes sets `kubernetes.io/metadata.name` on every Namespace.
+            let implicit = ("kubernetes.io/metadata.name".to_owned(), ns.clone());
+            let labels: BTreeMap<String, String> = match t.model.namespace_labels(ns) {
+                Some(l) => l.clone().into_iter().chain([implicit]).collect(),
+                None => {
+                    let only_name = sel.match_labels.keys().all(|k| k == &implicit.0)
+                        && sel
+                            .match_expressions
+                            .iter()
+                            .all(|(k, _, _)| *k == implicit.0);
+                    if !only_name {
+                        return Err(format!(
+                            "allowedRoutes.namespaces.from is Selector and Namespace {ns} is not in the input"
+                        ));
+                    }
+                    [implicit].into_iter().collect()
+                }
+            };
+            if sel.matches(&labels) {
+                Ok(None)
+            } else {
+                Ok(Some(format!(
+                    "the labels of Namespace {ns} do not match allowedRoutes.namespaces.selector"
+                )))
+            }
+        }
+    }
+}
+
+/// Kuadrant's `SubsetOf` (`internal/utils/hostname.go`): is `a` covered by `b`.
+pub fn hostname_subset_of(a: &str, b: &str) -> bool {
+    let aw = a.starts_with('*');
+    let bw = b.starts_with('*');
+    match (aw, bw) {
+        (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
+        (true, false) => false,
+        (false, true) => a.ends_with(&b[1..]),
+        (false, false) => a == b,
+    }
+}
+
+/// Gateway API hostname intersection (either side may be a wildcard).
+fn hostnames_intersect(a: &str, b: &str) -> bool {
+    hostname_subset_of(a, b) || hostname_subset_of(b, a)
+}
+
+fn parent_ref(
+    t: &Topology,
+    route_ix: usize,
+    pr: &ParentRef,
+    hostname_seen: &mut HashSet<(usize, usize, usize)>,
+    d: &mut Diagnostics,
+) {
+    if pr.group != GATEWAY_API_GROUP || pr.kind != "Gateway" {
+        return;
+    }
+    let r = &t.model.routes[route_ix];
+    let object = format!("{} {}", r.spec.kind.kind(), r.meta.key());
+    let ns = pr.namespace.as_deref().unwrap_or(&r.meta.namespace);
+    let Some(gi) = t
+        .model
+        .gateways
+        .iter()
+        .position(|g| g.meta.namespace == ns && g.meta.name == pr.name)
+    else {
+        d.push(
+            Diagnostic::new(
+                Code::ParentNotFound,
+                format!("parentRef names Gateway {ns}/{}, which is not in the input", pr.name),
+            )
+            .object(object)
+            .at(pr.name_span, "no Gateway with this name")
+            .help("the route is in no path through this parentRef; add the Gateway with -f, or fix name/namespace"),
+        );
+        return;
+    };
+    let gw = &t.model.gateways[gi];
+    let listeners: Vec<usize> = gw
+        .spec
+        .listeners
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| pr.section_name.as_ref().is_none_or(|s| *s == l.name.value))
+        .map(|(i, _)| i)
+        .collect();
+    if let (Some(s), true) = (&pr.section_name, listeners.is_empty()) {
+        let names: Vec<&str> = gw
+            .spec
+            .listeners
+            .iter()
+            .map(|l| l.name.value.as_str())
+            .collect();
+        d.push(
+            Diagnostic::new(
+                Code::SectionNotFound,
+                format!(
+                    "sectionName {s:?} matches no listener of Gateway {} (listeners: {})",
+                    gw.meta.key(),
+                    names.join(", ")
+                ),
+            )
+            .object(object)
+            .at(
+                pr.section_span.unwrap_or(pr.span),
+                "no listener with this name",
+            )
+            .help("this parentRef attaches the route to nothing; use one of the listener names"),
+        );
+        return;
+    }
+    let mut refused: Vec<(usize, String)> = Vec::new();
+    let mut unknown: Vec<(usize, String)> = Vec::new();
+    for &li in &listeners {
+        match admits(t, gw, &gw.spec.listeners[li], r) {
+            Ok(None) => {}
+            Ok(Some(why)) => refused.push((li, why)),
+            Err(why) => unknown.push((li, why)),
+        }
+    }
+    let names = |v: &[(usize, String)]| {
+        v.iter()
+            .map(|(li, _)| gw.spec.listeners[*li].name.value.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (li, why) in &refused {
+        d.push(
+            Diagnostic::new(
+                Code::RouteNotAllowed,
+                format!(
+                    "listener {} of Gateway {} does not admit this {}: {why}",
+                    gw.spec.listeners[*li].name.value,
+                    gw.meta.key(),
+                    r.spec.kind.kind(),
+                ),
+            )
+            .object(object.clone())
+            .at(pr.name_span, "route not allowed here")
+            .also(gw.spec.listeners[*li].name.span, "listener")
+            .help(
+                "Kuadrant does not check allowedRoutes and still computes policies for this path, but the gateway \
+                 will not serve the route there; allow the namespace/kind in spec.listeners[].allowedRoutes",
+            ),
+        );
+    }
+    if let Some((_, why)) = unknown.first() {
+        d.push(
+            Diagnostic::new(
+                Code::RouteNotAllowed,
+                format!(
+                    "cannot check whether Gateway {} admits this {} on listener {}: {why}",
+                    gw.meta.key(),
+                    r.spec.kind.kind(),
+                    names(&unknown)
+                ),
+            )
+            .severity(Severity::Info)
+            .object(object.clone())
+            .at(pr.name_span, "allowedRoutes selector not evaluated")
+            .help("pass the Namespace manifest (with its labels) with -f so the selector can be evaluated"),
+        );
+    }
+    if r.spec.hostnames.is_empty() {
+        return;
+    }
+    let mut invalid: Vec<usize> = Vec::new();
+    for &li in &listeners {
+        let l = &gw.spec.listeners[li];
+        let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
+        if !r
+            .spec
+            .hostnames
+            .iter()
+            .any(|h| hostname_subset_of(&h.value, lh))
+            && hostname_seen.insert((route_ix, gi, li))
+        {
+            invalid.push(li);
+        }
+    }
+    let Some(&first) = invalid.first() else {
+        return;
+    };
+    let l = &gw.spec.listeners[first];
+    let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
+    let listed: Vec<String> = invalid
+        .iter()
+        .map(|li| {
+            let l = &gw.spec.listeners[*li];
+            format!(
+                "{} ({})",
+                l.name.value,
+                l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*")
+            )
+        })
+        .collect();
+    let gateway_api_attaches = r
+        .spec
+        .hostnames
+        .iter()
+        .any(|h| hostnames_intersect(&h.value, lh));
+    let mut diag = Diagnostic::new(
+        Code::HostnameMismatch,
+        format!(
+            "no hostname of this {} is a subset of the hostname of listener {} of Gateway {}: Kuadrant treats the \
+             path as invalid and enforces no policy on it",
+            r.spec.kind.kind(),
+            listed.join(", "),
+            gw.meta.key()
+        ),
+    )
+    .object(object)
+    .at(pr.name_span, "path through this parentRef is invalid for Kuadrant")
+    .also(r.spec.hostnames[0].span, "route hostnames");
+    if let Some(h) = &l.hostname {
+        diag = diag.also(h.span, "listener hostname");
+    }
+    diag = diag.help(if gateway_api_attaches {
+        "Gateway API still attaches the route (the hostnames intersect), but Kuadrant requires a route hostname \
+         that is a subset of the listener's (a wildcard route hostname under a specific listener hostname is not)"
+    } else {
+        "the hostnames do not intersect either, so the gateway will not serve the route on this listener"
+    });
+    d.push(diag);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hostname_subset_of as sub;
+
+    #[test]
+    fn subset_table_from_the_operator() {
+        // op:internal/utils/hostname_test.go TestNameSubsetOf
+        assert!(sub("foo.com", "foo.com"));
+        assert!(!sub("foo.com", "bar.com"));
+        assert!(!sub("*.com", "foo.com"));
+        assert!(sub("foo.com", "*.com"));
+        assert!(!sub("*.foo.com", "foo.com"));
+        assert!(!sub("foo.com", "*.foo.com"));
+        assert!(!sub("*", "*.com"));
+        assert!(sub("*.com", "*"));
+        assert!(!sub("*.com", "*.org"));
+        assert!(!sub("*.foo.com", "*.bar.foo.com"));
+        assert!(!sub("*.foo.com", "*.baz.foo.com"));
+        assert!(sub("", ""));
+        assert!(!sub("", "foo.com"));
+        assert!(sub("*.foo.*.com", "*.foo.*.com"));
+    }
+}
