@@ -60,7 +60,12 @@ pub struct InputArgs {
     #[arg(short = 'n', long, value_name = "NS", default_value = "default")]
     pub namespace: String,
     /// Kuadrant operator release line to emulate.
-    #[arg(long, value_enum, default_value = "1.4", env = "POLICYCTL_KUADRANT_VERSION")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "1.4",
+        env = "POLICYCTL_KUADRANT_VERSION"
+    )]
     pub kuadrant_version: VersionArg,
 }
 
@@ -245,7 +250,11 @@ impl Ui {
         if self.quiet {
             self.err(&render::diagnostics::short(&shown, &loaded.sources));
         } else {
-            self.err(&render::diagnostics::human_all(&shown, &loaded.sources, self.style_err()));
+            self.err(&render::diagnostics::human_all(
+                &shown,
+                &loaded.sources,
+                self.style_err(),
+            ));
         }
     }
 

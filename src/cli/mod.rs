@@ -12,7 +12,9 @@ pub use common::Ui;
 /// Compute offline what the Kuadrant operator would do with your manifests.
 #[derive(Parser, Debug)]
 #[command(name = "policyctl", version, about, long_about = None, propagate_version = true)]
-#[command(after_help = "Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble.")]
+#[command(
+    after_help = "Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble."
+)]
 pub struct Cli {
     #[command(flatten)]
     pub ui: common::UiArgs,

@@ -177,10 +177,7 @@ fn read_spec<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawSp
     })
 }
 
-fn read_status<'de, A: MapAccess<'de>>(
-    k: ObjectKind,
-    map: &mut A,
-) -> Result<RawStatus, A::Error> {
+fn read_status<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawStatus, A::Error> {
     use ObjectKind as K;
     Ok(match k {
         K::Gateway => RawStatus::Gateway(map.next_value()?),

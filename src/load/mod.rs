@@ -67,7 +67,13 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
                 if let Some(t) = decode(name, bytes, &mut out) {
                     let id = out.sources.add(name.clone(), t);
                     out.files.push(name.clone());
-                    texts.push((id, out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default()));
+                    texts.push((
+                        id,
+                        out.sources
+                            .get(id)
+                            .map(|f| f.text.clone())
+                            .unwrap_or_default(),
+                    ));
                 }
             }
             Input::Path(p) => {
@@ -80,13 +86,19 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
                                 out.files.push(name);
                                 texts.push((
                                     id,
-                                    out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default(),
+                                    out.sources
+                                        .get(id)
+                                        .map(|f| f.text.clone())
+                                        .unwrap_or_default(),
                                 ));
                             }
                         }
                         Err(e) => out.diagnostics.push(
-                            Diagnostic::new(Code::UnreadableInput, format!("cannot read {name}: {e}"))
-                                .help("check the path and its permissions"),
+                            Diagnostic::new(
+                                Code::UnreadableInput,
+                                format!("cannot read {name}: {e}"),
+                            )
+                            .help("check the path and its permissions"),
                         ),
                     }
                 }
@@ -99,7 +111,15 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     for (id, text) in &texts {
         for chunk in split::documents(text) {
             out.documents += 1;
-            parse_chunk(*id, chunk.offset, &text[chunk.offset..chunk.offset + chunk.len], opts, &mut seq, &mut validated, &mut out.diagnostics);
+            parse_chunk(
+                *id,
+                chunk.offset,
+                &text[chunk.offset..chunk.offset + chunk.len],
+                opts,
+                &mut seq,
+                &mut validated,
+                &mut out.diagnostics,
+            );
         }
     }
     out.model = assemble(validated, &mut out.diagnostics);
@@ -110,8 +130,11 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().take(8192).any(|b| *b == 0) {
         out.diagnostics.push(
-            Diagnostic::new(Code::UnreadableInput, format!("{name} is a binary file, not YAML or JSON"))
-                .help("pass only manifest files, or a directory of them, with -f"),
+            Diagnostic::new(
+                Code::UnreadableInput,
+                format!("{name} is a binary file, not YAML or JSON"),
+            )
+            .help("pass only manifest files, or a directory of them, with -f"),
         );
         return None;
     }
@@ -124,8 +147,13 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
             let id = out.sources.add(name.to_owned(), text);
             out.diagnostics.push(
                 Diagnostic::new(Code::UnreadableInput, format!("{name} is not valid UTF-8"))
-                    .at(Span::new(id, e.valid_up_to(), 0), "invalid UTF-8 byte sequence starts here")
-                    .help("Kubernetes manifests must be UTF-8; re-encode the file (e.g. with iconv)"),
+                    .at(
+                        Span::new(id, e.valid_up_to(), 0),
+                        "invalid UTF-8 byte sequence starts here",
+                    )
+                    .help(
+                        "Kubernetes manifests must be UTF-8; re-encode the file (e.g. with iconv)",
+                    ),
             );
             None
         }
@@ -139,8 +167,11 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         Ok(m) => m,
         Err(e) => {
             diags.push(
-                Diagnostic::new(Code::UnreadableInput, format!("cannot read {}: {e}", path.display()))
-                    .help("check the path given with -f"),
+                Diagnostic::new(
+                    Code::UnreadableInput,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+                .help("check the path given with -f"),
             );
             return vec![];
         }
@@ -167,7 +198,10 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
                 } else {
                     e.to_string()
                 };
-                let at = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                let at = e
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
                 diags.push(
                     Diagnostic::new(Code::UnreadableInput, format!("cannot read {at}: {what}"))
                         .help("remove the loop or the unreadable entry, or pass the files you mean with -f"),
@@ -214,10 +248,20 @@ fn parse_chunk(
             let whole = Span::new(id, base, text.len());
             accept(Sp::new(doc, start), (whole, None), opts, seq, out, diags)
         }
-        Err(e) => {
+        Err(mut e) => {
+            let content = base + leading_trivia(text);
+            if e.code == Code::InvalidType && e.span.offset <= content {
+                e.code = Code::NotAnObject;
+                e.message = "the document is not a mapping: a Kubernetes object is a mapping with apiVersion and kind".into();
+            }
             let help = match e.code {
-                Code::InputLimit => "the document is too large or too deeply nested, or expands too many aliases; split or simplify it",
+                Code::InputLimit => {
+                    "the document is too large or too deeply nested, or expands too many aliases; split or simplify it"
+                }
                 Code::YamlSyntax => "fix the YAML syntax at this position",
+                Code::NotAnObject => {
+                    "every document must be one Kubernetes object; remove it or wrap it in a List"
+                }
                 _ => "fix the value at this position; the object is left out",
             };
             diags.push(
@@ -234,7 +278,12 @@ fn leading_trivia(text: &str) -> usize {
     let mut off = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();
-        if t.is_empty() || t.starts_with('#') || t == "---" || t.starts_with("--- #") || t.starts_with('%') {
+        if t.is_empty()
+            || t.starts_with('#')
+            || t == "---"
+            || t.starts_with("--- #")
+            || t.starts_with('%')
+        {
             off += line.len();
         } else {
             break;
@@ -314,7 +363,10 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
 
 /// The object as written, as JSON (re-read from its document), e.g. to print it with a predicted
 /// status. `None` if the text cannot be read again.
-pub fn object_value(sources: &SourceMap, origin: &crate::model::Origin) -> Option<serde_json::Value> {
+pub fn object_value(
+    sources: &SourceMap,
+    origin: &crate::model::Origin,
+) -> Option<serde_json::Value> {
     let file = sources.get(origin.document.source)?;
     let text = file
         .text

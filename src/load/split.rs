@@ -65,7 +65,10 @@ mod tests {
     #[test]
     fn splits_on_markers_only_at_line_start() {
         let s = "a: 1\n---\nb: '---'\n  ---x\n--- \n# only a comment\n---\nc: 3\n";
-        assert_eq!(texts(s), vec!["a: 1\n", "---\nb: '---'\n  ---x\n", "---\nc: 3\n"]);
+        assert_eq!(
+            texts(s),
+            vec!["a: 1\n", "---\nb: '---'\n  ---x\n", "---\nc: 3\n"]
+        );
     }
 
     #[test]

@@ -74,12 +74,24 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
         .location()
         .map(|l| {
             let s = l.span();
-            let off = s.byte_offset().unwrap_or(0) as usize;
-            Span::new(source, base + off.min(text.len()), s.byte_len().unwrap_or(0) as usize)
+            let off = match s.byte_offset() {
+                Some(b) => b as usize,
+                // Scanner errors carry only a character offset: convert it.
+                None => text
+                    .char_indices()
+                    .nth(s.offset() as usize)
+                    .map(|(b, _)| b)
+                    .unwrap_or(text.len()),
+            };
+            Span::new(
+                source,
+                base + off.min(text.len()),
+                s.byte_len().unwrap_or(0) as usize,
+            )
         })
         .unwrap_or(Span::new(source, base, 0));
     let message = e.without_snippet().to_string();
-    let message = strip_location_suffix(&message);
+    let message = strip_location_suffix(&message).to_string();
     let lower = message.to_lowercase();
     let code = if matches!(e, serde_saphyr::Error::Budget { .. })
         || lower.contains("budget")
@@ -90,24 +102,87 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
         Code::InputLimit
     } else if lower.contains("missing field") {
         Code::MissingField
-    } else if lower.starts_with("invalid type")
-        || lower.starts_with("invalid value")
-        || lower.starts_with("invalid length")
-        || lower.contains("unknown variant")
-        || lower.starts_with("invalid u")
-        || lower.starts_with("invalid i")
-        || lower.contains("expected")
-            && !lower.contains("while scanning")
-            && !lower.contains("did not find")
-    {
+    } else if is_type_error(&lower) {
         Code::InvalidType
     } else {
         Code::YamlSyntax
     };
     ParseError {
         code,
-        message: message.to_string(),
+        message: tidy_message(&message, text, span.offset - base, span.len),
         span,
+    }
+}
+
+/// Errors about a value's type (the YAML itself was well-formed).
+fn is_type_error(m: &str) -> bool {
+    let numeric = m.strip_prefix("invalid ").is_some_and(|t| {
+        matches!(
+            t,
+            "i8" | "i16"
+                | "i32"
+                | "i64"
+                | "i128"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "u128"
+                | "f32"
+                | "f64"
+                | "bool"
+                | "char"
+        )
+    });
+    numeric
+        || m.starts_with("invalid type")
+        || m.starts_with("invalid value")
+        || m.starts_with("invalid length")
+        || m.contains("unknown variant")
+        || m.starts_with("expected ")
+}
+
+/// Make the YAML crate's messages read as ours: no option names, the offending token shown.
+fn tidy_message(m: &str, text: &str, offset: usize, len: usize) -> String {
+    let token = text.get(offset..offset + len).unwrap_or("").trim();
+    if let Some(key) = m.strip_prefix("duplicate mapping key: ") {
+        let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
+        return format!(
+            "duplicate mapping key `{key}`: YAML does not allow the same key twice in a mapping"
+        );
+    }
+    let shape = match m {
+        "expected mapping start" => Some("a mapping (key: value pairs)"),
+        "expected sequence start" => Some("a list"),
+        "expected string scalar" => Some("a string"),
+        _ => None,
+    };
+    if let Some(what) = shape {
+        return if token.is_empty() {
+            format!("expected {what} here")
+        } else {
+            format!("expected {what}, found `{}`", truncate(token, 40))
+        };
+    }
+    let expected = match m {
+        "invalid i64" | "invalid i32" | "invalid u64" | "invalid u32" | "invalid i128" => {
+            Some("an integer")
+        }
+        "invalid bool" => Some("true or false"),
+        "invalid f64" | "invalid f32" => Some("a number"),
+        _ => None,
+    };
+    match expected {
+        Some(what) if !token.is_empty() => format!("expected {what}, found `{token}`"),
+        Some(what) => format!("expected {what}"),
+        None => m.to_string(),
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 

@@ -9,7 +9,8 @@ pub struct Locator(String);
 
 impl Locator {
     pub fn object(kind: &str, group: &str, namespace: &str, name: &str) -> Self {
-        let mut s = String::with_capacity(kind.len() + group.len() + namespace.len() + name.len() + 3);
+        let mut s =
+            String::with_capacity(kind.len() + group.len() + namespace.len() + name.len() + 3);
         s.push_str(&kind.to_lowercase());
         if !group.is_empty() {
             s.push('.');
@@ -60,7 +61,10 @@ mod tests {
             Locator::object("GatewayClass", "gateway.networking.k8s.io", "", "istio").as_str(),
             "gatewayclass.gateway.networking.k8s.io:istio"
         );
-        assert_eq!(Locator::object("Service", "", "ns", "svc").as_str(), "service:ns/svc");
+        assert_eq!(
+            Locator::object("Service", "", "ns", "svc").as_str(),
+            "service:ns/svc"
+        );
         assert_eq!(
             Locator::object("RateLimitPolicy", "kuadrant.io", "ns", "P").as_str(),
             "ratelimitpolicy.kuadrant.io:ns/P"

@@ -150,9 +150,11 @@ impl ObjectKind {
                 &["v1", "v1beta1"],
                 "gateway.networking.k8s.io/v1",
             ),
-            (GATEWAY_API_GROUP, "Gateway") => {
-                served(K::Gateway, &["v1", "v1beta1"], "gateway.networking.k8s.io/v1")
-            }
+            (GATEWAY_API_GROUP, "Gateway") => served(
+                K::Gateway,
+                &["v1", "v1beta1"],
+                "gateway.networking.k8s.io/v1",
+            ),
             (GATEWAY_API_GROUP, "HTTPRoute") => served(
                 K::HttpRoute,
                 &["v1", "v1beta1"],
@@ -176,7 +178,9 @@ impl ObjectKind {
             ),
             (KUADRANT_GROUP, "DNSPolicy") => served(K::DnsPolicy, &["v1"], "kuadrant.io/v1"),
             (KUADRANT_GROUP, "TLSPolicy") => served(K::TlsPolicy, &["v1"], "kuadrant.io/v1"),
-            (KUADRANT_GROUP, "Kuadrant") => served(K::Kuadrant, &["v1beta1"], "kuadrant.io/v1beta1"),
+            (KUADRANT_GROUP, "Kuadrant") => {
+                served(K::Kuadrant, &["v1beta1"], "kuadrant.io/v1beta1")
+            }
             ("limitador.kuadrant.io", "Limitador") => served(
                 K::Limitador,
                 &["v1alpha1"],

@@ -78,7 +78,9 @@ impl Validated {
             Validated::Limitador(o) => model.limitadors.push(o),
             Validated::Authorino(o) => model.authorinos.push(o),
             Validated::Skipped { meta, kind } => {
-                model.skipped.push((meta.api_version.clone(), kind, meta.key()))
+                model
+                    .skipped
+                    .push((meta.api_version.clone(), kind, meta.key()))
             }
         }
     }
@@ -232,16 +234,27 @@ pub fn object(
             return None;
         }
         KindMatch::Unknown => {
-            let meta = meta(&doc, span, seq, place, false, opts, &mut Check {
-                diags,
-                object: String::new(),
-                doc: span,
-                failed: false,
-            });
+            let meta = meta(
+                &doc,
+                span,
+                seq,
+                place,
+                false,
+                opts,
+                &mut Check {
+                    diags,
+                    object: String::new(),
+                    doc: span,
+                    failed: false,
+                },
+            );
             diags.push(
                 Diagnostic::new(
                     Code::UnknownKind,
-                    format!("{} {} is not modelled; skipped", api_version.value, kind.value),
+                    format!(
+                        "{} {} is not modelled; skipped",
+                        api_version.value, kind.value
+                    ),
                 )
                 .at(kind.span, "skipped kind"),
             );
@@ -259,7 +272,7 @@ pub fn object(
         .unwrap_or_default();
     let mut c = Check {
         diags,
-        object: format!("{} {name}", ok.kind()),
+        object: format!("{} {name}", ok.kind()).trim_end().to_string(),
         doc: span,
         failed: false,
     };
@@ -298,9 +311,10 @@ pub fn object(
             meta,
             spec: Service { ports: vec![] },
         })),
-        (k @ (ObjectKind::RateLimitPolicy | ObjectKind::TokenRateLimitPolicy), RawSpec::RateLimit(s)) => {
-            limits_policy(k, meta, s, opts.version, &mut c)
-        }
+        (
+            k @ (ObjectKind::RateLimitPolicy | ObjectKind::TokenRateLimitPolicy),
+            RawSpec::RateLimit(s),
+        ) => limits_policy(k, meta, s, opts.version, &mut c),
         (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, s, opts.version, &mut c),
         (k @ (ObjectKind::DnsPolicy | ObjectKind::TlsPolicy), RawSpec::Direct(s)) => {
             direct_policy(k, meta, s, &mut c)
@@ -418,7 +432,9 @@ fn gateway(
     c: &mut Check,
 ) -> Option<Validated> {
     let at = meta.origin.object;
-    let class = c.required(&s.gateway_class_name, at, "spec.gatewayClassName")?.clone();
+    let class = c
+        .required(&s.gateway_class_name, at, "spec.gatewayClassName")?
+        .clone();
     let Some(raw_listeners) = s.listeners else {
         c.missing(at, "spec.listeners");
         return None;
@@ -432,7 +448,10 @@ fn gateway(
     }
     let mut listeners: Vec<Listener> = Vec::new();
     for l in raw_listeners.value {
-        let Some(name) = c.required(&l.name, raw_listeners.span, "spec.listeners[].name").cloned() else {
+        let Some(name) = c
+            .required(&l.name, raw_listeners.span, "spec.listeners[].name")
+            .cloned()
+        else {
             continue;
         };
         if !dns1123_subdomain(&name.value) {
@@ -445,16 +464,23 @@ fn gateway(
         if let Some(prev) = listeners.iter().find(|p| p.name.value == name.value) {
             let prev_span = prev.name.span;
             c.push(
-                Diagnostic::new(Code::CelRule, "Listener name must be unique within the Gateway")
-                    .at(name.span, "duplicate listener name")
-                    .also(prev_span, "first used here")
-                    .help("rename one of the listeners"),
+                Diagnostic::new(
+                    Code::CelRule,
+                    "Listener name must be unique within the Gateway",
+                )
+                .at(name.span, "duplicate listener name")
+                .also(prev_span, "first used here")
+                .help("rename one of the listeners"),
             );
         }
         let port = match l.port {
             Some(p) if (1..=65535).contains(&p.value) => p.value,
             Some(p) => {
-                c.schema(p.span, format!("listener port {} must be between 1 and 65535", p.value), "use a valid TCP port");
+                c.schema(
+                    p.span,
+                    format!("listener port {} must be between 1 and 65535", p.value),
+                    "use a valid TCP port",
+                );
                 0
             }
             None => {
@@ -525,7 +551,9 @@ fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
             if let Some(f) = &ns.from {
                 c.schema(
                     f.span,
-                    format!("allowedRoutes.namespaces.from {other:?} must be one of All, Same, Selector"),
+                    format!(
+                        "allowedRoutes.namespaces.from {other:?} must be one of All, Same, Selector"
+                    ),
                     "use All, Same or Selector",
                 );
             }
@@ -552,7 +580,11 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
     let refs = refs.unwrap_or_default();
     if refs.len() > 32 {
         if let Some(r) = refs.get(32) {
-            c.schema(r.span, "spec.parentRefs must have at most 32 items", "split the route");
+            c.schema(
+                r.span,
+                "spec.parentRefs must have at most 32 items",
+                "split the route",
+            );
         }
     }
     let mut out = Vec::new();
@@ -563,7 +595,10 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
             continue;
         };
         out.push(ParentRef {
-            group: r.group.map(|g| g.value).unwrap_or_else(|| GATEWAY_API_GROUP.into()),
+            group: r
+                .group
+                .map(|g| g.value)
+                .unwrap_or_else(|| GATEWAY_API_GROUP.into()),
             kind: r.kind.map(|k| k.value).unwrap_or_else(|| "Gateway".into()),
             namespace: r.namespace.map(|n| n.value),
             name: name.value,
@@ -606,7 +641,12 @@ fn backend_refs(b: Option<Vec<RawBackendRef>>) -> Vec<BackendRef> {
         .collect()
 }
 
-fn header_matches(h: Option<Vec<RawKeyValueMatch>>, what: &str, c: &mut Check, at: Span) -> Vec<KeyValueMatch> {
+fn header_matches(
+    h: Option<Vec<RawKeyValueMatch>>,
+    what: &str,
+    c: &mut Check,
+    at: Span,
+) -> Vec<KeyValueMatch> {
     let mut out = Vec::new();
     for m in h.unwrap_or_default() {
         let Some(name) = c.required(&m.name, at, &format!("{what}[].name")).cloned() else {
@@ -614,7 +654,11 @@ fn header_matches(h: Option<Vec<RawKeyValueMatch>>, what: &str, c: &mut Check, a
         };
         let kind = m.type_.map(|t| t.value).unwrap_or_else(|| "Exact".into());
         if kind != "Exact" && kind != "RegularExpression" {
-            c.schema(name.span, format!("{what} type {kind:?} must be Exact or RegularExpression"), "use Exact or RegularExpression");
+            c.schema(
+                name.span,
+                format!("{what} type {kind:?} must be Exact or RegularExpression"),
+                "use Exact or RegularExpression",
+            );
         }
         out.push(KeyValueMatch {
             kind,
@@ -650,7 +694,11 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
                     PathMatchType::PathPrefix
                 }
             };
-            let value = p.value.as_ref().map(|v| v.value.clone()).unwrap_or_else(|| "/".into());
+            let value = p
+                .value
+                .as_ref()
+                .map(|v| v.value.clone())
+                .unwrap_or_else(|| "/".into());
             if kind != PathMatchType::RegularExpression && !value.starts_with('/') {
                 let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
                 c.cel(span, "value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']");
@@ -662,7 +710,11 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
         if !METHODS.contains(&mm.value.as_str()) {
             c.schema(
                 mm.span,
-                format!("method {:?} must be one of {}", mm.value, METHODS.join(", ")),
+                format!(
+                    "method {:?} must be one of {}",
+                    mm.value,
+                    METHODS.join(", ")
+                ),
                 "methods are upper-case",
             );
         }
@@ -678,7 +730,11 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
 
 fn rules_limit(n: usize, span: Span, c: &mut Check) {
     if n > 16 {
-        c.schema(span, "spec.rules must have at most 16 items", "split the route");
+        c.schema(
+            span,
+            "spec.rules must have at most 16 items",
+            "split the route",
+        );
     }
 }
 
@@ -686,16 +742,28 @@ fn check_rule_names(rules: &[RouteRule], c: &mut Check) {
     for (i, r) in rules.iter().enumerate() {
         if let Some(n) = &r.name {
             if !dns1123_subdomain(&n.value) || n.value.len() > 63 {
-                c.schema(n.span, format!("rule name {:?} is not a valid section name", n.value), "use lower-case letters, digits, '-' and '.'");
+                c.schema(
+                    n.span,
+                    format!("rule name {:?} is not a valid section name", n.value),
+                    "use lower-case letters, digits, '-' and '.'",
+                );
             }
-            if rules[..i].iter().any(|p| p.name.as_ref().is_some_and(|p| p.value == n.value)) {
+            if rules[..i]
+                .iter()
+                .any(|p| p.name.as_ref().is_some_and(|p| p.value == n.value))
+            {
                 c.cel(n.span, "Rule name must be unique within the route");
             }
         }
     }
 }
 
-fn http_route(meta: Meta, s: HttpRouteSpec, status: Option<RouteStatus>, c: &mut Check) -> Option<Validated> {
+fn http_route(
+    meta: Meta,
+    s: HttpRouteSpec,
+    status: Option<RouteStatus>,
+    c: &mut Check,
+) -> Option<Validated> {
     let parent_refs = parent_refs(s.parent_refs, c);
     let hostnames = hostnames(s.hostnames, c);
     let rules: Vec<RouteRule> = match s.rules {
@@ -745,7 +813,12 @@ fn http_route(meta: Meta, s: HttpRouteSpec, status: Option<RouteStatus>, c: &mut
     }))
 }
 
-fn grpc_route(meta: Meta, s: GrpcRouteSpec, status: Option<RouteStatus>, c: &mut Check) -> Option<Validated> {
+fn grpc_route(
+    meta: Meta,
+    s: GrpcRouteSpec,
+    status: Option<RouteStatus>,
+    c: &mut Check,
+) -> Option<Validated> {
     let parent_refs = parent_refs(s.parent_refs, c);
     let hostnames = hostnames(s.hostnames, c);
     let rules: Vec<RouteRule> = s
@@ -764,9 +837,19 @@ fn grpc_route(meta: Meta, s: GrpcRouteSpec, status: Option<RouteStatus>, c: &mut
                     let at = m.span;
                     let m = m.value;
                     let method = m.method.map(|mm| {
-                        let kind = mm.type_.as_ref().map(|t| t.value.clone()).unwrap_or_else(|| "Exact".into());
+                        let kind = mm
+                            .type_
+                            .as_ref()
+                            .map(|t| t.value.clone())
+                            .unwrap_or_else(|| "Exact".into());
                         if kind != "Exact" && kind != "RegularExpression" {
-                            c.schema(mm.type_.as_ref().map(|t| t.span).unwrap_or(at), format!("method match type {kind:?} must be Exact or RegularExpression"), "use Exact or RegularExpression");
+                            c.schema(
+                                mm.type_.as_ref().map(|t| t.span).unwrap_or(at),
+                                format!(
+                                    "method match type {kind:?} must be Exact or RegularExpression"
+                                ),
+                                "use Exact or RegularExpression",
+                            );
                         }
                         if mm.service.is_none() && mm.method.is_none() {
                             c.cel(at, "One or both of 'service' or 'method' must be specified");
@@ -824,22 +907,42 @@ fn target_ref(
     let k = c.required(&t.kind, span, "spec.targetRef.kind")?.clone();
     let name = c.required(&t.name, span, "spec.targetRef.name")?.clone();
     if name.value.is_empty() || name.value.len() > 253 {
-        c.schema(name.span, "spec.targetRef.name must be 1-253 characters", "name the target object");
+        c.schema(
+            name.span,
+            "spec.targetRef.name must be 1-253 characters",
+            "name the target object",
+        );
     }
     if !(k.value.len() <= 63
         && k.value.starts_with(|ch: char| ch.is_ascii_alphabetic())
-        && k.value.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-')
+        && k.value
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '-')
         && !k.value.ends_with('-'))
     {
-        c.schema(k.span, format!("spec.targetRef.kind {:?} is not a valid kind", k.value), "use a kind such as Gateway or HTTPRoute");
+        c.schema(
+            k.span,
+            format!("spec.targetRef.kind {:?} is not a valid kind", k.value),
+            "use a kind such as Gateway or HTTPRoute",
+        );
     }
     if let Some(s) = &t.section_name
         && !dns1123_subdomain(&s.value)
     {
-        c.schema(s.span, format!("spec.targetRef.sectionName {:?} is not a valid section name", s.value), "use lower-case letters, digits, '-' and '.'");
+        c.schema(
+            s.span,
+            format!(
+                "spec.targetRef.sectionName {:?} is not a valid section name",
+                s.value
+            ),
+            "use lower-case letters, digits, '-' and '.'",
+        );
     }
     if group.value != GATEWAY_API_GROUP {
-        c.cel(group.span, "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'");
+        c.cel(
+            group.span,
+            "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'",
+        );
     }
     let grpc_ok = version == KuadrantVersion::V1_5;
     let (allowed, msg): (&[&str], &str) = match kind {
@@ -851,10 +954,12 @@ fn target_ref(
             &["HTTPRoute", "GRPCRoute", "Gateway"],
             "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
         ),
-        ObjectKind::RateLimitPolicy | ObjectKind::AuthPolicy | ObjectKind::TokenRateLimitPolicy => (
-            &["HTTPRoute", "Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
-        ),
+        ObjectKind::RateLimitPolicy | ObjectKind::AuthPolicy | ObjectKind::TokenRateLimitPolicy => {
+            (
+                &["HTTPRoute", "Gateway"],
+                "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
+            )
+        }
         _ => (
             &["Gateway"],
             "Invalid targetRef.kind. The only supported values are 'Gateway'",
@@ -887,7 +992,11 @@ fn predicates(p: Option<Vec<RawPredicate>>, at: Span, c: &mut Check) -> Vec<Sp<S
     for x in p.unwrap_or_default() {
         match x.predicate {
             Some(s) if !s.value.is_empty() => out.push(s),
-            Some(s) => c.schema(s.span, "predicate must not be empty", "write a CEL expression, e.g. request.method == 'GET'"),
+            Some(s) => c.schema(
+                s.span,
+                "predicate must not be empty",
+                "write a CEL expression, e.g. request.method == 'GET'",
+            ),
             None => c.missing(at, "when[].predicate"),
         }
     }
@@ -900,7 +1009,11 @@ fn strategy(s: &Option<Str>, c: &mut Check) -> Strategy {
         Some("merge") => Strategy::Merge,
         Some(other) => {
             if let Some(s) = s {
-                c.schema(s.span, format!("strategy {other:?} must be atomic or merge"), "use atomic or merge");
+                c.schema(
+                    s.span,
+                    format!("strategy {other:?} must be atomic or merge"),
+                    "use atomic or merge",
+                );
             }
             Strategy::Atomic
         }
@@ -932,10 +1045,7 @@ fn window_ok(w: &str) -> bool {
     (1..=4).contains(&segments)
 }
 
-fn limits(
-    raw: Option<Sp<IndexMap<String, RawLimit>>>,
-    c: &mut Check,
-) -> IndexMap<String, Limit> {
+fn limits(raw: Option<Sp<IndexMap<String, RawLimit>>>, c: &mut Check) -> IndexMap<String, Limit> {
     let mut out = IndexMap::new();
     let Some(raw) = raw else { return out };
     let at = raw.span;
@@ -945,14 +1055,25 @@ fn limits(
         for x in l.counters.unwrap_or_default() {
             match x.expression {
                 Some(s) if !s.value.is_empty() => counters.push(s),
-                Some(s) => c.schema(s.span, "counter expression must not be empty", "write a CEL expression, e.g. auth.identity.username"),
+                Some(s) => c.schema(
+                    s.span,
+                    "counter expression must not be empty",
+                    "write a CEL expression, e.g. auth.identity.username",
+                ),
                 None => c.missing(at, "counters[].expression"),
             }
         }
         let mut rates = Vec::new();
         for r in l.rates.unwrap_or_default() {
             let (Some(limit), Some(window)) = (&r.limit, &r.window) else {
-                c.missing(at, if r.limit.is_none() { "rates[].limit" } else { "rates[].window" });
+                c.missing(
+                    at,
+                    if r.limit.is_none() {
+                        "rates[].limit"
+                    } else {
+                        "rates[].window"
+                    },
+                );
                 continue;
             };
             if !window_ok(&window.value) {
@@ -968,7 +1089,14 @@ fn limits(
                 span: window.span,
             });
         }
-        out.insert(name, Limit { when, counters, rates });
+        out.insert(
+            name,
+            Limit {
+                when,
+                counters,
+                rates,
+            },
+        );
     }
     out
 }
@@ -993,13 +1121,22 @@ fn limits_policy(
         .or(s.limits.as_ref().map(|x| x.span))
         .unwrap_or(at);
     if d && l {
-        c.cel(spec_at, "Implicit and explicit defaults are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Implicit and explicit defaults are mutually exclusive",
+        );
     }
     if d && o {
-        c.cel(spec_at, "Overrides and explicit defaults are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Overrides and explicit defaults are mutually exclusive",
+        );
     }
     if o && l {
-        c.cel(spec_at, "Overrides and implicit defaults are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Overrides and implicit defaults are mutually exclusive",
+        );
     }
     if !(o || d) && s.limits.as_ref().is_none_or(|x| x.value.is_empty()) {
         c.cel(spec_at, "At least one spec.limits must be defined");
@@ -1007,7 +1144,10 @@ fn limits_policy(
     if let Some(ov) = &s.overrides
         && ov.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
     {
-        c.cel(ov.span, "At least one spec.overrides.limits must be defined");
+        c.cel(
+            ov.span,
+            "At least one spec.overrides.limits must be defined",
+        );
     }
     if let Some(df) = &s.defaults
         && df.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
@@ -1017,10 +1157,20 @@ fn limits_policy(
     // Proper(): defaults > overrides > bare.
     let (block, strat, when, lims) = if let Some(df) = s.defaults {
         let st = strategy(&df.value.strategy, c);
-        (Block::Defaults, st, predicates(df.value.when, df.span, c), limits(df.value.limits, c))
+        (
+            Block::Defaults,
+            st,
+            predicates(df.value.when, df.span, c),
+            limits(df.value.limits, c),
+        )
     } else if let Some(ov) = s.overrides {
         let st = strategy(&ov.value.strategy, c);
-        (Block::Overrides, st, predicates(ov.value.when, ov.span, c), limits(ov.value.limits, c))
+        (
+            Block::Overrides,
+            st,
+            predicates(ov.value.when, ov.span, c),
+            limits(ov.value.limits, c),
+        )
     } else {
         let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
         (
@@ -1083,7 +1233,12 @@ fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<AuthRules> {
     })
 }
 
-fn auth_policy(meta: Meta, s: AuthPolicySpec, version: KuadrantVersion, c: &mut Check) -> Option<Validated> {
+fn auth_policy(
+    meta: Meta,
+    s: AuthPolicySpec,
+    version: KuadrantVersion,
+    c: &mut Check,
+) -> Option<Validated> {
     let at = meta.origin.object;
     let target = target_ref(ObjectKind::AuthPolicy, s.target_ref, at, version, c);
     let bare = s.patterns.is_some() || s.when.is_some() || s.rules.is_some();
@@ -1095,15 +1250,26 @@ fn auth_policy(meta: Meta, s: AuthPolicySpec, version: KuadrantVersion, c: &mut 
         .map(|x| x.span)
         .or(s.overrides.as_ref().map(|x| x.span))
         .or(s.rules.as_ref().map(|x| x.span))
+        .or(s.when.as_ref().map(|x| x.span))
+        .or(s.patterns.as_ref().map(|x| x.span))
         .unwrap_or(at);
     if d && bare {
-        c.cel(spec_at, "Implicit and explicit defaults are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Implicit and explicit defaults are mutually exclusive",
+        );
     }
     if o && bare {
-        c.cel(spec_at, "Implicit defaults and explicit overrides are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Implicit defaults and explicit overrides are mutually exclusive",
+        );
     }
     if o && d {
-        c.cel(spec_at, "Explicit overrides and explicit defaults are mutually exclusive");
+        c.cel(
+            spec_at,
+            "Explicit overrides and explicit defaults are mutually exclusive",
+        );
     }
     if !(o || d) && !auth_rules_nonempty(&s.rules) {
         c.cel(spec_at, "At least one spec.rules must be defined");
@@ -1120,10 +1286,22 @@ fn auth_policy(meta: Meta, s: AuthPolicySpec, version: KuadrantVersion, c: &mut 
     }
     let (block, strat, patterns, when, rules) = if let Some(df) = s.defaults {
         let st = strategy(&df.value.strategy, c);
-        (Block::Defaults, st, df.value.patterns.unwrap_or_default(), predicates(df.value.when, df.span, c), auth_rules(df.value.rules))
+        (
+            Block::Defaults,
+            st,
+            df.value.patterns.unwrap_or_default(),
+            predicates(df.value.when, df.span, c),
+            auth_rules(df.value.rules),
+        )
     } else if let Some(ov) = s.overrides {
         let st = strategy(&ov.value.strategy, c);
-        (Block::Overrides, st, ov.value.patterns.unwrap_or_default(), predicates(ov.value.when, ov.span, c), auth_rules(ov.value.rules))
+        (
+            Block::Overrides,
+            st,
+            ov.value.patterns.unwrap_or_default(),
+            predicates(ov.value.when, ov.span, c),
+            auth_rules(ov.value.rules),
+        )
     } else {
         let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
         (
@@ -1148,29 +1326,49 @@ fn auth_policy(meta: Meta, s: AuthPolicySpec, version: KuadrantVersion, c: &mut 
     })))
 }
 
-fn direct_policy(kind: ObjectKind, meta: Meta, s: DirectPolicySpec, c: &mut Check) -> Option<Validated> {
+fn direct_policy(
+    kind: ObjectKind,
+    meta: Meta,
+    s: DirectPolicySpec,
+    c: &mut Check,
+) -> Option<Validated> {
     let at = meta.origin.object;
     // DNS/TLS CRDs are identical across 1.4 and 1.5 for the checks below.
     let target = target_ref(kind, s.target_ref, at, KuadrantVersion::V1_4, c);
     if kind == ObjectKind::DnsPolicy {
         if let Some(p) = &s.provider_refs {
             if p.value.len() > 1 {
-                c.schema(p.span, "spec.providerRefs must have at most 1 item", "reference a single provider secret");
+                c.schema(
+                    p.span,
+                    "spec.providerRefs must have at most 1 item",
+                    "reference a single provider secret",
+                );
             }
             if s.delegate == Some(true) {
-                c.cel(p.span, "delegate=true and providerRefs are mutually exclusive");
+                c.cel(
+                    p.span,
+                    "delegate=true and providerRefs are mutually exclusive",
+                );
             }
         }
         if let Some(e) = &s.exclude_addresses
             && e.value.len() > 20
         {
-            c.schema(e.span, "spec.excludeAddresses must have at most 20 items", "exclude fewer addresses");
+            c.schema(
+                e.span,
+                "spec.excludeAddresses must have at most 20 items",
+                "exclude fewer addresses",
+            );
         }
         if let Some(lb) = &s.load_balancing
             && let Some(g) = &lb.value.geo
             && g.value.len() < 2
         {
-            c.schema(g.span, "spec.loadBalancing.geo must be at least 2 characters", "use a geo code such as GEO-EU");
+            c.schema(
+                g.span,
+                "spec.loadBalancing.geo must be at least 2 characters",
+                "use a geo code such as GEO-EU",
+            );
         }
     } else if let Some(ir) = &s.issuer_ref
         && let Some(k) = &ir.value.kind
@@ -1178,7 +1376,11 @@ fn direct_policy(kind: ObjectKind, meta: Meta, s: DirectPolicySpec, c: &mut Chec
     {
         c.cel(k.span, "Invalid issuerRef.kind. The only supported values are blank, 'Issuer' and 'ClusterIssuer'");
     }
-    let pk = if kind == ObjectKind::DnsPolicy { PolicyKind::Dns } else { PolicyKind::Tls };
+    let pk = if kind == ObjectKind::DnsPolicy {
+        PolicyKind::Dns
+    } else {
+        PolicyKind::Tls
+    };
     Some(Validated::Policy(Box::new(Policy {
         kind: pk,
         meta,

@@ -44,7 +44,9 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -117,7 +119,12 @@ pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
         .with_links(false);
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
-        out = format!("{}: {} {}\n", d.severity.as_str(), d.code.as_str(), d.message);
+        out = format!(
+            "{}: {} {}\n",
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        );
     }
     if let Some(obj) = &d.object
         && !out.contains(obj.as_str())
@@ -186,7 +193,9 @@ pub fn json(ds: &Diagnostics, sources: &SourceMap) -> String {
 }
 
 fn gh_escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn gh_escape_prop(s: &str) -> String {
@@ -216,7 +225,11 @@ pub fn github(ds: &Diagnostics, sources: &SourceMap) -> String {
         if let Some(h) = &d.help {
             msg = format!("{msg}\nhelp: {h}");
         }
-        out.push_str(&format!("::{level} {}::{}\n", props.join(","), gh_escape_data(&msg)));
+        out.push_str(&format!(
+            "::{level} {}::{}\n",
+            props.join(","),
+            gh_escape_data(&msg)
+        ));
     }
     out
 }
@@ -230,7 +243,11 @@ pub fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
             .and_then(|s| sources.position(s))
             .map(|p| format!("{p}: "))
             .unwrap_or_default();
-        let obj = d.object.as_ref().map(|o| format!(" ({o})")).unwrap_or_default();
+        let obj = d
+            .object
+            .as_ref()
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
         out.push_str(&format!(
             "{pos}{}[{}]: {}{obj}\n",
             d.severity.as_str(),

@@ -1,0 +1,253 @@
+//! Loading and validation: every fixture in testdata/invalid/schema declares the diagnostics it must
+//! produce (`# expect: CODE line:col`), and hostile inputs end in a diagnostic, never a panic.
+
+use policyctl::diag::Code;
+use policyctl::load::{Input, LoadOptions, Loaded, load};
+use std::path::{Path, PathBuf};
+
+fn load_paths(paths: &[PathBuf]) -> Loaded {
+    let inputs: Vec<Input> = paths.iter().cloned().map(Input::Path).collect();
+    load(&inputs, &LoadOptions::default())
+}
+
+fn load_text(name: &str, text: &[u8]) -> Loaded {
+    load(
+        &[Input::Text {
+            name: name.into(),
+            bytes: text.to_vec(),
+        }],
+        &LoadOptions::default(),
+    )
+}
+
+/// `CODE line:col` for every diagnostic, sorted.
+fn found(l: &Loaded) -> Vec<String> {
+    let mut v: Vec<String> = l
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let pos = d
+                .primary_span()
+                .and_then(|s| l.sources.position(s))
+                .map(|p| format!(" {}:{}", p.line, p.column))
+                .unwrap_or_default();
+            format!("{}{pos}", d.code.as_str())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn codes(l: &Loaded) -> Vec<Code> {
+    l.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn invalid_fixtures_report_exact_code_and_position() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/invalid/schema");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "fixtures missing");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let mut expected: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# expect: "))
+            .map(str::to_string)
+            .collect();
+        expected.sort();
+        assert!(
+            !expected.is_empty(),
+            "{} has no `# expect:` line",
+            f.display()
+        );
+        let l = load_paths(std::slice::from_ref(&f));
+        assert_eq!(found(&l), expected, "{}", f.display());
+    }
+}
+
+#[test]
+fn example_estate_is_clean() {
+    let l = load_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples")]);
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    assert_eq!(l.model.gateways.len(), 1);
+    assert_eq!(l.model.routes.len(), 2);
+    assert_eq!(l.model.policies.len(), 3);
+    assert_eq!(l.files.len(), 4);
+}
+
+#[test]
+fn crd_defaults_are_applied() {
+    let l = load_text(
+        "r.yaml",
+        br#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - matches: [{method: GET}]
+  - {}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: g, namespace: ns}
+spec:
+  rules:
+  - matches: [{method: {service: svc}}]
+"#,
+    );
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    let r = &l.model.routes[0];
+    let pr = &r.spec.parent_refs[0];
+    assert_eq!(
+        (pr.group.as_str(), pr.kind.as_str()),
+        ("gateway.networking.k8s.io", "Gateway")
+    );
+    assert_eq!(
+        pr.namespace, None,
+        "namespace defaults to the route's at use"
+    );
+    use policyctl::model::{PathMatchType, RuleMatches};
+    let RuleMatches::Http(m0) = &r.spec.rules[0].matches else {
+        panic!()
+    };
+    assert_eq!(m0[0].path.kind, PathMatchType::PathPrefix);
+    assert_eq!(m0[0].path.value, "/");
+    let RuleMatches::Http(m1) = &r.spec.rules[1].matches else {
+        panic!()
+    };
+    assert_eq!(
+        m1.len(),
+        1,
+        "absent matches default to one PathPrefix / match"
+    );
+    let g = &l.model.routes[1];
+    let RuleMatches::Grpc(gm) = &g.spec.rules[0].matches else {
+        panic!()
+    };
+    assert_eq!(gm[0].method.as_ref().unwrap().kind, "Exact");
+}
+
+#[test]
+fn lists_json_and_file_order_independence() {
+    let a = br#"{"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"b"},"spec":{"controllerName":"x"}},
+      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"a"},"spec":{"controllerName":"y"}}]}"#;
+    let l = load_text("list.json", a);
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    let names: Vec<_> = l
+        .model
+        .gateway_classes
+        .iter()
+        .map(|c| c.meta.name.as_str())
+        .collect();
+    assert_eq!(names, ["a", "b"], "objects are kept in canonical order");
+}
+
+#[test]
+fn unknown_kinds_are_counted_and_skipped() {
+    let l = load_text(
+        "cm.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n---\n---\n# only a comment\n",
+    );
+    assert_eq!(codes(&l), [Code::UnknownKind]);
+    assert_eq!(l.model.skipped.len(), 1);
+    assert_eq!(l.documents, 1, "empty documents are not counted");
+}
+
+#[test]
+fn alias_bomb_is_refused() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/alias-bomb.yaml");
+    let l = load_paths(&[f]);
+    assert_eq!(codes(&l), [Code::InputLimit], "{:?}", found(&l));
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    let depth = 10_000;
+    let mut s = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: ");
+    s.push_str(&"[".repeat(depth));
+    s.push_str(&"]".repeat(depth));
+    s.push('\n');
+    let l = load_text("deep.yaml", s.as_bytes());
+    assert_eq!(codes(&l), [Code::InputLimit], "{:?}", found(&l));
+
+    let mut b = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata:\n");
+    for i in 0..depth {
+        b.push_str(&" ".repeat(i.min(200)));
+        b.push_str("- \n");
+    }
+    let l = load_text("deep-block.yaml", b.as_bytes());
+    assert!(!l.diagnostics.is_empty());
+}
+
+#[test]
+fn invalid_utf8_and_binary_are_reported() {
+    let l = load_text(
+        "latin1.yaml",
+        b"apiVersion: v1\nkind: Namespace\nmetadata: {name: caf\xe9}\n",
+    );
+    assert_eq!(found(&l), ["PCTL1005 3:21"]);
+    let l = load_text("blob.bin", &[0x7f, b'E', b'L', b'F', 0, 0, 1, 2]);
+    assert_eq!(codes(&l), [Code::UnreadableInput]);
+}
+
+#[test]
+fn wrong_types_everywhere_end_in_diagnostics() {
+    let f =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/wrong-types-everywhere.yaml");
+    let l = load_paths(&[f]);
+    assert_eq!(l.model.object_count(), 0);
+    assert_eq!(l.diagnostics.len(), 7, "{:?}", found(&l));
+    assert!(
+        !l.diagnostics.has_trouble(),
+        "type errors are findings, not trouble"
+    );
+}
+
+#[test]
+fn huge_scalar_and_many_documents() {
+    let big = "x".repeat(50 * 1024 * 1024);
+    let s =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{a: {big}}}\n");
+    let l = load_text("big.yaml", s.as_bytes());
+    assert_eq!(codes(&l), [Code::UnknownKind]);
+
+    let mut many = String::new();
+    for i in 0..10_000 {
+        many.push_str(&format!(
+            "---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: ns-{i}}}\n"
+        ));
+    }
+    let l = load_text("many.yaml", many.as_bytes());
+    assert!(l.diagnostics.is_empty());
+    assert_eq!(l.model.namespaces.len(), 10_000);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("a")).unwrap();
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("a/loop")).unwrap();
+    std::fs::write(
+        dir.path().join("a/ns.yaml"),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    let l = load_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(codes(&l), [Code::UnreadableInput]);
+    assert_eq!(l.model.namespaces.len(), 1, "the rest is still read");
+}
+
+#[test]
+fn missing_path_is_trouble() {
+    let l = load_paths(&[PathBuf::from("/nonexistent/policyctl")]);
+    assert!(l.diagnostics.has_trouble());
+}
