@@ -7,7 +7,9 @@
 //! This file fixes the types other stages consume; `merge`, `effective` and `status` fill them.
 
 pub mod effective;
+pub mod explain;
 pub mod merge;
+pub mod status;
 
 pub use effective::effective;
 

@@ -1,15 +1,80 @@
-//! `policyctl explain` (placeholder until its issue lands).
+//! `policyctl explain`: per path through a target, the policies in merge order and who won each rule.
 
-use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
-use clap::Args;
+use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use clap::{Args, ValueEnum};
+use policyctl::model::PolicyKind;
+use policyctl::resolve::{explain, status};
+use policyctl::topology::Topology;
 
-/// Placeholder.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ExplainFormat {
+    #[default]
+    Text,
+    Yaml,
+    Json,
+}
+
+/// Explain, for each path through a target, which policy rule won and why.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  policyctl explain -f manifests/ httproute/shop/toystore\n  policyctl explain -f manifests/ gateway/infra/external --kind RateLimitPolicy\n  policyctl explain -f manifests/ httproute/shop/toystore#rule-2 -o yaml\n\n\
+TARGET is gatewayclass/NAME, gateway/NS/NAME, listener/NS/GATEWAY#LISTENER, httproute/NS/NAME[#RULE]\n\
+or grpcroute/NS/NAME[#RULE]."
+)]
 pub struct ExplainArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// The targetable whose paths to explain.
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Output: text (a tree), yaml or json.
+    #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub output: ExplainFormat,
 }
 
-pub fn run(_a: ExplainArgs, _ui: &Ui) -> Result<Outcome, CliError> {
-    Err(CliError::Usage("not implemented yet".into()))
+pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    let kind = match &a.kind {
+        None => None,
+        Some(k) => match PolicyKind::parse(k) {
+            Some(pk) if pk.is_inherited() => Some(pk),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "--kind {k}: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy"
+                )));
+            }
+        },
+    };
+    let target = explain::parse_target(&a.target).map_err(CliError::Usage)?;
+    let loaded = a.input.load()?;
+    let t = Topology::build(&loaded.model, a.input.version());
+    let mut diags = loaded.diagnostics.clone();
+    diags.extend(status::diagnostics(
+        &t,
+        &status::status(
+            &t,
+            &policyctl::resolve::effective(&t),
+            &[],
+            &Default::default(),
+        ),
+    ));
+    diags.sort();
+    ui.diagnostics(&loaded, &diags);
+    let e = explain::explain(&t, &target, kind).map_err(CliError::Usage)?;
+    let text = match a.output {
+        ExplainFormat::Text => policyctl::render::explain::text(&e),
+        ExplainFormat::Yaml => {
+            serde_saphyr::to_string(&e).map_err(|e| CliError::Io(e.to_string()))?
+        }
+        ExplainFormat::Json => {
+            let mut s =
+                serde_json::to_string_pretty(&e).map_err(|e| CliError::Io(e.to_string()))?;
+            s.push('\n');
+            s
+        }
+    };
+    ui.out(&text)?;
+    Ok(outcome(&diags, FailOn::Error))
 }

@@ -1,15 +1,133 @@
-//! `policyctl status` (placeholder until its issue lands).
+//! `policyctl status`: every policy's predicted `Accepted` / `Enforced` conditions.
 
-use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
-use clap::Args;
+use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use clap::{Args, ValueEnum};
+use policyctl::render::table::{self, StatusRow};
+use policyctl::resolve::{self, status};
+use policyctl::topology::Topology;
 
-/// Placeholder.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum StatusFormat {
+    #[default]
+    Table,
+    Wide,
+    Yaml,
+    Json,
+}
+
+/// Predict every policy's Accepted and Enforced conditions, as the operator would write them.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  policyctl status -f manifests/\n  policyctl status -f manifests/ -o wide\n  policyctl status -f cluster-dump.yaml --respect-status -o yaml\n\n\
+Offline assumptions: a Kuadrant object exists (one in kuadrant-system when none is given), Limitador,\n\
+Authorino, TLS issuers and the generated data-plane objects are ready, and listeners/routes are\n\
+Programmed/Accepted unless --respect-status. DNSPolicy/TLSPolicy Enforced is not predicted."
+)]
 pub struct StatusArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written
+    /// with predicted status.conditions, multi-document) or json (a kubectl List).
+    #[arg(short, long, value_enum, default_value_t = StatusFormat::Table)]
+    pub output: StatusFormat,
+    /// Read listener and route readiness from the objects' status instead of assuming it.
+    #[arg(long)]
+    pub respect_status: bool,
 }
 
-pub fn run(_a: StatusArgs, _ui: &Ui) -> Result<Outcome, CliError> {
-    Err(CliError::Usage("not implemented yet".into()))
+pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    let loaded = a.input.load()?;
+    let t = Topology::build(&loaded.model, a.input.version());
+    let eff = resolve::effective(&t);
+    // CEL issues come from the wasm action generation; until `compute` provides them, none are known.
+    let opts = status::StatusOptions {
+        respect_status: a.respect_status,
+    };
+    let statuses = status::status(&t, &eff, &[], &opts);
+    let mut diags = loaded.diagnostics.clone();
+    diags.extend(status::diagnostics(&t, &statuses));
+    diags.sort();
+    ui.diagnostics(&loaded, &diags);
+    let m = &loaded.model;
+    match a.output {
+        StatusFormat::Table | StatusFormat::Wide => {
+            let rows: Vec<StatusRow> = statuses
+                .iter()
+                .map(|s| {
+                    let p = &m.policies[s.policy];
+                    let target = match &p.target.section_name {
+                        Some(sec) => format!(
+                            "{} {}#{}",
+                            p.target.kind.value, p.target.name.value, sec.value
+                        ),
+                        None => format!("{} {}", p.target.kind.value, p.target.name.value),
+                    };
+                    let message = match (&s.enforced, &s.note) {
+                        _ if !s.accepted.is_true() => s.accepted.message.clone(),
+                        (Some(e), _) => e.message.clone(),
+                        (None, Some(n)) => n.clone(),
+                        (None, None) => String::new(),
+                    };
+                    StatusRow {
+                        namespace: p.meta.namespace.clone(),
+                        kind: p.kind.kind().to_string(),
+                        name: p.meta.name.clone(),
+                        target,
+                        accepted: s.accepted.status.clone(),
+                        enforced: s
+                            .enforced
+                            .as_ref()
+                            .map(|e| e.status.clone())
+                            .unwrap_or_else(|| "-".into()),
+                        message,
+                        accepted_reason: s.accepted.reason.clone(),
+                        enforced_reason: s
+                            .enforced
+                            .as_ref()
+                            .map(|e| e.reason.clone())
+                            .unwrap_or_else(|| "-".into()),
+                        overridden_by: s.overridden_by.join(" "),
+                        paths: s.enforced_on.join("\n"),
+                    }
+                })
+                .collect();
+            ui.out(&table::status(
+                &rows,
+                a.output == StatusFormat::Wide,
+                ui.width,
+            ))?;
+        }
+        StatusFormat::Yaml | StatusFormat::Json => {
+            let mut items = Vec::new();
+            for s in &statuses {
+                let p = &m.policies[s.policy];
+                let Some(v) = policyctl::load::object_value(&loaded.sources, &p.meta.origin) else {
+                    continue;
+                };
+                items.push(status::with_predicted_status(v, s, p.meta.generation));
+            }
+            if a.output == StatusFormat::Json {
+                let list = serde_json::json!({
+                    "apiVersion": "v1",
+                    "items": items,
+                    "kind": "List",
+                    "metadata": {"resourceVersion": ""},
+                });
+                let mut text =
+                    serde_json::to_string_pretty(&list).map_err(|e| CliError::Io(e.to_string()))?;
+                text.push('\n');
+                ui.out(&text)?;
+            } else {
+                let mut text = String::new();
+                for v in &items {
+                    text.push_str("---\n");
+                    text.push_str(
+                        &serde_saphyr::to_string(v).map_err(|e| CliError::Io(e.to_string()))?,
+                    );
+                }
+                ui.out(&text)?;
+            }
+        }
+    }
+    Ok(outcome(&diags, FailOn::Error))
 }

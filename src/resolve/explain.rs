@@ -1,0 +1,321 @@
+//! `explain`: for every path through a target, the policies in merge order and, per rule key, the
+//! winner and every loser with the reason (from the fold's record, [`super::merge::Loss`]).
+
+use super::effective::{self, Instant};
+use super::merge::{self, LossReason, MergeStrategy};
+use super::status;
+use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind};
+use crate::topology::Topology;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How the winner and a loser were ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DecidedBy {
+    /// They are attached at different levels of the path.
+    Specificity,
+    /// Same target, different creationTimestamps.
+    Timestamp,
+    /// Same target, equal (or missing) creationTimestamps: `namespace/name` order.
+    Name,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyEntry {
+    pub kind: &'static str,
+    /// `namespace/name`.
+    pub policy: String,
+    /// The targetable it is attached to, `Kind namespace/name[#section]`.
+    pub attached_to: String,
+    pub block: Block,
+    pub strategy: MergeStrategy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Loser {
+    pub policy: String,
+    pub reason: LossReason,
+    /// The policy whose strategy decided the step.
+    pub step: String,
+    /// The policies that hold the key (or every rule source when the key vanished) after the step.
+    pub beaten_by: Vec<String>,
+    pub decided_by: DecidedBy,
+    /// One sentence for people.
+    pub explanation: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleEntry {
+    pub key: String,
+    /// `namespace/name` of the policy whose rule is effective; `None` when every candidate lost.
+    pub winner: Option<String>,
+    pub losers: Vec<Loser>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KindEntry {
+    pub kind: &'static str,
+    /// Least → most specific; within a target by creationTimestamp, then namespace/name.
+    pub policies: Vec<PolicyEntry>,
+    pub rules: Vec<RuleEntry>,
+    /// The operator's `SourcePolicies`.
+    pub source_policies: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PathEntry {
+    pub path_id: String,
+    /// `None` when the path is valid; else the operator's message (status and generation skip it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+    pub kinds: Vec<KindEntry>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    pub target: String,
+    pub paths: Vec<PathEntry>,
+}
+
+/// Parse a TARGET: `gatewayclass/NAME`, `gateway/NS/NAME`, `listener/NS/GW#LISTENER`,
+/// `httproute/NS/NAME[#RULE]`, `grpcroute/NS/NAME[#RULE]` (kinds case-insensitive; `gateway/NS/GW#L` is
+/// accepted for a listener too).
+pub fn parse_target(s: &str) -> Result<Locator, String> {
+    let (kind, rest) = s.split_once('/').ok_or_else(|| {
+        format!("target {s:?}: expected KIND/NAMESPACE/NAME (or gatewayclass/NAME)")
+    })?;
+    let kind = kind.to_ascii_lowercase();
+    let nsname = |rest: &str| -> Result<(String, String), String> {
+        let (ns, name) = rest
+            .split_once('/')
+            .ok_or_else(|| format!("target {s:?}: expected {kind}/NAMESPACE/NAME"))?;
+        if ns.is_empty() || name.is_empty() || name.contains('/') {
+            return Err(format!("target {s:?}: expected {kind}/NAMESPACE/NAME"));
+        }
+        Ok((ns.to_string(), name.to_string()))
+    };
+    let with_section = |base: Locator, name: &str| -> Locator { base.section(name) };
+    match kind.as_str() {
+        "gatewayclass" => {
+            if rest.is_empty() || rest.contains('/') {
+                return Err(format!("target {s:?}: expected gatewayclass/NAME"));
+            }
+            Ok(Locator::object("GatewayClass", GATEWAY_API_GROUP, "", rest))
+        }
+        "gateway" | "listener" | "httproute" | "grpcroute" => {
+            let (ns, name) = nsname(rest)?;
+            let (name, section) = match name.split_once('#') {
+                Some((n, sec)) => (n.to_string(), Some(sec.to_string())),
+                None => (name, None),
+            };
+            let k = match kind.as_str() {
+                "gateway" | "listener" => "Gateway",
+                "httproute" => "HTTPRoute",
+                _ => "GRPCRoute",
+            };
+            let base = Locator::object(k, GATEWAY_API_GROUP, &ns, &name);
+            match (kind.as_str(), section) {
+                ("listener", None) => Err(format!(
+                    "target {s:?}: expected listener/NAMESPACE/GATEWAY#LISTENER"
+                )),
+                (_, Some(sec)) if !sec.is_empty() => Ok(with_section(base, &sec)),
+                (_, Some(_)) => Err(format!("target {s:?}: empty section name")),
+                (_, None) => Ok(base),
+            }
+        }
+        _ => Err(format!(
+            "target {s:?}: unknown kind {kind:?} (use gatewayclass, gateway, listener, httproute or grpcroute)"
+        )),
+    }
+}
+
+fn decided_by(t: &Topology, loser: usize, winner: usize) -> DecidedBy {
+    let m = t.model;
+    let same_level =
+        t.policy_target(loser).map(|n| &n.locator) == t.policy_target(winner).map(|n| &n.locator);
+    if !same_level {
+        DecidedBy::Specificity
+    } else if Instant::of(&m.policies[loser]) == Instant::of(&m.policies[winner]) {
+        DecidedBy::Name
+    } else {
+        DecidedBy::Timestamp
+    }
+}
+
+fn sentence(reason: LossReason, step: &str, by: DecidedBy) -> String {
+    let rel = |specific: &str, same: &str| match by {
+        DecidedBy::Specificity => specific.to_string(),
+        DecidedBy::Timestamp => format!("{same} (by creationTimestamp)"),
+        DecidedBy::Name => format!("{same} (equal creationTimestamps: by namespace/name)"),
+    };
+    match reason {
+        LossReason::AtomicDefaultsDiscarded => format!(
+            "atomic defaults discarded whole: a {} policy already sets rules",
+            rel("more specific", "newer")
+        ),
+        LossReason::MergeDefaultKeyTaken => format!(
+            "merge default not applied: a {} policy sets this key",
+            rel("more specific", "newer")
+        ),
+        LossReason::DiscardedByAtomicOverride => format!(
+            "discarded by the atomic overrides of {step}, a {} policy",
+            rel("less specific", "older")
+        ),
+        LossReason::OverriddenByMergeOverride => format!(
+            "overridden by the merge overrides of {step}, a {} policy",
+            rel("less specific", "older")
+        ),
+        LossReason::ReplacedByAtomicDefaults => format!(
+            "replaced by the atomic defaults of {step}: the {} side had no rules of substance",
+            rel("more specific", "newer")
+        ),
+    }
+}
+
+/// Explain every path through `target`, optionally for one policy kind. `Err` when the target is not in
+/// the topology.
+pub fn explain(
+    t: &Topology,
+    target: &Locator,
+    kind: Option<PolicyKind>,
+) -> Result<Explanation, String> {
+    let m = t.model;
+    if t.node(target).is_none() {
+        return Err(format!("{target} is not in the topology"));
+    }
+    let kinds: Vec<PolicyKind> = [
+        PolicyKind::RateLimit,
+        PolicyKind::Auth,
+        PolicyKind::TokenRateLimit,
+    ]
+    .into_iter()
+    .filter(|k| kind.is_none_or(|x| x == *k))
+    .collect();
+    let key = |i: usize| m.policies[i].meta.key();
+    let mut out = Vec::new();
+    for path in t.paths() {
+        if !t.path_locators(&path).contains(target) {
+            continue;
+        }
+        let mut entries = Vec::new();
+        for &k in &kinds {
+            let Some(tr) = effective::effective_for_path(t, &path, k) else {
+                continue;
+            };
+            let policies = tr
+                .effective
+                .policies
+                .iter()
+                .map(|&i| {
+                    let p = &m.policies[i];
+                    let (block, _) = merge::block_and_strategy(p)
+                        .unwrap_or((Block::Implicit, crate::model::Strategy::Atomic));
+                    PolicyEntry {
+                        kind: p.kind.kind(),
+                        policy: key(i),
+                        attached_to: t
+                            .policy_target(i)
+                            .map(|n| format!("{} {}", n.kind, n.name))
+                            .unwrap_or_default(),
+                        block,
+                        strategy: merge::strategy_of(p).unwrap_or(MergeStrategy::AtomicDefaults),
+                        creation_timestamp: p.meta.creation_timestamp.clone(),
+                    }
+                })
+                .collect();
+            let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
+            for r in tr.folded.rules.values() {
+                rules.insert(
+                    r.key.clone(),
+                    RuleEntry {
+                        key: r.key.clone(),
+                        winner: Some(key(r.source)),
+                        losers: vec![],
+                    },
+                );
+            }
+            for loss in &tr.folded.losses {
+                let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
+                    key: loss.key.clone(),
+                    winner: None,
+                    losers: vec![],
+                });
+                let rival = match loss.reason {
+                    LossReason::DiscardedByAtomicOverride
+                    | LossReason::OverriddenByMergeOverride
+                    | LossReason::ReplacedByAtomicDefaults => loss.step_source,
+                    _ => loss
+                        .beaten_by
+                        .iter()
+                        .copied()
+                        .find(|&b| decided_by(t, loss.loser, b) != DecidedBy::Specificity)
+                        .or(loss.beaten_by.first().copied())
+                        .unwrap_or(loss.step_source),
+                };
+                let by = decided_by(t, loss.loser, rival);
+                let step = key(loss.step_source);
+                e.losers.push(Loser {
+                    policy: key(loss.loser),
+                    reason: loss.reason,
+                    explanation: sentence(loss.reason, &step, by),
+                    step,
+                    beaten_by: loss.beaten_by.iter().map(|&b| key(b)).collect(),
+                    decided_by: by,
+                });
+            }
+            entries.push(KindEntry {
+                kind: k.kind(),
+                policies,
+                rules: rules.into_values().collect(),
+                source_policies: tr
+                    .effective
+                    .sources
+                    .iter()
+                    .map(|l| l.name_part().to_string())
+                    .collect(),
+            });
+        }
+        out.push(PathEntry {
+            path_id: path.id.clone(),
+            invalid: status::path_validity(t, &path).err(),
+            kinds: entries,
+        });
+    }
+    Ok(Explanation {
+        target: target.to_string(),
+        paths: out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse() {
+        assert_eq!(
+            parse_target("httproute/ns/r#rule-2").unwrap().as_str(),
+            "httproute.gateway.networking.k8s.io:ns/r#rule-2"
+        );
+        assert_eq!(
+            parse_target("listener/ns/gw#l").unwrap().as_str(),
+            "gateway.gateway.networking.k8s.io:ns/gw#l"
+        );
+        assert_eq!(
+            parse_target("GatewayClass/istio").unwrap().as_str(),
+            "gatewayclass.gateway.networking.k8s.io:istio"
+        );
+        assert!(parse_target("listener/ns/gw").is_err());
+        assert!(parse_target("service/ns/s").is_err());
+        assert!(parse_target("gateway/gw").is_err());
+    }
+}

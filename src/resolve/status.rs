@@ -1,0 +1,668 @@
+//! Predicted `Accepted` / `Enforced` conditions of every policy (semantics.md §5, ERRATA 7/8,
+//! /work/notes/semantics-tags.md §3–5, /work/notes/cel.md §4).
+//!
+//! Offline assumptions (cli.md): a Kuadrant object exists (one in `kuadrant-system` when the input has
+//! none), Limitador/Authorino and the generated data-plane objects are ready, TLSPolicy issuers exist,
+//! and listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set.
+//! DNSPolicy/TLSPolicy `Enforced` depends on DNSRecords and Certificates and is not predicted.
+
+use super::effective::{self, Instant};
+use super::merge::{self, LossReason};
+use super::{CelIssue, Effective, PathEffective};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::{
+    GATEWAY_API_GROUP, KuadrantVersion, Model, Policy, PolicyKind, RouteKind,
+    raw::Condition as RawCondition,
+};
+use crate::topology::{Path, Topology};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Istio's default gateway controller name.
+pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
+/// Envoy Gateway's default gateway controller name.
+pub const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-controller";
+
+#[derive(Clone, Debug, Default)]
+pub struct StatusOptions {
+    /// Read listener and route readiness from the objects' `status` (semantics.md §2.4) instead of
+    /// assuming it.
+    pub respect_status: bool,
+}
+
+/// One status condition as the operator writes it (no timestamps, no generation).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+impl Condition {
+    fn new(type_: &str, ok: bool, reason: &str, message: String) -> Self {
+        Condition {
+            type_: type_.into(),
+            status: if ok { "True" } else { "False" }.into(),
+            reason: reason.into(),
+            message,
+        }
+    }
+
+    pub fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+}
+
+/// The predicted status of one policy.
+#[derive(Clone, Debug)]
+pub struct PolicyStatus {
+    /// Index into `Model::policies`.
+    pub policy: usize,
+    pub accepted: Condition,
+    /// `None` when not accepted (the operator removes it) and for DNS/TLS (not predictable offline).
+    pub enforced: Option<Condition>,
+    /// Why `enforced` is missing although the policy is accepted.
+    pub note: Option<String>,
+    /// PathIDs of valid, ready paths where at least one rule of the policy is effective.
+    pub enforced_on: Vec<String>,
+    /// `namespace/name` of the policies that override some rule of this one, sorted.
+    pub overridden_by: Vec<String>,
+}
+
+impl PolicyStatus {
+    /// The conditions in the order the operator writes them.
+    pub fn conditions(&self) -> Vec<&Condition> {
+        std::iter::once(&self.accepted)
+            .chain(self.enforced.as_ref())
+            .collect()
+    }
+}
+
+/// Hostname `a` is a subset of `b` (the operator's `SubsetOf`).
+pub fn hostname_subset_of(a: &str, b: &str) -> bool {
+    let aw = a.starts_with('*');
+    let bw = b.starts_with('*');
+    match (aw, bw) {
+        (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
+        (true, false) => false,
+        (false, true) => a.ends_with(&b[1..]),
+        (false, false) => a == b,
+    }
+}
+
+/// Path validity (`ObjectsInRequestPath` on 1.4, `ParseTopologyPath` on 1.5). With the operator's
+/// topology the kind, class, listener and rule checks hold by construction; what can fail is the route:
+/// some parentRef must name the gateway, with no sectionName or the listener's, and when the route has
+/// hostnames one must be a subset of the listener hostname (`*` when absent). `Err` carries the message.
+pub fn path_validity(t: &Topology, p: &Path) -> Result<(), String> {
+    let m = t.model;
+    let g = &m.gateways[p.gateway];
+    let l = &g.spec.listeners[p.listener];
+    let r = &m.routes[p.route];
+    let listener_host = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
+    let ok = r.spec.parent_refs.iter().any(|pr| {
+        pr.refers_to_gateway(&r.meta.namespace, &g.meta.namespace, &g.meta.name)
+            && pr
+                .section_name
+                .as_ref()
+                .is_none_or(|s| s.is_empty() || *s == l.name.value)
+            && (r.spec.hostnames.is_empty()
+                || r.spec
+                    .hostnames
+                    .iter()
+                    .any(|h| hostname_subset_of(&h.value, listener_host)))
+    });
+    if ok {
+        Ok(())
+    } else {
+        let route = match r.spec.kind {
+            RouteKind::Http => "http route",
+            RouteKind::Grpc => "grpc route",
+        };
+        Err(format!(
+            "invalid path: {route} does not belong to the listener"
+        ))
+    }
+}
+
+fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
+    conds.as_ref().is_some_and(|cs| {
+        cs.iter()
+            .find(|c| c.type_.as_deref() == Some(type_))
+            .is_some_and(|c| c.status.as_deref() == Some("True"))
+    })
+}
+
+/// Readiness gates of the status updaters (semantics.md §2.4): the listener is Programmed and the route
+/// is Accepted by the first `status.parents` entry of the class's controller that names the gateway.
+/// Without `respect_status` both are assumed.
+pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
+    if !opts.respect_status {
+        return true;
+    }
+    let m = t.model;
+    let g = &m.gateways[p.gateway];
+    let l = &g.spec.listeners[p.listener];
+    let r = &m.routes[p.route];
+    let controller = &m.gateway_classes[p.class].spec.controller_name;
+    let listener_ready = g.spec.status.as_ref().is_some_and(|s| {
+        s.listeners.as_ref().is_some_and(|ls| {
+            ls.iter()
+                .find(|x| x.name.as_deref() == Some(l.name.value.as_str()))
+                .is_some_and(|x| condition_true(&x.conditions, "Programmed"))
+        })
+    });
+    if !listener_ready {
+        return false;
+    }
+    let grpc_v15 = r.spec.kind == RouteKind::Grpc && t.version == KuadrantVersion::V1_5;
+    let parents = r.spec.status.as_ref().and_then(|s| s.parents.as_ref());
+    let entry = parents.and_then(|ps| {
+        ps.iter().find(|s| {
+            let Some(pr) = &s.parent_ref else {
+                return false;
+            };
+            let val = |v: &Option<crate::model::raw::Str>, d: &str| {
+                v.as_ref()
+                    .map(|x| x.value.clone())
+                    .unwrap_or_else(|| d.to_string())
+            };
+            let mut ok = s.controller_name.as_deref() == Some(controller.as_str())
+                && val(&pr.group, GATEWAY_API_GROUP) == GATEWAY_API_GROUP
+                && val(&pr.kind, "Gateway") == "Gateway"
+                && val(&pr.namespace, &r.meta.namespace) == g.meta.namespace
+                && val(&pr.name, "") == g.meta.name;
+            if grpc_v15 {
+                // UNVERIFIED detail: 1.5 also matches sectionName and port for GRPCRoutes.
+                ok = ok
+                    && pr
+                        .section_name
+                        .as_ref()
+                        .is_none_or(|s| s.value == l.name.value)
+                    && pr.port.as_ref().is_none_or(|x| x.value == l.port);
+            }
+            ok
+        })
+    });
+    entry.is_some_and(|e| condition_true(&e.conditions, "Accepted"))
+}
+
+fn ns_name(p: &Policy) -> String {
+    p.meta.key()
+}
+
+/// The `name` or `name#section` a target-not-found message shows.
+fn target_ref_name(p: &Policy, with_section: bool) -> String {
+    match (&p.target.section_name, with_section) {
+        (Some(s), true) => format!("{}#{}", p.target.name.value, s.value),
+        _ => p.target.name.value.clone(),
+    }
+}
+
+fn accepted(t: &Topology, pi: usize) -> Condition {
+    let m = t.model;
+    let p = &m.policies[pi];
+    let kind = p.kind.kind();
+    if t.policy_target(pi).is_none() {
+        let name = target_ref_name(p, p.kind.is_inherited());
+        return Condition::new(
+            "Accepted",
+            false,
+            "TargetNotFound",
+            format!("{kind} target {name} was not found"),
+        );
+    }
+    if !p.kind.is_inherited()
+        && let Some(other) = conflicting(m, pi)
+    {
+        return Condition::new(
+            "Accepted",
+            false,
+            "Conflicted",
+            format!(
+                "{kind} is conflicted by {}: conflicting policy",
+                ns_name(&m.policies[other])
+            ),
+        );
+    }
+    Condition::new(
+        "Accepted",
+        true,
+        "Accepted",
+        format!("{kind} has been accepted"),
+    )
+}
+
+/// DNS/TLS: an older policy of the same kind with an identical targetRef. The operator takes the first
+/// match in map order; policyctl the oldest, then by namespace/name.
+fn conflicting(m: &Model, pi: usize) -> Option<usize> {
+    let p = &m.policies[pi];
+    let same_ref = |q: &Policy| {
+        q.meta.namespace == p.meta.namespace
+            && q.target.group.value == p.target.group.value
+            && q.target.kind.value == p.target.kind.value
+            && q.target.name.value == p.target.name.value
+            && q.target.section_name.as_ref().map(|s| &s.value)
+                == p.target.section_name.as_ref().map(|s| &s.value)
+    };
+    let mine = Instant::of(p);
+    m.policies
+        .iter()
+        .enumerate()
+        .filter(|(i, q)| *i != pi && q.kind == p.kind && Instant::of(q) < mine && same_ref(q))
+        .min_by(|a, b| effective::creation_order(a.1, b.1))
+        .map(|(i, _)| i)
+}
+
+fn effective_of(pe: &PathEffective, kind: PolicyKind) -> Option<&Effective> {
+    match kind {
+        PolicyKind::RateLimit => pe.rate_limit.as_ref(),
+        PolicyKind::Auth => pe.auth.as_ref(),
+        PolicyKind::TokenRateLimit => pe.token_rate_limit.as_ref(),
+        _ => None,
+    }
+}
+
+struct Walk {
+    affected_gateways: BTreeSet<usize>,
+    /// rule key → overriding policy locators, in the order found (paths in PathID order).
+    overriding: BTreeMap<String, Vec<String>>,
+    cel: Vec<String>,
+    enforced_on: Vec<String>,
+}
+
+fn walk(
+    t: &Topology,
+    paths: &[Path],
+    eff: &[PathEffective],
+    cel: &[CelIssue],
+    opts: &StatusOptions,
+    pi: usize,
+) -> Walk {
+    let m = t.model;
+    let p = &m.policies[pi];
+    let keys: Vec<String> = merge::policy_rules(p).into_keys().collect();
+    let mut w = Walk {
+        affected_gateways: BTreeSet::new(),
+        overriding: BTreeMap::new(),
+        cel: Vec::new(),
+        enforced_on: Vec::new(),
+    };
+    for (path, pe) in paths.iter().zip(eff) {
+        let Some(e) = effective_of(pe, p.kind) else {
+            continue;
+        };
+        if !e.policies.contains(&pi) {
+            continue;
+        }
+        w.cel.extend(
+            cel.iter()
+                .filter(|c| c.kind == p.kind && c.path_id == path.id)
+                .map(|c| c.message.clone()),
+        );
+        // TokenRateLimitPolicy ignores path validity (semantics-tags.md §4.3).
+        if p.kind != PolicyKind::TokenRateLimit && path_validity(t, path).is_err() {
+            continue;
+        }
+        if !path_ready(t, path, opts) {
+            continue;
+        }
+        let mut affected = p.kind == PolicyKind::Auth && e.rules.is_empty();
+        if !affected {
+            for k in &keys {
+                match e.rules.get(k) {
+                    Some(r) if r.source == pi => affected = true,
+                    Some(r) => w
+                        .overriding
+                        .entry(k.clone())
+                        .or_default()
+                        .push(m.policies[r.source].locator().to_string()),
+                    None => w
+                        .overriding
+                        .entry(k.clone())
+                        .or_default()
+                        .extend(e.sources.iter().map(|l| l.to_string())),
+                }
+            }
+        }
+        if affected {
+            w.affected_gateways.insert(path.gateway);
+            w.enforced_on.push(path.id.clone());
+        }
+    }
+    w
+}
+
+fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
+    let m = t.model;
+    let kind = p.kind.kind();
+    let overriders = || -> Vec<String> {
+        let mut v: Vec<String> = w
+            .overriding
+            .values()
+            .flatten()
+            .map(|l| l.split_once(':').map(|(_, n)| n).unwrap_or(l).to_string())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    if w.affected_gateways.is_empty() {
+        if w.overriding.is_empty() {
+            return Condition::new(
+                "Enforced",
+                false,
+                "Unknown",
+                format!("{kind} is not in the path to any existing routes"),
+            );
+        }
+        return Condition::new(
+            "Enforced",
+            false,
+            "Overridden",
+            format!("{kind} is overridden by [{}]", overriders().join(" ")),
+        );
+    }
+    if p.kind == PolicyKind::TokenRateLimit && !w.overriding.is_empty() {
+        // Canonical order for the operator's map iteration: by rule key.
+        let parts: Vec<String> = w
+            .overriding
+            .iter()
+            .map(|(k, by)| match by.first() {
+                Some(b) if !b.is_empty() => format!("{k} by {b}"),
+                _ => k.clone(),
+            })
+            .collect();
+        return Condition::new(
+            "Enforced",
+            false,
+            "Unknown",
+            format!(
+                "{kind} has encountered some issues: policy rule(s) overridden: {}",
+                parts.join(", ")
+            ),
+        );
+    }
+    // Components: Limitador/Authorino and the Istio/Envoy Gateway objects are assumed synced; a gateway
+    // of any other controller is always pending.
+    let pending: Vec<String> = w
+        .affected_gateways
+        .iter()
+        .filter_map(|&gi| {
+            let g = &m.gateways[gi];
+            let class = m.gateway_class(&g.spec.class_name.value)?;
+            let c = class.spec.controller_name.as_str();
+            (c != ISTIO_CONTROLLER && c != ENVOY_GATEWAY_CONTROLLER)
+                .then(|| format!("Gateway ({})", g.meta.key()))
+        })
+        .collect();
+    if !w.cel.is_empty() {
+        return Condition::new(
+            "Enforced",
+            false,
+            "InvalidCelExpression",
+            format!("validation issues: [{}]", w.cel.join(" ")),
+        );
+    }
+    if !pending.is_empty() {
+        return Condition::new(
+            "Enforced",
+            false,
+            "Unknown",
+            format!(
+                "{kind} waiting for the following components to sync: [{}]",
+                pending.join(" ")
+            ),
+        );
+    }
+    if w.overriding.is_empty() {
+        Condition::new(
+            "Enforced",
+            true,
+            "Enforced",
+            format!("{kind} has been successfully enforced"),
+        )
+    } else {
+        Condition::new(
+            "Enforced",
+            true,
+            "Enforced",
+            format!("{kind} has been partially enforced"),
+        )
+    }
+}
+
+/// Predicted status of every policy, in model order. `eff` is [`super::effective()`] of `t`; `cel` the
+/// generator's CEL issues (any order: entries are taken path by path in PathID order).
+pub fn status(
+    t: &Topology,
+    eff: &[PathEffective],
+    cel: &[CelIssue],
+    opts: &StatusOptions,
+) -> Vec<PolicyStatus> {
+    let m = t.model;
+    let paths = t.paths();
+    (0..m.policies.len())
+        .map(|pi| {
+            let p = &m.policies[pi];
+            let acc = accepted(t, pi);
+            if !acc.is_true() {
+                return PolicyStatus {
+                    policy: pi,
+                    accepted: acc,
+                    enforced: None,
+                    note: None,
+                    enforced_on: vec![],
+                    overridden_by: vec![],
+                };
+            }
+            if !p.kind.is_inherited() {
+                return PolicyStatus {
+                    policy: pi,
+                    accepted: acc,
+                    enforced: None,
+                    note: Some(format!(
+                        "{} Enforced depends on {} in the cluster and is not predicted offline",
+                        p.kind.kind(),
+                        if p.kind == PolicyKind::Dns {
+                            "DNSRecords"
+                        } else {
+                            "cert-manager Certificates"
+                        }
+                    )),
+                    enforced_on: vec![],
+                    overridden_by: vec![],
+                };
+            }
+            let w = walk(t, &paths, eff, cel, opts, pi);
+            let enf = enforced(t, p, &w);
+            let mut overridden_by: Vec<String> = w
+                .overriding
+                .values()
+                .flatten()
+                .map(|l| l.split_once(':').map(|(_, n)| n).unwrap_or(l).to_string())
+                .collect();
+            overridden_by.sort();
+            overridden_by.dedup();
+            PolicyStatus {
+                policy: pi,
+                accepted: acc,
+                enforced: Some(enf),
+                note: None,
+                enforced_on: w.enforced_on,
+                overridden_by,
+            }
+        })
+        .collect()
+}
+
+/// Diagnostics for the predicted statuses: PCTL3001 overridden, PCTL3002 partially enforced, PCTL3003
+/// not in path, PCTL3005 conflicted, PCTL3006 invalid CEL, PCTL3004 a name tie-break decided a rule,
+/// PCTL3007 no Kuadrant object. Each points at the policy's `metadata.name`.
+pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
+    let m = t.model;
+    let mut d = Diagnostics::new();
+    if m.kuadrants.is_empty() {
+        d.push(
+            Diagnostic::new(
+                Code::KuadrantAssumed,
+                "no Kuadrant object in the input: one in kuadrant-system is assumed",
+            )
+            .help("add a kuadrant.io/v1beta1 Kuadrant to the input to make this explicit"),
+        );
+    }
+    for s in statuses {
+        let p = &m.policies[s.policy];
+        let span = p.meta.origin.name;
+        let at = |code: Code, msg: String| {
+            Diagnostic::new(code, msg.clone())
+                .object(p.display())
+                .at(span, msg)
+        };
+        if s.accepted.reason == "Conflicted" {
+            d.push(at(Code::Conflicted, s.accepted.message.clone()).help(
+                "only the oldest policy of a kind may target an object; remove or retarget this one",
+            ));
+        }
+        let Some(e) = &s.enforced else { continue };
+        match (e.reason.as_str(), e.is_true()) {
+            ("Overridden", _) => d.push(
+                at(Code::Overridden, e.message.clone())
+                    .help("see `policyctl explain` for which rules lost and why"),
+            ),
+            ("Unknown", false) if e.message.ends_with("not in the path to any existing routes") => d.push(
+                at(Code::NotInPath, e.message.clone())
+                    .help("no valid path (class → gateway → listener → route) runs through this policy's target"),
+            ),
+            ("InvalidCelExpression", _) => d.push(
+                at(Code::InvalidCel, e.message.clone())
+                    .help("declare the variable (e.g. add an AuthPolicy on the path for `auth.*`) or fix the predicate"),
+            ),
+            ("Enforced", true) if e.message.ends_with("partially enforced") => d.push(
+                at(Code::PartiallyEnforced, e.message.clone())
+                    .help("see `policyctl explain` for which rules are overridden"),
+            ),
+            _ => {}
+        }
+    }
+    for (a, b) in name_ties(t) {
+        let (pa, pb) = (&m.policies[a], &m.policies[b]);
+        let msg = format!(
+            "{} and {} target the same object with equal creationTimestamps (missing counts as equal); their namespace/name order decided a rule",
+            pa.display(),
+            pb.display()
+        );
+        d.push(
+            Diagnostic::new(Code::TieBreakByName, msg.clone())
+                .object(pa.display())
+                .at(pa.meta.origin.name, msg)
+                .also(pb.meta.origin.name, "tied with this policy")
+                .help("set metadata.creationTimestamp to the real creation order, or make the policies not compete"),
+        );
+    }
+    d
+}
+
+/// Pairs of policies on the same target with equal timestamps where one rule of one of them was dropped
+/// in favour of the other (so the name order decided it), sorted, unique.
+pub fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
+    let m = t.model;
+    let mut out = BTreeSet::new();
+    for path in t.paths() {
+        for kind in [
+            PolicyKind::RateLimit,
+            PolicyKind::Auth,
+            PolicyKind::TokenRateLimit,
+        ] {
+            let Some(tr) = effective::effective_for_path(t, &path, kind) else {
+                continue;
+            };
+            for loss in &tr.folded.losses {
+                if loss.reason == LossReason::ReplacedByAtomicDefaults {
+                    continue;
+                }
+                let by = std::iter::once(loss.step_source).chain(loss.beaten_by.iter().copied());
+                for w in by.collect::<BTreeSet<_>>() {
+                    if w == loss.loser {
+                        continue;
+                    }
+                    let (pl, pw) = (&m.policies[loss.loser], &m.policies[w]);
+                    if t.policy_target(loss.loser).map(|n| &n.locator)
+                        == t.policy_target(w).map(|n| &n.locator)
+                        && effective::tie_by_name(pl, pw)
+                    {
+                        out.insert((loss.loser.min(w), loss.loser.max(w)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The policy object as written with `status` replaced by the prediction: `conditions` (type, status,
+/// reason, message, and `observedGeneration` when `metadata.generation` is known) and
+/// `observedGeneration`. `lastTransitionTime` is left out on purpose: it records when the operator wrote
+/// the condition, which an offline prediction cannot know, and a made-up time would churn diffs.
+pub fn with_predicted_status(
+    mut object: serde_json::Value,
+    s: &PolicyStatus,
+    generation: Option<i64>,
+) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let conditions: Vec<Value> = s
+        .conditions()
+        .into_iter()
+        .map(|c| {
+            let mut m = Map::new();
+            m.insert("type".into(), json!(c.type_));
+            m.insert("status".into(), json!(c.status));
+            m.insert("reason".into(), json!(c.reason));
+            m.insert("message".into(), json!(c.message));
+            if let Some(g) = generation {
+                m.insert("observedGeneration".into(), json!(g));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let mut status = Map::new();
+    if let Some(g) = generation {
+        status.insert("observedGeneration".into(), json!(g));
+    }
+    status.insert("conditions".into(), Value::Array(conditions));
+    if let Value::Object(o) = &mut object {
+        o.insert("status".into(), Value::Object(status));
+    }
+    object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // semantics.md §6.2 N (TestNameSubsetOf).
+    #[test]
+    fn hostname_subset_table() {
+        let cases = [
+            ("foo.com", "foo.com", true),
+            ("foo.com", "bar.com", false),
+            ("*.com", "foo.com", false),
+            ("foo.com", "*.com", true),
+            ("*.foo.com", "foo.com", false),
+            ("foo.com", "*.foo.com", false),
+            ("*", "*.com", false),
+            ("*.com", "*", true),
+            ("*.com", "*.org", false),
+            ("*.foo.com", "*.bar.foo.com", false),
+            ("*.foo.com", "*.baz.foo.com", false),
+            ("", "", true),
+            ("", "foo.com", false),
+            ("*.foo.*.com", "*.foo.*.com", true),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(hostname_subset_of(a, b), want, "{a} ⊆ {b}");
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! `explain` over the scenario fixtures: every HTTPRoute of a case is explained and the text tree is
+//! compared with `testdata/cases/<case>/explain.txt`. Rewrite the expected files after a deliberate
+//! change with `UPDATE_EXPECT=1 cargo test --test explain` (never under `CI=true`), then review the diff.
+
+use policyctl::load::{Input, LoadOptions, Loaded, load};
+use policyctl::model::{KuadrantVersion, PolicyKind};
+use policyctl::resolve::explain::{self, DecidedBy, Explanation};
+use policyctl::resolve::merge::LossReason;
+use policyctl::topology::Topology;
+use std::path::{Path, PathBuf};
+
+fn cases() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("input.yaml").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+fn version_of(case: &Path) -> KuadrantVersion {
+    std::fs::read_to_string(case.join("version"))
+        .ok()
+        .and_then(|s| KuadrantVersion::parse(s.trim()))
+        .unwrap_or_default()
+}
+
+fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
+    load(
+        &[Input::Text {
+            name: "input.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &LoadOptions {
+            default_namespace: "default".into(),
+            version,
+        },
+    )
+}
+
+fn explain_routes(l: &Loaded, v: KuadrantVersion) -> String {
+    let t = Topology::build(&l.model, v);
+    let mut out = String::new();
+    for r in &l.model.routes {
+        let target = explain::parse_target(&format!("httproute/{}", r.meta.key())).unwrap();
+        let e = explain::explain(&t, &target, None).unwrap();
+        out.push_str(&policyctl::render::explain::text(&e));
+    }
+    out
+}
+
+#[test]
+fn explain_snapshots() {
+    for case in cases() {
+        let v = version_of(&case);
+        let l = load_text(
+            &std::fs::read_to_string(case.join("input.yaml")).unwrap(),
+            v,
+        );
+        let got = explain_routes(&l, v);
+        let path = case.join("explain.txt");
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") && !ci {
+            std::fs::write(&path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_EXPECT=1", path.display()));
+        assert_eq!(got, want, "{} is stale", path.display());
+    }
+}
+
+fn explain_case(name: &str, target: &str, kind: Option<PolicyKind>) -> Explanation {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/cases")
+        .join(name);
+    let v = version_of(&case);
+    let l = load_text(
+        &std::fs::read_to_string(case.join("input.yaml")).unwrap(),
+        v,
+    );
+    let t = Topology::build(&l.model, v);
+    explain::explain(&t, &explain::parse_target(target).unwrap(), kind).unwrap()
+}
+
+#[test]
+fn atomic_defaults_lose_entirely() {
+    let e = explain_case(
+        "table-implicit-defaults-replaced",
+        "httproute/toystore/toystore-route",
+        None,
+    );
+    let k = &e.paths[0].kinds[0];
+    let a = k.rules.iter().find(|r| r.key == "a").unwrap();
+    assert_eq!(a.winner, None);
+    assert_eq!(a.losers[0].policy, "toystore/gw-rlp");
+    assert_eq!(a.losers[0].reason, LossReason::AtomicDefaultsDiscarded);
+    assert_eq!(a.losers[0].decided_by, DecidedBy::Specificity);
+}
+
+#[test]
+fn top_level_when_leaking_under_merge() {
+    let e = explain_case(
+        "table-top-level-when-leaks",
+        "httproute/toystore/toystore-route",
+        None,
+    );
+    let k = &e.paths[0].kinds[0];
+    let top = k
+        .rules
+        .iter()
+        .find(|r| r.key == "###_TOP_LEVEL_PREDICATES_###")
+        .unwrap();
+    assert_eq!(top.winner.as_deref(), Some("toystore/gw-rlp"));
+    assert_eq!(
+        k.source_policies,
+        vec!["toystore/gw-rlp", "toystore/route-rlp"]
+    );
+}
+
+#[test]
+fn overrides_listed_least_specific_first() {
+    let e = explain_case(
+        "case-i-atomic-gateway-overrides",
+        "gateway/toystore/gateway",
+        None,
+    );
+    let k = &e.paths[0].kinds[0];
+    let order: Vec<&str> = k.policies.iter().map(|p| p.policy.as_str()).collect();
+    assert_eq!(
+        order,
+        vec!["toystore/toystore-rlp", "toystore/httproute-rlp"]
+    );
+    let route = k.rules.iter().find(|r| r.key == "route").unwrap();
+    assert_eq!(
+        route.losers[0].reason,
+        LossReason::DiscardedByAtomicOverride
+    );
+}
+
+#[test]
+fn kind_filter_and_invalid_paths() {
+    let e = explain_case(
+        "case-l-invalid-path-ignored",
+        "gateway/toystore/gateway",
+        Some(PolicyKind::RateLimit),
+    );
+    assert_eq!(e.paths.len(), 2);
+    assert!(e.paths.iter().all(|p| p.kinds.is_empty()));
+    assert!(e.paths[0].invalid.is_none());
+    assert_eq!(
+        e.paths[1].invalid.as_deref(),
+        Some("invalid path: http route does not belong to the listener")
+    );
+}
+
+#[test]
+fn name_tie_break_is_reported() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/cases/case-f-rlp-targets-httproute/input.yaml"),
+    )
+    .unwrap();
+    let second = "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: zz-rlp\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: toystore-route\n  limits:\n    l2:\n      rates:\n        - limit: 2\n          window: 1m\n";
+    let l = load_text(&format!("{text}{second}"), KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let e = explain::explain(
+        &t,
+        &explain::parse_target("httproute/toystore/toystore-route").unwrap(),
+        None,
+    )
+    .unwrap();
+    let l1 = e.paths[0].kinds[0]
+        .rules
+        .iter()
+        .find(|r| r.key == "l1")
+        .unwrap();
+    assert_eq!(l1.winner, None);
+    assert_eq!(l1.losers[0].decided_by, DecidedBy::Name);
+    let s = policyctl::resolve::status::status(
+        &t,
+        &policyctl::resolve::effective(&t),
+        &[],
+        &Default::default(),
+    );
+    let d = policyctl::resolve::status::diagnostics(&t, &s);
+    assert_eq!(
+        d.iter().filter(|x| x.code.as_str() == "PCTL3004").count(),
+        1
+    );
+}
