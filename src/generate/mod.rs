@@ -1,1 +1,970 @@
-//! Generate: the data-plane objects the operator would apply (owned by the generation work, issue 5).
+//! Generate: the data-plane objects the operator would apply for the emulated release (v1.4.6 / v1.5.2),
+//! computed from the topology and the effective policies of every path.
+//!
+//! Owns action sets (names, hostnames, predicates, order), wasm actions (placement around auth, merging,
+//! CEL validation), the wasm carriers (`WasmPlugin` on 1.4, `EnvoyFilter` on 1.5, `EnvoyExtensionPolicy`
+//! on Envoy Gateway), the cluster `EnvoyFilter`s / `EnvoyPatchPolicy`s, the Limitador CR limits and the
+//! AuthConfigs. Must not read files or format text.
+//!
+//! # Output conventions
+//! - **Keys are sorted alphabetically at every level** of every object. The operator sends plain maps
+//!   (policy-machinery `Destruct`), so `kubectl get -o yaml` shows exactly this order; the 1.5
+//!   `configuration.value` JSON string (protojson of a Struct) is sorted and compact, with no space after
+//!   commas (the operator's protojson may add one, fixed per binary; compare it as parsed JSON).
+//! - **Object order**: per gateway (model order: namespace/name) its wasm carrier (`WasmPlugin` /
+//!   `EnvoyFilter kuadrant-<gw>` / `EnvoyExtensionPolicy`), then the rate-limit, auth and tracing cluster
+//!   objects; then the `Limitador`; then the AuthConfigs by name.
+//! - **Canonical orders** where the operator is not deterministic (ERRATA): paths in PathID order; action
+//!   sets by the operator's comparator as a stable sort over paths in PathID order (hostname-major, then
+//!   match order); limits inside a merged rate-limit action by limit name (both versions); Limitador
+//!   `spec.limits` by name, namespace, max_value, seconds, conditions, variables. The 1.5 conditionalData
+//!   sort is a stable sort, which equals Go's `slices.SortFunc` for at most 12 entries per merged action.
+//! - **Runtime values**: owner references are written only when the owner's `metadata.uid` is in the
+//!   input. Without a Kuadrant object the Kuadrant namespace is `kuadrant-system` (diagnostic PCTL3007).
+//!   Without a Limitador / Authorino object their operator defaults are used. A Limitador without
+//!   `status.service` gets the endpoint limitador-operator would publish (`limitador-<name>.<ns>.svc.
+//!   cluster.local`, `spec.listener.grpc.port` or 8081); the operator itself skips the rate-limit cluster
+//!   object until that status exists.
+//! - `metadata.creationTimestamp: null` and status stubs of the operator's desired objects are not
+//!   printed (the API server drops them).
+
+pub mod actions;
+pub mod authconfig;
+pub mod cel;
+pub mod cluster;
+pub mod hostnames;
+pub mod names;
+pub mod predicates;
+
+use crate::diag::{Code, Diagnostic};
+use crate::model::{KuadrantVersion, Model, Obj, PolicyKind, RuleMatches};
+use crate::resolve::{CelIssue, PathEffective, RuleValue};
+use crate::topology::{Path, Topology};
+use actions::{
+    AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
+};
+use cluster::Endpoint;
+use predicates::SortKey;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
+pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
+pub const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-controller";
+/// `RELATED_IMAGE_WASMSHIM` of operator release v1.4.6.
+pub const WASM_IMAGE_1_4: &str = "quay.io/kuadrant/wasm-shim:v0.12.3";
+/// `RELATED_IMAGE_WASMSHIM` of operator release v1.5.2 (used by Envoy Gateway only).
+pub const WASM_IMAGE_1_5: &str = "quay.io/kuadrant/wasm-shim:v0.14.1";
+/// Placeholder for the sha256 of the `.wasm` the 1.5 operator serves (computed at run time there).
+pub const WASM_SHA256_PLACEHOLDER: &str = "";
+const PROTECTED_REGISTRY: &str = "registry.redhat.io";
+const PULL_SECRET: &str = "wasm-plugin-pull-secret";
+const WASM_SERVER_PORT: i64 = 8082;
+
+/// Which object families to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Istio wasm carrier: `WasmPlugin` (1.4) or `EnvoyFilter kuadrant-<gw>` (1.5).
+    Wasm,
+    /// Istio cluster `EnvoyFilter`s (rate limit, auth, tracing).
+    EnvoyFilter,
+    Limitador,
+    AuthConfig,
+    /// Envoy Gateway `EnvoyExtensionPolicy` and `EnvoyPatchPolicy`s.
+    EnvoyGateway,
+}
+
+impl Family {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "wasm" => Some(Family::Wasm),
+            "envoyfilter" => Some(Family::EnvoyFilter),
+            "limitador" => Some(Family::Limitador),
+            "authconfig" => Some(Family::AuthConfig),
+            "envoygateway" => Some(Family::EnvoyGateway),
+            _ => None,
+        }
+    }
+}
+
+/// Settings for one generation run.
+#[derive(Clone, Debug)]
+pub struct GenerateOptions {
+    pub version: KuadrantVersion,
+    /// Used when the input has no Kuadrant object.
+    pub kuadrant_namespace: String,
+    /// `RELATED_IMAGE_WASMSHIM`; `None` means the release default of `version`.
+    pub wasm_image: Option<String>,
+    /// sha256 of the served wasm module (1.5 `EnvoyFilter`).
+    pub wasm_sha256: String,
+    /// `OPERATOR_NAMESPACE` (1.5 wasm server URL).
+    pub operator_namespace: String,
+    /// Istio class controller names (the default is appended like the operator does).
+    pub istio_controllers: Vec<String>,
+    pub envoy_gateway_controllers: Vec<String>,
+    /// `None`: every family.
+    pub only: Option<BTreeSet<Family>>,
+    /// Restrict to paths through this gateway `(namespace, name)`.
+    pub gateway: Option<(String, String)>,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        GenerateOptions {
+            version: KuadrantVersion::V1_4,
+            kuadrant_namespace: DEFAULT_KUADRANT_NAMESPACE.into(),
+            wasm_image: None,
+            wasm_sha256: WASM_SHA256_PLACEHOLDER.into(),
+            operator_namespace: DEFAULT_KUADRANT_NAMESPACE.into(),
+            istio_controllers: controller_names(&[], ISTIO_CONTROLLER),
+            envoy_gateway_controllers: controller_names(&[], ENVOY_GATEWAY_CONTROLLER),
+            only: None,
+            gateway: None,
+        }
+    }
+}
+
+/// The operator's controller-name list: items trimmed; a list equal to `[default]` stays as is,
+/// otherwise the default is appended.
+pub fn controller_names(user: &[String], default: &str) -> Vec<String> {
+    let items: Vec<String> = user.iter().map(|s| s.trim().to_string()).collect();
+    if items.is_empty() || items == [default] {
+        return vec![default.to_string()];
+    }
+    let mut v = items;
+    v.push(default.to_string());
+    v
+}
+
+/// What a run produced.
+#[derive(Debug, Default)]
+pub struct Generated {
+    /// The objects, in the documented order, keys sorted.
+    pub objects: Vec<Value>,
+    /// CEL validation failures in PathID order, then action order.
+    pub cel_issues: Vec<CelIssue>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    Istio,
+    EnvoyGateway,
+}
+
+/// Runtime context read from the Kuadrant, Limitador and Authorino objects.
+struct Runtime<'m> {
+    namespace: String,
+    kuadrant: Option<&'m Obj<Value>>,
+    limitador: Endpoint,
+    limitador_obj: Option<&'m Obj<Value>>,
+    authorino: Endpoint,
+    mtls_limitador: bool,
+    mtls_authorino: bool,
+    tracing: Option<(String, bool)>,
+    observability: Option<Value>,
+}
+
+fn ptr<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    v.pointer(path).filter(|x| !x.is_null())
+}
+
+fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>) -> Runtime<'m> {
+    let kuadrant = m.kuadrants.iter().min_by(|a, b| {
+        match (&a.meta.creation_timestamp, &b.meta.creation_timestamp) {
+            (Some(x), Some(y)) if x != y => x.cmp(y),
+            _ => a.key().cmp(&b.key()),
+        }
+    });
+    let namespace = match kuadrant {
+        Some(k) => k.meta.namespace.clone(),
+        None => {
+            diags.push(
+                Diagnostic::new(
+                    Code::KuadrantAssumed,
+                    format!(
+                        "no Kuadrant object in the input: one in {} is assumed",
+                        opts.kuadrant_namespace
+                    ),
+                )
+                .help("add the Kuadrant object to the input, or pass the namespace explicitly"),
+            );
+            opts.kuadrant_namespace.clone()
+        }
+    };
+    let spec = kuadrant
+        .and_then(|k| k.spec.get("spec"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mtls_on = ptr(&spec, "/mtls/enable")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mtls_for = |c: &str| {
+        mtls_on
+            && ptr(&spec, &format!("/mtls/{c}"))
+                .and_then(Value::as_bool)
+                .unwrap_or(true)
+    };
+    let tracing = ptr(&spec, "/observability/tracing/defaultEndpoint")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(|e| {
+            let insecure = ptr(&spec, "/observability/tracing/insecure")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            (e.to_string(), insecure)
+        });
+    let observability = ptr(&spec, "/observability/dataPlane").map(|dp| {
+        let levels: Vec<&Map<String, Value>> = dp
+            .get("defaultLevels")
+            .and_then(Value::as_array)
+            .map(|l| l.iter().filter_map(Value::as_object).collect())
+            .unwrap_or_default();
+        let has = |k: &str| levels.iter().any(|l| l.contains_key(k));
+        let level = if has("debug") {
+            "DEBUG"
+        } else if has("info") {
+            "INFO"
+        } else if has("warn") {
+            "WARN"
+        } else {
+            "ERROR"
+        };
+        let mut o = Map::new();
+        o.insert("defaultLevel".into(), json!(level));
+        if let Some(h) = dp
+            .get("httpHeaderIdentifier")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
+            o.insert("httpHeaderIdentifier".into(), json!(h));
+        }
+        if tracing.is_some() {
+            o.insert("tracing".into(), json!({"service": "tracing-service"}));
+        }
+        Value::Object(o)
+    });
+    let limitador_obj = m
+        .limitadors
+        .iter()
+        .find(|l| l.meta.name == "limitador" && l.meta.namespace == namespace);
+    let limitador = match limitador_obj {
+        Some(l) => {
+            let host = ptr(&l.spec, "/status/service/host")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let port = ptr(&l.spec, "/status/service/ports/grpc").and_then(Value::as_i64);
+            Endpoint {
+                host: host.unwrap_or_else(|| {
+                    format!("limitador-{}.{}.svc.cluster.local", l.meta.name, namespace)
+                }),
+                port: port
+                    .or_else(|| ptr(&l.spec, "/spec/listener/grpc/port").and_then(Value::as_i64))
+                    .unwrap_or(8081),
+            }
+        }
+        None => Endpoint {
+            host: format!("limitador-limitador.{namespace}.svc.cluster.local"),
+            port: 8081,
+        },
+    };
+    let authorino = match m
+        .authorinos
+        .iter()
+        .find(|a| a.meta.name == "authorino" && a.meta.namespace == namespace)
+    {
+        Some(a) => Endpoint {
+            host: format!(
+                "{}-authorino-authorization.{}.svc.cluster.local",
+                a.meta.name, a.meta.namespace
+            ),
+            port: ptr(&a.spec, "/spec/listener/ports/grpc")
+                .and_then(Value::as_i64)
+                .or_else(|| ptr(&a.spec, "/spec/listener/port").and_then(Value::as_i64))
+                .unwrap_or(50051),
+        },
+        None => Endpoint {
+            host: format!("authorino-authorino-authorization.{namespace}.svc.cluster.local"),
+            port: 50051,
+        },
+    };
+    Runtime {
+        namespace,
+        kuadrant,
+        limitador,
+        limitador_obj,
+        authorino,
+        mtls_limitador: mtls_for("limitador"),
+        mtls_authorino: mtls_for("authorino"),
+        tracing,
+        observability,
+    }
+}
+
+/// One action set before sorting.
+struct ActionSetEntry {
+    key: SortKey,
+    value: Value,
+}
+
+/// Per-gateway accumulation.
+#[derive(Default)]
+struct GatewayOut {
+    action_sets: Vec<ActionSetEntry>,
+    rate_limit: bool,
+    auth: bool,
+    any_policy: bool,
+}
+
+/// The matches of a rule as the operator iterates them, with their predicates and sort keys.
+fn rule_matches(t: &Topology<'_>, p: &Path, hostname: &str) -> Vec<(Vec<String>, SortKey)> {
+    let r = &t.model.routes[p.route];
+    let rule = &r.spec.rules[p.rule];
+    let created = r.meta.creation_timestamp.as_deref();
+    let route = r.meta.key();
+    match &rule.matches {
+        RuleMatches::Http(ms) => {
+            let defaulted;
+            let ms = if ms.is_empty() {
+                if t.version == KuadrantVersion::V1_4 {
+                    return vec![];
+                }
+                defaulted = vec![crate::model::HttpMatch::default()];
+                &defaulted
+            } else {
+                ms
+            };
+            ms.iter()
+                .map(|m| {
+                    (
+                        predicates::http(m),
+                        SortKey::from_http(hostname, m, created, &route),
+                    )
+                })
+                .collect()
+        }
+        RuleMatches::Grpc(ms) => {
+            let defaulted;
+            let ms = if ms.is_empty() {
+                defaulted = vec![crate::model::GrpcMatch::default()];
+                &defaulted
+            } else {
+                ms
+            };
+            ms.iter()
+                .map(|m| {
+                    (
+                        predicates::grpc(m),
+                        SortKey::from_grpc(hostname, m, created, &route),
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+fn path_hostnames(t: &Topology<'_>, p: &Path) -> Vec<String> {
+    let g = &t.model.gateways[p.gateway];
+    let l = &g.spec.listeners[p.listener];
+    let r = &t.model.routes[p.route];
+    let hs: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
+    hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &hs)
+}
+
+fn cel_kind(service: &str) -> PolicyKind {
+    match service {
+        AUTH_SERVICE => PolicyKind::Auth,
+        RATELIMIT_CHECK_SERVICE | RATELIMIT_REPORT_SERVICE => PolicyKind::TokenRateLimit,
+        _ => PolicyKind::RateLimit,
+    }
+}
+
+/// Validate merged actions (ERRATA 3): the first failing predicate drops the action.
+fn validate_actions(
+    path_id: &str,
+    eff: &PathEffective,
+    list: Vec<Action>,
+    issues: &mut Vec<CelIssue>,
+) -> Vec<Action> {
+    let auth = eff.auth.is_some();
+    let mut kept = Vec::new();
+    for a in list {
+        let env = cel::CelEnv {
+            auth,
+            ratelimit: a.service != AUTH_SERVICE,
+        };
+        let preds = a.predicates.iter().chain(
+            a.conditional_data
+                .iter()
+                .flat_map(|cd| cd.predicates.iter()),
+        );
+        let mut failed = None;
+        for p in preds {
+            if let Err(e) = cel::validate(p, env) {
+                failed = Some(e);
+                break;
+            }
+        }
+        match failed {
+            Some(message) => issues.push(CelIssue {
+                kind: cel_kind(a.service),
+                path_id: path_id.to_string(),
+                message,
+            }),
+            None => kept.push(a),
+        }
+    }
+    kept
+}
+
+fn owner_ref(api_version: &str, kind: &str, name: &str, uid: &str) -> Value {
+    json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": uid,
+           "controller": true, "blockOwnerDeletion": true})
+}
+
+fn metadata(name: &str, namespace: &str, labels: Value, owner: Option<Value>) -> Value {
+    let mut m = json!({"name": name, "namespace": namespace, "labels": labels});
+    if let Some(o) = owner {
+        m["ownerReferences"] = json!([o]);
+    }
+    m
+}
+
+fn target_ref(gw: &str) -> Value {
+    json!({"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": gw})
+}
+
+/// Recursively sort object keys.
+pub fn sort_keys(v: Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut entries: Vec<(String, Value)> = o.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sort_keys).collect()),
+        x => x,
+    }
+}
+
+/// The wasm plugin configuration (legacy format) of one gateway.
+fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<Value>) -> Value {
+    let svc = |endpoint: &str, ty: &str, fm: &str, timeout: &str| json!({"endpoint": endpoint, "type": ty, "failureMode": fm, "timeout": timeout});
+    let mut services = Map::new();
+    services.insert(
+        AUTH_SERVICE.into(),
+        svc("kuadrant-auth-service", "auth", "deny", "200ms"),
+    );
+    services.insert(
+        RATELIMIT_CHECK_SERVICE.into(),
+        svc(
+            "kuadrant-ratelimit-service",
+            "ratelimit-check",
+            "allow",
+            "100ms",
+        ),
+    );
+    services.insert(
+        RATELIMIT_REPORT_SERVICE.into(),
+        svc(
+            "kuadrant-ratelimit-service",
+            "ratelimit-report",
+            "allow",
+            "100ms",
+        ),
+    );
+    services.insert(
+        RATELIMIT_SERVICE.into(),
+        svc("kuadrant-ratelimit-service", "ratelimit", "allow", "100ms"),
+    );
+    let mut c = Map::new();
+    if let Some(obs) = &rt.observability {
+        if rt.tracing.is_some() {
+            services.insert(
+                "tracing-service".into(),
+                svc("kuadrant-tracing-service", "tracing", "allow", "100ms"),
+            );
+        }
+        c.insert("observability".into(), obs.clone());
+    }
+    c.insert("services".into(), Value::Object(services));
+    c.insert("actionSets".into(), Value::Array(action_sets));
+    sort_keys(Value::Object(c))
+}
+
+/// Generate every object. `eff[i]` is the effective policies of `t.paths()[i]`.
+pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions) -> Generated {
+    let m = t.model;
+    let v15 = opts.version == KuadrantVersion::V1_5;
+    let mut out = Generated::default();
+    let rt = runtime(m, opts, &mut out.diagnostics);
+    let want = |f: Family| opts.only.as_ref().is_none_or(|o| o.contains(&f));
+    let image = opts
+        .wasm_image
+        .clone()
+        .unwrap_or_else(|| if v15 { WASM_IMAGE_1_5 } else { WASM_IMAGE_1_4 }.to_string());
+
+    let provider = |class: usize| -> Option<Provider> {
+        let c = &m.gateway_classes[class].spec.controller_name;
+        if opts.istio_controllers.iter().any(|x| x == c) {
+            Some(Provider::Istio)
+        } else if opts.envoy_gateway_controllers.iter().any(|x| x == c) {
+            Some(Provider::EnvoyGateway)
+        } else {
+            None
+        }
+    };
+
+    let paths = t.paths();
+    let mut gateways: BTreeMap<usize, GatewayOut> = BTreeMap::new();
+    // Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
+    let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut auth_configs: BTreeMap<String, Value> = BTreeMap::new();
+
+    for (p, pe) in paths.iter().zip(eff.iter()) {
+        let g = &m.gateways[p.gateway];
+        if let Some((ns, name)) = &opts.gateway
+            && (g.meta.namespace != *ns || g.meta.name != *name)
+        {
+            continue;
+        }
+        if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
+            continue;
+        }
+        let r = &m.routes[p.route];
+        let route_scope = r.meta.key();
+        let hosts = path_hostnames(t, p);
+        let valid = !hosts.is_empty();
+        let counts = valid || !v15;
+
+        // Limitador limits: every path, whatever the class (1.5: valid paths only).
+        if counts {
+            for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
+                let Some(e) = eff_kind else { continue };
+                for (name, limit, source) in e.limits() {
+                    let sp = &m.policies[source];
+                    let id =
+                        names::limit_identifier(token, &sp.meta.namespace, &sp.meta.name, name);
+                    let entries: Vec<Value> = limit
+                        .rates
+                        .iter()
+                        .map(|rate| {
+                            let mut v = json!({
+                                "conditions": [format!("descriptors[0][\"{id}\"] == \"1\"")],
+                                "max_value": rate.max_value(),
+                                "namespace": route_scope,
+                                "seconds": rate.seconds(),
+                                "variables": limit.counters.iter()
+                                    .map(|c| format!("descriptors[0][\"{}\"]", c.value.trim()))
+                                    .collect::<Vec<_>>(),
+                            });
+                            if !name.is_empty() {
+                                v["name"] = json!(name);
+                            }
+                            v
+                        })
+                        .collect();
+                    limits.insert(format!("{route_scope}/{id}"), entries);
+                }
+            }
+        }
+
+        // AuthConfigs: valid paths with an effective AuthPolicy.
+        if valid && let Some(a) = &pe.auth {
+            let name = names::auth_config_name(&p.id);
+            let rules = a.rules.values().filter_map(|r| match &r.value {
+                RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                _ => None,
+            });
+            let sections = authconfig::AuthSections::from_rules(rules);
+            let rule_kind = r.spec.kind.rule_kind();
+            let route_locator = crate::model::Locator::object(
+                r.spec.kind.kind(),
+                crate::model::GATEWAY_API_GROUP,
+                &r.meta.namespace,
+                &r.meta.name,
+            );
+            let obj = json!({
+                "apiVersion": "authorino.kuadrant.io/v1beta3",
+                "kind": "AuthConfig",
+                "metadata": {
+                    "name": name,
+                    "namespace": rt.namespace,
+                    "labels": {"kuadrant.io/managed": "true", "kuadrant.io/auth": "true"},
+                    "annotations": {
+                        format!("{rule_kind}.gateway.networking.k8s.io"):
+                            format!("{route_locator}#{}", p.rule_name)
+                    }
+                },
+                "spec": authconfig::spec(&name, &sections),
+            });
+            auth_configs.insert(name, obj);
+        }
+
+        if provider(p.class).is_none() {
+            continue;
+        }
+        let go = gateways.entry(p.gateway).or_default();
+        go.any_policy = true;
+        if counts && (pe.rate_limit.is_some() || pe.token_rate_limit.is_some()) {
+            go.rate_limit = true;
+        }
+        if counts && pe.auth.is_some() {
+            go.auth = true;
+        }
+
+        // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
+        if !counts {
+            continue;
+        }
+        let built = actions::merge(
+            actions::path_actions(m, &p.id, &route_scope, pe),
+            opts.version,
+        );
+        let list = validate_actions(&p.id, pe, built, &mut out.cel_issues);
+        if list.is_empty() || !valid {
+            continue;
+        }
+        let actions_json: Vec<Value> = list.iter().map(Action::to_json).collect();
+        for h in &hosts {
+            for (i, (preds, key)) in rule_matches(t, p, h).into_iter().enumerate() {
+                let mut rrc = json!({"hostnames": [h]});
+                if !preds.is_empty() {
+                    rrc["predicates"] = json!(preds);
+                }
+                let value = json!({
+                    "name": names::action_set_name(&p.id, i, h),
+                    "routeRuleConditions": rrc,
+                    "actions": actions_json,
+                });
+                go.action_sets.push(ActionSetEntry { key, value });
+            }
+        }
+    }
+
+    // Per-gateway objects.
+    for (gi, mut go) in gateways {
+        let g = &m.gateways[gi];
+        let Some(class) = m
+            .gateway_classes
+            .iter()
+            .position(|c| c.meta.name == g.spec.class_name.value)
+        else {
+            continue;
+        };
+        let Some(prov) = provider(class) else {
+            continue;
+        };
+        let gw = g.meta.name.as_str();
+        let ns = g.meta.namespace.as_str();
+        let owner = g
+            .meta
+            .uid
+            .as_deref()
+            .map(|uid| owner_ref("gateway.networking.k8s.io/v1", "Gateway", gw, uid));
+        go.action_sets
+            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
+        let sets: Vec<Value> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let wasm_name = format!("kuadrant-{gw}");
+        let has_sets = !sets.is_empty();
+        let config = wasm_config(&rt, sets);
+        match prov {
+            Provider::Istio => {
+                if has_sets && want(Family::Wasm) {
+                    if v15 {
+                        out.objects.push(wasm_envoy_filter(
+                            &wasm_name,
+                            ns,
+                            gw,
+                            owner.clone(),
+                            &config,
+                            opts,
+                        ));
+                    } else {
+                        let mut spec = json!({
+                            "targetRefs": [target_ref(gw)],
+                            "url": image,
+                            "pluginConfig": config,
+                            "phase": "STATS",
+                        });
+                        if image.contains(PROTECTED_REGISTRY) {
+                            spec["imagePullSecret"] = json!(PULL_SECRET);
+                        }
+                        out.objects.push(json!({
+                            "apiVersion": "extensions.istio.io/v1alpha1",
+                            "kind": "WasmPlugin",
+                            "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
+                            "spec": spec,
+                        }));
+                    }
+                }
+                if want(Family::EnvoyFilter) {
+                    let ef = |name: String,
+                              label: &str,
+                              cluster: &str,
+                              ep: &Endpoint,
+                              mtls: bool| {
+                        json!({
+                            "apiVersion": "networking.istio.io/v1alpha3",
+                            "kind": "EnvoyFilter",
+                            "metadata": metadata(&name, ns,
+                                json!({"kuadrant.io/managed": "true", label: "true"}), owner.clone()),
+                            "spec": {
+                                "targetRefs": [target_ref(gw)],
+                                "configPatches": [cluster::istio_cluster_config_patch(cluster, ep, mtls)],
+                            }
+                        })
+                    };
+                    if go.rate_limit {
+                        out.objects.push(ef(
+                            format!("kuadrant-ratelimiting-{gw}"),
+                            "kuadrant.io/ratelimit",
+                            "kuadrant-ratelimit-service",
+                            &rt.limitador,
+                            rt.mtls_limitador,
+                        ));
+                    }
+                    if go.auth {
+                        out.objects.push(ef(
+                            format!("kuadrant-auth-{gw}"),
+                            "kuadrant.io/auth",
+                            "kuadrant-auth-service",
+                            &rt.authorino,
+                            rt.mtls_authorino,
+                        ));
+                    }
+                    if let Some((url, insecure)) = &rt.tracing
+                        && go.any_policy
+                        && let Some(ep) = cluster::tracing_endpoint(url)
+                    {
+                        out.objects.push(ef(
+                            format!("kuadrant-tracing-{gw}"),
+                            "kuadrant.io/tracing",
+                            "kuadrant-tracing-service",
+                            &ep,
+                            !insecure,
+                        ));
+                    }
+                }
+            }
+            Provider::EnvoyGateway => {
+                if !want(Family::EnvoyGateway) {
+                    continue;
+                }
+                if has_sets {
+                    let mut image_v = json!({"url": image});
+                    if image.contains(PROTECTED_REGISTRY) {
+                        image_v["pullSecretRef"] = json!({"name": PULL_SECRET});
+                    }
+                    out.objects.push(json!({
+                        "apiVersion": "gateway.envoyproxy.io/v1alpha1",
+                        "kind": "EnvoyExtensionPolicy",
+                        "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
+                        "spec": {
+                            "targetRefs": [target_ref(gw)],
+                            "wasm": [{
+                                "name": "kuadrant-wasm-shim",
+                                "rootID": "kuadrant_wasm_shim",
+                                "code": {"type": "Image", "image": image_v},
+                                "config": config,
+                                "failOpen": false,
+                            }]
+                        }
+                    }));
+                }
+                let epp = |name: String,
+                           label: &str,
+                           patch: &str,
+                           cluster: &str,
+                           ep: &Endpoint,
+                           mtls: bool| {
+                    json!({
+                        "apiVersion": "gateway.envoyproxy.io/v1alpha1",
+                        "kind": "EnvoyPatchPolicy",
+                        "metadata": metadata(&name, ns,
+                            json!({"kuadrant.io/managed": "true", label: "true"}), owner.clone()),
+                        "spec": cluster::envoy_patch_policy_spec(gw, patch, cluster, ep, mtls),
+                    })
+                };
+                if go.rate_limit {
+                    out.objects.push(epp(
+                        format!("kuadrant-ratelimiting-{gw}"),
+                        "kuadrant.io/ratelimit",
+                        "kuadrant-ratelimit-service",
+                        "kuadrant-ratelimit-service",
+                        &rt.limitador,
+                        false,
+                    ));
+                }
+                if go.auth {
+                    out.objects.push(epp(
+                        format!("kuadrant-auth-{gw}"),
+                        "kuadrant.io/auth",
+                        "kuadrant-auth-service",
+                        "kuadrant-auth-service",
+                        &rt.authorino,
+                        false,
+                    ));
+                }
+                if let Some((url, insecure)) = &rt.tracing
+                    && go.any_policy
+                    && let Some(ep) = cluster::tracing_endpoint(url)
+                {
+                    out.objects.push(epp(
+                        format!("kuadrant-tracing-{gw}"),
+                        "kuadrant.io/tracing",
+                        "tracing-service",
+                        "kuadrant-tracing-service",
+                        &ep,
+                        !insecure,
+                    ));
+                }
+            }
+        }
+    }
+
+    if want(Family::Limitador) {
+        out.objects
+            .push(limitador(&rt, limits.into_values().flatten().collect()));
+    }
+    if want(Family::AuthConfig) {
+        out.objects.extend(auth_configs.into_values());
+    }
+    out.objects = std::mem::take(&mut out.objects)
+        .into_iter()
+        .map(sort_keys)
+        .collect();
+    out
+}
+
+fn wasm_envoy_filter(
+    name: &str,
+    ns: &str,
+    gw: &str,
+    owner: Option<Value>,
+    config: &Value,
+    opts: &GenerateOptions,
+) -> Value {
+    let host = format!(
+        "kuadrant-operator-wasm.{}.svc.cluster.local",
+        opts.operator_namespace
+    );
+    let wasm_ep = Endpoint {
+        host: host.clone(),
+        port: WASM_SERVER_PORT,
+    };
+    let config_string = serde_json::to_string(config).unwrap_or_default();
+    json!({
+        "apiVersion": "networking.istio.io/v1alpha3",
+        "kind": "EnvoyFilter",
+        "metadata": metadata(name, ns, json!({"kuadrant.io/managed": "true", "kuadrant.io/wasm": "true"}), owner),
+        "spec": {
+            "targetRefs": [target_ref(gw)],
+            "configPatches": [
+                {
+                    "applyTo": "HTTP_FILTER",
+                    "match": {"context": "GATEWAY", "listener": {"filterChain": {"filter": {
+                        "name": "envoy.filters.network.http_connection_manager",
+                        "subFilter": {"name": "envoy.filters.http.router"}}}}},
+                    "patch": {
+                        "operation": "INSERT_BEFORE",
+                        "value": {
+                            "name": "envoy.filters.http.wasm",
+                            "typed_config": {
+                                "@type": "type.googleapis.com/udpa.type.v1.TypedStruct",
+                                "type_url": "type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm",
+                                "value": {"config": {
+                                    "name": "kuadrant-wasm-shim",
+                                    "root_id": "kuadrant_wasm_shim",
+                                    "vm_config": {
+                                        "runtime": "envoy.wasm.runtime.v8",
+                                        "code": {"remote": {
+                                            "http_uri": {
+                                                "uri": format!("http://{host}:{WASM_SERVER_PORT}/plugin.wasm"),
+                                                "timeout": "10s",
+                                                "cluster": "kuadrant-operator-wasm",
+                                            },
+                                            "sha256": opts.wasm_sha256,
+                                        }},
+                                        "allow_precompiled": true,
+                                    },
+                                    "failure_policy": "FAIL_RELOAD",
+                                    "configuration": {
+                                        "@type": "type.googleapis.com/google.protobuf.StringValue",
+                                        "value": config_string,
+                                    }
+                                }}
+                            }
+                        }
+                    }
+                },
+                cluster::istio_cluster_config_patch("kuadrant-operator-wasm", &wasm_ep, false),
+            ]
+        }
+    })
+}
+
+/// ERRATA canonical order of Limitador limits.
+fn limit_order(a: &Value, b: &Value) -> std::cmp::Ordering {
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let l = |v: &Value, k: &str| -> Vec<String> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .map(|x| {
+                x.iter()
+                    .map(|s| s.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    s(a, "name")
+        .cmp(&s(b, "name"))
+        .then(s(a, "namespace").cmp(&s(b, "namespace")))
+        .then(n(a, "max_value").cmp(&n(b, "max_value")))
+        .then(n(a, "seconds").cmp(&n(b, "seconds")))
+        .then_with(|| {
+            let (x, y) = (l(a, "conditions"), l(b, "conditions"));
+            x.len().cmp(&y.len()).then(x.cmp(&y))
+        })
+        .then_with(|| {
+            let (x, y) = (l(a, "variables"), l(b, "variables"));
+            x.len().cmp(&y.len()).then(x.cmp(&y))
+        })
+}
+
+fn limitador(rt: &Runtime<'_>, mut limits: Vec<Value>) -> Value {
+    limits.sort_by(limit_order);
+    let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});
+    if !limits.is_empty() {
+        spec["limits"] = Value::Array(limits);
+    }
+    if let Some((url, _)) = &rt.tracing {
+        spec["tracing"] = json!({"endpoint": url});
+    }
+    let name = rt
+        .limitador_obj
+        .map_or("limitador", |l| l.meta.name.as_str());
+    let mut meta = json!({"name": name, "namespace": rt.namespace});
+    if let Some(k) = rt.kuadrant
+        && let Some(uid) = &k.meta.uid
+    {
+        meta["ownerReferences"] = json!([owner_ref(
+            "kuadrant.io/v1beta1",
+            "Kuadrant",
+            &k.meta.name,
+            uid
+        )]);
+    }
+    json!({
+        "apiVersion": "limitador.kuadrant.io/v1alpha1",
+        "kind": "Limitador",
+        "metadata": meta,
+        "spec": spec,
+    })
+}

@@ -1,0 +1,272 @@
+//! Wasm actions of one path (outputs.md §1.8, ERRATA 3 and 9): build the auth, rate-limit and
+//! token-rate-limit specs, place them around auth, merge same-scope rate-limit specs, and encode them
+//! in the legacy `{service, scope, predicates, conditionalData, sources}` format.
+
+use super::names;
+use crate::model::{KuadrantVersion, Model};
+use crate::resolve::{Effective, PathEffective};
+use serde_json::{Map, Value, json};
+
+pub const AUTH_SERVICE: &str = "auth-service";
+pub const RATELIMIT_SERVICE: &str = "ratelimit-service";
+pub const RATELIMIT_CHECK_SERVICE: &str = "ratelimit-check-service";
+pub const RATELIMIT_REPORT_SERVICE: &str = "ratelimit-report-service";
+
+/// One `conditionalData` entry: predicates and `expression` data items `(key, value)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionalData {
+    pub predicates: Vec<String>,
+    pub data: Vec<(String, String)>,
+}
+
+/// A legacy wasm action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub service: &'static str,
+    pub scope: String,
+    pub predicates: Vec<String>,
+    pub conditional_data: Vec<ConditionalData>,
+    pub sources: Vec<String>,
+}
+
+impl Action {
+    /// `HasAuthAccess`: `auth.` in a conditionalData predicate or in an expression value.
+    pub fn has_auth_access(&self) -> bool {
+        self.conditional_data.iter().any(|cd| {
+            cd.predicates.iter().any(|p| p.contains("auth."))
+                || cd.data.iter().any(|(_, v)| v.contains("auth."))
+        })
+    }
+
+    /// The legacy JSON (keys in Go struct order; callers sort keys for output).
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("service".into(), json!(self.service));
+        m.insert("scope".into(), json!(self.scope));
+        if !self.predicates.is_empty() {
+            m.insert("predicates".into(), json!(self.predicates));
+        }
+        if !self.conditional_data.is_empty() {
+            let cds: Vec<Value> = self
+                .conditional_data
+                .iter()
+                .map(|cd| {
+                    let mut c = Map::new();
+                    if !cd.predicates.is_empty() {
+                        c.insert("predicates".into(), json!(cd.predicates));
+                    }
+                    if !cd.data.is_empty() {
+                        let data: Vec<Value> = cd
+                            .data
+                            .iter()
+                            .map(|(k, v)| json!({"expression": {"key": k, "value": v}}))
+                            .collect();
+                        c.insert("data".into(), Value::Array(data));
+                    }
+                    Value::Object(c)
+                })
+                .collect();
+            m.insert("conditionalData".into(), Value::Array(cds));
+        }
+        if !self.sources.is_empty() {
+            m.insert("sources".into(), json!(self.sources));
+        }
+        Value::Object(m)
+    }
+}
+
+fn strings(w: &[crate::model::Sp<String>]) -> Vec<String> {
+    w.iter().map(|p| p.value.clone()).collect()
+}
+
+/// The auth spec of a path with an effective AuthPolicy.
+pub fn auth_action(path_id: &str, eff: &Effective) -> Action {
+    Action {
+        service: AUTH_SERVICE,
+        scope: names::auth_config_name(path_id),
+        predicates: strings(eff.top_level_when()),
+        conditional_data: vec![],
+        sources: eff.sources.iter().map(|l| l.to_string()).collect(),
+    }
+}
+
+/// One spec per limit (by name, the canonical order at both versions), each with one conditionalData.
+pub fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+    let top = strings(eff.top_level_when());
+    eff.limits()
+        .map(|(name, limit, source)| {
+            let p = &model.policies[source];
+            let id = names::limit_identifier(false, &p.meta.namespace, &p.meta.name, name);
+            let mut predicates = top.clone();
+            predicates.extend(strings(&limit.when));
+            let mut data = vec![(id, "1".to_string())];
+            data.extend(
+                limit
+                    .counters
+                    .iter()
+                    .map(|c| (c.value.clone(), c.value.clone())),
+            );
+            Action {
+                service: RATELIMIT_SERVICE,
+                scope: scope.into(),
+                predicates: vec![],
+                conditional_data: vec![ConditionalData { predicates, data }],
+                sources: vec![p.locator().to_string()],
+            }
+        })
+        .collect()
+}
+
+/// Two specs per TokenRateLimitPolicy limit: check (`hits_addend` 0) then report (the response's
+/// `usage.total_tokens`).
+pub fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+    let top = strings(eff.top_level_when());
+    let mut out = Vec::new();
+    for (name, limit, source) in eff.limits() {
+        let p = &model.policies[source];
+        let id = names::limit_identifier(true, &p.meta.namespace, &p.meta.name, name);
+        let mut predicates = top.clone();
+        predicates.extend(strings(&limit.when));
+        for (service, hits) in [
+            (RATELIMIT_CHECK_SERVICE, "0"),
+            (
+                RATELIMIT_REPORT_SERVICE,
+                "responseBodyJSON(\"/usage/total_tokens\")",
+            ),
+        ] {
+            let mut data = vec![(id.clone(), "1".to_string())];
+            data.extend(
+                limit
+                    .counters
+                    .iter()
+                    .map(|c| (c.value.clone(), c.value.clone())),
+            );
+            data.push(("ratelimit.hits_addend".into(), hits.into()));
+            out.push(Action {
+                service,
+                scope: scope.into(),
+                predicates: vec![],
+                conditional_data: vec![ConditionalData {
+                    predicates: predicates.clone(),
+                    data,
+                }],
+                sources: vec![p.locator().to_string()],
+            });
+        }
+    }
+    out
+}
+
+/// The specs of a path in the operator's order: `[auth]`, then the rate-limit specs appended when any
+/// reads `auth.` data, else prepended; then the token-rate-limit specs by the same rule.
+pub fn path_actions(
+    model: &Model,
+    path_id: &str,
+    route_scope: &str,
+    eff: &PathEffective,
+) -> Vec<Action> {
+    let mut list: Vec<Action> = eff.auth.iter().map(|a| auth_action(path_id, a)).collect();
+    let place = |specs: Vec<Action>, list: &mut Vec<Action>| {
+        if specs.iter().any(Action::has_auth_access) {
+            list.extend(specs);
+        } else {
+            let rest = std::mem::take(list);
+            list.extend(specs);
+            list.extend(rest);
+        }
+    };
+    if let Some(rl) = &eff.rate_limit {
+        place(rate_limit_actions(model, route_scope, rl), &mut list);
+    }
+    if let Some(trl) = &eff.token_rate_limit {
+        place(token_rate_limit_actions(model, route_scope, trl), &mut list);
+    }
+    list
+}
+
+/// `mergeAndVerify`: fold each spec into the last kept one when scope and service match and the service
+/// is not auth (conditionalData appended, sources unioned and sorted). On 1.5 the merged conditionalData
+/// is re-sorted by the `|`-joined predicates after every fold (a stable sort; see the module docs of
+/// `generate` for the pdqsort caveat beyond 12 entries).
+pub fn merge(specs: Vec<Action>, version: KuadrantVersion) -> Vec<Action> {
+    let mut out: Vec<Action> = Vec::new();
+    for s in specs {
+        if let Some(last) = out.last_mut()
+            && last.service != AUTH_SERVICE
+            && last.service == s.service
+            && last.scope == s.scope
+        {
+            last.conditional_data.extend(s.conditional_data);
+            last.sources.extend(s.sources);
+            last.sources.sort();
+            last.sources.dedup();
+            if version == KuadrantVersion::V1_5 {
+                last.conditional_data
+                    .sort_by_key(|cd| cd.predicates.join("|"));
+            }
+            continue;
+        }
+        out.push(s);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rl(scope: &str, preds: &[&str], key: &str, src: &str) -> Action {
+        Action {
+            service: RATELIMIT_SERVICE,
+            scope: scope.into(),
+            predicates: vec![],
+            conditional_data: vec![ConditionalData {
+                predicates: preds.iter().map(|s| s.to_string()).collect(),
+                data: vec![(key.into(), "1".into())],
+            }],
+            sources: vec![src.into()],
+        }
+    }
+
+    #[test]
+    fn merge_folds_same_scope_and_sorts_on_1_5() {
+        let a = rl("ns/r", &["z"], "limit.a", "p2");
+        let b = rl("ns/r", &["a"], "limit.b", "p1");
+        let c = rl("ns/other", &[], "limit.c", "p1");
+        let m4 = merge(vec![a.clone(), b.clone(), c.clone()], KuadrantVersion::V1_4);
+        assert_eq!(m4.len(), 2);
+        assert_eq!(m4[0].conditional_data[0].data[0].0, "limit.a");
+        assert_eq!(m4[0].sources, vec!["p1", "p2"]);
+        let m5 = merge(vec![a, b, c], KuadrantVersion::V1_5);
+        assert_eq!(m5[0].conditional_data[0].data[0].0, "limit.b");
+    }
+
+    #[test]
+    fn auth_actions_never_merge() {
+        let auth = Action {
+            service: AUTH_SERVICE,
+            scope: "x".into(),
+            predicates: vec![],
+            conditional_data: vec![],
+            sources: vec![],
+        };
+        assert_eq!(
+            merge(vec![auth.clone(), auth.clone()], KuadrantVersion::V1_5).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn auth_access_looks_at_predicates_and_values_only() {
+        let mut a = rl("s", &["request.x == 1"], "limit.a", "p");
+        assert!(!a.has_auth_access());
+        a.conditional_data[0]
+            .data
+            .push(("auth.identity.x".into(), "static".into()));
+        assert!(!a.has_auth_access());
+        a.conditional_data[0]
+            .data
+            .push(("k".into(), "auth.identity.x".into()));
+        assert!(a.has_auth_access());
+    }
+}

@@ -1,0 +1,96 @@
+//! Action-set hostnames (outputs.md §1.3): the route hostnames that are a *subset* of the listener
+//! hostname, in route order — a filter, not a Gateway API intersection.
+
+/// The operator's `SubsetOf` (`internal/utils/hostname.go`): whether `h` is covered by `o`.
+pub fn subset_of(h: &str, o: &str) -> bool {
+    let hw = h.starts_with('*');
+    let ow = o.starts_with('*');
+    match (hw, ow) {
+        (true, true) => h.len() >= o.len() && h[1..].ends_with(&o[1..]),
+        (true, false) => false,
+        (false, true) => h.ends_with(&o[1..]),
+        (false, false) => h == o,
+    }
+}
+
+/// The hostnames of the action sets of a path: `[listener or "*"]` when the route has none, else the
+/// route hostnames that are a subset of the listener hostname, in route order. Empty means the path is
+/// invalid (no action set, and on 1.5 no limits or cluster objects either).
+pub fn select(listener: Option<&str>, route: &[&str]) -> Vec<String> {
+    let l = listener.unwrap_or("*");
+    if route.is_empty() {
+        return vec![l.to_string()];
+    }
+    route
+        .iter()
+        .filter(|h| subset_of(h, l))
+        .map(|h| h.to_string())
+        .collect()
+}
+
+/// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
+/// non-wildcard first; then lexicographic).
+pub fn more_specific(a: &str, b: &str) -> bool {
+    let la = a.split('.').count();
+    let lb = b.split('.').count();
+    if la != lb {
+        return la > lb;
+    }
+    let wa = a.starts_with('*');
+    let wb = b.starts_with('*');
+    if wa != wb {
+        return !wa;
+    }
+    a < b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn g4_subset_table() {
+        let t = [
+            ("foo.com", "foo.com", true),
+            ("foo.com", "bar.com", false),
+            ("*.com", "foo.com", false),
+            ("foo.com", "*.com", true),
+            ("*.foo.com", "foo.com", false),
+            ("foo.com", "*.foo.com", false),
+            ("*", "*.com", false),
+            ("*.com", "*", true),
+            ("*.com", "*.org", false),
+            ("*.foo.com", "*.bar.foo.com", false),
+            ("*.foo.com", "*.baz.foo.com", false),
+            ("", "", true),
+            ("", "foo.com", false),
+            ("*.foo.*.com", "*.foo.*.com", true),
+        ];
+        for (a, b, want) in t {
+            assert_eq!(subset_of(a, b), want, "{a} ⊆ {b}");
+        }
+    }
+
+    #[test]
+    fn g4_selection() {
+        assert_eq!(select(None, &[]), vec!["*"]);
+        assert_eq!(
+            select(Some("*.gw.example.com"), &[]),
+            vec!["*.gw.example.com"]
+        );
+        assert_eq!(
+            select(None, &["*.toystore.acme.com", "api.toystore.io"]),
+            vec!["*.toystore.acme.com", "api.toystore.io"]
+        );
+        assert!(select(Some("api.example.com"), &["*.example.com"]).is_empty());
+    }
+
+    #[test]
+    fn hostname_specificity() {
+        assert!(more_specific("a.b.c", "*.c"));
+        assert!(more_specific("a.b", "*.b"));
+        assert!(!more_specific("*.b", "a.b"));
+        assert!(more_specific("a.b", "c.b"));
+        assert!(more_specific("*.toystore.acme.com", "api.toystore.io"));
+    }
+}

@@ -1,0 +1,351 @@
+//! Route matches → `routeRuleConditions.predicates` (outputs.md §1.4) and the action-set comparator
+//! (§1.9). Values are interpolated raw, exactly like the operator (no escaping of `'` or `\`).
+
+use crate::model::{GrpcMatch, HttpMatch, PathMatchType};
+use std::cmp::Ordering;
+
+fn path_predicate(kind: PathMatchType, value: &str) -> String {
+    match kind {
+        PathMatchType::Exact => format!("request.url_path == '{value}'"),
+        PathMatchType::PathPrefix => format!("request.url_path.startsWith('{value}')"),
+        PathMatchType::RegularExpression => format!("request.url_path.matches('{value}')"),
+    }
+}
+
+fn header_predicate(name: &str, value: &str) -> String {
+    format!(
+        "request.headers.exists(h, h.lowerAscii() == '{}' && request.headers[h] == '{value}')",
+        name.to_lowercase()
+    )
+}
+
+/// Predicates of an HTTPRouteMatch: method, path, headers, then the first occurrence of each query
+/// parameter name.
+pub fn http(m: &HttpMatch) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(method) = &m.method {
+        out.push(format!("request.method == '{method}'"));
+    }
+    out.push(path_predicate(m.path.kind, &m.path.value));
+    for h in &m.headers {
+        out.push(header_predicate(&h.name, &h.value));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for q in &m.query_params {
+        if seen.insert(q.name.as_str()) {
+            out.push(format!(
+                "'{0}' in queryMap(request.query) ? queryMap(request.query)['{0}'] == '{1}' : false",
+                q.name, q.value
+            ));
+        }
+    }
+    out
+}
+
+/// Predicates of a GRPCRouteMatch (1.5): the method predicate (when service or method is set), then
+/// the headers.
+pub fn grpc(m: &GrpcMatch) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(mm) = &m.method {
+        let svc = mm.service.as_deref().filter(|s| !s.is_empty());
+        let meth = mm.method.as_deref().filter(|s| !s.is_empty());
+        let regex = mm.kind == "RegularExpression";
+        let p = match (regex, svc, meth) {
+            (_, None, None) => None,
+            (false, Some(s), Some(m)) => Some(format!("request.url_path == '/{s}/{m}'")),
+            (false, Some(s), None) => Some(format!("request.url_path.startsWith('/{s}/')")),
+            (true, Some(s), Some(m)) => Some(format!("request.url_path.matches('^/{s}/{m}$')")),
+            (true, Some(s), None) => Some(format!("request.url_path.matches('^/{s}/.*$')")),
+            (_, None, Some(m)) => Some(format!("request.url_path.matches('^/[^/]+/{m}$')")),
+        };
+        out.extend(p);
+    }
+    for h in &m.headers {
+        out.push(header_predicate(&h.name, &h.value));
+    }
+    out
+}
+
+/// What the comparator reads of one action set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortKey {
+    pub hostname: String,
+    /// Path match type and value; `None` for a gRPC match without a method.
+    pub path: Option<(PathMatchType, String)>,
+    pub has_method: bool,
+    pub headers: usize,
+    pub query_params: usize,
+    /// Route `creationTimestamp` (RFC 3339); `None` is Go's zero time.
+    pub created: Option<String>,
+    /// `<routeNs>/<routeName>`.
+    pub route: String,
+}
+
+impl SortKey {
+    pub fn from_http(hostname: &str, m: &HttpMatch, created: Option<&str>, route: &str) -> Self {
+        SortKey {
+            hostname: hostname.into(),
+            path: Some((m.path.kind, m.path.value.clone())),
+            has_method: m.method.is_some(),
+            headers: m.headers.len(),
+            query_params: m.query_params.len(),
+            created: created.map(Into::into),
+            route: route.into(),
+        }
+    }
+
+    /// `ConvertGRPCRouteMatchToHTTP`: method specificity encoded as a path match; no HTTP method.
+    pub fn from_grpc(hostname: &str, m: &GrpcMatch, created: Option<&str>, route: &str) -> Self {
+        let path = m.method.as_ref().and_then(|mm| {
+            let s = mm.service.as_deref().unwrap_or("");
+            let me = mm.method.as_deref().unwrap_or("");
+            if mm.kind == "RegularExpression" {
+                match (s.is_empty(), me.is_empty()) {
+                    (false, false) => {
+                        Some((PathMatchType::RegularExpression, format!("^/{s}/{me}$")))
+                    }
+                    (false, true) => Some((PathMatchType::RegularExpression, format!("^/{s}"))),
+                    (true, false) => Some((PathMatchType::RegularExpression, format!("^/{me}"))),
+                    (true, true) => None,
+                }
+            } else {
+                match (s.is_empty(), me.is_empty()) {
+                    (false, false) => Some((PathMatchType::Exact, format!("/{s}/{me}"))),
+                    (false, true) => Some((PathMatchType::PathPrefix, format!("/{s}"))),
+                    (true, false) => Some((PathMatchType::PathPrefix, format!("/{me}"))),
+                    (true, true) => None,
+                }
+            }
+        });
+        SortKey {
+            hostname: hostname.into(),
+            path,
+            has_method: false,
+            headers: m.headers.len(),
+            query_params: 0,
+            created: created.map(Into::into),
+            route: route.into(),
+        }
+    }
+}
+
+/// The operator's `Less` (`internal/gatewayapi/types.go`), step by step.
+pub fn less(i: &SortKey, j: &SortKey) -> bool {
+    use PathMatchType::*;
+    if i.hostname != j.hostname {
+        return super::hostnames::more_specific(&i.hostname, &j.hostname);
+    }
+    if let (Some((ti, _)), Some((tj, _))) = (&i.path, &j.path) {
+        match (ti, tj) {
+            (Exact, RegularExpression | PathPrefix) => return true,
+            (RegularExpression, Exact) => return false,
+            (RegularExpression, PathPrefix) => return true,
+            (PathPrefix, Exact | RegularExpression) => return false,
+            _ => {}
+        }
+    }
+    let li = i.path.as_ref().map_or(0, |p| p.1.len());
+    let lj = j.path.as_ref().map_or(0, |p| p.1.len());
+    if li != lj {
+        return li > lj;
+    }
+    if i.has_method != j.has_method {
+        return !i.has_method;
+    }
+    if i.headers != j.headers {
+        return i.headers > j.headers;
+    }
+    if i.query_params != j.query_params {
+        return i.query_params > j.query_params;
+    }
+    if i.created != j.created {
+        return match (&i.created, &j.created) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(a), Some(b)) => a < b,
+            (None, None) => false,
+        };
+    }
+    i.route < j.route
+}
+
+/// `less` as a total order for a stable sort: ties (neither is less) compare equal.
+pub fn compare(i: &SortKey, j: &SortKey) -> Ordering {
+    if less(i, j) {
+        Ordering::Less
+    } else if less(j, i) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{GrpcMethodMatch, KeyValueMatch, PathMatch};
+
+    fn kv(name: &str, value: &str) -> KeyValueMatch {
+        KeyValueMatch {
+            kind: "Exact".into(),
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+
+    #[test]
+    fn g2_http_predicates() {
+        let m = HttpMatch {
+            method: Some("TRACE".into()),
+            path: PathMatch {
+                kind: PathMatchType::PathPrefix,
+                value: "/admin".into(),
+            },
+            headers: vec![kv("X-Auth", "kuadrant")],
+            query_params: vec![kv("foo", "bar"), kv("foo", "baz"), kv("kua", "drant")],
+        };
+        assert_eq!(
+            http(&m),
+            vec![
+                "request.method == 'TRACE'",
+                "request.url_path.startsWith('/admin')",
+                "request.headers.exists(h, h.lowerAscii() == 'x-auth' && request.headers[h] == 'kuadrant')",
+                "'foo' in queryMap(request.query) ? queryMap(request.query)['foo'] == 'bar' : false",
+                "'kua' in queryMap(request.query) ? queryMap(request.query)['kua'] == 'drant' : false",
+            ]
+        );
+        assert_eq!(
+            http(&HttpMatch::default()),
+            vec!["request.url_path.startsWith('/')"]
+        );
+    }
+
+    fn gm(kind: &str, s: Option<&str>, m: Option<&str>, headers: Vec<KeyValueMatch>) -> GrpcMatch {
+        GrpcMatch {
+            method: Some(GrpcMethodMatch {
+                kind: kind.into(),
+                service: s.map(Into::into),
+                method: m.map(Into::into),
+            }),
+            headers,
+        }
+    }
+
+    #[test]
+    fn g3_grpc_predicates() {
+        let svc = Some("com.example.UserService");
+        let cases: Vec<(GrpcMatch, Vec<&str>)> = vec![
+            (
+                gm("Exact", svc, Some("GetUser"), vec![]),
+                vec!["request.url_path == '/com.example.UserService/GetUser'"],
+            ),
+            (
+                gm("Exact", svc, None, vec![]),
+                vec!["request.url_path.startsWith('/com.example.UserService/')"],
+            ),
+            (
+                gm("Exact", None, Some("GetUser"), vec![]),
+                vec!["request.url_path.matches('^/[^/]+/GetUser$')"],
+            ),
+            (
+                gm(
+                    "RegularExpression",
+                    Some(r"com\.example\..*Service"),
+                    Some("Get.*"),
+                    vec![],
+                ),
+                vec![r"request.url_path.matches('^/com\.example\..*Service/Get.*$')"],
+            ),
+            (
+                gm("RegularExpression", Some(r"com\.example\..*"), None, vec![]),
+                vec![r"request.url_path.matches('^/com\.example\..*/.*$')"],
+            ),
+            (
+                gm("RegularExpression", None, Some("Get.*"), vec![]),
+                vec!["request.url_path.matches('^/[^/]+/Get.*$')"],
+            ),
+            (
+                gm(
+                    "Exact",
+                    Some("example.Service"),
+                    Some("Echo"),
+                    vec![kv("x-tenant", "acme"), kv("x-env", "prod")],
+                ),
+                vec![
+                    "request.url_path == '/example.Service/Echo'",
+                    "request.headers.exists(h, h.lowerAscii() == 'x-tenant' && request.headers[h] == 'acme')",
+                    "request.headers.exists(h, h.lowerAscii() == 'x-env' && request.headers[h] == 'prod')",
+                ],
+            ),
+            (
+                GrpcMatch {
+                    method: None,
+                    headers: vec![kv("x-api-key", "secret")],
+                },
+                vec![
+                    "request.headers.exists(h, h.lowerAscii() == 'x-api-key' && request.headers[h] == 'secret')",
+                ],
+            ),
+        ];
+        for (m, want) in cases {
+            assert_eq!(grpc(&m), want, "{m:?}");
+        }
+        assert!(grpc(&GrpcMatch::default()).is_empty());
+    }
+
+    fn key(host: &str, kind: PathMatchType, path: &str, method: bool, route: &str) -> SortKey {
+        SortKey {
+            hostname: host.into(),
+            path: Some((kind, path.into())),
+            has_method: method,
+            headers: 0,
+            query_params: 0,
+            created: None,
+            route: route.into(),
+        }
+    }
+
+    #[test]
+    fn comparator_steps() {
+        use PathMatchType::*;
+        // hostname first: more labels wins even against a more specific path
+        assert!(less(
+            &key("a.b.c", PathPrefix, "/", false, "n/r"),
+            &key("b.c", Exact, "/xyz", false, "n/r")
+        ));
+        // exact beats regex beats prefix
+        assert!(less(
+            &key("h", Exact, "/a", false, "n/r"),
+            &key("h", RegularExpression, "/abc", false, "n/r")
+        ));
+        assert!(less(
+            &key("h", RegularExpression, "/a", false, "n/r"),
+            &key("h", PathPrefix, "/abc", false, "n/r")
+        ));
+        // longer path first
+        assert!(less(
+            &key("h", PathPrefix, "/toys", false, "n/r"),
+            &key("h", PathPrefix, "/toy", false, "n/r")
+        ));
+        // no method first (as coded)
+        assert!(less(
+            &key("h", PathPrefix, "/a", false, "n/r"),
+            &key("h", PathPrefix, "/a", true, "n/r")
+        ));
+        // route name last; identical keys tie
+        assert!(less(
+            &key("h", PathPrefix, "/a", true, "a/r"),
+            &key("h", PathPrefix, "/a", true, "b/r")
+        ));
+        let k = key("h", PathPrefix, "/a", true, "a/r");
+        assert_eq!(compare(&k, &k.clone()), Ordering::Equal);
+        // older route first, a missing timestamp is the zero time
+        let mut old = k.clone();
+        old.created = Some("2024-01-01T00:00:00Z".into());
+        let mut new = k.clone();
+        new.created = Some("2025-01-01T00:00:00Z".into());
+        new.route = "0/first".into();
+        assert!(less(&old, &new));
+        assert!(less(&k, &old));
+    }
+}
