@@ -19,4 +19,8 @@ pub mod resolve;
 
 pub mod generate;
 
+pub mod diff;
+
+pub mod outdir;
+
 pub mod render;

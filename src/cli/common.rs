@@ -191,7 +191,11 @@ pub struct Ui {
     pub color_err: bool,
     pub quiet: bool,
     pub verbose: bool,
+    /// Width for diagnostics (COLUMNS, else 100).
     pub width: usize,
+    /// Width to wrap tables to: a terminal's width (COLUMNS, else 100); `None` when stdout is not a
+    /// terminal, so piped tables never wrap.
+    pub table_width: Option<usize>,
 }
 
 impl Ui {
@@ -203,16 +207,18 @@ impl Ui {
             ColorChoice::Never => false,
             ColorChoice::Auto => tty && !no_color,
         };
-        let width = std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(100);
+        let columns: Option<usize> = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+        let width = columns.unwrap_or(100);
+        let table_width = std::io::stdout()
+            .is_terminal()
+            .then_some(width);
         Ui {
             color_out: decide(std::io::stdout().is_terminal()),
             color_err: decide(std::io::stderr().is_terminal()),
             quiet: a.quiet,
             verbose: a.verbose,
             width,
+            table_width,
         }
     }
 

@@ -1,6 +1,6 @@
 //! `policyctl status` tables (comfy-table).
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
 
 /// One row of the status table.
@@ -20,16 +20,21 @@ pub struct StatusRow {
     pub paths: String,
 }
 
-/// The status table; `wide` adds reasons, overriding policies and enforced paths.
-pub fn status(rows: &[StatusRow], wide: bool, width: usize) -> String {
+/// The status table, borderless like `kubectl get`; `wide` adds reasons, overriding policies and
+/// enforced paths. `width` wraps the message column to a terminal's width; `None` never wraps (pipes,
+/// files, tests).
+pub fn status(rows: &[StatusRow], wide: bool, width: Option<usize>) -> String {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    t.load_style(NOTHING);
     t.force_no_tty();
-    if wide {
-        t.set_content_arrangement(ContentArrangement::Disabled);
-    } else {
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(u16::try_from(width).unwrap_or(u16::MAX));
+    match width {
+        Some(w) if !wide => {
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+            t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+        }
+        _ => {
+            t.set_content_arrangement(ContentArrangement::Disabled);
+        }
     }
     let mut header = vec![
         "NAMESPACE",
@@ -69,7 +74,13 @@ pub fn status(rows: &[StatusRow], wide: bool, width: usize) -> String {
         row.push(r.message.clone());
         t.add_row(row);
     }
-    let mut s = t.to_string();
-    s.push('\n');
+    for col in t.column_iter_mut() {
+        col.set_padding((0, 3));
+    }
+    let mut s = String::new();
+    for line in t.to_string().lines() {
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
     s
 }

@@ -94,7 +94,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
             ui.out(&table::status(
                 &rows,
                 a.output == StatusFormat::Wide,
-                ui.width,
+                ui.table_width,
             ))?;
         }
         StatusFormat::Yaml | StatusFormat::Json => {

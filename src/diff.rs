@@ -1,0 +1,347 @@
+//! Diff: desired objects against current ones (committed output, a `kubectl get -o yaml` dump, or the
+//! output of another input tree), matched by group, kind, namespace and name.
+//!
+//! Before comparing, both sides are normalised the same way: server-side fields are dropped, JSON
+//! carried in strings (the 1.5 `EnvoyFilter` wasm configuration) is parsed, keys are sorted, and the
+//! lists the operator itself orders non-deterministically are put in a canonical order. Owns the
+//! comparison and the unified text diff (`similar`); must not read files or choose exit codes.
+
+use serde_json::{Map, Value};
+use similar::TextDiff;
+
+/// Identity of an object: (group, kind, namespace, name).
+pub type ObjectKey = (String, String, String, String);
+
+/// What happens to one object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// Desired but not current: the operator would create it.
+    Created,
+    /// Both, with differences: the operator would update it (drift when current is live).
+    Updated,
+    /// Current but not desired: the operator would delete it.
+    Deleted,
+    Unchanged,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Created => "created",
+            Change::Updated => "updated",
+            Change::Deleted => "deleted",
+            Change::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The comparison of one object.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ObjectDiff {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub change: Change,
+    /// Unified diff of the normalised YAML (empty when unchanged).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub unified: String,
+    pub added_lines: usize,
+    pub removed_lines: usize,
+}
+
+impl ObjectDiff {
+    /// `Kind namespace/name`.
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {}", self.kind, self.name)
+        } else {
+            format!("{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+/// The identity of an object value; `None` when it has no kind or name.
+pub fn key_of(v: &Value) -> Option<ObjectKey> {
+    let api = v.get("apiVersion")?.as_str()?;
+    let kind = v.get("kind")?.as_str()?;
+    let meta = v.get("metadata")?;
+    let name = meta.get("name")?.as_str()?;
+    let ns = meta.get("namespace").and_then(Value::as_str).unwrap_or("");
+    let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+    Some((group.into(), kind.into(), ns.into(), name.into()))
+}
+
+/// Expand `List` objects into their items.
+pub fn flatten_lists(objs: Vec<Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    for o in objs {
+        let is_list = o
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| k == "List" || k.ends_with("List"))
+            && o.get("items").is_some_and(Value::is_array);
+        if is_list {
+            if let Some(Value::Array(items)) = o.get("items").cloned() {
+                out.extend(flatten_lists(items));
+            }
+        } else {
+            out.push(o);
+        }
+    }
+    out
+}
+
+const SERVER_METADATA: [&str; 8] = [
+    "managedFields",
+    "resourceVersion",
+    "uid",
+    "generation",
+    "creationTimestamp",
+    "selfLink",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+];
+
+/// Normalise one object for comparison. `desired` is the other side's object, if any: fields the
+/// offline computation cannot know (owner references without a known UID) are dropped from `current`
+/// when `desired` lacks them.
+pub fn normalize(v: &Value, desired: Option<&Value>) -> Value {
+    let mut v = v.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("status");
+        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+            for k in SERVER_METADATA {
+                meta.remove(k);
+            }
+            if let Some(Value::Object(ann)) = meta.get_mut("annotations") {
+                ann.remove("kubectl.kubernetes.io/last-applied-configuration");
+                if ann.is_empty() {
+                    meta.remove("annotations");
+                }
+            }
+            let desired_has_owners = desired
+                .and_then(|d| d.get("metadata"))
+                .and_then(|m| m.get("ownerReferences"))
+                .is_some();
+            if !desired_has_owners {
+                meta.remove("ownerReferences");
+            }
+        }
+    }
+    let v = parse_json_strings(v);
+    let v = canonical_lists(v, &mut Vec::new());
+    sort_keys(v)
+}
+
+/// Strings that hold a JSON object are compared as parsed JSON.
+fn parse_json_strings(v: Value) -> Value {
+    match v {
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            match serde_json::from_str::<Value>(&s) {
+                Ok(parsed @ Value::Object(_)) => parse_json_strings(parsed),
+                _ => Value::String(s),
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(parse_json_strings).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (k, parse_json_strings(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// Lists whose order the operator does not fix: Limitador `limits` (an ordered map filled from Go map
+/// iteration), `conditionalData` of merged actions (1.4), and `sources`.
+fn canonical_lists(v: Value, path: &mut Vec<String>) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| {
+                    path.push(k.clone());
+                    let v = canonical_lists(v, path);
+                    path.pop();
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => {
+            let mut a: Vec<Value> = a.into_iter().map(|x| canonical_lists(x, path)).collect();
+            let last = path.last().map(String::as_str);
+            let unordered = matches!(last, Some("conditionalData" | "sources"))
+                || (last == Some("limits") && path.len() == 2 && path[0] == "spec");
+            if unordered {
+                a.sort_by_key(|x| serde_json::to_string(&sort_keys(x.clone())).unwrap_or_default());
+            }
+            Value::Array(a)
+        }
+        other => other,
+    }
+}
+
+/// Sort object keys at every level.
+pub fn sort_keys(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect::<Map<String, Value>>(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
+}
+
+/// YAML for diffs and files: block style, one line per long string (better diffs).
+pub fn to_yaml(v: &Value) -> String {
+    let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
+    serde_saphyr::to_string_with_options(v, opts).unwrap_or_else(|e| format!("# unserialisable: {e}\n"))
+}
+
+/// Compare desired and current objects; the result is sorted by identity (group, kind, namespace,
+/// name), so output is stable.
+pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectDiff> {
+    use std::collections::BTreeMap;
+    let mut d: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
+    for v in desired {
+        if let Some(k) = key_of(v) {
+            d.insert(k, v);
+        }
+    }
+    let mut c: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
+    for v in current {
+        if let Some(k) = key_of(v) {
+            c.insert(k, v);
+        }
+    }
+    let mut keys: Vec<&ObjectKey> = d.keys().chain(c.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let dv = d.get(k).copied();
+            let cv = c.get(k).copied();
+            let dn = dv.map(|v| normalize(v, None));
+            let cn = cv.map(|v| normalize(v, dv));
+            let dy = dn.as_ref().map(to_yaml).unwrap_or_default();
+            let cy = cn.as_ref().map(to_yaml).unwrap_or_default();
+            let change = match (dv, cv) {
+                (Some(_), None) => Change::Created,
+                (None, Some(_)) => Change::Deleted,
+                _ if dn == cn => Change::Unchanged,
+                _ => Change::Updated,
+            };
+            let (unified, added, removed) = if change == Change::Unchanged {
+                (String::new(), 0, 0)
+            } else {
+                unified(&cy, &dy, &label(k, "current"), &label(k, "desired"), context)
+            };
+            ObjectDiff {
+                group: k.0.clone(),
+                kind: k.1.clone(),
+                namespace: k.2.clone(),
+                name: k.3.clone(),
+                change,
+                unified,
+                added_lines: added,
+                removed_lines: removed,
+            }
+        })
+        .collect()
+}
+
+fn label(k: &ObjectKey, side: &str) -> String {
+    let g = if k.0.is_empty() { "core" } else { &k.0 };
+    if k.2.is_empty() {
+        format!("{side}/{g}/{}/{}", k.1, k.3)
+    } else {
+        format!("{side}/{g}/{}/{}/{}", k.1, k.2, k.3)
+    }
+}
+
+/// A unified diff of two texts, with the counts of added and removed lines.
+pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, context: usize) -> (String, usize, usize) {
+    let td = TextDiff::from_lines(old, new);
+    let mut added = 0;
+    let mut removed = 0;
+    for op in td.iter_all_changes() {
+        match op.tag() {
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let text = td
+        .unified_diff()
+        .context_radius(context)
+        .header(old_name, new_name)
+        .to_string();
+    (text, added, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn limitador(limits: Value) -> Value {
+        json!({"apiVersion": "limitador.kuadrant.io/v1alpha1", "kind": "Limitador",
+               "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
+               "spec": {"limits": limits}})
+    }
+
+    #[test]
+    fn reordered_limits_are_unchanged() {
+        let a = limitador(json!([{"name": "a", "max_value": 1}, {"name": "b", "max_value": 2}]));
+        let b = limitador(json!([{"max_value": 2, "name": "b"}, {"name": "a", "max_value": 1}]));
+        let d = diff(&[a], &[b], 3);
+        assert_eq!(d[0].change, Change::Unchanged);
+    }
+
+    #[test]
+    fn json_strings_compare_parsed() {
+        let mk = |s: &str| {
+            json!({"apiVersion": "networking.istio.io/v1alpha3", "kind": "EnvoyFilter",
+                   "metadata": {"name": "kuadrant-gw", "namespace": "ns"},
+                   "spec": {"configuration": {"value": s}}})
+        };
+        let d = diff(&[mk(r#"{"a":1,"b":[1,2]}"#)], &[mk(r#"{ "b": [1, 2], "a": 1 }"#)], 3);
+        assert_eq!(d[0].change, Change::Unchanged);
+        let d = diff(&[mk(r#"{"a":1}"#)], &[mk(r#"{"a":2}"#)], 3);
+        assert_eq!(d[0].change, Change::Updated);
+        assert!(d[0].unified.contains("-      a: 2"), "{}", d[0].unified);
+    }
+
+    #[test]
+    fn server_fields_are_ignored_and_drift_is_found() {
+        let desired = limitador(json!([{"name": "a", "max_value": 1}]));
+        let mut live = limitador(json!([{"name": "a", "max_value": 5}]));
+        live["metadata"]["resourceVersion"] = json!("123");
+        live["metadata"]["uid"] = json!("u");
+        live["metadata"]["ownerReferences"] = json!([{"uid": "x"}]);
+        live["status"] = json!({"ready": true});
+        let d = diff(std::slice::from_ref(&desired), &[live.clone()], 3);
+        assert_eq!(d[0].change, Change::Updated);
+        assert_eq!((d[0].added_lines, d[0].removed_lines), (1, 1));
+        live["spec"]["limits"][0]["max_value"] = json!(1);
+        assert_eq!(diff(&[desired], &[live], 3)[0].change, Change::Unchanged);
+    }
+
+    #[test]
+    fn created_and_deleted() {
+        let a = limitador(json!([]));
+        let mut b = a.clone();
+        b["metadata"]["name"] = json!("other");
+        let d = diff(&[a], &[b], 3);
+        let changes: Vec<_> = d.iter().map(|x| (x.name.as_str(), x.change)).collect();
+        assert_eq!(changes, [("limitador", Change::Created), ("other", Change::Deleted)]);
+    }
+}
