@@ -345,3 +345,193 @@ mod tests {
         assert_eq!(changes, [("limitador", Change::Created), ("other", Change::Deleted)]);
     }
 }
+
+/// The objects policyctl generates and would compare in a live dump: Kuadrant-managed objects
+/// (`kuadrant.io/managed: "true"`) and the Limitador CR. Everything else in a dump is not ours.
+pub fn is_comparable(v: &Value) -> bool {
+    let managed = v
+        .pointer("/metadata/labels/kuadrant.io~1managed")
+        .and_then(Value::as_str)
+        == Some("true");
+    let limitador = v.get("kind").and_then(Value::as_str) == Some("Limitador");
+    managed || limitador
+}
+
+/// The part of a current object the operator owns, given the desired one: for the Limitador CR only
+/// `spec.limits`, `spec.metricLabelsDefault` and `spec.tracing` (the rest is the user's).
+pub fn owned_projection(current: &Value, desired: Option<&Value>) -> Value {
+    if current.get("kind").and_then(Value::as_str) != Some("Limitador") {
+        return current.clone();
+    }
+    let mut out = serde_json::json!({
+        "apiVersion": current.get("apiVersion").cloned().unwrap_or(Value::Null),
+        "kind": "Limitador",
+        "metadata": {
+            "name": current.pointer("/metadata/name").cloned().unwrap_or(Value::Null),
+            "namespace": current.pointer("/metadata/namespace").cloned().unwrap_or(Value::Null),
+        },
+        "spec": {},
+    });
+    if let Some(Value::Object(dm)) = desired.and_then(|d| d.pointer("/metadata")) {
+        for (k, v) in dm {
+            if k != "name" && k != "namespace" {
+                if let Some(cv) = current.pointer(&format!("/metadata/{k}")) {
+                    out["metadata"][k] = cv.clone();
+                } else {
+                    let _ = v;
+                }
+            }
+        }
+    }
+    for k in ["limits", "metricLabelsDefault", "tracing"] {
+        if let Some(v) = current.pointer(&format!("/spec/{k}")) {
+            out["spec"][k] = v.clone();
+        }
+    }
+    out
+}
+
+/// What a change between two generated states means for people: which gateways' data-plane objects,
+/// which routes, and which Limitador limits change.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Impact {
+    /// `namespace/name` of gateways whose wasm or cluster objects change.
+    pub gateways: Vec<String>,
+    /// `namespace/name` of routes whose limits, action sets or AuthConfigs change.
+    pub routes: Vec<String>,
+    /// Limitador limits only in the new state.
+    pub limits_added: Vec<String>,
+    /// Limitador limits only in the old state.
+    pub limits_removed: Vec<String>,
+}
+
+fn gateway_of(v: &Value) -> Option<String> {
+    let ns = v.pointer("/metadata/namespace")?.as_str()?;
+    let name = v
+        .pointer("/spec/targetRefs/0/name")
+        .or_else(|| v.pointer("/spec/targetRef/name"))
+        .and_then(Value::as_str)?;
+    Some(format!("{ns}/{name}"))
+}
+
+fn limit_line(l: &Value) -> String {
+    let s = |k: &str| l.get(k).map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_default();
+    format!(
+        "{} on {}: {} per {}s{}",
+        s("name"),
+        s("namespace"),
+        s("max_value"),
+        s("seconds"),
+        l.get("variables")
+            .and_then(Value::as_array)
+            .filter(|a| !a.is_empty())
+            .map(|a| format!(" by {}", a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")))
+            .unwrap_or_default()
+    )
+}
+
+/// Routes named by an object: rate-limit scopes of its action sets, Limitador limit namespaces, the
+/// route of an AuthConfig's annotation.
+fn routes_in(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if m.get("service").and_then(Value::as_str).is_some_and(|s| s.starts_with("ratelimit"))
+                && let Some(scope) = m.get("scope").and_then(Value::as_str)
+            {
+                out.insert(scope.to_string());
+            }
+            for (k, x) in m {
+                if k.ends_with("RouteRule.gateway.networking.k8s.io")
+                    && let Some(s) = x.as_str()
+                    && let Some((_, r)) = s.split_once(':')
+                {
+                    out.insert(r.split('#').next().unwrap_or(r).to_string());
+                }
+                routes_in(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| routes_in(x, out)),
+        _ => {}
+    }
+}
+
+/// The impact of going from `old` to `new` generated objects.
+pub fn impact(old: &[Value], new: &[Value]) -> Impact {
+    use std::collections::BTreeSet;
+    let diffs = diff(new, old, 0);
+    let find = |set: &[Value], d: &ObjectDiff| {
+        set.iter()
+            .find(|v| key_of(v) == Some((d.group.clone(), d.kind.clone(), d.namespace.clone(), d.name.clone())))
+            .cloned()
+    };
+    let mut gateways = BTreeSet::new();
+    let mut routes = BTreeSet::new();
+    let mut added = BTreeSet::new();
+    let mut removed = BTreeSet::new();
+    for d in diffs.iter().filter(|d| d.change != Change::Unchanged) {
+        let o = find(old, d);
+        let n = find(new, d);
+        if d.kind == "Limitador" {
+            let lim = |v: &Option<Value>| -> BTreeSet<String> {
+                v.as_ref()
+                    .and_then(|v| v.pointer("/spec/limits"))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().map(|l| serde_json::to_string(&sort_keys(l.clone())).unwrap_or_default()).collect())
+                    .unwrap_or_default()
+            };
+            let (lo, ln) = (lim(&o), lim(&n));
+            for l in ln.difference(&lo) {
+                if let Ok(v) = serde_json::from_str::<Value>(l) {
+                    added.insert(limit_line(&v));
+                    if let Some(ns) = v.get("namespace").and_then(Value::as_str) {
+                        routes.insert(ns.to_string());
+                    }
+                }
+            }
+            for l in lo.difference(&ln) {
+                if let Ok(v) = serde_json::from_str::<Value>(l) {
+                    removed.insert(limit_line(&v));
+                    if let Some(ns) = v.get("namespace").and_then(Value::as_str) {
+                        routes.insert(ns.to_string());
+                    }
+                }
+            }
+            continue;
+        }
+        for v in o.iter().chain(n.iter()) {
+            if let Some(g) = gateway_of(v) {
+                gateways.insert(g);
+            }
+        }
+        // Routes: those named only on one side, or in action sets that differ.
+        let sets = |v: &Option<Value>| -> BTreeSet<String> {
+            let mut s = BTreeSet::new();
+            if let Some(v) = v {
+                let v = normalize(v, None);
+                let arr = v
+                    .pointer("/spec/pluginConfig/actionSets")
+                    .or_else(|| v.pointer("/spec/configPatches/0/patch/value/typed_config/value/config/configuration/value/actionSets"))
+                    .or_else(|| v.pointer("/spec/wasm/0/config/actionSets"));
+                match arr.and_then(Value::as_array) {
+                    Some(a) => s.extend(a.iter().map(|x| serde_json::to_string(x).unwrap_or_default())),
+                    None => {
+                        s.insert(serde_json::to_string(&v).unwrap_or_default());
+                    }
+                }
+            }
+            s
+        };
+        let (so, sn) = (sets(&o), sets(&n));
+        for x in so.symmetric_difference(&sn) {
+            if let Ok(v) = serde_json::from_str::<Value>(x) {
+                routes_in(&v, &mut routes);
+            }
+        }
+    }
+    Impact {
+        gateways: gateways.into_iter().collect(),
+        routes: routes.into_iter().collect(),
+        limits_added: added.into_iter().collect(),
+        limits_removed: removed.into_iter().collect(),
+    }
+}

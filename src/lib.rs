@@ -19,6 +19,8 @@ pub mod resolve;
 
 pub mod generate;
 
+pub mod pipeline;
+
 pub mod diff;
 
 pub mod outdir;

@@ -133,7 +133,13 @@ pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
     }
     for (fname, text) in &existing {
         if text.is_some() && !want.contains_key(fname) {
-            let object = fname.trim_end_matches(".yaml").replace('_', " ");
+            // Kubernetes names hold no '_', so the file name splits back into its parts.
+            let parts: Vec<&str> = fname.trim_end_matches(".yaml").splitn(5, '_').collect();
+            let object = match parts.as_slice() {
+                [_, _, kind, ns, name] => format!("{kind} {ns}/{name}"),
+                [_, _, kind, name] => format!("{kind} {name}"),
+                _ => fname.clone(),
+            };
             steps.push(Step {
                 file: fname.clone(),
                 action: Action::Pruned,

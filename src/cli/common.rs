@@ -2,6 +2,8 @@
 
 use clap::{Args, ValueEnum};
 use policyctl::diag::{Diagnostics, Severity};
+use policyctl::generate::{self, Family, GenerateOptions};
+use std::collections::BTreeSet;
 use policyctl::load::{Input, LoadOptions, Loaded};
 use policyctl::model::KuadrantVersion;
 use policyctl::render::{self, Style};
@@ -274,5 +276,83 @@ impl Ui {
             shown.push(d.clone());
         }
         shown
+    }
+}
+
+/// The generation flags shared by `compute` and `diff`.
+#[derive(Args, Debug, Clone)]
+pub struct GenArgs {
+    /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway.
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY")]
+    pub only: Vec<String>,
+    /// Only paths through this gateway.
+    #[arg(long, value_name = "NS/NAME")]
+    pub gateway: Option<String>,
+    /// sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter).
+    #[arg(long, value_name = "HEX", default_value = generate::WASM_SHA256_PLACEHOLDER)]
+    pub wasm_sha256: String,
+    /// wasm-shim image (default: the image of the emulated operator release).
+    #[arg(long, value_name = "URL")]
+    pub wasm_image: Option<String>,
+    /// Namespace used when the input has no Kuadrant object.
+    #[arg(long, value_name = "NS", default_value = generate::DEFAULT_KUADRANT_NAMESPACE)]
+    pub kuadrant_namespace: String,
+    /// GatewayClass controller names handled as Istio (comma-separated; the default is appended).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub istio_controller_names: Vec<String>,
+    /// GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub envoy_gateway_controller_names: Vec<String>,
+}
+
+impl GenArgs {
+    /// The generation options these flags ask for.
+    pub fn options(&self, version: KuadrantVersion) -> Result<GenerateOptions, CliError> {
+        let mut only = BTreeSet::new();
+        for f in &self.only {
+            let f = f.trim();
+            only.insert(Family::parse(f).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--only: unknown family {f:?} (expected wasm, envoyfilter, limitador, authconfig, envoygateway)"
+                ))
+            })?);
+        }
+        let gateway = match &self.gateway {
+            None => None,
+            Some(g) => match g.split_once('/') {
+                Some((ns, name)) if !ns.is_empty() && !name.is_empty() => {
+                    Some((ns.to_string(), name.to_string()))
+                }
+                _ => {
+                    return Err(CliError::Usage(format!(
+                        "--gateway must be NAMESPACE/NAME, got {g:?}"
+                    )));
+                }
+            },
+        };
+        let sha_ok = self.wasm_sha256.is_empty()
+            || (self.wasm_sha256.len() == 64 && self.wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !sha_ok {
+            return Err(CliError::Usage(
+                "--wasm-sha256 must be 64 hexadecimal characters".into(),
+            ));
+        }
+        Ok(GenerateOptions {
+            version,
+            kuadrant_namespace: self.kuadrant_namespace.clone(),
+            wasm_image: self.wasm_image.clone(),
+            wasm_sha256: self.wasm_sha256.to_lowercase(),
+            istio_controllers: generate::controller_names(
+                &self.istio_controller_names,
+                generate::ISTIO_CONTROLLER,
+            ),
+            envoy_gateway_controllers: generate::controller_names(
+                &self.envoy_gateway_controller_names,
+                generate::ENVOY_GATEWAY_CONTROLLER,
+            ),
+            only: (!only.is_empty()).then_some(only),
+            gateway,
+            ..GenerateOptions::default()
+        })
     }
 }

@@ -26,6 +26,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...).
     Compute(commands::compute::ComputeArgs),
+    /// Show what would change: generated objects against current ones, or between two input trees.
+    Diff(commands::diff::DiffArgs),
     /// Draw the topology (DOT, Mermaid or JSON), policies included.
     Graph(commands::graph::GraphArgs),
     /// Predict every policy's Accepted and Enforced conditions.
@@ -76,6 +78,7 @@ pub fn main() -> ExitCode {
     let ui = Ui::new(&cli.ui);
     let result = match cli.command {
         Command::Compute(a) => commands::compute::run(a, &ui),
+        Command::Diff(a) => commands::diff::run(a, &ui),
         Command::Graph(a) => commands::graph::run(a, &ui),
         Command::Status(a) => commands::status::run(a, &ui),
         Command::Explain(a) => commands::explain::run(a, &ui),

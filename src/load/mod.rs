@@ -361,6 +361,53 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
     model
 }
 
+/// Untyped objects read from inputs (any kind), e.g. a `kubectl get -o yaml` dump or committed
+/// output; `List`s are left as they are. Parse failures become diagnostics.
+pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnostics) {
+    let mut out = Loaded::default();
+    let mut texts = Vec::new();
+    for input in inputs {
+        let (name, bytes) = match input {
+            Input::Text { name, bytes } => (name.clone(), Some(bytes.clone())),
+            Input::Path(p) => {
+                for file in discover(p, &mut out.diagnostics) {
+                    let name = file.display().to_string();
+                    match std::fs::read(&file) {
+                        Ok(b) => texts.push((name, b)),
+                        Err(e) => out.diagnostics.push(
+                            Diagnostic::new(Code::UnreadableInput, format!("cannot read {name}: {e}"))
+                                .help("check the path and its permissions"),
+                        ),
+                    }
+                }
+                (String::new(), None)
+            }
+        };
+        if let Some(b) = bytes {
+            texts.push((name, b));
+        }
+    }
+    let mut values = Vec::new();
+    for (name, bytes) in texts {
+        let Some(text) = decode(&name, &bytes, &mut out) else { continue };
+        let id = out.sources.add(name, text);
+        let text = out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default();
+        for chunk in split::documents(&text) {
+            let doc = &text[chunk.offset..chunk.offset + chunk.len];
+            match yaml::parse_value_checked(doc) {
+                Ok(v) if v.is_object() => values.push(v),
+                Ok(_) => {}
+                Err(msg) => out.diagnostics.push(
+                    Diagnostic::new(Code::YamlSyntax, msg)
+                        .at(Span::new(id, chunk.offset + leading_trivia(doc), 0), "in this document")
+                        .help("fix the YAML syntax of the current objects"),
+                ),
+            }
+        }
+    }
+    (out.sources, values, out.diagnostics)
+}
+
 /// The object as written, as JSON (re-read from its document), e.g. to print it with a predicted
 /// status. `None` if the text cannot be read again.
 pub fn object_value(

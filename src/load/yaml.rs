@@ -198,3 +198,15 @@ fn strip_location_suffix(m: &str) -> &str {
 pub fn parse_value(text: &str) -> Option<serde_json::Value> {
     serde_saphyr::from_str_with_options(text, options()).ok()
 }
+
+/// Like [`parse_value`], with the parser's message on failure.
+pub fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
+    serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
+        let m = e.without_snippet().to_string();
+        let p = e
+            .location()
+            .map(|l| format!(" (line {} of the document)", l.line()))
+            .unwrap_or_default();
+        format!("{}{p}", strip_location_suffix(&m))
+    })
+}

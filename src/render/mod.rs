@@ -23,6 +23,8 @@ impl Style {
     }
 }
 
+pub mod diff;
+
 pub mod explain;
 
 pub mod graph;

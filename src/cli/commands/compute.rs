@@ -2,11 +2,8 @@
 
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::diag::Diagnostics;
-use policyctl::generate::{self, Family, GenerateOptions};
-use policyctl::render;
-use policyctl::topology::Topology;
-use std::collections::BTreeSet;
+use crate::cli::common::GenArgs;
+use policyctl::{outdir, pipeline, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ComputeFormat {
@@ -26,95 +23,75 @@ pub struct ComputeArgs {
     /// Output format: yaml (multi-document, kubectl style) or json (a v1 List).
     #[arg(short, long, value_enum, default_value_t = ComputeFormat::Yaml)]
     pub output: ComputeFormat,
-    /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway.
-    #[arg(long, value_delimiter = ',', value_name = "FAMILY")]
-    pub only: Vec<String>,
-    /// Only paths through this gateway.
-    #[arg(long, value_name = "NS/NAME")]
-    pub gateway: Option<String>,
-    /// sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter).
-    #[arg(long, value_name = "HEX", default_value = generate::WASM_SHA256_PLACEHOLDER)]
-    pub wasm_sha256: String,
-    /// wasm-shim image (default: the image of the emulated operator release).
-    #[arg(long, value_name = "URL")]
-    pub wasm_image: Option<String>,
-    /// Namespace used when the input has no Kuadrant object.
-    #[arg(long, value_name = "NS", default_value = generate::DEFAULT_KUADRANT_NAMESPACE)]
-    pub kuadrant_namespace: String,
-    /// GatewayClass controller names handled as Istio (comma-separated; the default is appended).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub istio_controller_names: Vec<String>,
-    /// GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub envoy_gateway_controller_names: Vec<String>,
+    #[command(flatten)]
+    pub gen_args: GenArgs,
+    /// Write one file per object into this folder (atomically), prune files generated earlier that
+    /// are no longer desired, and report created / updated / unchanged / pruned. Files without
+    /// policyctl's marker line are never touched.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
+    /// With --out-dir: write nothing; exit 1 and list what is stale.
+    #[arg(long, requires = "out_dir")]
+    pub check: bool,
     /// The lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
 }
 
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let mut only = BTreeSet::new();
-    for f in &a.only {
-        let f = f.trim();
-        only.insert(Family::parse(f).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--only: unknown family {f:?} (expected wasm, envoyfilter, limitador, authconfig, envoygateway)"
-            ))
-        })?);
-    }
-    let gateway = match &a.gateway {
-        None => None,
-        Some(g) => match g.split_once('/') {
-            Some((ns, name)) if !ns.is_empty() && !name.is_empty() => {
-                Some((ns.to_string(), name.to_string()))
-            }
-            _ => {
-                return Err(CliError::Usage(format!(
-                    "--gateway must be NAMESPACE/NAME, got {g:?}"
-                )));
-            }
-        },
-    };
-    let sha_ok = a.wasm_sha256.is_empty()
-        || (a.wasm_sha256.len() == 64 && a.wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !sha_ok {
-        return Err(CliError::Usage(
-            "--wasm-sha256 must be 64 hexadecimal characters".into(),
-        ));
-    }
     let version = a.input.version();
+    let opts = a.gen_args.options(version)?;
     let loaded = a.input.load()?;
-    let opts = GenerateOptions {
-        version,
-        kuadrant_namespace: a.kuadrant_namespace.clone(),
-        wasm_image: a.wasm_image.clone(),
-        wasm_sha256: a.wasm_sha256.to_lowercase(),
-        istio_controllers: generate::controller_names(
-            &a.istio_controller_names,
-            generate::ISTIO_CONTROLLER,
-        ),
-        envoy_gateway_controllers: generate::controller_names(
-            &a.envoy_gateway_controller_names,
-            generate::ENVOY_GATEWAY_CONTROLLER,
-        ),
-        only: (!only.is_empty()).then_some(only),
-        gateway,
-        ..GenerateOptions::default()
-    };
-    let topology = Topology::build(&loaded.model, version);
-    let effective = policyctl::resolve::effective(&topology);
-    let generated = generate::generate(&topology, &effective, &opts);
-
-    let mut diags: Diagnostics = loaded.diagnostics.clone();
-    for d in generated.diagnostics {
-        diags.push(d);
-    }
-    diags.sort();
+    let analysis = pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &opts,
+        &Default::default(),
+    );
+    let generated = analysis.generated;
+    let diags = analysis.diagnostics;
     ui.diagnostics(&loaded, &diags);
+    let findings = outcome(&diags, a.fail_on);
+    if let Some(dir) = &a.out_dir {
+        if findings == Outcome::Trouble {
+            return Ok(Outcome::Trouble);
+        }
+        let steps = outdir::plan(dir, &generated.objects).map_err(|e| CliError::Io(e.to_string()))?;
+        let stale: Vec<_> = steps
+            .iter()
+            .filter(|s| s.action != outdir::Action::Unchanged)
+            .collect();
+        let mut report = String::new();
+        for s in &steps {
+            if a.check && s.action == outdir::Action::Unchanged {
+                continue;
+            }
+            let verb = if a.check { format!("stale ({})", s.action.as_str()) } else { s.action.as_str().to_string() };
+            report.push_str(&format!("{verb:<10} {} ({})\n", dir.join(&s.file).display(), s.object));
+        }
+        if a.check {
+            if stale.is_empty() {
+                ui.out(&format!("{} is up to date ({} files)\n", dir.display(), steps.len()))?;
+            } else {
+                ui.out(&report)?;
+                ui.out(&format!(
+                    "{} of {} generated files are stale: run `policyctl compute … --out-dir {}`\n",
+                    stale.len(),
+                    steps.len(),
+                    dir.display()
+                ))?;
+                return Ok(findings.worst(Outcome::Findings));
+            }
+            return Ok(findings);
+        }
+        outdir::apply(dir, &steps).map_err(|e| CliError::Io(e.to_string()))?;
+        ui.out(&report)?;
+        return Ok(findings);
+    }
     let text = match a.output {
         ComputeFormat::Yaml => render::objects::yaml(&generated.objects).map_err(CliError::Io)?,
         ComputeFormat::Json => render::objects::json_list(&generated.objects),
     };
     ui.out(&text)?;
-    Ok(outcome(&diags, a.fail_on))
+    Ok(findings)
 }

@@ -14,7 +14,9 @@ pub enum LintFormat {
 
 /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  policyctl lint -f manifests/\n  kustomize build overlays/prod | policyctl lint -f - -o github")]
+#[command(
+    after_help = "Examples:\n  policyctl lint -f manifests/\n  kustomize build overlays/prod | policyctl lint -f - -o github"
+)]
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -43,7 +45,11 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     width: ui.width,
                     unicode: true,
                 };
-                ui.out(&render::diagnostics::human_all(&shown, &loaded.sources, style))?;
+                ui.out(&render::diagnostics::human_all(
+                    &shown,
+                    &loaded.sources,
+                    style,
+                ))?;
                 ui.out(&summary(&loaded, &shown))?;
                 if ui.verbose {
                     for (api, kind, name) in &loaded.model.skipped {

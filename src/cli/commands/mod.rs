@@ -2,6 +2,7 @@
 
 pub mod completions;
 pub mod compute;
+pub mod diff;
 pub mod explain;
 pub mod graph;
 pub mod lint;

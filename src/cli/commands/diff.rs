@@ -1,0 +1,180 @@
+//! `policyctl diff`: what would change, desired (from -f) against current (`--against`), or between
+//! the generated output of two input trees (`--base`).
+
+use crate::cli::common::{CliError, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
+use clap::{Args, ValueEnum};
+use policyctl::diff::{self, Change};
+use policyctl::load::Input;
+use policyctl::{pipeline, render};
+use serde_json::Value;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum DiffFormat {
+    #[default]
+    Unified,
+    Stat,
+    Json,
+    Markdown,
+}
+
+/// Show what would change: generated objects against current ones, or between two input trees.
+#[derive(Args, Debug)]
+#[command(
+    group(clap::ArgGroup::new("current").required(true).args(["against", "base"])),
+    after_help = "Examples:\n  policyctl diff -f manifests/ --against generated/\n  kubectl get envoyfilters,wasmplugins,authconfigs,limitadors -A -o yaml | policyctl diff -f manifests/ --against -\n  policyctl diff -f head/manifests --base base/manifests -o markdown > comment.md\n\n\
+Exit codes: 0 no differences, 1 differences, 2 trouble (like kubectl diff).\n\
+POLICYCTL_EXTERNAL_DIFF=\"diff -u\" runs that program on two folders (current, desired) instead."
+)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a
+    /// `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared.
+    #[arg(long, value_name = "FILE|DIR|-")]
+    pub against: Option<String>,
+    /// Another input tree (e.g. the pull request's base): compute both and compare the outputs.
+    #[arg(long, value_name = "PATH")]
+    pub base: Option<String>,
+    /// Output: unified (default), stat, json or markdown (a pull-request comment).
+    #[arg(short, long, value_enum, default_value_t = DiffFormat::Unified)]
+    pub output: DiffFormat,
+    /// Lines of context in unified diffs.
+    #[arg(long, default_value_t = 3)]
+    pub context: usize,
+    #[command(flatten)]
+    pub gen_args: GenArgs,
+}
+
+pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    let version = a.input.version();
+    let opts = a.gen_args.options(version)?;
+    let loaded = a.input.load()?;
+    let head = pipeline::analyze(&loaded.model, &loaded.diagnostics, &opts, &Default::default());
+    ui.diagnostics(&loaded, &head.diagnostics);
+    let mut trouble = outcome(&head.diagnostics, FailOn::Never);
+    let desired = head.generated.objects.clone();
+
+    let (current, impact) = if let Some(base) = &a.base {
+        let base_input = InputArgs {
+            filenames: vec![base.clone()],
+            ..a.input.clone()
+        };
+        let base_loaded = base_input.load()?;
+        let b = pipeline::analyze(&base_loaded.model, &base_loaded.diagnostics, &opts, &Default::default());
+        if b.diagnostics.has_trouble() {
+            ui.diagnostics(&base_loaded, &b.diagnostics);
+            trouble = Outcome::Trouble;
+        }
+        let imp = diff::impact(&b.generated.objects, &desired);
+        (b.generated.objects, Some(imp))
+    } else {
+        let against = a.against.clone().unwrap_or_default();
+        let input = if against == "-" {
+            if a.input.filenames.iter().any(|f| f == "-") {
+                return Err(CliError::Usage("stdin cannot be both -f - and --against -".into()));
+            }
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+            Input::Text { name: "<current>".into(), bytes }
+        } else {
+            Input::Path(against.into())
+        };
+        let (sources, values, diags) = policyctl::load::values(&[input]);
+        if !diags.is_empty() {
+            ui.err(&render::diagnostics::human_all(&diags, &sources, ui.style_err()));
+        }
+        if diags.has_trouble() {
+            trouble = Outcome::Trouble;
+        }
+        let current: Vec<Value> = diff::flatten_lists(values)
+            .into_iter()
+            .filter(diff::is_comparable)
+            .collect();
+        // Compare only the fields the operator owns (e.g. the Limitador's limits).
+        let current = current
+            .iter()
+            .map(|c| {
+                let d = desired.iter().find(|d| diff::key_of(d) == diff::key_of(c));
+                diff::owned_projection(c, d)
+            })
+            .collect();
+        (current, None)
+    };
+    if trouble == Outcome::Trouble {
+        return Ok(Outcome::Trouble);
+    }
+
+    let diffs = diff::diff(&desired, &current, a.context);
+    let changed = diffs.iter().any(|d| d.change != Change::Unchanged);
+    if let Ok(cmd) = std::env::var("POLICYCTL_EXTERNAL_DIFF")
+        && !cmd.trim().is_empty()
+        && a.output == DiffFormat::Unified
+    {
+        external(&cmd, &desired, &current)?;
+    } else {
+        let text = match a.output {
+            DiffFormat::Unified => {
+                let mut t = render::diff::unified(&diffs, ui.color_out);
+                if let Some(i) = &impact {
+                    t.push_str(&render::diff::impact(i));
+                }
+                t
+            }
+            DiffFormat::Stat => {
+                let mut t = render::diff::stat(&diffs);
+                if let Some(i) = &impact {
+                    t.push_str(&render::diff::impact(i));
+                }
+                t
+            }
+            DiffFormat::Json => {
+                let v = serde_json::json!({
+                    "objects": diffs.iter().filter(|d| d.change != Change::Unchanged).collect::<Vec<_>>(),
+                    "impact": impact,
+                });
+                let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+                s.push('\n');
+                s
+            }
+            DiffFormat::Markdown => render::diff::markdown(&diffs, impact.as_ref()),
+        };
+        ui.out(&text)?;
+    }
+    Ok(if changed { Outcome::Findings } else { Outcome::Clean })
+}
+
+/// Write both sides into temporary folders (one file per object, normalised) and run the user's differ.
+fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliError> {
+    let tmp = std::env::temp_dir().join(format!("policyctl-diff-{}", std::process::id()));
+    let live = tmp.join("LIVE");
+    let merged = tmp.join("MERGED");
+    let write = |dir: &std::path::Path, objs: &[Value], others: &[Value]| -> Result<(), CliError> {
+        std::fs::create_dir_all(dir)?;
+        for o in objs {
+            let other = others.iter().find(|x| diff::key_of(x) == diff::key_of(o));
+            if let Some(name) = policyctl::outdir::file_name(o) {
+                std::fs::write(dir.join(name), diff::to_yaml(&diff::normalize(o, other)))?;
+            }
+        }
+        Ok(())
+    };
+    let result = (|| {
+        write(&live, current, desired)?;
+        write(&merged, desired, &[])?;
+        let mut parts = cmd.split_whitespace();
+        let prog = parts.next().unwrap_or("diff");
+        let status = std::process::Command::new(prog)
+            .args(parts)
+            .arg(&live)
+            .arg(&merged)
+            .status()
+            .map_err(|e| CliError::Io(format!("cannot run POLICYCTL_EXTERNAL_DIFF ({prog}): {e}")))?;
+        if status.code().is_some_and(|c| c > 1) || status.code().is_none() {
+            return Err(CliError::Io(format!("POLICYCTL_EXTERNAL_DIFF ({prog}) failed: {status}")));
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
