@@ -8,8 +8,8 @@
 use policyctl::diag::Diagnostics;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::KuadrantVersion;
-use policyctl::resolve::status::{self, PolicyStatus, StatusOptions};
-use policyctl::resolve::{self, effective};
+use policyctl::resolve::status::{PolicyStatus, StatusOptions};
+use policyctl::resolve;
 use policyctl::topology::Topology;
 use proptest::prelude::*;
 use std::fmt::Write;
@@ -55,12 +55,19 @@ fn split_docs(text: &str) -> Vec<String> {
     text.split("\n---\n").map(|s| s.to_string()).collect()
 }
 
+/// Statuses and the merge/enforcement diagnostics (PCTL3xxx) of the whole pipeline, so CEL issues from
+/// generation reach the status as they do in the CLI.
 fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnostics) {
-    let t = Topology::build(&l.model, version);
-    let eff = effective(&t);
-    let s = status::status(&t, &eff, &[], &StatusOptions::default());
-    let d = status::diagnostics(&t, &s);
-    (s, d)
+    let opts = policyctl::generate::GenerateOptions {
+        version,
+        ..Default::default()
+    };
+    let a = policyctl::pipeline::analyze(&l.model, &Diagnostics::new(), &opts, &StatusOptions::default());
+    let mut d = Diagnostics::new();
+    for x in a.diagnostics.iter().filter(|x| x.code.as_str().starts_with("PCTL3")) {
+        d.push(x.clone());
+    }
+    (a.statuses, d)
 }
 
 /// The predicted statuses and diagnostics as stable text.

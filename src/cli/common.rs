@@ -249,9 +249,9 @@ impl Ui {
         }
     }
 
-    /// Diagnostics to stderr, respecting -q/-v (info-level PCTL1002 only with -v).
+    /// Diagnostics to stderr, respecting -q/-v: errors and warnings; infos only with -v.
     pub fn diagnostics(&self, loaded: &Loaded, diags: &Diagnostics) {
-        let shown = self.visible(diags);
+        let shown = self.visible(diags, self.verbose);
         if shown.is_empty() {
             return;
         }
@@ -266,11 +266,14 @@ impl Ui {
         }
     }
 
-    /// The diagnostics to show: unknown-kind notices only with -v.
-    pub fn visible(&self, diags: &Diagnostics) -> Diagnostics {
+    /// The diagnostics to show: unknown-kind notices only with -v; other infos when `infos`.
+    pub fn visible(&self, diags: &Diagnostics, infos: bool) -> Diagnostics {
         let mut shown = Diagnostics::new();
         for d in diags {
             if d.code == policyctl::diag::Code::UnknownKind && !self.verbose {
+                continue;
+            }
+            if d.severity == Severity::Info && !infos {
                 continue;
             }
             shown.push(d.clone());

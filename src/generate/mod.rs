@@ -179,7 +179,8 @@ fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>
     let namespace = match kuadrant {
         Some(k) => k.meta.namespace.clone(),
         None => {
-            diags.push(
+            if !m.policies.is_empty() {
+                diags.push(
                 Diagnostic::new(
                     Code::KuadrantAssumed,
                     format!(
@@ -188,7 +189,8 @@ fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>
                     ),
                 )
                 .help("add the Kuadrant object to the input, or pass the namespace explicitly"),
-            );
+                );
+            }
             opts.kuadrant_namespace.clone()
         }
     };

@@ -500,19 +500,10 @@ pub fn status(
 
 /// Diagnostics for the predicted statuses: PCTL3001 overridden, PCTL3002 partially enforced, PCTL3003
 /// not in path, PCTL3005 conflicted, PCTL3006 invalid CEL, PCTL3004 a name tie-break decided a rule,
-/// PCTL3007 no Kuadrant object. Each points at the policy's `metadata.name`.
+/// (PCTL3007, no Kuadrant object, comes from generation.) Each points at the policy's `metadata.name`.
 pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
     let m = t.model;
     let mut d = Diagnostics::new();
-    if m.kuadrants.is_empty() {
-        d.push(
-            Diagnostic::new(
-                Code::KuadrantAssumed,
-                "no Kuadrant object in the input: one in kuadrant-system is assumed",
-            )
-            .help("add a kuadrant.io/v1beta1 Kuadrant to the input to make this explicit"),
-        );
-    }
     for s in statuses {
         let p = &m.policies[s.policy];
         let span = p.meta.origin.name;

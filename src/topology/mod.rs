@@ -10,7 +10,7 @@
 
 pub mod lint;
 
-use crate::model::{KuadrantVersion, Locator, Model, PolicyKind, RouteKind, GATEWAY_API_GROUP};
+use crate::model::{GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, PolicyKind, RouteKind};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -220,7 +220,14 @@ impl<'m> Topology<'m> {
         t
     }
 
-    fn add(&mut self, locator: Locator, kind: &'static str, name: String, what: NodeRef, role: NodeRole) {
+    fn add(
+        &mut self,
+        locator: Locator,
+        kind: &'static str,
+        name: String,
+        what: NodeRef,
+        role: NodeRole,
+    ) {
         if self.index.contains_key(&locator) {
             // A second object with a used locator reuses the node (policy-machinery overwrites the label).
             return;
@@ -255,12 +262,20 @@ impl<'m> Topology<'m> {
         for k in &m.kuadrants {
             let kl = Locator::object("Kuadrant", "kuadrant.io", &k.meta.namespace, &k.meta.name);
             for c in &m.gateway_classes {
-                self.edge(&kl, &Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name), EdgeKind::Link);
+                self.edge(
+                    &kl,
+                    &Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
+                    EdgeKind::Link,
+                );
             }
         }
         // GatewayClass → Gateway (by name; first match).
         for g in &m.gateways {
-            if let Some(c) = m.gateway_classes.iter().find(|c| c.meta.name == g.spec.class_name.value) {
+            if let Some(c) = m
+                .gateway_classes
+                .iter()
+                .find(|c| c.meta.name == g.spec.class_name.value)
+            {
                 self.edge(
                     &Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
                     &gateway_locator(&g.meta.namespace, &g.meta.name),
@@ -298,7 +313,11 @@ impl<'m> Topology<'m> {
                 }
                 let rl = route_locator(kind, &r.meta.namespace, &r.meta.name);
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    self.edge(&rl, &rl.section(&rule.section_name(xi, self.version)), EdgeKind::Link);
+                    self.edge(
+                        &rl,
+                        &rl.section(&rule.section_name(xi, self.version)),
+                        EdgeKind::Link,
+                    );
                 }
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let rule_l = rl.section(&rule.section_name(xi, self.version));
@@ -308,8 +327,12 @@ impl<'m> Topology<'m> {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        if let Some(s) = m.services.iter().find(|s| s.meta.namespace == ns && s.meta.name == b.name)
-                            && let Some((Some(pn), _)) = s.spec.ports.iter().find(|(_, p)| *p == port)
+                        if let Some(s) = m
+                            .services
+                            .iter()
+                            .find(|s| s.meta.namespace == ns && s.meta.name == b.name)
+                            && let Some((Some(pn), _)) =
+                                s.spec.ports.iter().find(|(_, p)| *p == port)
                         {
                             let sl = Locator::object("Service", "", ns, &b.name).section(pn);
                             self.edge(&rule_l, &sl, EdgeKind::Link);
@@ -323,7 +346,11 @@ impl<'m> Topology<'m> {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        self.edge(&rule_l, &Locator::object("Service", "", ns, &b.name), EdgeKind::Link);
+                        self.edge(
+                            &rule_l,
+                            &Locator::object("Service", "", ns, &b.name),
+                            EdgeKind::Link,
+                        );
                     }
                 }
             }
@@ -374,7 +401,11 @@ impl<'m> Topology<'m> {
         let mut keep = BTreeSet::new();
         let start = if self.graph[focus].role == NodeRole::Policy {
             keep.insert(focus);
-            match self.graph.edges(focus).find(|e| *e.weight() == EdgeKind::Policy) {
+            match self
+                .graph
+                .edges(focus)
+                .find(|e| *e.weight() == EdgeKind::Policy)
+            {
                 Some(e) => e.target(),
                 None => return keep,
             }
@@ -389,7 +420,11 @@ impl<'m> Topology<'m> {
                 }
                 for e in self.graph.edges_directed(n, dir) {
                     if *e.weight() == EdgeKind::Link {
-                        let next = if dir == Direction::Incoming { e.source() } else { e.target() };
+                        let next = if dir == Direction::Incoming {
+                            e.source()
+                        } else {
+                            e.target()
+                        };
                         if !keep.contains(&next) {
                             stack.push(next);
                         }
@@ -444,7 +479,11 @@ impl<'m> Topology<'m> {
             }
             for (gi, li) in self.route_listeners(ri) {
                 let g = &m.gateways[gi];
-                let Some(ci) = m.gateway_classes.iter().position(|c| c.meta.name == g.spec.class_name.value) else {
+                let Some(ci) = m
+                    .gateway_classes
+                    .iter()
+                    .position(|c| c.meta.name == g.spec.class_name.value)
+                else {
                     continue;
                 };
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
@@ -485,7 +524,12 @@ impl<'m> Topology<'m> {
         let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
         let rl = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
         [
-            Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &m.gateway_classes[p.class].meta.name),
+            Locator::object(
+                "GatewayClass",
+                GATEWAY_API_GROUP,
+                "",
+                &m.gateway_classes[p.class].meta.name,
+            ),
             gl.clone(),
             gl.section(&g.spec.listeners[p.listener].name.value),
             rl.clone(),

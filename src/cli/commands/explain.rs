@@ -3,8 +3,7 @@
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::model::PolicyKind;
-use policyctl::resolve::{explain, status};
-use policyctl::topology::Topology;
+use policyctl::resolve::explain;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ExplainFormat {
@@ -49,20 +48,16 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     };
     let target = explain::parse_target(&a.target).map_err(CliError::Usage)?;
     let loaded = a.input.load()?;
-    let t = Topology::build(&loaded.model, a.input.version());
-    let mut diags = loaded.diagnostics.clone();
-    diags.extend(status::diagnostics(
-        &t,
-        &status::status(
-            &t,
-            &policyctl::resolve::effective(&t),
-            &[],
-            &Default::default(),
-        ),
-    ));
-    diags.sort();
+    let gen_opts = policyctl::generate::GenerateOptions {
+        version: a.input.version(),
+        ..Default::default()
+    };
+    let analysis =
+        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &Default::default());
+    let t = &analysis.topology;
+    let diags = analysis.diagnostics.clone();
     ui.diagnostics(&loaded, &diags);
-    let e = explain::explain(&t, &target, kind).map_err(CliError::Usage)?;
+    let e = explain::explain(t, &target, kind).map_err(CliError::Usage)?;
     let text = match a.output {
         ExplainFormat::Text => policyctl::render::explain::text(&e),
         ExplainFormat::Yaml => {

@@ -30,11 +30,14 @@ pub struct LintArgs {
 
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
-    let mut diags = loaded.diagnostics.clone();
-    let topology = policyctl::topology::Topology::build(&loaded.model, a.input.version());
-    diags.extend(policyctl::topology::lint::lint(&topology));
-    diags.sort();
-    let shown = ui.visible(&diags);
+    let opts = policyctl::generate::GenerateOptions {
+        version: a.input.version(),
+        ..Default::default()
+    };
+    let analysis =
+        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &opts, &Default::default());
+    let diags = analysis.diagnostics;
+    let shown = ui.visible(&diags, true);
     match a.output {
         LintFormat::Text => {
             if ui.quiet {

@@ -3,8 +3,7 @@
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::render::table::{self, StatusRow};
-use policyctl::resolve::{self, status};
-use policyctl::topology::Topology;
+use policyctl::resolve::status;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum StatusFormat {
@@ -37,16 +36,16 @@ pub struct StatusArgs {
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
-    let t = Topology::build(&loaded.model, a.input.version());
-    let eff = resolve::effective(&t);
-    // CEL issues come from the wasm action generation; until `compute` provides them, none are known.
     let opts = status::StatusOptions {
         respect_status: a.respect_status,
     };
-    let statuses = status::status(&t, &eff, &[], &opts);
-    let mut diags = loaded.diagnostics.clone();
-    diags.extend(status::diagnostics(&t, &statuses));
-    diags.sort();
+    let gen_opts = policyctl::generate::GenerateOptions {
+        version: a.input.version(),
+        ..Default::default()
+    };
+    let analysis = policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
+    let statuses = analysis.statuses;
+    let diags = analysis.diagnostics;
     ui.diagnostics(&loaded, &diags);
     let m = &loaded.model;
     match a.output {
@@ -104,7 +103,11 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 let Some(v) = policyctl::load::object_value(&loaded.sources, &p.meta.origin) else {
                     continue;
                 };
-                items.push(status::with_predicted_status(v, s, p.meta.generation));
+                items.push(policyctl::diff::sort_keys(status::with_predicted_status(
+                    v,
+                    s,
+                    p.meta.generation,
+                )));
             }
             if a.output == StatusFormat::Json {
                 let list = serde_json::json!({
