@@ -203,7 +203,8 @@ pub fn sort_keys(v: Value) -> Value {
 /// YAML for diffs and files: block style, one line per long string (better diffs).
 pub fn to_yaml(v: &Value) -> String {
     let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
-    serde_saphyr::to_string_with_options(v, opts).unwrap_or_else(|e| format!("# unserialisable: {e}\n"))
+    serde_saphyr::to_string_with_options(v, opts)
+        .unwrap_or_else(|e| format!("# unserialisable: {e}\n"))
 }
 
 /// Compare desired and current objects; the result is sorted by identity (group, kind, namespace,
@@ -242,7 +243,13 @@ pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectD
             let (unified, added, removed) = if change == Change::Unchanged {
                 (String::new(), 0, 0)
             } else {
-                unified(&cy, &dy, &label(k, "current"), &label(k, "desired"), context)
+                unified(
+                    &cy,
+                    &dy,
+                    &label(k, "current"),
+                    &label(k, "desired"),
+                    context,
+                )
             };
             ObjectDiff {
                 group: k.0.clone(),
@@ -268,7 +275,13 @@ fn label(k: &ObjectKey, side: &str) -> String {
 }
 
 /// A unified diff of two texts, with the counts of added and removed lines.
-pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, context: usize) -> (String, usize, usize) {
+pub fn unified(
+    old: &str,
+    new: &str,
+    old_name: &str,
+    new_name: &str,
+    context: usize,
+) -> (String, usize, usize) {
     let td = TextDiff::from_lines(old, new);
     let mut added = 0;
     let mut removed = 0;
@@ -313,7 +326,11 @@ mod tests {
                    "metadata": {"name": "kuadrant-gw", "namespace": "ns"},
                    "spec": {"configuration": {"value": s}}})
         };
-        let d = diff(&[mk(r#"{"a":1,"b":[1,2]}"#)], &[mk(r#"{ "b": [1, 2], "a": 1 }"#)], 3);
+        let d = diff(
+            &[mk(r#"{"a":1,"b":[1,2]}"#)],
+            &[mk(r#"{ "b": [1, 2], "a": 1 }"#)],
+            3,
+        );
         assert_eq!(d[0].change, Change::Unchanged);
         let d = diff(&[mk(r#"{"a":1}"#)], &[mk(r#"{"a":2}"#)], 3);
         assert_eq!(d[0].change, Change::Updated);
@@ -342,7 +359,10 @@ mod tests {
         b["metadata"]["name"] = json!("other");
         let d = diff(&[a], &[b], 3);
         let changes: Vec<_> = d.iter().map(|x| (x.name.as_str(), x.change)).collect();
-        assert_eq!(changes, [("limitador", Change::Created), ("other", Change::Deleted)]);
+        assert_eq!(
+            changes,
+            [("limitador", Change::Created), ("other", Change::Deleted)]
+        );
     }
 }
 
@@ -415,7 +435,11 @@ fn gateway_of(v: &Value) -> Option<String> {
 }
 
 fn limit_line(l: &Value) -> String {
-    let s = |k: &str| l.get(k).map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_default();
+    let s = |k: &str| {
+        l.get(k)
+            .map(|v| v.to_string().trim_matches('"').to_string())
+            .unwrap_or_default()
+    };
     format!(
         "{} on {}: {} per {}s{}",
         s("name"),
@@ -425,7 +449,13 @@ fn limit_line(l: &Value) -> String {
         l.get("variables")
             .and_then(Value::as_array)
             .filter(|a| !a.is_empty())
-            .map(|a| format!(" by {}", a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")))
+            .map(|a| format!(
+                " by {}",
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
             .unwrap_or_default()
     )
 }
@@ -435,7 +465,9 @@ fn limit_line(l: &Value) -> String {
 fn routes_in(v: &Value, out: &mut std::collections::BTreeSet<String>) {
     match v {
         Value::Object(m) => {
-            if m.get("service").and_then(Value::as_str).is_some_and(|s| s.starts_with("ratelimit"))
+            if m.get("service")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with("ratelimit"))
                 && let Some(scope) = m.get("scope").and_then(Value::as_str)
             {
                 out.insert(scope.to_string());
@@ -461,7 +493,15 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
     let diffs = diff(new, old, 0);
     let find = |set: &[Value], d: &ObjectDiff| {
         set.iter()
-            .find(|v| key_of(v) == Some((d.group.clone(), d.kind.clone(), d.namespace.clone(), d.name.clone())))
+            .find(|v| {
+                key_of(v)
+                    == Some((
+                        d.group.clone(),
+                        d.kind.clone(),
+                        d.namespace.clone(),
+                        d.name.clone(),
+                    ))
+            })
             .cloned()
     };
     let mut gateways = BTreeSet::new();
@@ -476,7 +516,13 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
                 v.as_ref()
                     .and_then(|v| v.pointer("/spec/limits"))
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().map(|l| serde_json::to_string(&sort_keys(l.clone())).unwrap_or_default()).collect())
+                    .map(|a| {
+                        a.iter()
+                            .map(|l| {
+                                serde_json::to_string(&sort_keys(l.clone())).unwrap_or_default()
+                            })
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let (lo, ln) = (lim(&o), lim(&n));
@@ -513,7 +559,10 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
                     .or_else(|| v.pointer("/spec/configPatches/0/patch/value/typed_config/value/config/configuration/value/actionSets"))
                     .or_else(|| v.pointer("/spec/wasm/0/config/actionSets"));
                 match arr.and_then(Value::as_array) {
-                    Some(a) => s.extend(a.iter().map(|x| serde_json::to_string(x).unwrap_or_default())),
+                    Some(a) => s.extend(
+                        a.iter()
+                            .map(|x| serde_json::to_string(x).unwrap_or_default()),
+                    ),
                     None => {
                         s.insert(serde_json::to_string(&v).unwrap_or_default());
                     }

@@ -8,8 +8,8 @@
 use policyctl::diag::Diagnostics;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::KuadrantVersion;
-use policyctl::resolve::status::{PolicyStatus, StatusOptions};
 use policyctl::resolve;
+use policyctl::resolve::status::{PolicyStatus, StatusOptions};
 use policyctl::topology::Topology;
 use proptest::prelude::*;
 use std::fmt::Write;
@@ -62,9 +62,18 @@ fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnos
         version,
         ..Default::default()
     };
-    let a = policyctl::pipeline::analyze(&l.model, &Diagnostics::new(), &opts, &StatusOptions::default());
+    let a = policyctl::pipeline::analyze(
+        &l.model,
+        &Diagnostics::new(),
+        &opts,
+        &StatusOptions::default(),
+    );
     let mut d = Diagnostics::new();
-    for x in a.diagnostics.iter().filter(|x| x.code.as_str().starts_with("PCTL3")) {
+    for x in a
+        .diagnostics
+        .iter()
+        .filter(|x| x.code.as_str().starts_with("PCTL3"))
+    {
         d.push(x.clone());
     }
     (a.statuses, d)

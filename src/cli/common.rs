@@ -3,10 +3,10 @@
 use clap::{Args, ValueEnum};
 use policyctl::diag::{Diagnostics, Severity};
 use policyctl::generate::{self, Family, GenerateOptions};
-use std::collections::BTreeSet;
 use policyctl::load::{Input, LoadOptions, Loaded};
 use policyctl::model::KuadrantVersion;
 use policyctl::render::{self, Style};
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -211,9 +211,7 @@ impl Ui {
         };
         let columns: Option<usize> = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
         let width = columns.unwrap_or(100);
-        let table_width = std::io::stdout()
-            .is_terminal()
-            .then_some(width);
+        let table_width = std::io::stdout().is_terminal().then_some(width);
         Ui {
             color_out: decide(std::io::stdout().is_terminal()),
             color_err: decide(std::io::stderr().is_terminal()),
@@ -334,7 +332,8 @@ impl GenArgs {
             },
         };
         let sha_ok = self.wasm_sha256.is_empty()
-            || (self.wasm_sha256.len() == 64 && self.wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
+            || (self.wasm_sha256.len() == 64
+                && self.wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
         if !sha_ok {
             return Err(CliError::Usage(
                 "--wasm-sha256 must be 64 hexadecimal characters".into(),

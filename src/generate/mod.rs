@@ -181,14 +181,14 @@ fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>
         None => {
             if !m.policies.is_empty() {
                 diags.push(
-                Diagnostic::new(
-                    Code::KuadrantAssumed,
-                    format!(
-                        "no Kuadrant object in the input: one in {} is assumed",
-                        opts.kuadrant_namespace
-                    ),
-                )
-                .help("add the Kuadrant object to the input, or pass the namespace explicitly"),
+                    Diagnostic::new(
+                        Code::KuadrantAssumed,
+                        format!(
+                            "no Kuadrant object in the input: one in {} is assumed",
+                            opts.kuadrant_namespace
+                        ),
+                    )
+                    .help("add the Kuadrant object to the input, or pass the namespace explicitly"),
                 );
             }
             opts.kuadrant_namespace.clone()

@@ -12,6 +12,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use std::fmt;
 
+// Transient (one per document, consumed by validation right away): boxing would only add allocations.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Default)]
 pub enum RawSpec {
     #[default]

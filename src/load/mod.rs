@@ -302,8 +302,13 @@ fn accept(
 ) {
     let span = doc.span;
     let mut doc = doc.value;
-    if doc.api_version.is_none() && doc.kind.is_none() && doc.metadata.is_none() {
-        if matches!(doc.spec, RawSpec::None) && doc.items.is_none() {
+    if doc.api_version.is_none()
+        && doc.kind.is_none()
+        && doc.metadata.is_none()
+        && matches!(doc.spec, RawSpec::None)
+        && doc.items.is_none()
+    {
+        {
             // An empty mapping or a document with only unknown keys: nothing to model.
             diags.push(
                 Diagnostic::new(Code::NotAnObject, "document has no apiVersion or kind")
@@ -375,8 +380,11 @@ pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnosti
                     match std::fs::read(&file) {
                         Ok(b) => texts.push((name, b)),
                         Err(e) => out.diagnostics.push(
-                            Diagnostic::new(Code::UnreadableInput, format!("cannot read {name}: {e}"))
-                                .help("check the path and its permissions"),
+                            Diagnostic::new(
+                                Code::UnreadableInput,
+                                format!("cannot read {name}: {e}"),
+                            )
+                            .help("check the path and its permissions"),
                         ),
                     }
                 }
@@ -389,9 +397,15 @@ pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnosti
     }
     let mut values = Vec::new();
     for (name, bytes) in texts {
-        let Some(text) = decode(&name, &bytes, &mut out) else { continue };
+        let Some(text) = decode(&name, &bytes, &mut out) else {
+            continue;
+        };
         let id = out.sources.add(name, text);
-        let text = out.sources.get(id).map(|f| f.text.clone()).unwrap_or_default();
+        let text = out
+            .sources
+            .get(id)
+            .map(|f| f.text.clone())
+            .unwrap_or_default();
         for chunk in split::documents(&text) {
             let doc = &text[chunk.offset..chunk.offset + chunk.len];
             match yaml::parse_value_checked(doc) {
@@ -399,7 +413,10 @@ pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnosti
                 Ok(_) => {}
                 Err(msg) => out.diagnostics.push(
                     Diagnostic::new(Code::YamlSyntax, msg)
-                        .at(Span::new(id, chunk.offset + leading_trivia(doc), 0), "in this document")
+                        .at(
+                            Span::new(id, chunk.offset + leading_trivia(doc), 0),
+                            "in this document",
+                        )
                         .help("fix the YAML syntax of the current objects"),
                 ),
             }

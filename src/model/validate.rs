@@ -93,8 +93,7 @@ pub fn sort_model(m: &mut Model) {
     }
     m.gateway_classes.sort_by_key(key);
     m.gateways.sort_by_key(key);
-    m.routes
-        .sort_by(|a, b| (a.spec.kind, key(a)).cmp(&(b.spec.kind, key(b))));
+    m.routes.sort_by_key(|r| (r.spec.kind, key(r)));
     m.namespaces.sort_by_key(key);
     m.services.sort_by_key(key);
     m.policies.sort_by(|a, b| {
@@ -578,8 +577,10 @@ fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
 
 fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<ParentRef> {
     let refs = refs.unwrap_or_default();
-    if refs.len() > 32 {
-        if let Some(r) = refs.get(32) {
+    if refs.len() > 32
+        && let Some(r) = refs.get(32)
+    {
+        {
             c.schema(
                 r.span,
                 "spec.parentRefs must have at most 32 items",
@@ -1271,7 +1272,7 @@ fn auth_policy(
             "Explicit overrides and explicit defaults are mutually exclusive",
         );
     }
-    if !(o || d) && !auth_rules_nonempty(&s.rules) {
+    if !(o || d || auth_rules_nonempty(&s.rules)) {
         c.cel(spec_at, "At least one spec.rules must be defined");
     }
     if let Some(ov) = &s.overrides

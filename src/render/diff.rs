@@ -25,7 +25,11 @@ fn paint(line: &str, color: bool) -> String {
 pub fn unified(diffs: &[ObjectDiff], color: bool) -> String {
     let mut out = String::new();
     for d in diffs.iter().filter(|d| d.change != Change::Unchanged) {
-        let _ = writeln!(out, "{}", paint(&format!("=== {} {}", d.change.as_str(), d.display()), color));
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(&format!("=== {} {}", d.change.as_str(), d.display()), color)
+        );
         for line in d.unified.lines() {
             let _ = writeln!(out, "{}", paint(line, color));
         }
@@ -53,7 +57,10 @@ pub fn stat(diffs: &[ObjectDiff]) -> String {
             d.removed_lines
         );
     }
-    let unchanged = diffs.iter().filter(|d| d.change == Change::Unchanged).count();
+    let unchanged = diffs
+        .iter()
+        .filter(|d| d.change == Change::Unchanged)
+        .count();
     let _ = writeln!(
         out,
         "{} created, {} updated, {} deleted, {} unchanged",
@@ -73,7 +80,11 @@ pub fn impact(i: &Impact) -> String {
             }
         }
     };
-    list(&mut out, "gateways with changed data-plane objects", &i.gateways);
+    list(
+        &mut out,
+        "gateways with changed data-plane objects",
+        &i.gateways,
+    );
     list(&mut out, "routes with changed enforcement", &i.routes);
     list(&mut out, "Limitador limits added", &i.limits_added);
     list(&mut out, "Limitador limits removed", &i.limits_removed);
@@ -83,7 +94,10 @@ pub fn impact(i: &Impact) -> String {
 /// A pull-request comment: summary table, impact, and one collapsible diff per object.
 pub fn markdown(diffs: &[ObjectDiff], imp: Option<&Impact>) -> String {
     let mut out = String::from("### policyctl diff\n\n");
-    let changed: Vec<_> = diffs.iter().filter(|d| d.change != Change::Unchanged).collect();
+    let changed: Vec<_> = diffs
+        .iter()
+        .filter(|d| d.change != Change::Unchanged)
+        .collect();
     if changed.is_empty() {
         out.push_str("No changes to generated objects.\n");
         return out;

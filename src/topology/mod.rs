@@ -323,7 +323,7 @@ impl<'m> Topology<'m> {
                     let rule_l = rl.section(&rule.section_name(xi, self.version));
                     for b in &rule.backend_refs {
                         let Some(port) = b.port else { continue };
-                        if b.group != "" || b.kind != "Service" {
+                        if !b.group.is_empty() || b.kind != "Service" {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
@@ -342,7 +342,7 @@ impl<'m> Topology<'m> {
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let rule_l = rl.section(&rule.section_name(xi, self.version));
                     for b in &rule.backend_refs {
-                        if b.port.is_some() || b.group != "" || b.kind != "Service" {
+                        if b.port.is_some() || !b.group.is_empty() || b.kind != "Service" {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);

@@ -1,8 +1,8 @@
 //! `policyctl compute`: the objects the operator would apply.
 
+use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use crate::cli::common::GenArgs;
 use policyctl::{outdir, pipeline, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -56,7 +56,8 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);
         }
-        let steps = outdir::plan(dir, &generated.objects).map_err(|e| CliError::Io(e.to_string()))?;
+        let steps =
+            outdir::plan(dir, &generated.objects).map_err(|e| CliError::Io(e.to_string()))?;
         let stale: Vec<_> = steps
             .iter()
             .filter(|s| s.action != outdir::Action::Unchanged)
@@ -66,12 +67,24 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
             if a.check && s.action == outdir::Action::Unchanged {
                 continue;
             }
-            let verb = if a.check { format!("stale ({})", s.action.as_str()) } else { s.action.as_str().to_string() };
-            report.push_str(&format!("{verb:<10} {} ({})\n", dir.join(&s.file).display(), s.object));
+            let verb = if a.check {
+                format!("stale ({})", s.action.as_str())
+            } else {
+                s.action.as_str().to_string()
+            };
+            report.push_str(&format!(
+                "{verb:<10} {} ({})\n",
+                dir.join(&s.file).display(),
+                s.object
+            ));
         }
         if a.check {
             if stale.is_empty() {
-                ui.out(&format!("{} is up to date ({} files)\n", dir.display(), steps.len()))?;
+                ui.out(&format!(
+                    "{} is up to date ({} files)\n",
+                    dir.display(),
+                    steps.len()
+                ))?;
             } else {
                 ui.out(&report)?;
                 ui.out(&format!(

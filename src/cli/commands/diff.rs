@@ -49,7 +49,12 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
     let opts = a.gen_args.options(version)?;
     let loaded = a.input.load()?;
-    let head = pipeline::analyze(&loaded.model, &loaded.diagnostics, &opts, &Default::default());
+    let head = pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &opts,
+        &Default::default(),
+    );
     ui.diagnostics(&loaded, &head.diagnostics);
     let mut trouble = outcome(&head.diagnostics, FailOn::Never);
     let desired = head.generated.objects.clone();
@@ -60,7 +65,12 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
             ..a.input.clone()
         };
         let base_loaded = base_input.load()?;
-        let b = pipeline::analyze(&base_loaded.model, &base_loaded.diagnostics, &opts, &Default::default());
+        let b = pipeline::analyze(
+            &base_loaded.model,
+            &base_loaded.diagnostics,
+            &opts,
+            &Default::default(),
+        );
         if b.diagnostics.has_trouble() {
             ui.diagnostics(&base_loaded, &b.diagnostics);
             trouble = Outcome::Trouble;
@@ -71,18 +81,27 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         let against = a.against.clone().unwrap_or_default();
         let input = if against == "-" {
             if a.input.filenames.iter().any(|f| f == "-") {
-                return Err(CliError::Usage("stdin cannot be both -f - and --against -".into()));
+                return Err(CliError::Usage(
+                    "stdin cannot be both -f - and --against -".into(),
+                ));
             }
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
                 .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
-            Input::Text { name: "<current>".into(), bytes }
+            Input::Text {
+                name: "<current>".into(),
+                bytes,
+            }
         } else {
             Input::Path(against.into())
         };
         let (sources, values, diags) = policyctl::load::values(&[input]);
         if !diags.is_empty() {
-            ui.err(&render::diagnostics::human_all(&diags, &sources, ui.style_err()));
+            ui.err(&render::diagnostics::human_all(
+                &diags,
+                &sources,
+                ui.style_err(),
+            ));
         }
         if diags.has_trouble() {
             trouble = Outcome::Trouble;
@@ -141,7 +160,11 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         };
         ui.out(&text)?;
     }
-    Ok(if changed { Outcome::Findings } else { Outcome::Clean })
+    Ok(if changed {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
 }
 
 /// Write both sides into temporary folders (one file per object, normalised) and run the user's differ.
@@ -169,9 +192,13 @@ fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliEr
             .arg(&live)
             .arg(&merged)
             .status()
-            .map_err(|e| CliError::Io(format!("cannot run POLICYCTL_EXTERNAL_DIFF ({prog}): {e}")))?;
+            .map_err(|e| {
+                CliError::Io(format!("cannot run POLICYCTL_EXTERNAL_DIFF ({prog}): {e}"))
+            })?;
         if status.code().is_some_and(|c| c > 1) || status.code().is_none() {
-            return Err(CliError::Io(format!("POLICYCTL_EXTERNAL_DIFF ({prog}) failed: {status}")));
+            return Err(CliError::Io(format!(
+                "POLICYCTL_EXTERNAL_DIFF ({prog}) failed: {status}"
+            )));
         }
         Ok(())
     })();

@@ -52,8 +52,12 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         version: a.input.version(),
         ..Default::default()
     };
-    let analysis =
-        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &Default::default());
+    let analysis = policyctl::pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &gen_opts,
+        &Default::default(),
+    );
     let t = &analysis.topology;
     let diags = analysis.diagnostics.clone();
     ui.diagnostics(&loaded, &diags);

@@ -34,8 +34,12 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
         version: a.input.version(),
         ..Default::default()
     };
-    let analysis =
-        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &opts, &Default::default());
+    let analysis = policyctl::pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &opts,
+        &Default::default(),
+    );
     let diags = analysis.diagnostics;
     let shown = ui.visible(&diags, true);
     match a.output {

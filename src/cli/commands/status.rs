@@ -43,7 +43,8 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
         version: a.input.version(),
         ..Default::default()
     };
-    let analysis = policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
+    let analysis =
+        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
     let statuses = analysis.statuses;
     let diags = analysis.diagnostics;
     ui.diagnostics(&loaded, &diags);
