@@ -26,3 +26,5 @@ pub mod diff;
 pub mod outdir;
 
 pub mod render;
+
+pub mod config;

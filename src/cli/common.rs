@@ -1,11 +1,13 @@
 //! Shared CLI pieces: input flags, the UI (colour, verbosity, writers), loading and exit codes.
 
 use clap::{Args, ValueEnum};
+use policyctl::config::{self, Settings};
 use policyctl::diag::{Diagnostics, Severity};
 use policyctl::generate::{self, Family, GenerateOptions};
 use policyctl::load::{Input, LoadOptions, Loaded};
 use policyctl::model::KuadrantVersion;
 use policyctl::render::{self, Style};
+use policyctl::source::SourceMap;
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -61,19 +63,39 @@ pub struct InputArgs {
     /// Namespace given to namespaced objects that have none (like kubectl apply).
     #[arg(short = 'n', long, value_name = "NS", default_value = "default")]
     pub namespace: String,
-    /// Kuadrant operator release line to emulate.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "1.4",
-        env = "POLICYCTL_KUADRANT_VERSION"
-    )]
-    pub kuadrant_version: VersionArg,
+    /// Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings
+    /// file].
+    #[arg(long, value_enum, env = "POLICYCTL_KUADRANT_VERSION")]
+    pub kuadrant_version: Option<VersionArg>,
+    /// The settings file's values, filled in by `main` before the command runs.
+    #[arg(skip)]
+    pub settings: Settings,
 }
 
 impl InputArgs {
+    /// The flag (or `POLICYCTL_KUADRANT_VERSION`), else the settings file, else 1.4.
     pub fn version(&self) -> KuadrantVersion {
-        self.kuadrant_version.into()
+        self.kuadrant_version
+            .map(KuadrantVersion::from)
+            .or(self.settings.kuadrant_version)
+            .unwrap_or_default()
+    }
+
+    /// `--fail-on` if given, else the settings file's `failOn`, else `error`.
+    pub fn fail_on(&self, flag: Option<FailOn>) -> FailOn {
+        flag.or(self.settings.fail_on.map(FailOn::from))
+            .unwrap_or_default()
+    }
+
+    /// Generation options for commands without generation flags (status, explain, lint): the
+    /// emulated version and the settings file's runtime values.
+    pub fn generate_options(&self) -> GenerateOptions {
+        GenArgs::default()
+            .options(self.version(), &self.settings)
+            .unwrap_or_else(|_| GenerateOptions {
+                version: self.version(),
+                ..GenerateOptions::default()
+            })
     }
 
     /// Read stdin (once) and load every input.
@@ -140,6 +162,16 @@ pub enum FailOn {
     Error,
     Warning,
     Never,
+}
+
+impl From<config::FailOn> for FailOn {
+    fn from(f: config::FailOn) -> Self {
+        match f {
+            config::FailOn::Error => FailOn::Error,
+            config::FailOn::Warning => FailOn::Warning,
+            config::FailOn::Never => FailOn::Never,
+        }
+    }
 }
 
 /// Exit outcome of a set of diagnostics.
@@ -249,16 +281,21 @@ impl Ui {
 
     /// Diagnostics to stderr, respecting -q/-v: errors and warnings; infos only with -v.
     pub fn diagnostics(&self, loaded: &Loaded, diags: &Diagnostics) {
+        self.diagnostics_in(&loaded.sources, diags);
+    }
+
+    /// Like [`Ui::diagnostics`], for diagnostics about other sources (the settings file).
+    pub fn diagnostics_in(&self, sources: &SourceMap, diags: &Diagnostics) {
         let shown = self.visible(diags, self.verbose);
         if shown.is_empty() {
             return;
         }
         if self.quiet {
-            self.err(&render::diagnostics::short(&shown, &loaded.sources));
+            self.err(&render::diagnostics::short(&shown, sources));
         } else {
             self.err(&render::diagnostics::human_all(
                 &shown,
-                &loaded.sources,
+                sources,
                 self.style_err(),
             ));
         }
@@ -280,8 +317,8 @@ impl Ui {
     }
 }
 
-/// The generation flags shared by `compute` and `diff`.
-#[derive(Args, Debug, Clone)]
+/// The generation flags shared by `compute` and `diff`. Each falls back to the settings file.
+#[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
     /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway.
     #[arg(long, value_delimiter = ',', value_name = "FAMILY")]
@@ -289,15 +326,16 @@ pub struct GenArgs {
     /// Only paths through this gateway.
     #[arg(long, value_name = "NS/NAME")]
     pub gateway: Option<String>,
-    /// sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter).
-    #[arg(long, value_name = "HEX", default_value = generate::WASM_SHA256_PLACEHOLDER)]
-    pub wasm_sha256: String,
+    /// sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter)
+    /// [default: empty; the operator computes it from the module at run time].
+    #[arg(long, value_name = "HEX")]
+    pub wasm_sha256: Option<String>,
     /// wasm-shim image (default: the image of the emulated operator release).
     #[arg(long, value_name = "URL")]
     pub wasm_image: Option<String>,
-    /// Namespace used when the input has no Kuadrant object.
-    #[arg(long, value_name = "NS", default_value = generate::DEFAULT_KUADRANT_NAMESPACE)]
-    pub kuadrant_namespace: String,
+    /// Namespace used when the input has no Kuadrant object [default: kuadrant-system].
+    #[arg(long, value_name = "NS")]
+    pub kuadrant_namespace: Option<String>,
     /// GatewayClass controller names handled as Istio (comma-separated; the default is appended).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub istio_controller_names: Vec<String>,
@@ -307,8 +345,12 @@ pub struct GenArgs {
 }
 
 impl GenArgs {
-    /// The generation options these flags ask for.
-    pub fn options(&self, version: KuadrantVersion) -> Result<GenerateOptions, CliError> {
+    /// The generation options these flags ask for; a flag not given takes the settings file's value.
+    pub fn options(
+        &self,
+        version: KuadrantVersion,
+        settings: &Settings,
+    ) -> Result<GenerateOptions, CliError> {
         let mut only = BTreeSet::new();
         for f in &self.only {
             let f = f.trim();
@@ -331,9 +373,13 @@ impl GenArgs {
                 }
             },
         };
-        let sha_ok = self.wasm_sha256.is_empty()
-            || (self.wasm_sha256.len() == 64
-                && self.wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
+        let wasm_sha256 = self
+            .wasm_sha256
+            .clone()
+            .or_else(|| settings.wasm_sha256.clone())
+            .unwrap_or_else(|| generate::WASM_SHA256_PLACEHOLDER.to_string());
+        let sha_ok = wasm_sha256.is_empty()
+            || (wasm_sha256.len() == 64 && wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
         if !sha_ok {
             return Err(CliError::Usage(
                 "--wasm-sha256 must be 64 hexadecimal characters".into(),
@@ -341,15 +387,28 @@ impl GenArgs {
         }
         Ok(GenerateOptions {
             version,
-            kuadrant_namespace: self.kuadrant_namespace.clone(),
-            wasm_image: self.wasm_image.clone(),
-            wasm_sha256: self.wasm_sha256.to_lowercase(),
+            kuadrant_namespace: self
+                .kuadrant_namespace
+                .clone()
+                .or_else(|| settings.kuadrant_namespace.clone())
+                .unwrap_or_else(|| generate::DEFAULT_KUADRANT_NAMESPACE.to_string()),
+            wasm_image: self
+                .wasm_image
+                .clone()
+                .or_else(|| settings.wasm_image.clone()),
+            wasm_sha256: wasm_sha256.to_lowercase(),
             istio_controllers: generate::controller_names(
-                &self.istio_controller_names,
+                or_settings(
+                    &self.istio_controller_names,
+                    &settings.istio_controller_names,
+                ),
                 generate::ISTIO_CONTROLLER,
             ),
             envoy_gateway_controllers: generate::controller_names(
-                &self.envoy_gateway_controller_names,
+                or_settings(
+                    &self.envoy_gateway_controller_names,
+                    &settings.envoy_gateway_controller_names,
+                ),
                 generate::ENVOY_GATEWAY_CONTROLLER,
             ),
             only: (!only.is_empty()).then_some(only),
@@ -357,4 +416,9 @@ impl GenArgs {
             ..GenerateOptions::default()
         })
     }
+}
+
+/// A list flag's values, or the settings file's when the flag was not given.
+fn or_settings<'a>(flag: &'a [String], settings: &'a [String]) -> &'a [String] {
+    if flag.is_empty() { settings } else { flag }
 }

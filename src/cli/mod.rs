@@ -12,12 +12,21 @@ pub use common::Ui;
 /// Compute offline what the Kuadrant operator would do with your manifests.
 #[derive(Parser, Debug)]
 #[command(name = "policyctl", version, about, long_about = None, propagate_version = true)]
-#[command(
-    after_help = "Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble."
-)]
+#[command(after_help = "Examples:\n  \
+    policyctl compute -f manifests/\n  \
+    policyctl status -f manifests/\n  \
+    policyctl explain -f manifests/ httproute/toystore/toystore\n  \
+    policyctl graph -f manifests/ | dot -Tsvg > topology.svg\n  \
+    policyctl diff -f manifests/ --base ../main/manifests -o markdown\n\n\
+    Settings: .policyctl.yaml in the current directory or the nearest parent, or --config FILE.\n\
+    Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble.")]
 pub struct Cli {
     #[command(flatten)]
     pub ui: common::UiArgs,
+    /// Settings file [default: .policyctl.yaml in the current directory or the nearest parent].
+    /// Flags and POLICYCTL_* variables override its values.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -40,6 +49,57 @@ pub enum Command {
     Completions(commands::completions::CompletionsArgs),
 }
 
+impl Command {
+    /// The manifest flags of the command (every command but `completions`).
+    fn input_mut(&mut self) -> Option<&mut common::InputArgs> {
+        match self {
+            Command::Compute(a) => Some(&mut a.input),
+            Command::Diff(a) => Some(&mut a.input),
+            Command::Graph(a) => Some(&mut a.input),
+            Command::Status(a) => Some(&mut a.input),
+            Command::Explain(a) => Some(&mut a.input),
+            Command::Lint(a) => Some(&mut a.input),
+            Command::Completions(_) => None,
+        }
+    }
+
+    /// The severity at which the settings file's own findings fail the run: the command's
+    /// `--fail-on` (or `failOn`); `diff` exits on differences, not on findings.
+    fn fail_on(&self) -> common::FailOn {
+        match self {
+            Command::Compute(a) => a.input.fail_on(a.fail_on),
+            Command::Graph(a) => a.input.fail_on(a.fail_on),
+            Command::Status(a) => a.input.fail_on(a.fail_on),
+            Command::Explain(a) => a.input.fail_on(a.fail_on),
+            Command::Lint(a) => a.input.fail_on(a.fail_on),
+            Command::Diff(_) | Command::Completions(_) => common::FailOn::Never,
+        }
+    }
+}
+
+/// Read the settings file (`--config`, else the nearest `.policyctl.yaml`) into the command's
+/// flags, and print its findings. `Err` when the file cannot be used (exit 2).
+fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> {
+    let Some(input) = cli.command.input_mut() else {
+        return Ok(Default::default());
+    };
+    let path = cli.config.clone().or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .and_then(|d| policyctl::config::find(&d))
+    });
+    let Some(path) = path else {
+        return Ok(Default::default());
+    };
+    let loaded = policyctl::config::read(&path);
+    ui.diagnostics_in(&loaded.sources, &loaded.diagnostics);
+    if loaded.diagnostics.has_trouble() {
+        return Err(());
+    }
+    input.settings = loaded.settings;
+    Ok(loaded.diagnostics)
+}
+
 /// The name the binary was invoked as (`kubectl-kuadrant_policy` when used as a kubectl plugin).
 fn bin_name() -> String {
     std::env::args_os()
@@ -55,11 +115,20 @@ fn bin_name() -> String {
         .unwrap_or_else(|| "policyctl".into())
 }
 
+/// The command renamed for kubectl: the examples in every help text say `kubectl kuadrant-policy`.
+fn as_plugin(cmd: clap::Command, name: &str) -> clap::Command {
+    let cmd = match cmd.get_after_help().map(|h| h.to_string()) {
+        Some(h) => cmd.after_help(h.replace("policyctl ", &format!("{name} "))),
+        None => cmd,
+    };
+    cmd.mut_subcommands(|sub| as_plugin(sub, name))
+}
+
 pub fn main() -> ExitCode {
     let mut cmd = Cli::command();
     let name = bin_name();
     if name != "policyctl" {
-        cmd = cmd.bin_name(name);
+        cmd = as_plugin(cmd.bin_name(&name), &name);
     }
     let matches = match cmd.try_get_matches() {
         Ok(m) => m,
@@ -75,7 +144,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut cli = cli;
     let ui = Ui::new(&cli.ui);
+    let Ok(settings_diags) = settings(&mut cli, &ui) else {
+        return ExitCode::from(2);
+    };
+    let settings_outcome = common::outcome(&settings_diags, cli.command.fail_on());
     let result = match cli.command {
         Command::Compute(a) => commands::compute::run(a, &ui),
         Command::Diff(a) => commands::diff::run(a, &ui),
@@ -86,7 +160,7 @@ pub fn main() -> ExitCode {
         Command::Completions(a) => commands::completions::run(a, &ui),
     };
     match result {
-        Ok(o) => o.exit_code(),
+        Ok(o) => o.worst(settings_outcome).exit_code(),
         Err(e) => {
             if e.is_broken_pipe() {
                 return ExitCode::SUCCESS;
@@ -94,5 +168,45 @@ pub fn main() -> ExitCode {
             ui.error(&e.to_string());
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_shows_an_example() {
+        let cmd = Cli::command();
+        let top = cmd
+            .get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        assert!(top.contains("Examples:\n  policyctl "), "top-level help");
+        for sub in cmd.get_subcommands() {
+            let help = sub
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                help.contains("Example") && help.contains("policyctl "),
+                "`policyctl {} --help` shows no example",
+                sub.get_name()
+            );
+        }
+    }
+
+    #[test]
+    fn plugin_help_names_kubectl() {
+        let cmd = as_plugin(Cli::command(), "kubectl kuadrant-policy");
+        let compute = cmd.find_subcommand("compute").unwrap();
+        let help = compute.get_after_help().unwrap().to_string();
+        assert!(help.contains("kubectl kuadrant-policy compute -f manifests/"));
+        assert!(!help.contains("  policyctl "));
     }
 }

@@ -33,14 +33,15 @@ pub struct ComputeArgs {
     /// With --out-dir: write nothing; exit 1 and list what is stale.
     #[arg(long, requires = "out_dir")]
     pub check: bool,
-    /// The lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
+    /// file].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
-    let opts = a.gen_args.options(version)?;
+    let opts = a.gen_args.options(version, &a.input.settings)?;
     let loaded = a.input.load()?;
     let analysis = pipeline::analyze(
         &loaded.model,
@@ -51,7 +52,7 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let generated = analysis.generated;
     let diags = analysis.diagnostics;
     ui.diagnostics(&loaded, &diags);
-    let findings = outcome(&diags, a.fail_on);
+    let findings = outcome(&diags, a.input.fail_on(a.fail_on));
     if let Some(dir) = &a.out_dir {
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);

@@ -47,7 +47,7 @@ pub struct DiffArgs {
 
 pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
-    let opts = a.gen_args.options(version)?;
+    let opts = a.gen_args.options(version, &a.input.settings)?;
     let loaded = a.input.load()?;
     let head = pipeline::analyze(
         &loaded.model,

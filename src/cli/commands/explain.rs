@@ -32,6 +32,10 @@ pub struct ExplainArgs {
     /// Output: text (a tree), yaml or json.
     #[arg(short, long, value_enum, default_value_t = ExplainFormat::Text)]
     pub output: ExplainFormat,
+    /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
+    /// file].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
@@ -48,10 +52,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     };
     let target = explain::parse_target(&a.target).map_err(CliError::Usage)?;
     let loaded = a.input.load()?;
-    let gen_opts = policyctl::generate::GenerateOptions {
-        version: a.input.version(),
-        ..Default::default()
-    };
+    let gen_opts = a.input.generate_options();
     let analysis = policyctl::pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
@@ -75,5 +76,5 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         }
     };
     ui.out(&text)?;
-    Ok(outcome(&diags, FailOn::Error))
+    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
 }

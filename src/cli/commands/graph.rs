@@ -41,6 +41,10 @@ pub struct GraphArgs {
     /// KIND/NAMESPACE/NAME (gatewayclass/NAME for classes; listener/NS/GATEWAY#LISTENER for a listener).
     #[arg(long = "for", value_name = "KIND/NS/NAME")]
     pub focus: Option<String>,
+    /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
+    /// file].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
@@ -83,5 +87,5 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
     };
     ui.diagnostics(&loaded, &diags);
     ui.out(&text)?;
-    Ok(outcome(&diags, FailOn::Error))
+    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
 }

@@ -23,17 +23,15 @@ pub struct LintArgs {
     /// Output format: text (to stdout), json, or github (workflow annotations).
     #[arg(short, long, value_enum, default_value_t = LintFormat::Text)]
     pub output: LintFormat,
-    /// The lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
+    /// file].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
-    let opts = policyctl::generate::GenerateOptions {
-        version: a.input.version(),
-        ..Default::default()
-    };
+    let opts = a.input.generate_options();
     let analysis = policyctl::pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
@@ -68,7 +66,7 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
         LintFormat::Json => ui.out(&render::diagnostics::json(&shown, &loaded.sources))?,
         LintFormat::Github => ui.out(&render::diagnostics::github(&shown, &loaded.sources))?,
     }
-    Ok(outcome(&diags, a.fail_on))
+    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
 }
 
 fn summary(loaded: &policyctl::load::Loaded, d: &policyctl::diag::Diagnostics) -> String {

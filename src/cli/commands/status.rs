@@ -32,6 +32,10 @@ pub struct StatusArgs {
     /// Read listener and route readiness from the objects' status instead of assuming it.
     #[arg(long)]
     pub respect_status: bool,
+    /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
+    /// file].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
@@ -39,10 +43,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = status::StatusOptions {
         respect_status: a.respect_status,
     };
-    let gen_opts = policyctl::generate::GenerateOptions {
-        version: a.input.version(),
-        ..Default::default()
-    };
+    let gen_opts = a.input.generate_options();
     let analysis =
         policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
     let statuses = analysis.statuses;
@@ -133,5 +134,5 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
         }
     }
-    Ok(outcome(&diags, FailOn::Error))
+    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
 }

@@ -1,0 +1,250 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'policyctl'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'policyctl' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('compute', 'compute', [CompletionResultType]::ParameterValue, 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what would change: generated objects against current ones, or between two input trees')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the topology (DOT, Mermaid or JSON), policies included')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'policyctl;compute' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway')
+            [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Only paths through this gateway')
+            [CompletionResult]::new('--wasm-sha256', '--wasm-sha256', [CompletionResultType]::ParameterName, 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]')
+            [CompletionResult]::new('--wasm-image', '--wasm-image', [CompletionResultType]::ParameterName, 'wasm-shim image (default: the image of the emulated operator release)')
+            [CompletionResult]::new('--kuadrant-namespace', '--kuadrant-namespace', [CompletionResultType]::ParameterName, 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]')
+            [CompletionResult]::new('--istio-controller-names', '--istio-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)')
+            [CompletionResult]::new('--envoy-gateway-controller-names', '--envoy-gateway-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write one file per object into this folder (atomically), prune files generated earlier that are no longer desired, and report created / updated / unchanged / pruned. Files without policyctl''s marker line are never touched')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'With --out-dir: write nothing; exit 1 and list what is stale')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;diff' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--against', '--against', [CompletionResultType]::ParameterName, 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Another input tree (e.g. the pull request''s base): compute both and compare the outputs')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: unified (default), stat, json or markdown (a pull-request comment)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: unified (default), stat, json or markdown (a pull-request comment)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Lines of context in unified diffs')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway')
+            [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Only paths through this gateway')
+            [CompletionResult]::new('--wasm-sha256', '--wasm-sha256', [CompletionResultType]::ParameterName, 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]')
+            [CompletionResult]::new('--wasm-image', '--wasm-image', [CompletionResultType]::ParameterName, 'wasm-shim image (default: the image of the emulated operator release)')
+            [CompletionResult]::new('--kuadrant-namespace', '--kuadrant-namespace', [CompletionResultType]::ParameterName, 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]')
+            [CompletionResult]::new('--istio-controller-names', '--istio-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)')
+            [CompletionResult]::new('--envoy-gateway-controller-names', '--envoy-gateway-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;graph' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--compat', '--compat', [CompletionResultType]::ParameterName, 'Print DOT exactly as another tool does (only with -o dot)')
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Draw only this object, its ancestors, descendants and the policies attached to any of them: KIND/NAMESPACE/NAME (gatewayclass/NAME for classes; listener/NS/GATEWAY#LISTENER for a listener)')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;status' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('--respect-status', '--respect-status', [CompletionResultType]::ParameterName, 'Read listener and route readiness from the objects'' status instead of assuming it')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;explain' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: text (a tree), yaml or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: text (a tree), yaml or json')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;lint' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text (to stdout), json, or github (workflow annotations)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text (to stdout), json, or github (workflow annotations)')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;completions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;help' {
+            [CompletionResult]::new('compute', 'compute', [CompletionResultType]::ParameterValue, 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what would change: generated objects against current ones, or between two input trees')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw the topology (DOT, Mermaid or JSON), policies included')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'policyctl;help;compute' {
+            break
+        }
+        'policyctl;help;diff' {
+            break
+        }
+        'policyctl;help;graph' {
+            break
+        }
+        'policyctl;help;status' {
+            break
+        }
+        'policyctl;help;explain' {
+            break
+        }
+        'policyctl;help;lint' {
+            break
+        }
+        'policyctl;help;completions' {
+            break
+        }
+        'policyctl;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,228 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[policyctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'policyctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'policyctl'= {
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand compute 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+            cand diff 'Show what would change: generated objects against current ones, or between two input trees'
+            cand graph 'Draw the topology (DOT, Mermaid or JSON), policies included'
+            cand status 'Predict every policy''s Accepted and Enforced conditions'
+            cand explain 'Explain, for each path through a target, which policy rule won and why'
+            cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'policyctl;compute'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand -o 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)'
+            cand --output 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)'
+            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway'
+            cand --gateway 'Only paths through this gateway'
+            cand --wasm-sha256 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]'
+            cand --wasm-image 'wasm-shim image (default: the image of the emulated operator release)'
+            cand --kuadrant-namespace 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]'
+            cand --istio-controller-names 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)'
+            cand --envoy-gateway-controller-names 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)'
+            cand --out-dir 'Write one file per object into this folder (atomically), prune files generated earlier that are no longer desired, and report created / updated / unchanged / pruned. Files without policyctl''s marker line are never touched'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand --check 'With --out-dir: write nothing; exit 1 and list what is stale'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;diff'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand --against 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared'
+            cand --base 'Another input tree (e.g. the pull request''s base): compute both and compare the outputs'
+            cand -o 'Output: unified (default), stat, json or markdown (a pull-request comment)'
+            cand --output 'Output: unified (default), stat, json or markdown (a pull-request comment)'
+            cand --context 'Lines of context in unified diffs'
+            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway'
+            cand --gateway 'Only paths through this gateway'
+            cand --wasm-sha256 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]'
+            cand --wasm-image 'wasm-shim image (default: the image of the emulated operator release)'
+            cand --kuadrant-namespace 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]'
+            cand --istio-controller-names 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)'
+            cand --envoy-gateway-controller-names 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;graph'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --compat 'Print DOT exactly as another tool does (only with -o dot)'
+            cand --for 'Draw only this object, its ancestors, descendants and the policies attached to any of them: KIND/NAMESPACE/NAME (gatewayclass/NAME for classes; listener/NS/GATEWAY#LISTENER for a listener)'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;status'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand -o 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)'
+            cand --output 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand --respect-status 'Read listener and route readiness from the objects'' status instead of assuming it'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;explain'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand --kind 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)'
+            cand -o 'Output: text (a tree), yaml or json'
+            cand --output 'Output: text (a tree), yaml or json'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;lint'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand -o 'Output format: text (to stdout), json, or github (workflow annotations)'
+            cand --output 'Output format: text (to stdout), json, or github (workflow annotations)'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;completions'= {
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;help'= {
+            cand compute 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+            cand diff 'Show what would change: generated objects against current ones, or between two input trees'
+            cand graph 'Draw the topology (DOT, Mermaid or JSON), policies included'
+            cand status 'Predict every policy''s Accepted and Enforced conditions'
+            cand explain 'Explain, for each path through a target, which policy rule won and why'
+            cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'policyctl;help;compute'= {
+        }
+        &'policyctl;help;diff'= {
+        }
+        &'policyctl;help;graph'= {
+        }
+        &'policyctl;help;status'= {
+        }
+        &'policyctl;help;explain'= {
+        }
+        &'policyctl;help;lint'= {
+        }
+        &'policyctl;help;completions'= {
+        }
+        &'policyctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

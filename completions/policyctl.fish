@@ -1,0 +1,193 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_policyctl_global_optspecs
+    string join \n color= q/quiet v/verbose config= h/help V/version
+end
+
+function __fish_policyctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_policyctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_policyctl_using_subcommand
+    set -l cmd (__fish_policyctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c policyctl -n "__fish_policyctl_needs_command" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_needs_command" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_needs_command" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_needs_command" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_needs_command" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_needs_command" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s o -l output -d 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)' -r -f -a "yaml\t''
+json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway -d 'Only paths through this gateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-namespace -d 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l istio-controller-names -d 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l envoy-gateway-controller-names -d 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l out-dir -d 'Write one file per object into this folder (atomically), prune files generated earlier that are no longer desired, and report created / updated / unchanged / pruned. Files without policyctl\'s marker line are never touched' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l check -d 'With --out-dir: write nothing; exit 1 and list what is stale'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l against -d 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l base -d 'Another input tree (e.g. the pull request\'s base): compute both and compare the outputs' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s o -l output -d 'Output: unified (default), stat, json or markdown (a pull-request comment)' -r -f -a "unified\t''
+stat\t''
+json\t''
+markdown\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l context -d 'Lines of context in unified diffs' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway -d 'Only paths through this gateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-namespace -d 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l istio-controller-names -d 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l envoy-gateway-controller-names -d 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
+mermaid\t''
+json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l compat -d 'Print DOT exactly as another tool does (only with -o dot)' -r -f -a "policy-machinery\t'Byte-compatible with the operator\'s `topology` ConfigMap (policy-machinery `ToDot()`)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l for -d 'Draw only this object, its ancestors, descendants and the policies attached to any of them: KIND/NAMESPACE/NAME (gatewayclass/NAME for classes; listener/NS/GATEWAY#LISTENER for a listener)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s o -l output -d 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)' -r -f -a "table\t''
+wide\t''
+yaml\t''
+json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l respect-status -d 'Read listener and route readiness from the objects\' status instead of assuming it'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kind -d 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s o -l output -d 'Output: text (a tree), yaml or json' -r -f -a "text\t''
+yaml\t''
+json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text (to stdout), json, or github (workflow annotations)' -r -f -a "text\t''
+json\t''
+github\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

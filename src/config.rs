@@ -1,0 +1,365 @@
+//! Settings: the `.policyctl.yaml` file that gives defaults to the command-line flags.
+//!
+//! Owns finding the file (searching upward from a directory the caller names), parsing it with spans
+//! (serde-saphyr) and validating every key, so that an unknown key (`PCTL4001`) or a bad value
+//! (`PCTL4002`) points at the exact place in the file. Must not read the environment, the current
+//! directory or flags: the CLI decides precedence (flag, then environment, then this file, then the
+//! built-in default).
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::KuadrantVersion;
+use crate::source::{SourceId, SourceMap, Span};
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use std::path::{Path, PathBuf};
+
+/// The file name searched for.
+pub const FILE_NAME: &str = ".policyctl.yaml";
+
+/// Settings files larger than this are refused (`PCTL4002`): a settings file is a few lines.
+pub const MAX_SIZE: u64 = 1024 * 1024;
+
+/// Every key the settings file may hold, in the order the README documents them.
+pub const KEYS: &[&str] = &[
+    "kuadrantVersion",
+    "kuadrantNamespace",
+    "wasmImage",
+    "wasmSha256",
+    "istioControllerNames",
+    "envoyGatewayControllerNames",
+    "failOn",
+];
+
+/// `failOn`: the lowest severity that makes a run exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+/// The values a settings file gives; `None` (or empty) where it says nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// The file these settings came from.
+    pub path: Option<PathBuf>,
+    pub kuadrant_version: Option<KuadrantVersion>,
+    pub kuadrant_namespace: Option<String>,
+    pub wasm_image: Option<String>,
+    pub wasm_sha256: Option<String>,
+    pub istio_controller_names: Vec<String>,
+    pub envoy_gateway_controller_names: Vec<String>,
+    pub fail_on: Option<FailOn>,
+}
+
+/// The result of reading a settings file: its text (for rendering diagnostics), the settings and
+/// the findings. A `PCTL4002` among the diagnostics means the file must not be used.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub settings: Settings,
+    pub diagnostics: Diagnostics,
+}
+
+/// The nearest `.policyctl.yaml` in `start` or one of its ancestors.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// Read and validate the settings file at `path`.
+pub fn read(path: &Path) -> Loaded {
+    let name = path.display().to_string();
+    let too_big = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_SIZE);
+    let bytes = if too_big {
+        Err(format!("larger than {} bytes", MAX_SIZE))
+    } else {
+        std::fs::read(path).map_err(|e| e.to_string())
+    };
+    let text = bytes.and_then(|b| {
+        String::from_utf8(b)
+            .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+    });
+    match text {
+        Ok(text) => {
+            let mut loaded = parse(&name, &text);
+            loaded.settings.path = Some(path.to_path_buf());
+            loaded
+        }
+        Err(why) => {
+            let mut diagnostics = Diagnostics::new();
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    format!("cannot read settings file {name}: {why}"),
+                )
+                .help("fix the path given to --config, or remove the file"),
+            );
+            Loaded {
+                diagnostics,
+                ..Loaded::default()
+            }
+        }
+    }
+}
+
+/// Parse and validate settings text; `name` is shown in diagnostics.
+pub fn parse(name: &str, text: &str) -> Loaded {
+    let mut sources = SourceMap::new();
+    let source = sources.add(name, text);
+    let mut diagnostics = Diagnostics::new();
+    let mut settings = Settings::default();
+    match serde_saphyr::from_str_with_options::<Entries>(text, options()) {
+        Ok(Entries(entries)) => {
+            for (key, value) in entries {
+                apply(&mut settings, &mut diagnostics, source, text, key, value);
+            }
+        }
+        Err(e) => {
+            let span = e
+                .location()
+                .map(|l| {
+                    let s = l.span();
+                    // Scanner errors carry only a character offset: convert it.
+                    let offset = match s.byte_offset() {
+                        Some(b) => b as usize,
+                        None => text
+                            .char_indices()
+                            .nth(s.offset() as usize)
+                            .map(|(b, _)| b)
+                            .unwrap_or(text.len()),
+                    };
+                    Span::new(source, offset.min(text.len()), 0)
+                })
+                .unwrap_or(Span::new(source, 0, 0));
+            let message = e.without_snippet().to_string();
+            let message = match message.rfind(" at line ") {
+                Some(i) => message[..i].trim_end().to_string(),
+                None => message,
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    format!("cannot parse the settings file: {message}"),
+                )
+                .at(span, "here")
+                .help(format!(
+                    "write `key: value` lines; known keys: {}",
+                    KEYS.join(", ")
+                )),
+            );
+        }
+    }
+    diagnostics.sort();
+    Loaded {
+        sources,
+        settings,
+        diagnostics,
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_documents: 1,
+            max_nodes: 10_000,
+            max_events: 100_000,
+            max_depth: 8,
+            max_aliases: 100,
+            max_anchors: 100,
+            max_total_scalar_bytes: MAX_SIZE as usize,
+        },
+        with_snippet: false,
+    }
+}
+
+/// A scalar, list or mapping as written, with where it was written.
+type Value = serde_saphyr::Spanned<serde_json::Value>;
+
+/// The top-level mapping, in file order. An empty document is an empty mapping.
+struct Entries(Vec<(serde_saphyr::Spanned<String>, Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping of settings (key: value)")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Entries, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Entries, E> {
+                Ok(Entries(Vec::new()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<serde_saphyr::Spanned<String>>()? {
+                    let v = map.next_value::<Value>()?;
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn span_of(source: SourceId, text: &str, loc: &serde_saphyr::Location) -> Span {
+    let s = loc.span();
+    let offset = (s.byte_offset().unwrap_or(0) as usize).min(text.len());
+    let len = (s.byte_len().unwrap_or(0) as usize).min(text.len() - offset);
+    Span::new(source, offset, len)
+}
+
+fn apply(
+    settings: &mut Settings,
+    diags: &mut Diagnostics,
+    source: SourceId,
+    text: &str,
+    key: serde_saphyr::Spanned<String>,
+    value: Value,
+) {
+    let key_span = span_of(source, text, &key.referenced);
+    let at = span_of(source, text, &value.referenced);
+    // The value as written (so `kuadrantVersion: 1.5`, a YAML float, reads as "1.5").
+    let written = text
+        .get(at.offset..at.offset + at.len)
+        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\'').to_string());
+    let invalid = |expected: &str| {
+        Diagnostic::new(
+            Code::ConfigInvalid,
+            format!("settings key `{}`: expected {expected}", key.value),
+        )
+        .at(at, "invalid value")
+    };
+    let string = |diags: &mut Diagnostics| -> Option<String> {
+        match &value.value {
+            serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            _ => {
+                diags.push(invalid("a non-empty string"));
+                None
+            }
+        }
+    };
+    let names = |diags: &mut Diagnostics| -> Vec<String> {
+        let items: Option<Vec<String>> = match &value.value {
+            serde_json::Value::String(s) => {
+                Some(s.split(',').map(|x| x.trim().to_string()).collect())
+            }
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().map(|s| s.trim().to_string()))
+                .collect(),
+            _ => None,
+        };
+        match items {
+            Some(v) if v.iter().all(|s| !s.is_empty()) => v,
+            _ => {
+                diags.push(invalid(
+                    "a list of controller names (or one comma-separated string)",
+                ));
+                Vec::new()
+            }
+        }
+    };
+    match key.value.as_str() {
+        "kuadrantVersion" => {
+            let parsed = match &value.value {
+                serde_json::Value::String(_) | serde_json::Value::Number(_) => {
+                    written.as_deref().and_then(KuadrantVersion::parse)
+                }
+                _ => None,
+            };
+            match parsed {
+                Some(v) => settings.kuadrant_version = Some(v),
+                None => diags.push(invalid("\"1.4\" or \"1.5\"")),
+            }
+        }
+        "kuadrantNamespace" => settings.kuadrant_namespace = string(diags),
+        "wasmImage" => settings.wasm_image = string(diags),
+        "wasmSha256" => {
+            if let Some(s) = string(diags) {
+                if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    settings.wasm_sha256 = Some(s.to_lowercase());
+                } else {
+                    diags.push(invalid("64 hexadecimal characters"));
+                }
+            }
+        }
+        "istioControllerNames" => settings.istio_controller_names = names(diags),
+        "envoyGatewayControllerNames" => settings.envoy_gateway_controller_names = names(diags),
+        "failOn" => {
+            settings.fail_on = match value.value.as_str() {
+                Some("error") => Some(FailOn::Error),
+                Some("warning") => Some(FailOn::Warning),
+                Some("never") => Some(FailOn::Never),
+                _ => {
+                    diags.push(invalid("error, warning or never"));
+                    None
+                }
+            }
+        }
+        other => {
+            let mut d = Diagnostic::new(
+                Code::ConfigUnknownKey,
+                format!("unknown settings key `{other}`; it is ignored"),
+            )
+            .at(key_span, "not a policyctl setting");
+            d = match closest(other) {
+                Some(k) => d.help(format!("did you mean `{k}`?")),
+                None => d.help(format!("known keys: {}", KEYS.join(", "))),
+            };
+            diags.push(d);
+        }
+    }
+}
+
+/// The known key an unknown one most likely misspells (same letters ignoring case, `-`, `_`, or
+/// at most two edits away).
+fn closest(key: &str) -> Option<&'static str> {
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '-' && *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let k = fold(key);
+    KEYS.iter()
+        .map(|known| (edits(&k, &fold(known)), *known))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, known)| known)
+}
+
+/// Levenshtein distance.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspelt_keys_get_a_suggestion() {
+        assert_eq!(closest("kuadrant-version"), Some("kuadrantVersion"));
+        assert_eq!(closest("failon"), Some("failOn"));
+        assert_eq!(closest("wasmSha"), None);
+        assert_eq!(edits("kitten", "sitting"), 3);
+    }
+}
