@@ -124,3 +124,89 @@ fn verbose_lists_skipped_kinds() {
         .code(0)
         .stdout(predicate::str::contains("skipped: v1 ConfigMap default/c"));
 }
+
+/// The binary copied under the kubectl plugin name `kubectl-kuadrant_policy` in a temporary folder.
+fn as_kubectl_plugin() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join(format!(
+        "kubectl-kuadrant_policy{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    std::fs::copy(env!("CARGO_BIN_EXE_policyctl"), &plugin).unwrap();
+    (dir, plugin)
+}
+
+#[test]
+fn kubectl_plugin_name_computes_the_same_objects() {
+    let (_dir, plugin) = as_kubectl_plugin();
+    let direct = policyctl()
+        .args(["compute", "-f", "testdata/examples/"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let out = std::process::Command::new(&plugin)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["compute", "-f", "testdata/examples/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!direct.is_empty());
+    assert_eq!(
+        out.stdout, direct,
+        "the plugin prints what policyctl prints"
+    );
+}
+
+#[test]
+fn kubectl_plugin_help_says_kubectl_kuadrant_policy() {
+    let (_dir, plugin) = as_kubectl_plugin();
+    let out = std::process::Command::new(&plugin)
+        .args(["compute", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.contains("Usage: kubectl kuadrant-policy compute"),
+        "{help}"
+    );
+    assert!(help.contains("  kubectl kuadrant-policy compute -f manifests/"));
+    assert!(!help.contains("  policyctl "), "{help}");
+    // Usage errors name the plugin too, and still exit 2.
+    let out = std::process::Command::new(&plugin)
+        .arg("no-such-command")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kubectl kuadrant-policy"));
+}
+
+#[test]
+fn every_command_help_shows_an_example() {
+    for cmd in [
+        vec!["--help"],
+        vec!["compute", "--help"],
+        vec!["diff", "--help"],
+        vec!["graph", "--help"],
+        vec!["status", "--help"],
+        vec!["explain", "--help"],
+        vec!["lint", "--help"],
+        vec!["completions", "--help"],
+    ] {
+        let out = policyctl()
+            .args(&cmd)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let help = String::from_utf8(out).unwrap();
+        assert!(
+            help.contains("Example") && help.contains("  policyctl "),
+            "policyctl {} shows no example",
+            cmd.join(" ")
+        );
+    }
+}
