@@ -46,3 +46,191 @@ fn changelog_has_unreleased_section() {
     let c = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CHANGELOG.md")).unwrap();
     assert!(c.contains("## [Unreleased]"));
 }
+
+/// One `$ policyctl …` line of a ```console block, with the output shown under it and the exit code
+/// a following `$ echo $?` gives (0 when none is shown).
+#[derive(Debug)]
+struct Example {
+    line: usize,
+    command: String,
+    output: Vec<String>,
+    code: i32,
+}
+
+fn console_examples(readme: &str) -> Vec<Example> {
+    let mut examples: Vec<Example> = Vec::new();
+    let mut in_console = false;
+    let mut expect_code = false;
+    for (i, line) in readme.lines().enumerate() {
+        if !in_console {
+            in_console = line.trim_end() == "```console";
+            continue;
+        }
+        if line.trim_end() == "```" {
+            in_console = false;
+            expect_code = false;
+            continue;
+        }
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            if cmd.trim() == "echo $?" {
+                expect_code = true;
+                continue;
+            }
+            assert!(
+                cmd.starts_with("policyctl "),
+                "README.md:{}: console examples run policyctl only: {cmd}",
+                i + 1
+            );
+            examples.push(Example {
+                line: i + 1,
+                command: cmd.to_string(),
+                output: Vec::new(),
+                code: 0,
+            });
+            continue;
+        }
+        let Some(last) = examples.last_mut() else {
+            panic!("README.md:{}: output before any command", i + 1);
+        };
+        if expect_code {
+            last.code = line
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("README.md:{}: not an exit code: {line}", i + 1));
+            expect_code = false;
+        } else {
+            last.output.push(line.trim_end().to_string());
+        }
+    }
+    examples
+}
+
+/// Copy the testdata folders the examples name into `dir`, so commands that write (`--out-dir`)
+/// never touch the repository.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn readme_console_examples_run_as_shown() {
+    let r = readme();
+    let examples = console_examples(&r);
+    assert!(examples.len() >= 10, "found only {examples:?}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = tempfile::tempdir().unwrap();
+    for ex in &examples {
+        for word in ex.command.split_whitespace() {
+            if let Some(rest) = word.strip_prefix("testdata/") {
+                let top = rest.split('/').next().unwrap();
+                let dest = work.path().join("testdata").join(top);
+                if !dest.exists() {
+                    copy_tree(&root.join("testdata").join(top), &dest);
+                }
+            }
+        }
+    }
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_policyctl"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    // In README order: later examples may read what earlier ones wrote (`--out-dir generated/`).
+    for ex in &examples {
+        let out = std::process::Command::new("bash")
+            .args(["-o", "pipefail", "-c", &ex.command])
+            .current_dir(work.path())
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .env_remove("POLICYCTL_KUADRANT_VERSION")
+            .env_remove("POLICYCTL_EXTERNAL_DIFF")
+            .output()
+            .expect("run bash");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(ex.code),
+            "README.md:{}: `{}` exits {:?}, the README says {}\nstderr:\n{stderr}",
+            ex.line,
+            ex.command,
+            out.status.code(),
+            ex.code
+        );
+        // Every line shown (`…` marks lines left out) appears, in order, in stdout then stderr.
+        let actual: Vec<&str> = stdout
+            .lines()
+            .chain(stderr.lines())
+            .map(str::trim_end)
+            .collect();
+        let mut at = 0;
+        for shown in ex.output.iter().filter(|l| l.as_str() != "…") {
+            match actual[at..].iter().position(|a| a == shown) {
+                Some(p) => at += p + 1,
+                None => panic!(
+                    "README.md:{}: `{}` does not print (in this order) the line\n{shown}\nactual output:\n{stdout}{stderr}",
+                    ex.line, ex.command
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn readme_keeps_the_set_up_commands() {
+    assert!(readme().contains(
+        "## Set up\n\nOn a fresh machine with a Rust toolchain (rustup, Rust 1.89 or newer):\n\n```sh\n\
+         cargo run --release -- compute -f testdata/examples/\ncargo test --locked\n```\n"
+    ));
+}
+
+#[test]
+fn readme_graph_picture_is_committed_and_current() {
+    let r = readme();
+    assert!(r.contains("](testdata/examples/toystore.svg)"));
+    let svg = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/examples/toystore.svg"
+    ))
+    .expect("testdata/examples/toystore.svg is committed");
+    // Every node of today's graph is in the picture (dot writes each label line as a <text>).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_policyctl"))
+        .args(["graph", "-f", "testdata/examples/"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let dot = String::from_utf8(out.stdout).unwrap();
+    let labels: Vec<&str> = dot
+        .split("label=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert!(labels.len() >= 10, "{dot}");
+    for label in labels {
+        for part in label.split("\\n") {
+            // dot escapes `-` as `&#45;` in SVG text.
+            let text = part
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('-', "&#45;");
+            assert!(
+                svg.contains(&format!(">{text}</text>")),
+                "toystore.svg lacks {part:?}: regenerate it with the command in README.md"
+            );
+        }
+    }
+}
