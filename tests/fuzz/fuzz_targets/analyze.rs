@@ -1,0 +1,57 @@
+//! Bytes → load → every pipeline stage → every renderer. The input is split on a NUL byte into up to
+//! four files so that cross-file duplicates and references are reachable too.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use policyctl::generate::GenerateOptions;
+use policyctl::load::{Input, LoadOptions, load};
+use policyctl::model::KuadrantVersion;
+use policyctl::pipeline::analyze;
+use policyctl::render::{self, Style, graph};
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte picks the Kuadrant version; the rest are files separated by NUL.
+    let (version, rest) = match data.split_first() {
+        Some((b, rest)) if b & 1 == 1 => (KuadrantVersion::V1_5, rest),
+        Some((_, rest)) => (KuadrantVersion::V1_4, rest),
+        None => return,
+    };
+    let inputs: Vec<Input> = rest
+        .split(|b| *b == 0)
+        .take(4)
+        .enumerate()
+        .map(|(i, bytes)| Input::Text {
+            name: format!("f{i}.yaml"),
+            bytes: bytes.to_vec(),
+        })
+        .collect();
+    let opts = LoadOptions {
+        version,
+        ..LoadOptions::default()
+    };
+    let loaded = load(&inputs, &opts);
+    let gen_opts = GenerateOptions {
+        version,
+        ..GenerateOptions::default()
+    };
+    let a = analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &gen_opts,
+        &Default::default(),
+    );
+    if let Ok(text) = render::objects::yaml(&a.generated.objects) {
+        assert!(text.is_empty() == a.generated.objects.is_empty());
+    }
+    let _ = render::objects::json_list(&a.generated.objects);
+    let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100));
+    let _ = render::diagnostics::json(&a.diagnostics, &loaded.sources);
+    let _ = render::diagnostics::github(&a.diagnostics, &loaded.sources);
+    let _ = render::diagnostics::short(&a.diagnostics, &loaded.sources);
+    let sel = graph::Selection::all();
+    let dot = graph::dot(&a.topology, &sel);
+    assert!(dot.starts_with("digraph"));
+    let _ = graph::dot_compat(&a.topology, &sel);
+    let _ = graph::mermaid(&a.topology, &sel);
+    let _ = graph::json(&a.topology, &sel);
+});
