@@ -282,7 +282,12 @@ fn apply(
         "kuadrantNamespace" => settings.kuadrant_namespace = string(diags),
         "wasmImage" => settings.wasm_image = string(diags),
         "wasmSha256" => {
-            if let Some(s) = string(diags) {
+            // An all-digit hash (or one like `12e4…`) is a YAML number: read it as written.
+            let hash = match &value.value {
+                serde_json::Value::Number(_) => written.clone(),
+                _ => string(diags),
+            };
+            if let Some(s) = hash {
                 if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
                     settings.wasm_sha256 = Some(s.to_lowercase());
                 } else {

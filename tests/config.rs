@@ -308,3 +308,16 @@ fn find_walks_up_and_stops_at_the_nearest_file() {
         Some(d.path().join("x/.policyctl.yaml").as_path())
     );
 }
+
+#[test]
+fn an_all_digit_wasm_sha256_is_read_as_written() {
+    let zeros = "0".repeat(64);
+    let loaded = config::parse("s.yaml", &format!("wasmSha256: {zeros}\n"));
+    assert!(loaded.diagnostics.is_empty());
+    assert_eq!(loaded.settings.wasm_sha256.as_deref(), Some(zeros.as_str()));
+    let loaded = config::parse("s.yaml", "wasmSha256: 12e4\n");
+    assert_eq!(
+        loaded.diagnostics.iter().next().unwrap().code,
+        Code::ConfigInvalid
+    );
+}

@@ -234,3 +234,22 @@ fn readme_graph_picture_is_committed_and_current() {
         }
     }
 }
+
+#[test]
+fn readme_settings_example_is_valid_and_names_every_key() {
+    let r = readme();
+    let start = r.find("## Settings file").expect("settings section");
+    let block = &r[start..];
+    let open = block.find("```yaml\n").expect("settings example") + 8;
+    let close = open + block[open..].find("```").unwrap();
+    let text = &block[open..close];
+    let loaded = policyctl::config::parse("README.md", text);
+    assert!(
+        loaded.diagnostics.is_empty(),
+        "{:?}",
+        loaded.diagnostics.iter().collect::<Vec<_>>()
+    );
+    for key in policyctl::config::KEYS {
+        assert!(text.contains(&format!("{key}:")), "README lacks {key}");
+    }
+}
