@@ -49,6 +49,12 @@ fn options() -> serde_saphyr::Options {
             max_aliases: 10_000,
             max_anchors: 10_000,
             max_total_scalar_bytes: 256 * 1024 * 1024,
+            // Alias expansion is bounded far below the library's million events: a 1 KiB alias bomb
+            // must not cost seconds and hundreds of MiB before it is refused (fuzzing finding).
+            max_recorded_anchor_events: 100_000,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: 100_000,
         },
         legacy_octal_numbers: true,
         with_snippet: false,
@@ -95,7 +101,8 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
     let lower = message.to_lowercase();
     let code = if matches!(e, serde_saphyr::Error::Budget { .. })
         || lower.contains("budget")
-        || lower.contains("alias")
+        // An alias to an anchor that does not exist is a syntax error, not a limit.
+        || (lower.contains("alias") && !lower.contains("unknown anchor"))
         || lower.contains("recursion limit")
         || lower.contains("nesting")
     {
@@ -188,9 +195,22 @@ fn truncate(s: &str, max: usize) -> String {
 
 /// serde-saphyr appends ` at line L, column C`; the diagnostic carries the position itself.
 fn strip_location_suffix(m: &str) -> &str {
-    match m.rfind(" at line ") {
-        Some(i) => m[..i].trim_end(),
-        None => m.trim_end(),
+    let mut m = m.trim_end();
+    loop {
+        // `rfind` returns a char boundary of `m`, so the slice is in bounds.
+        let Some(i) = m.rfind(" at line ") else {
+            return m;
+        };
+        let head = m[..i].trim_end();
+        // "… (defined at line 2, column 3) (used at line 4, column 5)": drop the whole parenthesised
+        // note rather than leave "(used" behind, then look for the location before it.
+        if head.matches('(').count() > head.matches(')').count()
+            && let Some(j) = head.rfind('(')
+        {
+            m = head[..j].trim_end();
+            continue;
+        }
+        return head;
     }
 }
 
