@@ -136,6 +136,7 @@ pub fn parse(name: &str, text: &str) -> Loaded {
                 .unwrap_or(Span::new(source, 0, 0));
             let message = e.without_snippet().to_string();
             let message = match message.rfind(" at line ") {
+                // Slice: `rfind` returns a char boundary of `message`.
                 Some(i) => message[..i].trim_end().to_string(),
                 None => message,
             };
@@ -349,6 +350,7 @@ fn edits(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
+            // Index: `row` has `b.len() + 1` entries and `j < b.len()`.
             row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
             prev = cur;
         }

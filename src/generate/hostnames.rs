@@ -6,6 +6,7 @@ pub fn subset_of(h: &str, o: &str) -> bool {
     let hw = h.starts_with('*');
     let ow = o.starts_with('*');
     match (hw, ow) {
+        // Slices: both start with the one-byte '*', so 1 is a char boundary.
         (true, true) => h.len() >= o.len() && h[1..].ends_with(&o[1..]),
         (true, false) => false,
         (false, true) => h.ends_with(&o[1..]),

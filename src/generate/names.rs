@@ -93,6 +93,7 @@ fn is_decimal_digit(c: char) -> bool {
 pub fn limit_identifier(token: bool, policy_ns: &str, policy_name: &str, limit: &str) -> String {
     let hash = sha256_hex(&format!("{policy_ns}/{policy_name}/{limit}"));
     let prefix = if token { "tokenlimit." } else { "limit." };
+    // Slice: a SHA-256 hex digest is 64 ASCII characters.
     format!("{prefix}{}__{}", sanitise(limit), &hash[..8])
 }
 

@@ -114,6 +114,7 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
             parse_chunk(
                 *id,
                 chunk.offset,
+                // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
                 &text[chunk.offset..chunk.offset + chunk.len],
                 opts,
                 &mut seq,
@@ -142,6 +143,7 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
         Ok(s) => Some(s.to_owned()),
         Err(e) => {
             // Point at the bad byte: register the readable prefix so the position can be shown.
+            // Slice: `valid_up_to` is at most `bytes.len()`.
             let good = &bytes[..e.valid_up_to()];
             let text = String::from_utf8_lossy(good).into_owned();
             let id = out.sources.add(name.to_owned(), text);
@@ -407,6 +409,7 @@ pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnosti
             .map(|f| f.text.clone())
             .unwrap_or_default();
         for chunk in split::documents(&text) {
+            // Slice: chunks from `split::documents(&text)` lie within `text` on line boundaries.
             let doc = &text[chunk.offset..chunk.offset + chunk.len];
             match yaml::parse_value_checked(doc) {
                 Ok(v) if v.is_object() => values.push(v),

@@ -33,12 +33,14 @@ pub fn documents(text: &str) -> Vec<Chunk> {
 }
 
 fn push(text: &str, start: usize, end: usize, chunks: &mut Vec<Chunk>) {
+    // Slice: the splitter only passes line-start offsets and `text.len()`, all char boundaries.
     let body = &text[start..end];
     let has_content = body.lines().any(|l| {
         let t = l.trim();
         !(t.is_empty()
             || t.starts_with('#')
             || t.starts_with('%')
+            // Slice: `is_marker` checked that `t` starts with the three ASCII bytes `---`.
             || is_marker(t, "---") && t[3..].trim_start().starts_with('#')
             || t == "---"
             || t == "...")

@@ -609,6 +609,7 @@ pub fn parse_go_duration_seconds(s: &str) -> Option<i64> {
         if i == start {
             return None;
         }
+        // Slices: `start`, `unit_start` and `i` only move over ASCII bytes, so they are char boundaries.
         let n: i128 = s[start..i].parse().ok()?;
         let unit_start = i;
         while i < bytes.len() && bytes[i].is_ascii_alphabetic() {

@@ -749,6 +749,7 @@ fn check_rule_names(rules: &[RouteRule], c: &mut Check) {
                     "use lower-case letters, digits, '-' and '.'",
                 );
             }
+            // Slice: `i` is the index of the current rule, so `..i` is in bounds.
             if rules[..i]
                 .iter()
                 .any(|p| p.name.as_ref().is_some_and(|p| p.value == n.value))
@@ -1034,6 +1035,7 @@ fn window_ok(w: &str) -> bool {
         if digits == 0 || digits > 5 {
             return false;
         }
+        // Slice: `i` only advanced over ASCII digits, so it is a char boundary <= `w.len()`.
         if w[i..].starts_with("ms") {
             i += 2;
         } else if i < b.len() && matches!(b[i], b'h' | b'm' | b's') {

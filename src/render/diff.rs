@@ -47,6 +47,7 @@ pub fn stat(diffs: &[ObjectDiff]) -> String {
             Change::Updated => 1,
             _ => 2,
         };
+        // Index: `i` is 0, 1 or 2 and `counts` has three entries.
         counts[i] += 1;
         let _ = writeln!(
             out,

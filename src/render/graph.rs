@@ -305,6 +305,7 @@ pub fn dot_compat(t: &Topology, sel: &Selection) -> String {
     }
     for edges in groups.values() {
         for (a, b, kind) in edges {
+            // Index: edges whose ends are not in `seq` were skipped when grouping.
             let _ = write!(out, "n{}->n{}", seq[a], seq[b]);
             write_attrs(&mut out, &edge_attrs(edge_comment(t, *a, *b, *kind), *kind));
             out.push_str(";\n\t");

@@ -40,6 +40,7 @@ impl Instant {
         }
         let mut i = 19;
         let mut nanos: u32 = 0;
+        // Index: `b.len() >= 20` was checked above and `i` is 19.
         if b[i] == b'.' {
             i += 1;
             let start = i;
@@ -49,6 +50,7 @@ impl Instant {
             if i == start {
                 return None;
             }
+            // Slice: `start..i` covers ASCII digits only, so both ends are char boundaries within `s`.
             let digits = &s[start..i.min(start + 9)];
             nanos = digits.parse::<u32>().ok()? * 10u32.pow(9 - digits.len() as u32);
         }
@@ -142,6 +144,7 @@ pub fn effective_for_path(t: &Topology, path: &Path, kind: PolicyKind) -> Option
     let policies = policies_in_path(t, path, kind);
     let inputs: Vec<FoldInput> = policies
         .iter()
+        // Index: policy indices come from this topology, built over the same immutable model.
         .filter_map(|&i| FoldInput::of(i, &m.policies[i]))
         .collect();
     let folded = merge::fold(&inputs)?;

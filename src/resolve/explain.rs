@@ -144,6 +144,7 @@ fn decided_by(t: &Topology, loser: usize, winner: usize) -> DecidedBy {
         t.policy_target(loser).map(|n| &n.locator) == t.policy_target(winner).map(|n| &n.locator);
     if !same_level {
         DecidedBy::Specificity
+    // Index: `loser`/`winner` are policy indices of this model (from the effective fold).
     } else if Instant::of(&m.policies[loser]) == Instant::of(&m.policies[winner]) {
         DecidedBy::Name
     } else {
@@ -200,6 +201,7 @@ pub fn explain(
     .into_iter()
     .filter(|k| kind.is_none_or(|x| x == *k))
     .collect();
+    // Index: called with policy indices of this model only (from the effective fold).
     let key = |i: usize| m.policies[i].meta.key();
     let mut out = Vec::new();
     for path in t.paths() {

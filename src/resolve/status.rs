@@ -85,6 +85,7 @@ pub fn hostname_subset_of(a: &str, b: &str) -> bool {
     let aw = a.starts_with('*');
     let bw = b.starts_with('*');
     match (aw, bw) {
+        // Slices: both start with the one-byte '*', so 1 is a char boundary.
         (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
         (true, false) => false,
         (false, true) => a.ends_with(&b[1..]),
@@ -505,6 +506,7 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
     let m = t.model;
     let mut d = Diagnostics::new();
     for s in statuses {
+        // Index: statuses are built one per policy of this model.
         let p = &m.policies[s.policy];
         let span = p.meta.origin.name;
         let at = |code: Code, msg: String| {

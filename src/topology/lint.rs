@@ -60,6 +60,7 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
     let tr = &p.target;
     if let Some(node) = t.policy_target(pi) {
         if let NodeRef::Rule(ri, xi) = node.what {
+            // Index: NodeRef::Rule(ri, xi) is created by enumerating this model's routes and rules.
             let rule = &t.model.routes[ri].spec.rules[xi];
             if (rule.name.is_none() || t.version == KuadrantVersion::V1_4)
                 && let Some(s) = &tr.section_name
@@ -288,6 +289,7 @@ pub fn hostname_subset_of(a: &str, b: &str) -> bool {
     let aw = a.starts_with('*');
     let bw = b.starts_with('*');
     match (aw, bw) {
+        // Slices: both start with the one-byte '*', so 1 is a char boundary.
         (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
         (true, false) => false,
         (false, true) => a.ends_with(&b[1..]),
@@ -330,6 +332,7 @@ fn parent_ref(
         );
         return;
     };
+    // Index: `gi` comes from `position` over the same gateways.
     let gw = &t.model.gateways[gi];
     let listeners: Vec<usize> = gw
         .spec
@@ -436,6 +439,7 @@ fn parent_ref(
     let Some(&first) = invalid.first() else {
         return;
     };
+    // Index: `invalid` holds indices of `gw.spec.listeners` only.
     let l = &gw.spec.listeners[first];
     let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
     let listed: Vec<String> = invalid
