@@ -1,0 +1,17 @@
+//! `parse_only FILE…`: read and parse every document of the inputs with the loader's YAML crate and
+//! typed visitor, and nothing else: the floor `policyctl compute` is compared with (tests/benches/run.sh).
+
+use policyctl::load::{Input, parse_only};
+
+fn main() {
+    let inputs: Vec<Input> = std::env::args_os()
+        .skip(1)
+        .map(|p| Input::Path(p.into()))
+        .collect();
+    if inputs.is_empty() {
+        eprintln!("usage: parse_only FILE_OR_DIR...");
+        std::process::exit(2);
+    }
+    let docs = parse_only(&inputs);
+    eprintln!("parse_only: {docs} documents parsed");
+}

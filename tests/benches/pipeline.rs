@@ -1,0 +1,166 @@
+//! Stage benchmarks (issue 7): parse-only, load, topology + paths, effective policies, generation,
+//! status and YAML rendering, on synthetic estates built in-process by tests/synth/synth.rs.
+//!
+//! ```text
+//! cargo bench --bench pipeline                         # divan: every stage, two estate sizes and #1085
+//! POLICYCTL_STAGES=estate.yaml cargo bench --bench pipeline   # one timed run per stage on a file
+//! ```
+//!
+//! Never run in CI: a 2-core box shared with other jobs gives noisy numbers.
+
+#[path = "../synth/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+
+use divan::Bencher;
+use policyctl::generate::{self, GenerateOptions};
+use policyctl::load::{self, Input, LoadOptions, Loaded};
+use policyctl::model::KuadrantVersion;
+use policyctl::pipeline;
+use policyctl::resolve::{self, status};
+use policyctl::topology::Topology;
+use std::time::Instant;
+
+/// (name, routes, gateways, listeners): the estates the divan benches run on.
+const SIZES: &[(&str, usize, usize, usize)] =
+    &[("estate-1k", 1000, 10, 10), ("estate-4k", 4000, 10, 10)];
+
+fn input(name: &str) -> Vec<Input> {
+    let text = match name {
+        "issue1085" => synth::issue1085_text(1).0,
+        _ => {
+            let &(_, routes, gateways, listeners) =
+                SIZES.iter().find(|s| s.0 == name).expect("a known estate");
+            synth::estate_text(gateways, listeners, routes, 1).0
+        }
+    };
+    vec![Input::Text {
+        name: format!("{name}.yaml"),
+        bytes: text.into_bytes(),
+    }]
+}
+
+fn loaded(inputs: &[Input]) -> Loaded {
+    let l = load::load(inputs, &LoadOptions::default());
+    assert!(
+        !l.diagnostics.has_errors(),
+        "the synthetic estate must load cleanly"
+    );
+    l
+}
+
+const ESTATES: &[&str] = &["issue1085", "estate-1k", "estate-4k"];
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn parse_only(b: Bencher, name: &str) {
+    let inputs = input(name);
+    b.bench(|| load::parse_only(&inputs));
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn load_model(b: Bencher, name: &str) {
+    let inputs = input(name);
+    b.bench(|| load::load(&inputs, &LoadOptions::default()));
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn topology_and_paths(b: Bencher, name: &str) {
+    let l = loaded(&input(name));
+    b.bench(|| {
+        let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+        t.path_list().len()
+    });
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn effective(b: Bencher, name: &str) {
+    let l = loaded(&input(name));
+    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    t.path_list();
+    b.bench(|| resolve::effective(&t));
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn generate_objects(b: Bencher, name: &str) {
+    let l = loaded(&input(name));
+    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let eff = resolve::effective(&t);
+    let opts = GenerateOptions::default();
+    b.bench(|| generate::generate(&t, &eff, &opts));
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn predicted_status(b: Bencher, name: &str) {
+    let l = loaded(&input(name));
+    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let eff = resolve::effective(&t);
+    let g = generate::generate(&t, &eff, &GenerateOptions::default());
+    b.bench(|| {
+        let s = status::status(&t, &eff, &g.cel_issues, &Default::default());
+        status::diagnostics(&t, &s).len()
+    });
+}
+
+#[divan::bench(args = ESTATES, sample_count = 5)]
+fn analyze_and_render(b: Bencher, name: &str) {
+    let l = loaded(&input(name));
+    b.bench(|| {
+        let a = pipeline::analyze(
+            &l.model,
+            &l.diagnostics,
+            &GenerateOptions::default(),
+            &Default::default(),
+        );
+        policyctl::render::objects::yaml(&a.generated.objects).map(|s| s.len())
+    });
+}
+
+/// One timed run of every stage on the files named by `POLICYCTL_STAGES` (`:`-separated).
+fn stages(files: &str) {
+    let inputs: Vec<Input> = files.split(':').map(|f| Input::Path(f.into())).collect();
+    let clock = Instant::now();
+    let mut last = clock;
+    let mut lap = |what: &str| {
+        let now = Instant::now();
+        eprintln!(
+            "{what:<24} {:>9.1} ms",
+            now.duration_since(last).as_secs_f64() * 1e3
+        );
+        last = now;
+    };
+    let docs = load::parse_only(&inputs);
+    lap(&format!("parse only ({docs} docs)"));
+    let l = load::load(&inputs, &LoadOptions::default());
+    lap("load (parse + model)");
+    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    lap("topology");
+    let n = t.path_list().len();
+    lap(&format!("paths ({n})"));
+    let eff = resolve::effective(&t);
+    lap("effective");
+    let g = generate::generate(&t, &eff, &GenerateOptions::default());
+    lap("generate");
+    let s = status::status(&t, &eff, &g.cel_issues, &Default::default());
+    lap("status");
+    let d = status::diagnostics(&t, &s);
+    lap("status diagnostics");
+    let lint = policyctl::topology::lint::lint(&t);
+    lap("topology lint");
+    let text = policyctl::render::objects::yaml(&g.objects).unwrap_or_default();
+    lap(&format!("render ({} MB)", text.len() / 1_000_000));
+    drop((text, lint, d, s, g, eff, t));
+    drop(l);
+    lap("drop");
+    eprintln!(
+        "{:<24} {:>9.1} ms",
+        "total (load twice)",
+        clock.elapsed().as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    match std::env::var("POLICYCTL_STAGES") {
+        Ok(files) if !files.is_empty() => stages(&files),
+        _ => divan::main(),
+    }
+}
