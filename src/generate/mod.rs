@@ -387,6 +387,7 @@ fn validate_actions(
     eff: &PathEffective,
     list: Vec<Action>,
     issues: &mut Vec<CelIssue>,
+    memo: &mut CelMemo,
 ) -> Vec<Action> {
     let auth = eff.auth.is_some();
     let mut kept = Vec::new();
@@ -402,8 +403,8 @@ fn validate_actions(
         );
         let mut failed = None;
         for p in preds {
-            if let Err(e) = cel::validate(p, env) {
-                failed = Some(e);
+            if let Err(e) = memo.validate(p, env) {
+                failed = Some(e.clone());
                 break;
             }
         }
@@ -417,6 +418,20 @@ fn validate_actions(
         }
     }
     kept
+}
+
+/// CEL validation results by expression and environment: the same predicates recur on every path
+/// of a route, and parsing is the expensive part.
+#[derive(Default)]
+struct CelMemo(std::collections::HashMap<(String, bool, bool), Result<(), String>>);
+
+impl CelMemo {
+    fn validate(&mut self, expr: &str, env: cel::CelEnv) -> &Result<(), String> {
+        let key = (expr.to_string(), env.auth, env.ratelimit);
+        self.0
+            .entry(key)
+            .or_insert_with(|| cel::validate(expr, env))
+    }
 }
 
 fn owner_ref(api_version: &str, kind: &str, name: &str, uid: &str) -> Value {
@@ -437,20 +452,22 @@ fn target_ref(gw: &str) -> Value {
 }
 
 /// Recursively sort object keys.
-pub fn sort_keys(v: Value) -> Value {
+pub fn sort_keys(mut v: Value) -> Value {
+    sort_keys_in_place(&mut v);
+    v
+}
+
+/// [`sort_keys`] without rebuilding the tree; maps already in order are only checked.
+fn sort_keys_in_place(v: &mut Value) {
     match v {
         Value::Object(o) => {
-            let mut entries: Vec<(String, Value)> = o.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sort_keys(v)))
-                    .collect(),
-            )
+            if !o.keys().is_sorted() {
+                o.sort_keys();
+            }
+            o.values_mut().for_each(sort_keys_in_place);
         }
-        Value::Array(a) => Value::Array(a.into_iter().map(sort_keys).collect()),
-        x => x,
+        Value::Array(a) => a.iter_mut().for_each(sort_keys_in_place),
+        _ => {}
     }
 }
 
@@ -527,6 +544,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     // Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let mut auth_configs: BTreeMap<String, Value> = BTreeMap::new();
+    let mut cel_memo = CelMemo::default();
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -552,6 +570,12 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                     let sp = &m.policies[source];
                     let id =
                         names::limit_identifier(token, &sp.meta.namespace, &sp.meta.name, name);
+                    let key = format!("{route_scope}/{id}");
+                    // The entries depend only on the key's parts (route, source policy, limit name),
+                    // so the other paths of the route would write the same value again.
+                    if limits.contains_key(&key) {
+                        continue;
+                    }
                     let entries: Vec<Value> = limit
                         .rates
                         .iter()
@@ -571,7 +595,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                             v
                         })
                         .collect();
-                    limits.insert(format!("{route_scope}/{id}"), entries);
+                    limits.insert(key, entries);
                 }
             }
         }
@@ -591,7 +615,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 &r.meta.namespace,
                 &r.meta.name,
             );
-            let obj = json!({
+            let mut obj = json!({
                 "apiVersion": "authorino.kuadrant.io/v1beta3",
                 "kind": "AuthConfig",
                 "metadata": {
@@ -603,8 +627,9 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                             format!("{route_locator}#{}", p.rule_name)
                     }
                 },
-                "spec": authconfig::spec(&name, &sections),
+                "spec": null,
             });
+            obj["spec"] = authconfig::spec(&name, &sections);
             auth_configs.insert(name, obj);
         }
 
@@ -628,22 +653,33 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
             actions::path_actions(m, &p.id, &route_scope, pe),
             opts.version,
         );
-        let list = validate_actions(&p.id, pe, built, &mut out.cel_issues);
+        let list = validate_actions(&p.id, pe, built, &mut out.cel_issues, &mut cel_memo);
         if list.is_empty() || !valid {
             continue;
         }
-        let actions_json: Vec<Value> = list.iter().map(Action::to_json).collect();
+        let actions_json: Vec<Value> = list.iter().map(|a| sort_keys(a.to_json())).collect();
         for h in &hosts {
             for (i, (preds, key)) in rule_matches(t, p, h).into_iter().enumerate() {
-                let mut rrc = json!({"hostnames": [h]});
+                // Built in sorted key order, so the final key sort only checks it.
+                let mut rrc = Map::new();
+                rrc.insert(
+                    "hostnames".into(),
+                    Value::Array(vec![Value::String(h.clone())]),
+                );
                 if !preds.is_empty() {
-                    rrc["predicates"] = json!(preds);
+                    rrc.insert(
+                        "predicates".into(),
+                        Value::Array(preds.into_iter().map(Value::String).collect()),
+                    );
                 }
-                let value = json!({
-                    "name": names::action_set_name(&p.id, i, h),
-                    "routeRuleConditions": rrc,
-                    "actions": actions_json,
-                });
+                let mut set = Map::new();
+                set.insert("actions".into(), Value::Array(actions_json.clone()));
+                set.insert(
+                    "name".into(),
+                    Value::String(names::action_set_name(&p.id, i, h)),
+                );
+                set.insert("routeRuleConditions".into(), Value::Object(rrc));
+                let value = Value::Object(set);
                 go.action_sets.push(ActionSetEntry { key, value });
             }
         }
@@ -688,21 +724,25 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                             opts,
                         ));
                     } else {
+                        // `json!` copies interpolated values through serde: move the large ones in.
                         let mut spec = json!({
                             "targetRefs": [target_ref(gw)],
                             "url": image,
-                            "pluginConfig": config,
+                            "pluginConfig": null,
                             "phase": "STATS",
                         });
+                        spec["pluginConfig"] = config;
                         if image.contains(PROTECTED_REGISTRY) {
                             spec["imagePullSecret"] = json!(PULL_SECRET);
                         }
-                        out.objects.push(json!({
+                        let mut obj = json!({
                             "apiVersion": "extensions.istio.io/v1alpha1",
                             "kind": "WasmPlugin",
                             "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
-                            "spec": spec,
-                        }));
+                            "spec": null,
+                        });
+                        obj["spec"] = spec;
+                        out.objects.push(obj);
                     }
                 }
                 if want(Family::EnvoyFilter) {
@@ -763,7 +803,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                     if image.contains(PROTECTED_REGISTRY) {
                         image_v["pullSecretRef"] = json!({"name": PULL_SECRET});
                     }
-                    out.objects.push(json!({
+                    let mut obj = json!({
                         "apiVersion": "gateway.envoyproxy.io/v1alpha1",
                         "kind": "EnvoyExtensionPolicy",
                         "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
@@ -773,11 +813,13 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                                 "name": "kuadrant-wasm-shim",
                                 "rootID": "kuadrant_wasm_shim",
                                 "code": {"type": "Image", "image": image_v},
-                                "config": config,
+                                "config": null,
                                 "failOpen": false,
                             }]
                         }
-                    }));
+                    });
+                    obj["spec"]["wasm"][0]["config"] = config;
+                    out.objects.push(obj);
                 }
                 let epp = |name: String,
                            label: &str,
@@ -837,10 +879,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     if want(Family::AuthConfig) {
         out.objects.extend(auth_configs.into_values());
     }
-    out.objects = std::mem::take(&mut out.objects)
-        .into_iter()
-        .map(sort_keys)
-        .collect();
+    out.objects.iter_mut().for_each(sort_keys_in_place);
     out
 }
 
@@ -913,21 +952,21 @@ fn wasm_envoy_filter(
 
 /// ERRATA canonical order of Limitador limits.
 fn limit_order(a: &Value, b: &Value) -> std::cmp::Ordering {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
-    let l = |v: &Value, k: &str| -> Vec<String> {
+    fn s<'v>(v: &'v Value, k: &str) -> &'v str {
+        v.get(k).and_then(Value::as_str).unwrap_or("")
+    }
+    fn n(v: &Value, k: &str) -> i64 {
+        v.get(k).and_then(Value::as_i64).unwrap_or(0)
+    }
+    fn l<'v>(v: &'v Value, k: &str) -> Vec<&'v str> {
         v.get(k)
             .and_then(Value::as_array)
-            .map(|x| {
-                x.iter()
-                    .map(|s| s.as_str().unwrap_or("").to_string())
-                    .collect()
-            })
+            .map(|x| x.iter().map(|s| s.as_str().unwrap_or("")).collect())
             .unwrap_or_default()
-    };
+    }
     s(a, "name")
-        .cmp(&s(b, "name"))
-        .then(s(a, "namespace").cmp(&s(b, "namespace")))
+        .cmp(s(b, "name"))
+        .then(s(a, "namespace").cmp(s(b, "namespace")))
         .then(n(a, "max_value").cmp(&n(b, "max_value")))
         .then(n(a, "seconds").cmp(&n(b, "seconds")))
         .then_with(|| {
@@ -963,10 +1002,12 @@ fn limitador(rt: &Runtime<'_>, mut limits: Vec<Value>) -> Value {
             uid
         )]);
     }
-    json!({
+    let mut obj = json!({
         "apiVersion": "limitador.kuadrant.io/v1alpha1",
         "kind": "Limitador",
         "metadata": meta,
-        "spec": spec,
-    })
+        "spec": null,
+    });
+    obj["spec"] = spec;
+    obj
 }

@@ -6,6 +6,7 @@ use super::{Effective, PathEffective};
 use crate::model::{Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// A `creationTimestamp` as an instant: `(seconds since 1970, nanoseconds)`. A missing or unreadable
 /// timestamp is Go's zero time, which sorts before every real one and ties with other zero times.
@@ -106,14 +107,15 @@ pub fn tie_by_name(a: &Policy, b: &Policy) -> bool {
 pub fn policies_in_path(t: &Topology, path: &Path, kind: PolicyKind) -> Vec<usize> {
     let m = t.model;
     let mut out = Vec::new();
-    for loc in t.path_locators(path) {
-        let mut here: Vec<usize> = t
-            .policies_at(&loc)
-            .into_iter()
-            .filter(|&i| m.policies[i].kind == kind)
-            .collect();
-        here.sort_by(|&a, &b| creation_order(&m.policies[a], &m.policies[b]));
-        out.extend(here);
+    // Each node's list is already in creation order (a stable sort of model order), so filtering it by
+    // kind gives what sorting the filtered list would.
+    for node in t.path_nodes(path).into_iter().flatten() {
+        out.extend(
+            t.policies_at_node_in_order(node)
+                .iter()
+                .copied()
+                .filter(|&i| m.policies[i].kind == kind),
+        );
     }
     out
 }
@@ -140,8 +142,13 @@ pub fn effective_for_path(t: &Topology, path: &Path, kind: PolicyKind) -> Option
     if !kind_applies(t, path, kind) {
         return None;
     }
+    fold_policies(t, kind, policies_in_path(t, path, kind))
+}
+
+/// The fold of a path's policies of one kind (`PoliciesInPath` order). It depends on nothing else, so
+/// paths with the same list share the result.
+pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Option<Traced> {
     let m = t.model;
-    let policies = policies_in_path(t, path, kind);
     let inputs: Vec<FoldInput> = policies
         .iter()
         // Index: policy indices come from this topology, built over the same immutable model.
@@ -173,13 +180,27 @@ pub fn effective_for_path(t: &Topology, path: &Path, kind: PolicyKind) -> Option
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
 /// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (cli.md offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
-    t.paths()
+    // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
+    // list once. Most paths have no policy of a kind at all.
+    let mut memo: HashMap<(PolicyKind, Vec<usize>), Option<Effective>> = HashMap::new();
+    let mut one = |p: &Path, kind: PolicyKind| -> Option<Effective> {
+        if !kind_applies(t, p, kind) {
+            return None;
+        }
+        let policies = policies_in_path(t, p, kind);
+        if policies.is_empty() {
+            return None;
+        }
+        memo.entry((kind, policies))
+            .or_insert_with_key(|(k, list)| fold_policies(t, *k, list.clone()).map(|x| x.effective))
+            .clone()
+    };
+    t.path_list()
         .iter()
         .map(|p| PathEffective {
-            rate_limit: effective_for_path(t, p, PolicyKind::RateLimit).map(|x| x.effective),
-            auth: effective_for_path(t, p, PolicyKind::Auth).map(|x| x.effective),
-            token_rate_limit: effective_for_path(t, p, PolicyKind::TokenRateLimit)
-                .map(|x| x.effective),
+            rate_limit: one(p, PolicyKind::RateLimit),
+            auth: one(p, PolicyKind::Auth),
+            token_rate_limit: one(p, PolicyKind::TokenRateLimit),
         })
         .collect()
 }

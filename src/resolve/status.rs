@@ -274,45 +274,110 @@ struct Walk {
     enforced_on: Vec<String>,
 }
 
-fn walk(
+/// Walk every path once and record, for each policy in `wanted`, what its walk over the paths in PathID
+/// order finds (the paths through a policy are the ones whose effective policy lists it).
+fn walks(
     t: &Topology,
     paths: &[Path],
     eff: &[PathEffective],
     cel: &[CelIssue],
     opts: &StatusOptions,
+    wanted: &[bool],
+) -> Vec<Option<Walk>> {
+    let m = t.model;
+    let mut out: Vec<Option<Walk>> = wanted
+        .iter()
+        .map(|&w| {
+            w.then(|| Walk {
+                affected_gateways: BTreeSet::new(),
+                overriding: BTreeMap::new(),
+                cel: Vec::new(),
+                enforced_on: Vec::new(),
+            })
+        })
+        .collect();
+    let mut keys: Vec<Option<Vec<String>>> = vec![None; wanted.len()];
+    let mut cel_at: std::collections::HashMap<&str, Vec<&CelIssue>> =
+        std::collections::HashMap::new();
+    for c in cel {
+        cel_at.entry(c.path_id.as_str()).or_default().push(c);
+    }
+    for (path, pe) in paths.iter().zip(eff) {
+        let mut valid = None;
+        let mut ready = None;
+        for kind in [
+            PolicyKind::RateLimit,
+            PolicyKind::Auth,
+            PolicyKind::TokenRateLimit,
+        ] {
+            let Some(e) = effective_of(pe, kind) else {
+                continue;
+            };
+            let mut seen: Vec<usize> = Vec::new();
+            for &pi in &e.policies {
+                if m.policies[pi].kind != kind || seen.contains(&pi) {
+                    continue;
+                }
+                seen.push(pi);
+                let Some(w) = out.get_mut(pi).and_then(Option::as_mut) else {
+                    continue;
+                };
+                let keys = keys[pi].get_or_insert_with(|| {
+                    merge::policy_rules(&m.policies[pi]).into_keys().collect()
+                });
+                walk_path(
+                    t,
+                    path,
+                    e,
+                    cel_at.get(path.id.as_str()),
+                    opts,
+                    pi,
+                    keys,
+                    w,
+                    &mut valid,
+                    &mut ready,
+                );
+            }
+        }
+    }
+    out
+}
+
+/// One step of a policy's walk: `path` is a path whose effective policy of the policy's kind lists it.
+#[allow(clippy::too_many_arguments)]
+fn walk_path(
+    t: &Topology,
+    path: &Path,
+    e: &Effective,
+    cel: Option<&Vec<&CelIssue>>,
+    opts: &StatusOptions,
     pi: usize,
-) -> Walk {
+    keys: &[String],
+    w: &mut Walk,
+    valid: &mut Option<bool>,
+    ready: &mut Option<bool>,
+) {
     let m = t.model;
     let p = &m.policies[pi];
-    let keys: Vec<String> = merge::policy_rules(p).into_keys().collect();
-    let mut w = Walk {
-        affected_gateways: BTreeSet::new(),
-        overriding: BTreeMap::new(),
-        cel: Vec::new(),
-        enforced_on: Vec::new(),
-    };
-    for (path, pe) in paths.iter().zip(eff) {
-        let Some(e) = effective_of(pe, p.kind) else {
-            continue;
-        };
-        if !e.policies.contains(&pi) {
-            continue;
-        }
+    {
         w.cel.extend(
-            cel.iter()
-                .filter(|c| c.kind == p.kind && c.path_id == path.id)
+            cel.into_iter()
+                .flatten()
+                .filter(|c| c.kind == p.kind)
                 .map(|c| c.message.clone()),
         );
         // TokenRateLimitPolicy ignores path validity (semantics-tags.md §4.3).
-        if p.kind != PolicyKind::TokenRateLimit && path_validity(t, path).is_err() {
-            continue;
+        if p.kind != PolicyKind::TokenRateLimit
+            && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
+        {
+            return;
         }
-        if !path_ready(t, path, opts) {
-            continue;
+        if !*ready.get_or_insert_with(|| path_ready(t, path, opts)) {
+            return;
         }
         let mut affected = p.kind == PolicyKind::Auth && e.rules.is_empty();
         if !affected {
-            for k in &keys {
+            for k in keys {
                 match e.rules.get(k) {
                     Some(r) if r.source == pi => affected = true,
                     Some(r) => w
@@ -333,7 +398,6 @@ fn walk(
             w.enforced_on.push(path.id.clone());
         }
     }
-    w
 }
 
 fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
@@ -444,11 +508,18 @@ pub fn status(
     opts: &StatusOptions,
 ) -> Vec<PolicyStatus> {
     let m = t.model;
-    let paths = t.paths();
-    (0..m.policies.len())
-        .map(|pi| {
+    let paths = t.path_list();
+    let acc: Vec<Condition> = (0..m.policies.len()).map(|pi| accepted(t, pi)).collect();
+    let wanted: Vec<bool> = acc
+        .iter()
+        .zip(&m.policies)
+        .map(|(a, p)| a.is_true() && p.kind.is_inherited())
+        .collect();
+    let mut walks = walks(t, paths, eff, cel, opts, &wanted);
+    acc.into_iter()
+        .enumerate()
+        .map(|(pi, acc)| {
             let p = &m.policies[pi];
-            let acc = accepted(t, pi);
             if !acc.is_true() {
                 return PolicyStatus {
                     policy: pi,
@@ -477,7 +548,9 @@ pub fn status(
                     overridden_by: vec![],
                 };
             }
-            let w = walk(t, &paths, eff, cel, opts, pi);
+            let Some(w) = walks[pi].take() else {
+                unreachable!("every accepted inherited policy is walked")
+            };
             let enf = enforced(t, p, &w);
             let mut overridden_by: Vec<String> = w
                 .overriding
@@ -563,13 +636,32 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
 pub fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
     let m = t.model;
     let mut out = BTreeSet::new();
-    for path in t.paths() {
+    // The fold depends only on the path's policy list: look at each distinct list once. Lists without
+    // two policies on one target with equal instants cannot hold a tie.
+    let mut lists: BTreeSet<(PolicyKind, Vec<usize>)> = BTreeSet::new();
+    for path in t.path_list() {
         for kind in [
             PolicyKind::RateLimit,
             PolicyKind::Auth,
             PolicyKind::TokenRateLimit,
         ] {
-            let Some(tr) = effective::effective_for_path(t, &path, kind) else {
+            if !effective::kind_applies(t, path, kind) {
+                continue;
+            }
+            let list = effective::policies_in_path(t, path, kind);
+            let tie_possible = list.windows(2).any(|w| {
+                t.policy_target(w[0]).map(|n| &n.locator)
+                    == t.policy_target(w[1]).map(|n| &n.locator)
+                    && effective::tie_by_name(&m.policies[w[0]], &m.policies[w[1]])
+            });
+            if tie_possible {
+                lists.insert((kind, list));
+            }
+        }
+    }
+    for (kind, list) in lists {
+        {
+            let Some(tr) = effective::fold_policies(t, kind, list) else {
                 continue;
             };
             for loss in &tr.folded.losses {

@@ -15,6 +15,7 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 /// What a node stands for: indices into the [`Model`]'s vectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,6 +86,22 @@ pub struct Topology<'m> {
     index: HashMap<Locator, NodeIndex>,
     /// Policy index → the node its target locator resolved to.
     attached: HashMap<usize, NodeIndex>,
+    /// Node → the policies attached to it, in model order.
+    attached_at: HashMap<NodeIndex, Vec<usize>>,
+    /// Node → the policies attached to it in `PoliciesInPath` order (creation order, then model order).
+    attached_in_order: HashMap<NodeIndex, Vec<usize>>,
+    /// `(namespace, name)` → the first gateway with that key.
+    gateway_ix: HashMap<(&'m str, &'m str), usize>,
+    /// Gateway → the first GatewayClass named by its `gatewayClassName`.
+    gateway_class_ix: Vec<Option<usize>>,
+    /// Nodes of the targetables of a path, by model indices (what a locator lookup would give).
+    class_nodes: Vec<Option<NodeIndex>>,
+    gateway_nodes: Vec<Option<NodeIndex>>,
+    listener_nodes: Vec<Vec<Option<NodeIndex>>>,
+    route_nodes: Vec<Option<NodeIndex>>,
+    rule_nodes: Vec<Vec<Option<NodeIndex>>>,
+    /// `paths()`, computed once.
+    paths: OnceLock<Vec<Path>>,
 }
 
 /// The order the operator registers policy kinds in (`WithPolicyKinds`, identical at v1.4.6 and v1.5.2).
@@ -111,7 +128,28 @@ impl<'m> Topology<'m> {
             graph: DiGraph::new(),
             index: HashMap::new(),
             attached: HashMap::new(),
+            attached_at: HashMap::new(),
+            attached_in_order: HashMap::new(),
+            gateway_ix: HashMap::new(),
+            gateway_class_ix: Vec::new(),
+            class_nodes: Vec::new(),
+            gateway_nodes: Vec::new(),
+            listener_nodes: Vec::new(),
+            route_nodes: Vec::new(),
+            rule_nodes: Vec::new(),
+            paths: OnceLock::new(),
         };
+        let mut class_ix: HashMap<&str, usize> = HashMap::new();
+        for (i, c) in model.gateway_classes.iter().enumerate() {
+            class_ix.entry(c.meta.name.as_str()).or_insert(i);
+        }
+        for (i, g) in model.gateways.iter().enumerate() {
+            t.gateway_ix
+                .entry((g.meta.namespace.as_str(), g.meta.name.as_str()))
+                .or_insert(i);
+            t.gateway_class_ix
+                .push(class_ix.get(g.spec.class_name.value.as_str()).copied());
+        }
         for (i, k) in model.kuadrants.iter().enumerate() {
             t.add(
                 Locator::object("Kuadrant", "kuadrant.io", &k.meta.namespace, &k.meta.name),
@@ -217,7 +255,111 @@ impl<'m> Topology<'m> {
             }
         }
         t.link();
+        t.index_nodes();
         t
+    }
+
+    /// Fill the per-object node tables and the per-node policy lists.
+    fn index_nodes(&mut self) {
+        let m = self.model;
+        let version = self.version;
+        self.class_nodes = m
+            .gateway_classes
+            .iter()
+            .map(|c| {
+                let l = Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name);
+                self.index.get(&l).copied()
+            })
+            .collect();
+        self.gateway_nodes.clear();
+        self.listener_nodes.clear();
+        for g in &m.gateways {
+            let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
+            self.gateway_nodes.push(self.index.get(&gl).copied());
+            let ls = g
+                .spec
+                .listeners
+                .iter()
+                .map(|l| self.index.get(&gl.section(&l.name.value)).copied())
+                .collect();
+            self.listener_nodes.push(ls);
+        }
+        self.route_nodes.clear();
+        self.rule_nodes.clear();
+        for r in &m.routes {
+            let rl = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
+            self.route_nodes.push(self.index.get(&rl).copied());
+            let rules = r
+                .spec
+                .rules
+                .iter()
+                .enumerate()
+                .map(|(xi, rule)| {
+                    self.index
+                        .get(&rl.section(&rule.section_name(xi, version)))
+                        .copied()
+                })
+                .collect();
+            self.rule_nodes.push(rules);
+        }
+        let mut at: HashMap<NodeIndex, Vec<usize>> = HashMap::new();
+        for (&pi, &ix) in &self.attached {
+            at.entry(ix).or_default().push(pi);
+        }
+        let mut in_order = HashMap::with_capacity(at.len());
+        for (ix, v) in at.iter_mut() {
+            v.sort_unstable();
+            let mut o = v.clone();
+            if o.len() > 1 {
+                let instants: HashMap<usize, crate::resolve::effective::Instant> = o
+                    .iter()
+                    .map(|&i| (i, crate::resolve::effective::Instant::of(&m.policies[i])))
+                    .collect();
+                o.sort_by(|&a, &b| {
+                    instants[&a]
+                        .cmp(&instants[&b])
+                        .then_with(|| m.policies[a].meta.key().cmp(&m.policies[b].meta.key()))
+                });
+            }
+            in_order.insert(*ix, o);
+        }
+        self.attached_at = at;
+        self.attached_in_order = in_order;
+    }
+
+    /// The nodes of a path's five targetables, least specific first (`None` for a locator with no node).
+    pub fn path_nodes(&self, p: &Path) -> [Option<NodeIndex>; 5] {
+        [
+            self.class_nodes.get(p.class).copied().flatten(),
+            self.gateway_nodes.get(p.gateway).copied().flatten(),
+            self.listener_nodes
+                .get(p.gateway)
+                .and_then(|v| v.get(p.listener))
+                .copied()
+                .flatten(),
+            self.route_nodes.get(p.route).copied().flatten(),
+            self.rule_nodes
+                .get(p.route)
+                .and_then(|v| v.get(p.rule))
+                .copied()
+                .flatten(),
+        ]
+    }
+
+    /// The policies attached to a node, in model order.
+    pub fn policies_at_node(&self, node: NodeIndex) -> &[usize] {
+        self.attached_at.get(&node).map_or(&[], Vec::as_slice)
+    }
+
+    /// The policies attached to a node in `PoliciesInPath` order: older first, equal instants by
+    /// namespace/name, then model order.
+    pub fn policies_at_node_in_order(&self, node: NodeIndex) -> &[usize] {
+        self.attached_in_order.get(&node).map_or(&[], Vec::as_slice)
+    }
+
+    /// The GatewayClass a gateway names (the first with that name), if any.
+    pub fn gateway_class_of(&self, gateway: usize) -> Option<usize> {
+        self.gateway_class_ix.get(gateway).copied().flatten()
     }
 
     fn add(
@@ -270,12 +412,8 @@ impl<'m> Topology<'m> {
             }
         }
         // GatewayClass → Gateway (by name; first match).
-        for g in &m.gateways {
-            if let Some(c) = m
-                .gateway_classes
-                .iter()
-                .find(|c| c.meta.name == g.spec.class_name.value)
-            {
+        for (gi, g) in m.gateways.iter().enumerate() {
+            if let Some(c) = self.gateway_class_of(gi).map(|ci| &m.gateway_classes[ci]) {
                 self.edge(
                     &Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
                     &gateway_locator(&g.meta.namespace, &g.meta.name),
@@ -377,12 +515,7 @@ impl<'m> Topology<'m> {
                 continue;
             }
             let ns = pr.namespace.as_deref().unwrap_or(&r.meta.namespace);
-            let Some(gi) = self
-                .model
-                .gateways
-                .iter()
-                .position(|g| g.meta.namespace == ns && g.meta.name == pr.name)
-            else {
+            let Some(&gi) = self.gateway_ix.get(&(ns, pr.name.as_str())) else {
                 continue;
             };
             for (li, l) in self.model.gateways[gi].spec.listeners.iter().enumerate() {
@@ -458,61 +591,58 @@ impl<'m> Topology<'m> {
 
     /// Indices of the policies whose target is `locator`, in model order.
     pub fn policies_at(&self, locator: &Locator) -> Vec<usize> {
-        let mut v: Vec<usize> = self
-            .attached
-            .iter()
-            .filter(|(_, ix)| self.graph[**ix].locator == *locator)
-            .map(|(p, _)| *p)
-            .collect();
-        v.sort_unstable();
-        v
+        self.index
+            .get(locator)
+            .map(|ix| self.policies_at_node(*ix).to_vec())
+            .unwrap_or_default()
     }
 
     /// Every path GatewayClass → Gateway → Listener → Route → Rule, de-duplicated, in PathID order.
     pub fn paths(&self) -> Vec<Path> {
+        self.path_list().to_vec()
+    }
+
+    /// [`Topology::paths`] without the copy: computed on first use, then kept.
+    pub fn path_list(&self) -> &[Path] {
+        self.paths.get_or_init(|| self.compute_paths())
+    }
+
+    fn compute_paths(&self) -> Vec<Path> {
         let m = self.model;
         let mut out = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         for (ri, r) in m.routes.iter().enumerate() {
             if !route_in_topology(r.spec.kind, self.version) {
                 continue;
             }
             for (gi, li) in self.route_listeners(ri) {
                 let g = &m.gateways[gi];
-                let Some(ci) = m
-                    .gateway_classes
-                    .iter()
-                    .position(|c| c.meta.name == g.spec.class_name.value)
-                else {
+                let Some(ci) = self.gateway_class_of(gi) else {
                     continue;
                 };
+                let (gk, rk) = (g.meta.key(), r.meta.key());
+                let listener = &g.spec.listeners[li].name.value;
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let rule_name = rule.section_name(xi, self.version);
                     let id = format!(
-                        "{}|{}|{}#{}|{}|{}#{}",
+                        "{}|{gk}|{gk}#{listener}|{rk}|{rk}#{rule_name}",
                         m.gateway_classes[ci].meta.name,
-                        g.meta.key(),
-                        g.meta.key(),
-                        g.spec.listeners[li].name.value,
-                        r.meta.key(),
-                        r.meta.key(),
-                        rule_name
                     );
-                    if seen.insert(id.clone()) {
-                        out.push(Path {
-                            class: ci,
-                            gateway: gi,
-                            listener: li,
-                            route: ri,
-                            rule: xi,
-                            rule_name,
-                            id,
-                        });
-                    }
+                    out.push(Path {
+                        class: ci,
+                        gateway: gi,
+                        listener: li,
+                        route: ri,
+                        rule: xi,
+                        rule_name,
+                        id,
+                    });
                 }
             }
         }
+        // A stable sort keeps the first of equal ids first; `dedup_by` then keeps it, as the
+        // insert-if-unseen loop this replaces did.
         out.sort_by(|a, b| a.id.cmp(&b.id));
+        out.dedup_by(|later, first| later.id == first.id);
         out
     }
 
