@@ -108,20 +108,30 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
-    for (id, text) in &texts {
-        for chunk in split::documents(text) {
-            out.documents += 1;
-            parse_chunk(
-                *id,
-                chunk.offset,
-                // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
-                &text[chunk.offset..chunk.offset + chunk.len],
-                opts,
-                &mut seq,
-                &mut validated,
-                &mut out.diagnostics,
-            );
-        }
+    // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
+    let docs: Vec<(SourceId, usize, &str)> = texts
+        .iter()
+        .flat_map(|(id, text)| {
+            split::documents(text)
+                .into_iter()
+                .map(move |c| (*id, c.offset, &text[c.offset..c.offset + c.len]))
+        })
+        .collect();
+    // Parsing is independent per document and dominates loading: parse in parallel, then validate
+    // and number the objects in input order.
+    let parsed = parallel_map(&docs, |&(id, base, text)| read_document(id, base, text));
+    for (&(id, base, text), doc) in docs.iter().zip(parsed) {
+        out.documents += 1;
+        parse_chunk(
+            id,
+            base,
+            text,
+            doc,
+            opts,
+            &mut seq,
+            &mut validated,
+            &mut out.diagnostics,
+        );
     }
     out.model = assemble(validated, &mut out.diagnostics);
     out
@@ -221,17 +231,45 @@ fn is_manifest(p: &Path) -> bool {
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-fn parse_chunk(
-    id: SourceId,
-    base: usize,
-    text: &str,
-    opts: &LoadOptions,
-    seq: &mut usize,
-    out: &mut Vec<Validated>,
-    diags: &mut Diagnostics,
-) {
-    let doc = match yaml::parse_document(id, base, text, None) {
+/// `f` over `items` in order, on up to `available_parallelism` threads (contiguous slices, so the
+/// result order is the input order). Small inputs stay on the calling thread.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    const MIN_PER_THREAD: usize = 64;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len() / MIN_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|part| {
+                // The main thread's stack size: the parser's depth budget is sized for it
+                // (stack.md §2.3).
+                std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
+            })
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for (h, part) in handles.into_iter().zip(items.chunks(per)) {
+            match h.map(|h| h.join()) {
+                Ok(Ok(v)) => out.extend(v),
+                // A worker that could not start (or panicked): do its share here.
+                Ok(Err(_)) | Err(_) => out.extend(part.iter().map(f)),
+            }
+        }
+        out
+    })
+}
+
+/// Parse one document, reading it again with the kind known when `spec` came before `kind`.
+fn read_document(id: SourceId, base: usize, text: &str) -> Result<RawDocument, yaml::ParseError> {
+    match yaml::parse_document(id, base, text, None) {
         Ok(d) if d.needs_reread => {
             let hint = match (&d.api_version, &d.kind) {
                 (Some(a), Some(k)) => Some(ObjectKind::classify(&a.value, &k.value)),
@@ -243,7 +281,20 @@ fn parse_chunk(
             }
         }
         other => other,
-    };
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn parse_chunk(
+    id: SourceId,
+    base: usize,
+    text: &str,
+    doc: Result<RawDocument, yaml::ParseError>,
+    opts: &LoadOptions,
+    seq: &mut usize,
+    out: &mut Vec<Validated>,
+    diags: &mut Diagnostics,
+) {
     match doc {
         Ok(doc) => {
             let start = Span::new(id, base + leading_trivia(text), 0);
@@ -387,16 +438,21 @@ pub fn parse_only(inputs: &[Input]) -> usize {
             }
         }
     }
-    let mut ok = 0;
-    for text in &texts {
-        for chunk in split::documents(text) {
-            let doc = &text[chunk.offset..chunk.offset + chunk.len];
-            if yaml::parse_document(SourceId(0), chunk.offset, doc, None).is_ok() {
-                ok += 1;
-            }
-        }
-    }
-    ok
+    let docs: Vec<(usize, &str)> = texts
+        .iter()
+        .flat_map(|text| {
+            split::documents(text)
+                .into_iter()
+                .map(move |c| (c.offset, &text[c.offset..c.offset + c.len]))
+        })
+        .collect();
+    // The same parallel parse as `load`.
+    parallel_map(&docs, |&(base, doc)| {
+        yaml::parse_document(SourceId(0), base, doc, None).is_ok()
+    })
+    .into_iter()
+    .filter(|ok| *ok)
+    .count()
 }
 
 /// Untyped objects read from inputs (any kind), e.g. a `kubectl get -o yaml` dump or committed
