@@ -444,6 +444,12 @@ impl<'m> Topology<'m> {
             }
         }
         // Route → Rule, Rule → ServicePort, Rule → Service.
+        let mut service_ix: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, s) in m.services.iter().enumerate() {
+            service_ix
+                .entry((s.meta.namespace.as_str(), s.meta.name.as_str()))
+                .or_insert(i);
+        }
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for r in &m.routes {
                 if r.spec.kind != kind || !route_in_topology(kind, self.version) {
@@ -465,10 +471,9 @@ impl<'m> Topology<'m> {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        if let Some(s) = m
-                            .services
-                            .iter()
-                            .find(|s| s.meta.namespace == ns && s.meta.name == b.name)
+                        if let Some(s) = service_ix
+                            .get(&(ns, b.name.as_str()))
+                            .map(|&i| &m.services[i])
                             && let Some((Some(pn), _)) =
                                 s.spec.ports.iter().find(|(_, p)| *p == port)
                         {
