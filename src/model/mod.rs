@@ -766,9 +766,47 @@ impl Model {
     }
 }
 
+/// Kuadrant's `SubsetOf` (`op@v1.4.6:internal/utils/hostname.go`): is hostname `a` covered by `b`.
+/// Stricter than Gateway API's intersection: `*.example.com` is not covered by `api.example.com`.
+pub fn hostname_subset_of(a: &str, b: &str) -> bool {
+    let aw = a.starts_with('*');
+    let bw = b.starts_with('*');
+    match (aw, bw) {
+        // Slices: both start with the one-byte '*', so 1 is a char boundary.
+        (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
+        (true, false) => false,
+        (false, true) => a.ends_with(&b[1..]),
+        (false, false) => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostname_subset_table_from_the_operator() {
+        // op:internal/utils/hostname_test.go TestNameSubsetOf (outputs.md G4)
+        let t = [
+            ("foo.com", "foo.com", true),
+            ("foo.com", "bar.com", false),
+            ("*.com", "foo.com", false),
+            ("foo.com", "*.com", true),
+            ("*.foo.com", "foo.com", false),
+            ("foo.com", "*.foo.com", false),
+            ("*", "*.com", false),
+            ("*.com", "*", true),
+            ("*.com", "*.org", false),
+            ("*.foo.com", "*.bar.foo.com", false),
+            ("*.foo.com", "*.baz.foo.com", false),
+            ("", "", true),
+            ("", "foo.com", false),
+            ("*.foo.*.com", "*.foo.*.com", true),
+        ];
+        for (a, b, want) in t {
+            assert_eq!(hostname_subset_of(a, b), want, "{a} ⊆ {b}");
+        }
+    }
 
     #[test]
     fn go_durations_truncate_to_seconds() {

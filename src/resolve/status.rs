@@ -80,18 +80,7 @@ impl PolicyStatus {
     }
 }
 
-/// Hostname `a` is a subset of `b` (the operator's `SubsetOf`).
-pub fn hostname_subset_of(a: &str, b: &str) -> bool {
-    let aw = a.starts_with('*');
-    let bw = b.starts_with('*');
-    match (aw, bw) {
-        // Slices: both start with the one-byte '*', so 1 is a char boundary.
-        (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
-        (true, false) => false,
-        (false, true) => a.ends_with(&b[1..]),
-        (false, false) => a == b,
-    }
-}
+pub use crate::model::hostname_subset_of;
 
 /// Path validity (`ObjectsInRequestPath` on 1.4, `ParseTopologyPath` on 1.5). With the operator's
 /// topology the kind, class, listener and rule checks hold by construction; what can fail is the route:
@@ -721,33 +710,4 @@ pub fn with_predicted_status(
         o.insert("status".into(), Value::Object(status));
     }
     object
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // semantics.md §6.2 N (TestNameSubsetOf).
-    #[test]
-    fn hostname_subset_table() {
-        let cases = [
-            ("foo.com", "foo.com", true),
-            ("foo.com", "bar.com", false),
-            ("*.com", "foo.com", false),
-            ("foo.com", "*.com", true),
-            ("*.foo.com", "foo.com", false),
-            ("foo.com", "*.foo.com", false),
-            ("*", "*.com", false),
-            ("*.com", "*", true),
-            ("*.com", "*.org", false),
-            ("*.foo.com", "*.bar.foo.com", false),
-            ("*.foo.com", "*.baz.foo.com", false),
-            ("", "", true),
-            ("", "foo.com", false),
-            ("*.foo.*.com", "*.foo.*.com", true),
-        ];
-        for (a, b, want) in cases {
-            assert_eq!(hostname_subset_of(a, b), want, "{a} ⊆ {b}");
-        }
-    }
 }

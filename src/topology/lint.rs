@@ -5,6 +5,7 @@
 
 use super::{Topology, route_in_topology};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::model::hostname_subset_of;
 use crate::model::{
     GATEWAY_API_GROUP, Gateway, KuadrantVersion, Listener, Locator, Obj, ParentRef, Policy, Route,
     RoutesFrom,
@@ -284,19 +285,6 @@ fn admits(
     }
 }
 
-/// Kuadrant's `SubsetOf` (`internal/utils/hostname.go`): is `a` covered by `b`.
-pub fn hostname_subset_of(a: &str, b: &str) -> bool {
-    let aw = a.starts_with('*');
-    let bw = b.starts_with('*');
-    match (aw, bw) {
-        // Slices: both start with the one-byte '*', so 1 is a char boundary.
-        (true, true) => a.len() >= b.len() && a[1..].ends_with(&b[1..]),
-        (true, false) => false,
-        (false, true) => a.ends_with(&b[1..]),
-        (false, false) => a == b,
-    }
-}
-
 /// Gateway API hostname intersection (either side may be a wildcard).
 fn hostnames_intersect(a: &str, b: &str) -> bool {
     hostname_subset_of(a, b) || hostname_subset_of(b, a)
@@ -481,28 +469,4 @@ fn parent_ref(
         "the hostnames do not intersect either, so the gateway will not serve the route on this listener"
     });
     d.push(diag);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::hostname_subset_of as sub;
-
-    #[test]
-    fn subset_table_from_the_operator() {
-        // op:internal/utils/hostname_test.go TestNameSubsetOf
-        assert!(sub("foo.com", "foo.com"));
-        assert!(!sub("foo.com", "bar.com"));
-        assert!(!sub("*.com", "foo.com"));
-        assert!(sub("foo.com", "*.com"));
-        assert!(!sub("*.foo.com", "foo.com"));
-        assert!(!sub("foo.com", "*.foo.com"));
-        assert!(!sub("*", "*.com"));
-        assert!(sub("*.com", "*"));
-        assert!(!sub("*.com", "*.org"));
-        assert!(!sub("*.foo.com", "*.bar.foo.com"));
-        assert!(!sub("*.foo.com", "*.baz.foo.com"));
-        assert!(sub("", ""));
-        assert!(!sub("", "foo.com"));
-        assert!(sub("*.foo.*.com", "*.foo.*.com"));
-    }
 }
