@@ -60,51 +60,7 @@ pub struct Loaded {
 /// Load every input. Never fails as a whole: problems become diagnostics.
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     let mut out = Loaded::default();
-    let mut texts: Vec<(SourceId, std::sync::Arc<str>)> = Vec::new();
-    for input in inputs {
-        match input {
-            Input::Text { name, bytes } => {
-                if let Some(t) = decode(name, bytes, &mut out) {
-                    let id = out.sources.add(name.clone(), t);
-                    out.files.push(name.clone());
-                    texts.push((
-                        id,
-                        out.sources
-                            .get(id)
-                            .map(|f| f.text.clone())
-                            .unwrap_or_default(),
-                    ));
-                }
-            }
-            Input::Path(p) => {
-                for file in discover(p, &mut out.diagnostics) {
-                    let name = file.display().to_string();
-                    match std::fs::read(&file) {
-                        Ok(bytes) => {
-                            if let Some(t) = decode(&name, &bytes, &mut out) {
-                                let id = out.sources.add(name.clone(), t);
-                                out.files.push(name);
-                                texts.push((
-                                    id,
-                                    out.sources
-                                        .get(id)
-                                        .map(|f| f.text.clone())
-                                        .unwrap_or_default(),
-                                ));
-                            }
-                        }
-                        Err(e) => out.diagnostics.push(
-                            Diagnostic::new(
-                                Code::UnreadableInput,
-                                format!("cannot read {name}: {e}"),
-                            )
-                            .help("check the path and its permissions"),
-                        ),
-                    }
-                }
-            }
-        }
-    }
+    let texts = read_inputs(inputs, &mut out);
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
@@ -135,6 +91,45 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     }
     out.model = assemble(validated, &mut out.diagnostics);
     out
+}
+
+/// Read every input into the source map (files in discovery order), recording the file names;
+/// unreadable paths and non-text files become diagnostics.
+fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::Arc<str>)> {
+    let mut texts = Vec::new();
+    let mut add = |name: String, bytes: &[u8], out: &mut Loaded| {
+        if let Some(t) = decode(&name, bytes, out) {
+            let id = out.sources.add(name.clone(), t);
+            out.files.push(name);
+            let text = out
+                .sources
+                .get(id)
+                .map(|f| f.text.clone())
+                .unwrap_or_default();
+            texts.push((id, text));
+        }
+    };
+    for input in inputs {
+        match input {
+            Input::Text { name, bytes } => add(name.clone(), bytes, out),
+            Input::Path(p) => {
+                for file in discover(p, &mut out.diagnostics) {
+                    let name = file.display().to_string();
+                    match std::fs::read(&file) {
+                        Ok(bytes) => add(name, &bytes, out),
+                        Err(e) => out.diagnostics.push(
+                            Diagnostic::new(
+                                Code::UnreadableInput,
+                                format!("cannot read {name}: {e}"),
+                            )
+                            .help("check the path and its permissions"),
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    texts
 }
 
 fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
@@ -459,42 +454,8 @@ pub fn parse_only(inputs: &[Input]) -> usize {
 /// output; `List`s are left as they are. Parse failures become diagnostics.
 pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnostics) {
     let mut out = Loaded::default();
-    let mut texts = Vec::new();
-    for input in inputs {
-        let (name, bytes) = match input {
-            Input::Text { name, bytes } => (name.clone(), Some(bytes.clone())),
-            Input::Path(p) => {
-                for file in discover(p, &mut out.diagnostics) {
-                    let name = file.display().to_string();
-                    match std::fs::read(&file) {
-                        Ok(b) => texts.push((name, b)),
-                        Err(e) => out.diagnostics.push(
-                            Diagnostic::new(
-                                Code::UnreadableInput,
-                                format!("cannot read {name}: {e}"),
-                            )
-                            .help("check the path and its permissions"),
-                        ),
-                    }
-                }
-                (String::new(), None)
-            }
-        };
-        if let Some(b) = bytes {
-            texts.push((name, b));
-        }
-    }
     let mut values = Vec::new();
-    for (name, bytes) in texts {
-        let Some(text) = decode(&name, &bytes, &mut out) else {
-            continue;
-        };
-        let id = out.sources.add(name, text);
-        let text = out
-            .sources
-            .get(id)
-            .map(|f| f.text.clone())
-            .unwrap_or_default();
+    for (id, text) in read_inputs(inputs, &mut out) {
         for chunk in split::documents(&text) {
             // Slice: chunks from `split::documents(&text)` lie within `text` on line boundaries.
             let doc = &text[chunk.offset..chunk.offset + chunk.len];
