@@ -2,9 +2,9 @@
 //! predicted status, with every diagnostic of every stage. One pure function from the input state to
 //! the desired output state; the commands only choose what to print.
 
-use crate::diag::Diagnostics;
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::{self, GenerateOptions, Generated};
-use crate::model::Model;
+use crate::model::{KuadrantVersion, Model};
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
 use crate::topology::{self, Topology};
@@ -51,6 +51,9 @@ pub fn analyze<'m>(
     for d in &generated.diagnostics {
         diagnostics.push(d.clone());
     }
+    if let Some(d) = placeholder_sha256(gen_opts, &generated) {
+        diagnostics.push(d);
+    }
     diagnostics.extend(status::diagnostics(&topology, &statuses));
     diagnostics.sort();
     Analysis {
@@ -60,4 +63,31 @@ pub fn analyze<'m>(
         statuses,
         diagnostics,
     }
+}
+
+/// On 1.5 the wasm `EnvoyFilter` carries the sha256 of the module the operator serves, which only the
+/// running operator knows: say so when it was left empty, never guess silently.
+fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
+    if opts.version != KuadrantVersion::V1_5 || !opts.wasm_sha256.is_empty() {
+        return None;
+    }
+    let carriers = generated
+        .objects
+        .iter()
+        .filter(|o| {
+            o.get("kind").and_then(|k| k.as_str()) == Some("EnvoyFilter")
+                && o.pointer("/metadata/labels/kuadrant.io~1wasm")
+                    .and_then(|v| v.as_str())
+                    == Some("true")
+        })
+        .count();
+    (carriers > 0).then(|| {
+        Diagnostic::new(
+            Code::RuntimeValueUnknown,
+            format!(
+                "the wasm module's sha256 is only known to the running operator: {carriers} wasm EnvoyFilter(s) carry an empty sha256"
+            ),
+        )
+        .help("pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the sha256 of the plugin.wasm your operator serves")
+    })
 }

@@ -210,3 +210,36 @@ fn every_command_help_shows_an_example() {
         );
     }
 }
+
+#[test]
+fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
+    policyctl()
+        .args([
+            "compute",
+            "-f",
+            "testdata/examples/",
+            "--kuadrant-version",
+            "1.5",
+            "--fail-on",
+            "warning",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("PCTL4004"));
+    let sha = "ab".repeat(32);
+    policyctl()
+        .args([
+            "compute",
+            "-f",
+            "testdata/examples/",
+            "--kuadrant-version",
+            "1.5",
+            "--wasm-sha256",
+            &sha,
+            "--fail-on",
+            "warning",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!("sha256: {sha}")));
+}

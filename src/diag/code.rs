@@ -65,6 +65,7 @@ codes! {
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";
+    RuntimeValueUnknown = "PCTL4004", Warning, false, "a value only known at run time was written as a placeholder (e.g. the 1.5 wasm sha256)";
 }
 
 #[cfg(test)]
