@@ -32,13 +32,17 @@ pub struct LintArgs {
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
     let opts = a.input.generate_options();
-    let analysis = policyctl::pipeline::analyze(
+    let mut analysis = policyctl::pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
         &Default::default(),
     );
-    let diags = analysis.diagnostics;
+    let diags = std::mem::take(&mut analysis.diagnostics);
+    // The process exits right after this command: leak the analysis (topology, effective
+    // policies, generated objects) instead of freeing it piece by piece; the operating system
+    // reclaims the memory at exit.
+    std::mem::forget(analysis);
     let shown = ui.visible(&diags, true);
     match a.output {
         LintFormat::Text => {
@@ -66,7 +70,10 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
         LintFormat::Json => ui.out(&render::diagnostics::json(&shown, &loaded.sources))?,
         LintFormat::Github => ui.out(&render::diagnostics::github(&shown, &loaded.sources))?,
     }
-    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
+    let result = outcome(&diags, a.input.fail_on(a.fail_on));
+    // As above: the model is not freed either, the process exits next.
+    std::mem::forget(loaded);
+    Ok(result)
 }
 
 fn summary(loaded: &policyctl::load::Loaded, d: &policyctl::diag::Diagnostics) -> String {
