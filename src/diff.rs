@@ -202,9 +202,7 @@ pub fn sort_keys(v: Value) -> Value {
 
 /// YAML for diffs and files: block style, one line per long string (better diffs).
 pub fn to_yaml(v: &Value) -> String {
-    let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
-    serde_saphyr::to_string_with_options(v, opts)
-        .unwrap_or_else(|e| format!("# unserialisable: {e}\n"))
+    crate::render::objects::yaml_document(v).unwrap_or_else(|e| format!("# unserialisable: {e}\n"))
 }
 
 /// Compare desired and current objects; the result is sorted by identity (group, kind, namespace,

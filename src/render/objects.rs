@@ -1,21 +1,228 @@
 //! Generated objects as text: multi-document YAML (kubectl style, `---` between documents) or a JSON
 //! `List`. Keys are printed in the order the values hold (the generator sorts them).
+//!
+//! The YAML is written by a small block-style writer of our own ([`yaml_document`]) that produces
+//! exactly the text serde-saphyr's serializer (`prefer_block_scalars: false`) produces for a
+//! `serde_json::Value`, several times faster: the layout is fixed (block mappings, `- ` at the
+//! parent's indentation, `{}` / `[]` for empty containers), strings that are certainly plain are
+//! written as they are, and every other scalar is handed to serde-saphyr on its own so quoting
+//! and escaping stay serde-saphyr's. A property test below compares both on random values.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+fn saphyr_options() -> serde_saphyr::SerializerOptions {
+    serde_saphyr::ser_options! { prefer_block_scalars: false }
+}
+
+/// serde-saphyr's text for `v` as a whole document (the reference the fast writer must match).
+fn saphyr_document(v: &Value) -> Result<String, String> {
+    serde_saphyr::to_string_with_options(v, saphyr_options()).map_err(|e| e.to_string())
+}
+
+/// Bytes allowed after the first one in a [`certainly_plain`] string.
+const PLAIN_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'-');
+        i += 1;
+    }
+    t
+};
+
+/// A string that serde-saphyr writes as it is, as a value and as a key: an ASCII letter, then
+/// letters, digits, `.`, `_`, `/` and `-` only, and none of the words YAML 1.1 / 1.2 resolve to
+/// something other than a string. Conservative on purpose: anything else asks serde-saphyr.
+fn certainly_plain(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(first) = b.first() else {
+        return false;
+    };
+    if !first.is_ascii_alphabetic() || !b.iter().all(|&c| PLAIN_BYTES[c as usize]) {
+        return false;
+    }
+    if b.len() > 5 {
+        return true;
+    }
+    const WORDS: [&str; 11] = [
+        "null", "true", "false", "yes", "no", "y", "n", "on", "off", "nan", "inf",
+    ];
+    !WORDS.iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// Scalar texts serde-saphyr produced, by (position, string), for one rendering call.
+#[derive(Default)]
+struct Scalars<'v> {
+    values: HashMap<&'v str, String>,
+    keys: HashMap<&'v str, String>,
+}
+
+impl<'v> Scalars<'v> {
+    fn value(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
+        if certainly_plain(s) {
+            out.push_str(s);
+            return Ok(());
+        }
+        if let Some(t) = self.values.get(s) {
+            out.push_str(t);
+            return Ok(());
+        }
+        // A lone string document is written exactly as a mapping value would be (same quoting
+        // rule, no block scalars with these options), followed by a newline.
+        let doc = serde_saphyr::to_string_with_options(&s, saphyr_options())
+            .map_err(|e| e.to_string())?;
+        let t = doc.strip_suffix('\n').unwrap_or(&doc).to_string();
+        out.push_str(&t);
+        self.values.insert(s, t);
+        Ok(())
+    }
+
+    fn key(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
+        if certainly_plain(s) {
+            out.push_str(s);
+            return Ok(());
+        }
+        if let Some(t) = self.keys.get(s) {
+            out.push_str(t);
+            return Ok(());
+        }
+        // Keys follow a stricter rule than values: render `{s: 0}` and keep what precedes `: 0`.
+        let mut one = Map::new();
+        one.insert(s.to_string(), Value::from(0));
+        let doc = saphyr_document(&Value::Object(one))?;
+        let t = doc
+            .strip_suffix(": 0\n")
+            .ok_or_else(|| format!("unexpected key rendering {doc:?}"))?
+            .to_string();
+        out.push_str(&t);
+        self.keys.insert(s, t);
+        Ok(())
+    }
+
+    /// A scalar or an empty container, on the current line (no newline).
+    fn scalar(&mut self, out: &mut String, v: &'v Value) -> Result<(), String> {
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    let _ = write!(out, "{i}");
+                } else if let Some(u) = n.as_u64() {
+                    let _ = write!(out, "{u}");
+                } else {
+                    let doc = saphyr_document(v)?;
+                    out.push_str(doc.strip_suffix('\n').unwrap_or(&doc));
+                }
+            }
+            Value::String(s) => self.value(out, s)?,
+            Value::Array(_) => out.push_str("[]"),
+            Value::Object(_) => out.push_str("{}"),
+        }
+        Ok(())
+    }
+}
+
+fn indent(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > SPACES.len() {
+        out.push_str(SPACES);
+        n -= SPACES.len();
+    }
+    out.push_str(&SPACES[..n]);
+}
+
+/// A non-empty mapping whose keys sit at column `col`; with `inline`, the first key continues the
+/// current line (after `- `).
+fn write_map<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    m: &'v Map<String, Value>,
+    col: usize,
+    inline: bool,
+) -> Result<(), String> {
+    for (i, (k, v)) in m.iter().enumerate() {
+        if i > 0 || !inline {
+            indent(out, col);
+        }
+        sc.key(out, k)?;
+        out.push(':');
+        match v {
+            Value::Object(c) if !c.is_empty() => {
+                out.push('\n');
+                write_map(out, sc, c, col + 2, false)?;
+            }
+            Value::Array(a) if !a.is_empty() => {
+                out.push('\n');
+                write_seq(out, sc, a, col, false)?;
+            }
+            _ => {
+                out.push(' ');
+                sc.scalar(out, v)?;
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A non-empty sequence whose dashes sit at column `col`; with `inline`, the first dash continues
+/// the current line.
+fn write_seq<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    a: &'v [Value],
+    col: usize,
+    inline: bool,
+) -> Result<(), String> {
+    for (i, v) in a.iter().enumerate() {
+        if i > 0 || !inline {
+            indent(out, col);
+        }
+        out.push_str("- ");
+        match v {
+            Value::Object(c) if !c.is_empty() => write_map(out, sc, c, col + 2, true)?,
+            Value::Array(s) if !s.is_empty() => write_seq(out, sc, s, col + 2, true)?,
+            _ => {
+                sc.scalar(out, v)?;
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_document<'v>(out: &mut String, sc: &mut Scalars<'v>, v: &'v Value) -> Result<(), String> {
+    match v {
+        Value::Object(m) if !m.is_empty() => write_map(out, sc, m, 0, false),
+        Value::Array(a) if !a.is_empty() => write_seq(out, sc, a, 0, false),
+        _ => {
+            sc.scalar(out, v)?;
+            out.push('\n');
+            Ok(())
+        }
+    }
+}
+
+/// One YAML document for `v`, ending with a newline: the same text as serde-saphyr's serializer
+/// with `prefer_block_scalars: false` (used by `compute`, `--out-dir` files and `diff`).
+pub fn yaml_document(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    write_document(&mut out, &mut Scalars::default(), v)?;
+    Ok(out)
+}
 
 /// `---`-separated YAML documents; empty string for no objects.
 pub fn yaml(objects: &[Value]) -> Result<String, String> {
     let mut out = String::new();
+    let mut sc = Scalars::default();
     for (i, o) in objects.iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
-        let opts = serde_saphyr::ser_options! { prefer_block_scalars: false };
-        let s = serde_saphyr::to_string_with_options(o, opts).map_err(|e| e.to_string())?;
-        out.push_str(&s);
-        if !s.ends_with('\n') {
-            out.push('\n');
-        }
+        write_document(&mut out, &mut sc, o)?;
     }
     Ok(out)
 }
@@ -31,6 +238,7 @@ pub fn json_list(objects: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn documents_are_separated_and_ambiguous_scalars_quoted() {
@@ -53,5 +261,161 @@ mod tests {
         assert_eq!(back, objs);
         assert!(json_list(&objs).starts_with("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\""));
         assert_eq!(yaml(&[]).unwrap(), "");
+    }
+
+    /// Strings that YAML may read as something else, or that need quoting or escaping.
+    const NASTY: &[&str] = &[
+        "",
+        " ",
+        " x",
+        "x ",
+        "-",
+        "- x",
+        "-x",
+        "?",
+        "? x",
+        ":",
+        "a:",
+        "a: b",
+        "a:b",
+        "#",
+        "a #b",
+        "a#b",
+        "yes",
+        "Yes",
+        "NO",
+        "y",
+        "N",
+        "on",
+        "OFF",
+        "true",
+        "False",
+        "null",
+        "NULL",
+        "~",
+        "nan",
+        ".nan",
+        "inf",
+        "-.inf",
+        "0755",
+        "0x1F",
+        "0o17",
+        "0b101",
+        "1e3",
+        "1_000",
+        "1:30",
+        "2024-01-01",
+        "2001-12-14t21:59:43.10-05:00",
+        "12",
+        "-3",
+        "+4",
+        "3.",
+        ".5",
+        "*.x",
+        "&a",
+        "!tag",
+        "|",
+        ">",
+        "'q'",
+        "\"q\"",
+        "%x",
+        "@x",
+        "`x",
+        "[a]",
+        "{a}",
+        "a,b",
+        "<<",
+        "=",
+        "---",
+        "...",
+        "--- x",
+        "line1\nline2",
+        "tab\tx",
+        "cr\rx",
+        "nul\u{0}",
+        "bell\u{7}",
+        "\u{feff}bom",
+        "é",
+        "日本語",
+        "emoji 🚀",
+        "\u{85}nel",
+        "\u{2028}",
+        "back\\slash",
+        "request.host == 'a.example.com'",
+        "kuadrant.io/managed",
+        "x-y_z.w/v",
+        "api.toystore.com",
+        "*",
+        "a\n",
+        "\n",
+        "a ",
+        "x:\n y",
+    ];
+
+    fn string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => proptest::sample::select(NASTY).prop_map(str::to_string),
+            2 => "[a-zA-Z0-9 ._/:#'\"*&!,\\-\\n]{0,12}",
+            1 => any::<String>(),
+            1 => (proptest::sample::select(NASTY), proptest::sample::select(NASTY))
+                .prop_map(|(a, b)| format!("{a}{b}")),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            string().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 48, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec((string(), inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn writer_matches_serde_saphyr(v in value()) {
+            prop_assert_eq!(yaml_document(&v).unwrap(), saphyr_document(&v).unwrap());
+        }
+
+        #[test]
+        fn documents_match_serde_saphyr(vs in proptest::collection::vec(value(), 0..4)) {
+            let mut want = String::new();
+            for (i, v) in vs.iter().enumerate() {
+                if i > 0 {
+                    want.push_str("---\n");
+                }
+                want.push_str(&saphyr_document(v).unwrap());
+            }
+            prop_assert_eq!(yaml(&vs).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn nasty_scalars_match_serde_saphyr() {
+        for s in NASTY {
+            let v = json!({ *s: [s, {*s: s}], "k": [[s], []], "e": {} });
+            assert_eq!(
+                yaml_document(&v).unwrap(),
+                saphyr_document(&v).unwrap(),
+                "{s:?}"
+            );
+            let v = json!(s);
+            assert_eq!(
+                yaml_document(&v).unwrap(),
+                saphyr_document(&v).unwrap(),
+                "{s:?}"
+            );
+        }
     }
 }
