@@ -5,7 +5,7 @@
 use super::names;
 use crate::model::{KuadrantVersion, Model};
 use crate::resolve::{Effective, PathEffective};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 pub const AUTH_SERVICE: &str = "auth-service";
 pub const RATELIMIT_SERVICE: &str = "ratelimit-service";
@@ -41,10 +41,12 @@ impl Action {
     /// The legacy JSON (keys in Go struct order; callers sort keys for output).
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
-        m.insert("service".into(), json!(self.service));
-        m.insert("scope".into(), json!(self.scope));
+        // Values built directly (`json!` would go through serde for each vector).
+        let strs = |v: &[String]| Value::Array(v.iter().cloned().map(Value::String).collect());
+        m.insert("service".into(), Value::String(self.service.to_string()));
+        m.insert("scope".into(), Value::String(self.scope.clone()));
         if !self.predicates.is_empty() {
-            m.insert("predicates".into(), json!(self.predicates));
+            m.insert("predicates".into(), strs(&self.predicates));
         }
         if !self.conditional_data.is_empty() {
             let cds: Vec<Value> = self
@@ -53,13 +55,20 @@ impl Action {
                 .map(|cd| {
                     let mut c = Map::new();
                     if !cd.predicates.is_empty() {
-                        c.insert("predicates".into(), json!(cd.predicates));
+                        c.insert("predicates".into(), strs(&cd.predicates));
                     }
                     if !cd.data.is_empty() {
                         let data: Vec<Value> = cd
                             .data
                             .iter()
-                            .map(|(k, v)| json!({"expression": {"key": k, "value": v}}))
+                            .map(|(k, v)| {
+                                let mut e = Map::new();
+                                e.insert("key".into(), Value::String(k.clone()));
+                                e.insert("value".into(), Value::String(v.clone()));
+                                let mut x = Map::new();
+                                x.insert("expression".into(), Value::Object(e));
+                                Value::Object(x)
+                            })
                             .collect();
                         c.insert("data".into(), Value::Array(data));
                     }
@@ -69,7 +78,7 @@ impl Action {
             m.insert("conditionalData".into(), Value::Array(cds));
         }
         if !self.sources.is_empty() {
-            m.insert("sources".into(), json!(self.sources));
+            m.insert("sources".into(), strs(&self.sources));
         }
         Value::Object(m)
     }

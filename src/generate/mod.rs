@@ -658,8 +658,14 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
             continue;
         }
         let actions_json: Vec<Value> = list.iter().map(|a| sort_keys(a.to_json())).collect();
-        for h in &hosts {
-            for (i, (preds, key)) in rule_matches(t, p, h).into_iter().enumerate() {
+        // Every action set of the path carries the same actions: clone them for all but the last
+        // set, which takes the original (most paths have a single set).
+        let matches: Vec<_> = hosts.iter().map(|h| rule_matches(t, p, h)).collect();
+        let n_sets: usize = matches.iter().map(Vec::len).sum();
+        let mut actions_json = Some(actions_json);
+        let mut made = 0;
+        for (h, rule_matches) in hosts.iter().zip(matches) {
+            for (i, (preds, key)) in rule_matches.into_iter().enumerate() {
                 // Built in sorted key order, so the final key sort only checks it.
                 let mut rrc = Map::new();
                 rrc.insert(
@@ -673,7 +679,13 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                     );
                 }
                 let mut set = Map::new();
-                set.insert("actions".into(), Value::Array(actions_json.clone()));
+                made += 1;
+                let actions = if made == n_sets {
+                    actions_json.take().unwrap_or_default()
+                } else {
+                    actions_json.clone().unwrap_or_default()
+                };
+                set.insert("actions".into(), Value::Array(actions));
                 set.insert(
                     "name".into(),
                     Value::String(names::action_set_name(&p.id, i, h)),
