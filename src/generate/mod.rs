@@ -46,7 +46,7 @@ use actions::{
 use cluster::Endpoint;
 use predicates::SortKey;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
 pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
@@ -545,6 +545,9 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let mut auth_configs: BTreeMap<String, Value> = BTreeMap::new();
     let mut cel_memo = CelMemo::default();
+    // Encoded AuthConfig specs by the effective AuthPolicy's policies, then its rules.
+    type AuthRules<'e> = Vec<(&'e str, &'e Value)>;
+    let mut auth_specs: HashMap<&[usize], Vec<(AuthRules<'_>, Value)>> = HashMap::new();
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -603,11 +606,14 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         // AuthConfigs: valid paths with an effective AuthPolicy.
         if valid && let Some(a) = &pe.auth {
             let name = names::auth_config_name(&p.id);
-            let rules = a.rules.values().filter_map(|r| match &r.value {
-                RuleValue::Auth(v) => Some((r.key.as_str(), v)),
-                _ => None,
-            });
-            let sections = authconfig::AuthSections::from_rules(rules);
+            let rules: Vec<(&str, &Value)> = a
+                .rules
+                .values()
+                .filter_map(|r| match &r.value {
+                    RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                    _ => None,
+                })
+                .collect();
             let rule_kind = r.spec.kind.rule_kind();
             let route_locator = crate::model::Locator::object(
                 r.spec.kind.kind(),
@@ -629,7 +635,23 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 },
                 "spec": null,
             });
-            obj["spec"] = authconfig::spec(&name, &sections);
+            // The spec depends on the path only through `hosts`: encode it once per distinct
+            // effective AuthPolicy (same policies and, checked, the same rules), then clone it.
+            let known = auth_specs.entry(a.policies.as_slice()).or_default();
+            let spec = match known.iter().find(|(r, _)| *r == rules) {
+                Some((_, spec)) => {
+                    let mut spec = spec.clone();
+                    spec["hosts"] = Value::from(vec![name.clone()]);
+                    spec
+                }
+                None => {
+                    let sections = authconfig::AuthSections::from_rules(rules.iter().copied());
+                    let spec = authconfig::spec(&name, &sections);
+                    known.push((rules, spec.clone()));
+                    spec
+                }
+            };
+            obj["spec"] = spec;
             auth_configs.insert(name, obj);
         }
 
