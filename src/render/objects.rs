@@ -21,7 +21,7 @@ fn saphyr_document(v: &Value) -> Result<String, String> {
     serde_saphyr::to_string_with_options(v, saphyr_options()).map_err(|e| e.to_string())
 }
 
-/// Bytes allowed after the first one in a [`certainly_plain`] string.
+/// Bytes allowed after the first one in a [`certainly_plain`] key.
 const PLAIN_BYTES: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
@@ -33,9 +33,9 @@ const PLAIN_BYTES: [bool; 256] = {
     t
 };
 
-/// A string that serde-saphyr writes as it is, as a value and as a key: an ASCII letter, then
-/// letters, digits, `.`, `_`, `/` and `-` only, and none of the words YAML 1.1 / 1.2 resolve to
-/// something other than a string. Conservative on purpose: anything else asks serde-saphyr.
+/// A key that serde-saphyr writes as it is: an ASCII letter, then letters, digits, `.`, `_`, `/`
+/// and `-` only, and none of the words YAML 1.1 / 1.2 resolve to something other than a string.
+/// Conservative on purpose: anything else asks serde-saphyr.
 fn certainly_plain(s: &str) -> bool {
     let b = s.as_bytes();
     let Some(first) = b.first() else {
@@ -44,13 +44,42 @@ fn certainly_plain(s: &str) -> bool {
     if !first.is_ascii_alphabetic() || !b.iter().all(|&c| PLAIN_BYTES[c as usize]) {
         return false;
     }
-    if b.len() > 5 {
+    not_a_word(s)
+}
+
+/// Not one of the letter-only spellings YAML reads as a boolean, null or float.
+fn not_a_word(s: &str) -> bool {
+    if s.len() > 5 {
         return true;
     }
     const WORDS: [&str; 11] = [
         "null", "true", "false", "yes", "no", "y", "n", "on", "off", "nan", "inf",
     ];
     !WORDS.iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// A value that serde-saphyr writes as it is (values may hold more than keys), conservatively:
+/// - an ASCII letter, then printable ASCII without `#`, no `: `, not ending in `:` or a space, and
+///   not one of the YAML words (text starting with a letter is no number, date or indicator);
+/// - or lowercase hexadecimal-like text (a digit, then `0-9a-z` only, no `0x`/`0o`/`0b` radix
+///   prefix) holding a letter other than `e`, so not a number (hashes in generated names).
+fn certainly_plain_value(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if first.is_ascii_alphabetic() {
+        return b.iter().all(|&c| (0x20..0x7f).contains(&c) && c != b'#')
+            && !s.contains(": ")
+            && !s.ends_with([':', ' '])
+            && not_a_word(s);
+    }
+    first.is_ascii_digit()
+        && b.len() > 1
+        && !matches!(b[1], b'x' | b'o' | b'b')
+        && b.iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+        && b.iter().any(|&c| c.is_ascii_lowercase() && c != b'e')
 }
 
 /// Scalar texts serde-saphyr produced, by (position, string), for one rendering call.
@@ -62,7 +91,7 @@ struct Scalars<'v> {
 
 impl<'v> Scalars<'v> {
     fn value(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
-        if certainly_plain(s) {
+        if certainly_plain_value(s) {
             out.push_str(s);
             return Ok(());
         }
@@ -350,6 +379,31 @@ mod tests {
         "\n",
         "a ",
         "x:\n y",
+        "0e5",
+        "1e",
+        "12ab",
+        "0b1a",
+        "0x1g",
+        "0o7z",
+        "1ee3",
+        "3f2b",
+        "06247070a5",
+        "2024a",
+        "a:b",
+        "a:b:",
+        "a:",
+        "x(y)",
+        "a 'b'",
+        "ab #c",
+        "ab# c",
+        "a\"b",
+        "a{b}",
+        "a [b]",
+        "a,b c",
+        "a*b",
+        "Yes x",
+        "on ",
+        "y:z",
     ];
 
     fn string() -> impl Strategy<Value = String> {
