@@ -1,18 +1,7 @@
 //! Action-set hostnames (outputs.md §1.3): the route hostnames that are a *subset* of the listener
 //! hostname, in route order — a filter, not a Gateway API intersection.
 
-/// The operator's `SubsetOf` (`internal/utils/hostname.go`): whether `h` is covered by `o`.
-pub fn subset_of(h: &str, o: &str) -> bool {
-    let hw = h.starts_with('*');
-    let ow = o.starts_with('*');
-    match (hw, ow) {
-        // Slices: both start with the one-byte '*', so 1 is a char boundary.
-        (true, true) => h.len() >= o.len() && h[1..].ends_with(&o[1..]),
-        (true, false) => false,
-        (false, true) => h.ends_with(&o[1..]),
-        (false, false) => h == o,
-    }
-}
+pub use crate::model::hostname_subset_of as subset_of;
 
 /// The hostnames of the action sets of a path: `[listener or "*"]` when the route has none, else the
 /// route hostnames that are a subset of the listener hostname, in route order. Empty means the path is
@@ -48,29 +37,6 @@ pub fn more_specific(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn g4_subset_table() {
-        let t = [
-            ("foo.com", "foo.com", true),
-            ("foo.com", "bar.com", false),
-            ("*.com", "foo.com", false),
-            ("foo.com", "*.com", true),
-            ("*.foo.com", "foo.com", false),
-            ("foo.com", "*.foo.com", false),
-            ("*", "*.com", false),
-            ("*.com", "*", true),
-            ("*.com", "*.org", false),
-            ("*.foo.com", "*.bar.foo.com", false),
-            ("*.foo.com", "*.baz.foo.com", false),
-            ("", "", true),
-            ("", "foo.com", false),
-            ("*.foo.*.com", "*.foo.*.com", true),
-        ];
-        for (a, b, want) in t {
-            assert_eq!(subset_of(a, b), want, "{a} ⊆ {b}");
-        }
-    }
 
     #[test]
     fn g4_selection() {
