@@ -1,14 +1,14 @@
 //! Settings: the `.policyctl.yaml` file that gives defaults to the command-line flags.
 //!
 //! Owns finding the file (searching upward from a directory the caller names), parsing it with spans
-//! (serde-saphyr) and validating every key, so that an unknown key (`PCTL4001`) or a bad value
+//! (through `load`'s YAML reader) and validating every key, so that an unknown key (`PCTL4001`) or a bad value
 //! (`PCTL4002`) points at the exact place in the file. Must not read the environment, the current
 //! directory or flags: the CLI decides precedence (flag, then environment, then this file, then the
 //! built-in default).
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::model::KuadrantVersion;
-use crate::source::{SourceId, SourceMap, Span};
+use crate::model::{KuadrantVersion, Sp};
+use crate::source::SourceMap;
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use std::path::{Path, PathBuf};
@@ -111,35 +111,13 @@ pub fn parse(name: &str, text: &str) -> Loaded {
     let source = sources.add(name, text);
     let mut diagnostics = Diagnostics::new();
     let mut settings = Settings::default();
-    match serde_saphyr::from_str_with_options::<Entries>(text, options()) {
+    match crate::load::parse_small::<Entries>(source, text, MAX_SIZE as usize) {
         Ok(Entries(entries)) => {
             for (key, value) in entries {
-                apply(&mut settings, &mut diagnostics, source, text, key, value);
+                apply(&mut settings, &mut diagnostics, text, key, value);
             }
         }
-        Err(e) => {
-            let span = e
-                .location()
-                .map(|l| {
-                    let s = l.span();
-                    // Scanner errors carry only a character offset: convert it.
-                    let offset = match s.byte_offset() {
-                        Some(b) => b as usize,
-                        None => text
-                            .char_indices()
-                            .nth(s.offset() as usize)
-                            .map(|(b, _)| b)
-                            .unwrap_or(text.len()),
-                    };
-                    Span::new(source, offset.min(text.len()), 0)
-                })
-                .unwrap_or(Span::new(source, 0, 0));
-            let message = e.without_snippet().to_string();
-            let message = match message.rfind(" at line ") {
-                // Slice: `rfind` returns a char boundary of `message`.
-                Some(i) => message[..i].trim_end().to_string(),
-                None => message,
-            };
+        Err((span, message)) => {
             diagnostics.push(
                 Diagnostic::new(
                     Code::ConfigInvalid,
@@ -161,26 +139,11 @@ pub fn parse(name: &str, text: &str) -> Loaded {
     }
 }
 
-fn options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        budget: serde_saphyr::budget! {
-            max_documents: 1,
-            max_nodes: 10_000,
-            max_events: 100_000,
-            max_depth: 8,
-            max_aliases: 100,
-            max_anchors: 100,
-            max_total_scalar_bytes: MAX_SIZE as usize,
-        },
-        with_snippet: false,
-    }
-}
-
 /// A scalar, list or mapping as written, with where it was written.
-type Value = serde_saphyr::Spanned<serde_json::Value>;
+type Value = Sp<serde_json::Value>;
 
 /// The top-level mapping, in file order. An empty document is an empty mapping.
-struct Entries(Vec<(serde_saphyr::Spanned<String>, Value)>);
+struct Entries(Vec<(Sp<String>, Value)>);
 
 impl<'de> Deserialize<'de> for Entries {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -198,7 +161,7 @@ impl<'de> Deserialize<'de> for Entries {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
                 let mut out = Vec::new();
-                while let Some(k) = map.next_key::<serde_saphyr::Spanned<String>>()? {
+                while let Some(k) = map.next_key::<Sp<String>>()? {
                     let v = map.next_value::<Value>()?;
                     out.push((k, v));
                 }
@@ -209,23 +172,15 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
-fn span_of(source: SourceId, text: &str, loc: &serde_saphyr::Location) -> Span {
-    let s = loc.span();
-    let offset = (s.byte_offset().unwrap_or(0) as usize).min(text.len());
-    let len = (s.byte_len().unwrap_or(0) as usize).min(text.len() - offset);
-    Span::new(source, offset, len)
-}
-
 fn apply(
     settings: &mut Settings,
     diags: &mut Diagnostics,
-    source: SourceId,
     text: &str,
-    key: serde_saphyr::Spanned<String>,
+    key: Sp<String>,
     value: Value,
 ) {
-    let key_span = span_of(source, text, &key.referenced);
-    let at = span_of(source, text, &value.referenced);
+    let key_span = key.span;
+    let at = value.span;
     // The value as written (so `kuadrantVersion: 1.5`, a YAML float, reads as "1.5").
     let written = text
         .get(at.offset..at.offset + at.len)

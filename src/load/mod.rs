@@ -9,6 +9,8 @@ mod document;
 mod split;
 mod yaml;
 
+pub(crate) use yaml::parse_small;
+
 pub use document::{RawDocument, RawSpec, RawStatus};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};

@@ -75,9 +75,9 @@ pub fn parse_document(
     .map_err(|e| classify(source, base, text, &e))
 }
 
-fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) -> ParseError {
-    let span = e
-        .location()
+/// Byte offset and length (within `text`) of where a parse error was found; (0, 0) when unknown.
+fn error_position(text: &str, e: &serde_saphyr::Error) -> (usize, usize) {
+    e.location()
         .map(|l| {
             let s = l.span();
             let off = match s.byte_offset() {
@@ -89,13 +89,18 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
                     .map(|(b, _)| b)
                     .unwrap_or(text.len()),
             };
-            Span::new(
-                source,
-                base + off.min(text.len()),
-                s.byte_len().unwrap_or(0) as usize,
+            let off = off.min(text.len());
+            (
+                off,
+                (s.byte_len().unwrap_or(0) as usize).min(text.len() - off),
             )
         })
-        .unwrap_or(Span::new(source, base, 0));
+        .unwrap_or((0, 0))
+}
+
+fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) -> ParseError {
+    let (off, len) = error_position(text, e);
+    let span = Span::new(source, base + off, len);
     let message = e.without_snippet().to_string();
     let message = strip_location_suffix(&message).to_string();
     let lower = message.to_lowercase();
@@ -228,5 +233,35 @@ pub fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
             .map(|l| format!(" (line {} of the document)", l.line()))
             .unwrap_or_default();
         format!("{}{p}", strip_location_suffix(&m))
+    })
+}
+
+/// Parse a small standalone document (the settings file) into `T`, whose [`Sp`] fields get spans in
+/// `source`. Budgets suit a file of a few lines. On failure: the error's span and message.
+pub fn parse_small<T: serde::de::DeserializeOwned>(
+    source: SourceId,
+    text: &str,
+    max_bytes: usize,
+) -> Result<T, (Span, String)> {
+    BASE.with(|b| b.set((source, 0)));
+    let opts = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_documents: 1,
+            max_nodes: 10_000,
+            max_events: 100_000,
+            max_depth: 8,
+            max_aliases: 100,
+            max_anchors: 100,
+            max_total_scalar_bytes: max_bytes,
+        },
+        with_snippet: false,
+    };
+    serde_saphyr::from_str_with_options(text, opts).map_err(|e| {
+        let (off, len) = error_position(text, &e);
+        let m = e.without_snippet().to_string();
+        (
+            Span::new(source, off, len),
+            strip_location_suffix(&m).to_string(),
+        )
     })
 }

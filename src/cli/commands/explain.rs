@@ -66,7 +66,8 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let text = match a.output {
         ExplainFormat::Text => policyctl::render::explain::text(&e),
         ExplainFormat::Yaml => {
-            serde_saphyr::to_string(&e).map_err(|e| CliError::Io(e.to_string()))?
+            let v = serde_json::to_value(&e).map_err(|e| CliError::Io(e.to_string()))?;
+            policyctl::render::objects::yaml_document(&v).map_err(CliError::Io)?
         }
         ExplainFormat::Json => {
             let mut s =

@@ -123,14 +123,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 text.push('\n');
                 ui.out(&text)?;
             } else {
-                let mut text = String::new();
-                for v in &items {
-                    text.push_str("---\n");
-                    text.push_str(
-                        &serde_saphyr::to_string(v).map_err(|e| CliError::Io(e.to_string()))?,
-                    );
-                }
-                ui.out(&text)?;
+                ui.out(&policyctl::render::objects::yaml(&items).map_err(CliError::Io)?)?;
             }
         }
     }
