@@ -2,30 +2,14 @@
 //! compared with `testdata/cases/<case>/explain.txt`. Rewrite the expected files after a deliberate
 //! change with `UPDATE_EXPECT=1 cargo test --test explain` (never under `CI=true`), then review the diff.
 
+mod common;
+use common::{cases, version_of};
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::{KuadrantVersion, PolicyKind};
 use policyctl::resolve::explain::{self, DecidedBy, Explanation};
 use policyctl::resolve::merge::LossReason;
 use policyctl::topology::Topology;
-use std::path::{Path, PathBuf};
-
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("input.yaml").exists())
-        .collect();
-    v.sort();
-    v
-}
-
-fn version_of(case: &Path) -> KuadrantVersion {
-    std::fs::read_to_string(case.join("version"))
-        .ok()
-        .and_then(|s| KuadrantVersion::parse(s.trim()))
-        .unwrap_or_default()
-}
+use std::path::Path;
 
 fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
     load(

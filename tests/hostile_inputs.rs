@@ -3,6 +3,8 @@
 //! `tests/hostile/limits.sh` runs the same corpus against the release binary with time and memory
 //! bounds.
 
+mod common;
+use common::found;
 use policyctl::diag::Code;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
@@ -16,24 +18,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn load_fixture(name: &str) -> Loaded {
     load(&[Input::Path(fixture(name))], &LoadOptions::default())
-}
-
-/// `CODE line:col` for every diagnostic, sorted.
-fn found(l: &Loaded) -> Vec<String> {
-    let mut v: Vec<String> = l
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let pos = d
-                .primary_span()
-                .and_then(|s| l.sources.position(s))
-                .map(|p| format!(" {}:{}", p.line, p.column))
-                .unwrap_or_default();
-            format!("{}{pos}", d.code.as_str())
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 fn lint_exit_code(path: &Path) -> i32 {

@@ -1,6 +1,8 @@
 //! Loading and validation: every fixture in testdata/invalid/schema declares the diagnostics it must
 //! produce (`# expect: CODE line:col`), and hostile inputs end in a diagnostic, never a panic.
 
+mod common;
+use common::found;
 use policyctl::diag::Code;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
@@ -18,24 +20,6 @@ fn load_text(name: &str, text: &[u8]) -> Loaded {
         }],
         &LoadOptions::default(),
     )
-}
-
-/// `CODE line:col` for every diagnostic, sorted.
-fn found(l: &Loaded) -> Vec<String> {
-    let mut v: Vec<String> = l
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let pos = d
-                .primary_span()
-                .and_then(|s| l.sources.position(s))
-                .map(|p| format!(" {}:{}", p.line, p.column))
-                .unwrap_or_default();
-            format!("{}{pos}", d.code.as_str())
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 fn codes(l: &Loaded) -> Vec<Code> {

@@ -5,6 +5,8 @@
 //! diff; with `CI=true` nothing is ever rewritten (a stale file fails the run). A case directory may hold
 //! a `version` file (`1.4` or `1.5`; default `1.4`).
 
+mod common;
+use common::{cases, version_of};
 use policyctl::diag::Diagnostics;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::KuadrantVersion;
@@ -13,25 +15,7 @@ use policyctl::resolve::status::{PolicyStatus, StatusOptions};
 use policyctl::topology::Topology;
 use proptest::prelude::*;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
-
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("input.yaml").exists())
-        .collect();
-    v.sort();
-    v
-}
-
-fn version_of(case: &Path) -> KuadrantVersion {
-    std::fs::read_to_string(case.join("version"))
-        .ok()
-        .and_then(|s| KuadrantVersion::parse(s.trim()))
-        .unwrap_or_default()
-}
+use std::path::Path;
 
 fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
     let inputs: Vec<Input> = docs

@@ -1,0 +1,44 @@
+//! Helpers shared by the integration tests (each test file includes the module with `mod common;`).
+#![allow(dead_code)]
+
+use policyctl::load::Loaded;
+use policyctl::model::KuadrantVersion;
+use std::path::{Path, PathBuf};
+
+/// The scenario folders under testdata/cases (each has an `input.yaml`), sorted.
+pub fn cases() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("input.yaml").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The operator version a case asks for in its optional `version` file (default 1.4).
+pub fn version_of(case: &Path) -> KuadrantVersion {
+    std::fs::read_to_string(case.join("version"))
+        .ok()
+        .and_then(|s| KuadrantVersion::parse(s.trim()))
+        .unwrap_or_default()
+}
+
+/// `CODE line:col` for every diagnostic, sorted.
+pub fn found(l: &Loaded) -> Vec<String> {
+    let mut v: Vec<String> = l
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let pos = d
+                .primary_span()
+                .and_then(|s| l.sources.position(s))
+                .map(|p| format!(" {}:{}", p.line, p.column))
+                .unwrap_or_default();
+            format!("{}{pos}", d.code.as_str())
+        })
+        .collect();
+    v.sort();
+    v
+}
