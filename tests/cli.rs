@@ -243,3 +243,35 @@ fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
         .code(0)
         .stdout(predicate::str::contains(format!("sha256: {sha}")));
 }
+
+#[test]
+fn helm_source_comments_name_the_template_in_diagnostics() {
+    let rendered = [
+        "---",
+        "# Source: toystore/templates/gateway.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1",
+        "kind: GatewayClass",
+        "metadata: {name: istio}",
+        "spec: {controllerName: istio.io/gateway-controller}",
+        "---",
+        "# Source: toystore/templates/rlp.yaml",
+        "apiVersion: kuadrant.io/v1",
+        "kind: RateLimitPolicy",
+        "metadata:",
+        "  name: rlp",
+        "spec:",
+        "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}",
+        "  limits:",
+        "    l: {rates: [{limit: 1, window: 1d}]}",
+        "",
+    ]
+    .join("\n");
+    policyctl()
+        .args(["lint", "-f", "-", "-q"])
+        .write_stdin(rendered)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "toystore/templates/rlp.yaml:8:36: error[PCTL1009]",
+        ));
+}

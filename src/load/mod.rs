@@ -66,14 +66,33 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
-    // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
-    let docs: Vec<(SourceId, usize, &str)> = texts
+    // Documents rendered by `helm template` start with `# Source: <template>`: such a document becomes
+    // its own source named after the template, so diagnostics name the template and its line.
+    let mut chunks: Vec<(SourceId, std::sync::Arc<str>, usize, usize)> = Vec::new();
+    for (id, text) in &texts {
+        for c in split::documents(text) {
+            // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
+            let doc = &text[c.offset..c.offset + c.len];
+            match helm_source(doc) {
+                Some((template, body_start)) => {
+                    let body = &doc[body_start..];
+                    let hid = out.sources.add(template, body);
+                    let body = out
+                        .sources
+                        .get(hid)
+                        .map(|f| f.text.clone())
+                        .unwrap_or_default();
+                    let len = body.len();
+                    chunks.push((hid, body, 0, len));
+                }
+                None => chunks.push((*id, text.clone(), c.offset, c.len)),
+            }
+        }
+    }
+    // Slice: every (offset, len) above lies within its text.
+    let docs: Vec<(SourceId, usize, &str)> = chunks
         .iter()
-        .flat_map(|(id, text)| {
-            split::documents(text)
-                .into_iter()
-                .map(move |c| (*id, c.offset, &text[c.offset..c.offset + c.len]))
-        })
+        .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
     // Parsing is independent per document and dominates loading: parse in parallel, then validate
     // and number the objects in input order.
@@ -93,6 +112,24 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     }
     out.model = assemble(validated, &mut out.diagnostics);
     out
+}
+
+/// `# Source: <path>` among a document's leading comment lines (helm's marker): the template name and
+/// the byte offset where the document's text after that line starts.
+fn helm_source(doc: &str) -> Option<(String, usize)> {
+    let mut off = 0;
+    for line in doc.split_inclusive('\n') {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("# Source:") {
+            let name = name.trim();
+            return (!name.is_empty()).then(|| (name.to_string(), off + line.len()));
+        }
+        if !(t.is_empty() || t.starts_with('#') || t == "---") {
+            return None;
+        }
+        off += line.len();
+    }
+    None
 }
 
 /// Read every input into the source map (files in discovery order), recording the file names;
