@@ -6,7 +6,10 @@
 
 use policyctl::diag::Severity;
 use policyctl::generate::GenerateOptions;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
+mod common;
+use common::load_docs;
+use policyctl::load::Loaded;
+use policyctl::model::KuadrantVersion;
 use policyctl::pipeline::{Analysis, analyze};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
@@ -379,18 +382,6 @@ fn outputs(dir: &Path, cwd: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn load_docs(docs: &[String]) -> Loaded {
-    let inputs: Vec<Input> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Input::Text {
-            name: format!("doc-{i}.yaml"),
-            bytes: d.as_bytes().to_vec(),
-        })
-        .collect();
-    load(&inputs, &LoadOptions::default())
-}
-
 fn run(l: &Loaded) -> Analysis<'_> {
     analyze(
         &l.model,
@@ -468,7 +459,7 @@ proptest! {
     /// The YAML `compute` prints parses back to exactly the generated objects.
     #[test]
     fn compute_yaml_round_trips(docs in any_estate()) {
-        let l = load_docs(&docs);
+        let l = load_docs(&docs, KuadrantVersion::V1_4);
         let a = run(&l);
         let text = policyctl::render::objects::yaml(&a.generated.objects).unwrap();
         let back: Vec<serde_json::Value> = if text.is_empty() {
@@ -486,7 +477,7 @@ proptest! {
     #[test]
     fn random_valid_estates_have_no_errors(e in estate()) {
         let docs = documents(&e);
-        let l = load_docs(&docs);
+        let l = load_docs(&docs, KuadrantVersion::V1_4);
         let a = run(&l);
         let errors: Vec<String> = a
             .diagnostics
@@ -545,7 +536,7 @@ fn generator_produces_every_target_kind() {
     };
     let docs = documents(&e);
     assert_eq!(docs.len(), 6);
-    let l = load_docs(&docs);
+    let l = load_docs(&docs, KuadrantVersion::V1_4);
     assert_eq!(l.model.policies.len(), 3, "{:?}", l.diagnostics);
     let a = run(&l);
     assert!(!a.generated.objects.is_empty());

@@ -6,9 +6,9 @@
 //! a `version` file (`1.4` or `1.5`; default `1.4`).
 
 mod common;
-use common::{cases, version_of};
+use common::{cases, load_docs, version_of};
 use policyctl::diag::Diagnostics;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
+use policyctl::load::Loaded;
 use policyctl::model::KuadrantVersion;
 use policyctl::resolve;
 use policyctl::resolve::status::{PolicyStatus, StatusOptions};
@@ -16,24 +16,6 @@ use policyctl::topology::Topology;
 use proptest::prelude::*;
 use std::fmt::Write;
 use std::path::Path;
-
-fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
-    let inputs: Vec<Input> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Input::Text {
-            name: format!("doc-{i}.yaml"),
-            bytes: d.as_bytes().to_vec(),
-        })
-        .collect();
-    load(
-        &inputs,
-        &LoadOptions {
-            default_namespace: "default".into(),
-            version,
-        },
-    )
-}
 
 fn split_docs(text: &str) -> Vec<String> {
     text.split("\n---\n").map(|s| s.to_string()).collect()

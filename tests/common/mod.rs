@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests (each test file includes the module with `mod common;`).
 #![allow(dead_code)]
 
-use policyctl::load::Loaded;
+use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::KuadrantVersion;
 use std::path::{Path, PathBuf};
 
@@ -41,4 +41,23 @@ pub fn found(l: &Loaded) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Load documents as separate stdin-like inputs `doc-<i>.yaml` (namespace `default`).
+pub fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
+    let inputs: Vec<Input> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Input::Text {
+            name: format!("doc-{i}.yaml"),
+            bytes: d.as_bytes().to_vec(),
+        })
+        .collect();
+    load(
+        &inputs,
+        &LoadOptions {
+            default_namespace: "default".into(),
+            version,
+        },
+    )
 }
