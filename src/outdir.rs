@@ -109,6 +109,15 @@ fn display(v: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a file's first bytes are policyctl's marker (foreign files are not read further).
+fn starts_with_marker(p: &Path) -> bool {
+    use std::io::Read;
+    let mut buf = vec![0u8; MARKER.len()];
+    std::fs::File::open(p)
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .is_ok_and(|()| buf == MARKER.as_bytes())
+}
+
 /// Compare the desired objects with the folder's content. The folder may not exist yet.
 pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
     let mut want: BTreeMap<String, (&Value, String)> = BTreeMap::new();
@@ -130,9 +139,12 @@ pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
                 continue;
             }
             // Only the first line decides ownership; read the whole file only if it is ours.
-            let text = std::fs::read_to_string(&p).ok();
-            let ours = text.as_deref().is_some_and(|t| t.starts_with(MARKER));
-            existing.insert(fname, if ours { text } else { None });
+            let text = if starts_with_marker(&p) {
+                std::fs::read_to_string(&p).ok()
+            } else {
+                None
+            };
+            existing.insert(fname, text);
         }
     }
     let mut steps = Vec::new();
