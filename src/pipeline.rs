@@ -74,12 +74,7 @@ fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<D
     let carriers = generated
         .objects
         .iter()
-        .filter(|o| {
-            o.get("kind").and_then(|k| k.as_str()) == Some("EnvoyFilter")
-                && o.pointer("/metadata/labels/kuadrant.io~1wasm")
-                    .and_then(|v| v.as_str())
-                    == Some("true")
-        })
+        .filter(|o| o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true"))
         .count();
     (carriers > 0).then(|| {
         Diagnostic::new(

@@ -2,9 +2,10 @@
 //! the manifests under `testdata/golden/<case>/input.yaml`. Field-by-field comparisons; hashes exact.
 //! (G1–G4 and the predicate/comparator tables are unit tests in `src/generate/`; G11 is main-only.)
 
-use policyctl::generate::{self, GenerateOptions, Generated};
+use policyctl::generate::{self, GenerateOptions, Generated, object};
 use policyctl::load::{Input, LoadOptions, load};
 use policyctl::model::{KuadrantVersion, PolicyKind};
+use policyctl::render;
 use policyctl::topology::Topology;
 use serde_json::{Value, json};
 
@@ -12,10 +13,12 @@ const V14: KuadrantVersion = KuadrantVersion::V1_4;
 const V15: KuadrantVersion = KuadrantVersion::V1_5;
 
 fn run(case: &str, version: KuadrantVersion) -> Generated {
-    let path = format!(
-        "{}/testdata/golden/{case}/input.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    run_path(&format!("golden/{case}/input.yaml"), version)
+}
+
+/// Generate from a file or folder under testdata/.
+fn run_path(case: &str, version: KuadrantVersion) -> Generated {
+    let path = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
     let loaded = load(
         &[Input::Path(path.into())],
         &LoadOptions {
@@ -30,25 +33,32 @@ fn run(case: &str, version: KuadrantVersion) -> Generated {
     );
     let t = Topology::build(&loaded.model, version);
     let eff = policyctl::resolve::effective(&t);
-    generate::generate(
+    let g = generate::generate(
         &t,
         &eff,
         &GenerateOptions {
             version,
             ..GenerateOptions::default()
         },
-    )
+    );
+    // The typed writer and the tree writer give the same text.
+    assert_eq!(
+        render::objects::yaml_objects(&g.objects).unwrap(),
+        render::objects::yaml(&object::values(&g.objects)).unwrap(),
+        "{case}"
+    );
+    g
 }
 
-fn object<'a>(g: &'a Generated, kind: &str, name: &str) -> &'a Value {
-    g.objects
-        .iter()
+fn object(g: &Generated, kind: &str, name: &str) -> Value {
+    object::values(&g.objects)
+        .into_iter()
         .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
         .unwrap_or_else(|| panic!("no {kind} {name} in {:#?}", names(g)))
 }
 
 fn names(g: &Generated) -> Vec<String> {
-    g.objects
+    object::values(&g.objects)
         .iter()
         .map(|o| {
             format!(
@@ -588,7 +598,7 @@ fn output_does_not_depend_on_input_order() {
         );
         let topo = Topology::build(&loaded.model, V14);
         let eff = policyctl::resolve::effective(&topo);
-        generate::generate(&topo, &eff, &GenerateOptions::default()).objects
+        object::values(&generate::generate(&topo, &eff, &GenerateOptions::default()).objects)
     };
     assert_eq!(gen_of(&text), gen_of(&reversed));
 }
@@ -651,4 +661,108 @@ fn compute_cli_yaml_json_and_filters() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("policyctl compute -f manifests/"));
+}
+
+/// outputs.md §3.4: on an Envoy Gateway class the wasm configuration goes into an
+/// `EnvoyExtensionPolicy` (the same configuration the Istio carrier holds, at both versions) and the
+/// clusters into `EnvoyPatchPolicy`s (JSONPatch, mTLS off); no Istio object is written.
+#[test]
+fn envoy_gateway_extension_and_patch_policies() {
+    for version in [V14, V15] {
+        let eg = run("envoy-gateway", version);
+        let istio = run_path("examples/toystore", version);
+        let kinds: Vec<String> = names(&eg);
+        assert_eq!(
+            kinds,
+            [
+                "EnvoyExtensionPolicy/kuadrant-prod-web",
+                "EnvoyPatchPolicy/kuadrant-ratelimiting-prod-web",
+                "EnvoyPatchPolicy/kuadrant-auth-prod-web",
+                "Limitador/limitador",
+            ]
+            .into_iter()
+            .map(String::from)
+            .chain(
+                names(&istio)
+                    .into_iter()
+                    .filter(|n| n.starts_with("AuthConfig/"))
+            )
+            .collect::<Vec<_>>(),
+            "{version:?}"
+        );
+
+        let eep = object(&eg, "EnvoyExtensionPolicy", "kuadrant-prod-web");
+        assert_eq!(eep["apiVersion"], "gateway.envoyproxy.io/v1alpha1");
+        assert_eq!(eep["metadata"]["namespace"], "gateway-system");
+        assert_eq!(
+            eep["metadata"]["labels"],
+            json!({"kuadrant.io/managed": "true"})
+        );
+        assert_eq!(
+            eep["spec"]["targetRefs"],
+            json!([{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "prod-web"}])
+        );
+        let wasm = eep["spec"]["wasm"].as_array().unwrap();
+        assert_eq!(wasm.len(), 1);
+        assert_eq!(wasm[0]["name"], "kuadrant-wasm-shim");
+        assert_eq!(wasm[0]["rootID"], "kuadrant_wasm_shim");
+        assert_eq!(wasm[0]["failOpen"], false);
+        assert_eq!(wasm[0]["code"]["type"], "Image");
+        let image = match version {
+            V14 => generate::WASM_IMAGE_1_4,
+            _ => generate::WASM_IMAGE_1_5,
+        };
+        assert_eq!(wasm[0]["code"]["image"], json!({"url": image}));
+        assert_eq!(
+            wasm[0]["config"],
+            plugin_config(&istio, "prod-web", version)
+        );
+        assert!(
+            !wasm[0]["config"]["actionSets"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+
+        for (name, label, cluster, host, port) in [
+            (
+                "kuadrant-ratelimiting-prod-web",
+                "kuadrant.io/ratelimit",
+                "kuadrant-ratelimit-service",
+                "limitador-limitador.kuadrant-system.svc.cluster.local",
+                8081,
+            ),
+            (
+                "kuadrant-auth-prod-web",
+                "kuadrant.io/auth",
+                "kuadrant-auth-service",
+                "authorino-authorino-authorization.kuadrant-system.svc.cluster.local",
+                50051,
+            ),
+        ] {
+            let epp = object(&eg, "EnvoyPatchPolicy", name);
+            assert_eq!(epp["apiVersion"], "gateway.envoyproxy.io/v1alpha1");
+            assert_eq!(epp["metadata"]["labels"][label], "true", "{name}");
+            assert_eq!(epp["spec"]["type"], "JSONPatch");
+            assert_eq!(
+                epp["spec"]["targetRef"],
+                json!({"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "prod-web"})
+            );
+            let patch = &epp["spec"]["jsonPatches"][0];
+            assert_eq!(
+                patch["type"],
+                "type.googleapis.com/envoy.config.cluster.v3.Cluster"
+            );
+            assert_eq!(patch["name"], cluster);
+            assert_eq!(patch["operation"]["op"], "add");
+            assert_eq!(patch["operation"]["path"], "");
+            let value = &patch["operation"]["value"];
+            assert_eq!(value["name"], cluster);
+            assert!(value.get("transport_socket").is_none(), "mTLS is off on EG");
+            let addr = &value["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]["address"]
+                ["socket_address"];
+            assert_eq!(addr["address"], host);
+            assert_eq!(addr["port_value"], port);
+        }
+    }
 }

@@ -5,7 +5,8 @@
 use super::names;
 use crate::model::{KuadrantVersion, Model};
 use crate::resolve::{Effective, PathEffective};
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 
 pub const AUTH_SERVICE: &str = "auth-service";
 pub const RATELIMIT_SERVICE: &str = "ratelimit-service";
@@ -37,50 +38,57 @@ impl Action {
                 || cd.data.iter().any(|(_, v)| v.contains("auth."))
         })
     }
+}
 
-    /// The legacy JSON (keys in Go struct order; callers sort keys for output).
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        // Values built directly (`json!` would go through serde for each vector).
-        let strs = |v: &[String]| Value::Array(v.iter().cloned().map(Value::String).collect());
-        m.insert("service".into(), Value::String(self.service.to_string()));
-        m.insert("scope".into(), Value::String(self.scope.clone()));
-        if !self.predicates.is_empty() {
-            m.insert("predicates".into(), strs(&self.predicates));
-        }
+/// The legacy JSON with keys sorted: `conditionalData`, `predicates`, `scope`, `service`, `sources`
+/// (empty lists omitted, as the operator's `omitempty`).
+impl Serialize for Action {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
         if !self.conditional_data.is_empty() {
-            let cds: Vec<Value> = self
-                .conditional_data
-                .iter()
-                .map(|cd| {
-                    let mut c = Map::new();
-                    if !cd.predicates.is_empty() {
-                        c.insert("predicates".into(), strs(&cd.predicates));
-                    }
-                    if !cd.data.is_empty() {
-                        let data: Vec<Value> = cd
-                            .data
-                            .iter()
-                            .map(|(k, v)| {
-                                let mut e = Map::new();
-                                e.insert("key".into(), Value::String(k.clone()));
-                                e.insert("value".into(), Value::String(v.clone()));
-                                let mut x = Map::new();
-                                x.insert("expression".into(), Value::Object(e));
-                                Value::Object(x)
-                            })
-                            .collect();
-                        c.insert("data".into(), Value::Array(data));
-                    }
-                    Value::Object(c)
-                })
-                .collect();
-            m.insert("conditionalData".into(), Value::Array(cds));
+            m.serialize_entry("conditionalData", &self.conditional_data)?;
         }
+        if !self.predicates.is_empty() {
+            m.serialize_entry("predicates", &self.predicates)?;
+        }
+        m.serialize_entry("scope", &self.scope)?;
+        m.serialize_entry("service", self.service)?;
         if !self.sources.is_empty() {
-            m.insert("sources".into(), strs(&self.sources));
+            m.serialize_entry("sources", &self.sources)?;
         }
-        Value::Object(m)
+        m.end()
+    }
+}
+
+/// `{"data": [{"expression": {"key": k, "value": v}}...], "predicates": [...]}`.
+impl Serialize for ConditionalData {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Expression<'a>(&'a str, &'a str);
+        impl Serialize for Expression<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut e = s.serialize_map(Some(2))?;
+                e.serialize_entry("key", self.0)?;
+                e.serialize_entry("value", self.1)?;
+                e.end()
+            }
+        }
+        struct Item<'a>(&'a str, &'a str);
+        impl Serialize for Item<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut x = s.serialize_map(Some(1))?;
+                x.serialize_entry("expression", &Expression(self.0, self.1))?;
+                x.end()
+            }
+        }
+        let mut m = s.serialize_map(None)?;
+        if !self.data.is_empty() {
+            let items: Vec<Item<'_>> = self.data.iter().map(|(k, v)| Item(k, v)).collect();
+            m.serialize_entry("data", &items)?;
+        }
+        if !self.predicates.is_empty() {
+            m.serialize_entry("predicates", &self.predicates)?;
+        }
+        m.end()
     }
 }
 

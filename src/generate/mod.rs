@@ -34,6 +34,7 @@ pub mod cel;
 pub mod cluster;
 pub mod hostnames;
 pub mod names;
+pub mod object;
 pub mod predicates;
 
 use crate::diag::{Code, Diagnostic};
@@ -44,9 +45,11 @@ use actions::{
     AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
 };
 use cluster::Endpoint;
+use object::{ActionSet, Object, WasmCarrier, WasmConfig};
 use predicates::SortKey;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
 pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
@@ -140,7 +143,7 @@ pub fn controller_names(user: &[String], default: &str) -> Vec<String> {
 #[derive(Debug, Default)]
 pub struct Generated {
     /// The objects, in the documented order, keys sorted.
-    pub objects: Vec<Value>,
+    pub objects: Vec<Object>,
     /// CEL validation failures in PathID order, then action order.
     pub cel_issues: Vec<CelIssue>,
     pub diagnostics: Vec<Diagnostic>,
@@ -306,7 +309,7 @@ fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>
 /// One action set before sorting.
 struct ActionSetEntry {
     key: SortKey,
-    value: Value,
+    value: ActionSet,
 }
 
 /// Per-gateway accumulation.
@@ -472,7 +475,7 @@ fn sort_keys_in_place(v: &mut Value) {
 }
 
 /// The wasm plugin configuration (legacy format) of one gateway.
-fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<Value>) -> Value {
+fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
     let svc = |endpoint: &str, ty: &str, fm: &str, timeout: &str| json!({"endpoint": endpoint, "type": ty, "failureMode": fm, "timeout": timeout});
     let mut services = Map::new();
     services.insert(
@@ -512,21 +515,11 @@ fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<Value>) -> Value {
         c.insert("observability".into(), obs.clone());
     }
     c.insert("services".into(), Value::Object(services));
-    c.insert("actionSets".into(), Value::Array(Vec::new()));
-    let mut c = sort_keys(Value::Object(c));
-    // The action sets, by far the largest part, are built in sorted key order (see `generate`):
-    // put them in after the sort instead of walking them again (the key keeps its place).
-    debug_assert!(action_sets.iter().all(keys_sorted));
-    c["actionSets"] = Value::Array(action_sets);
-    c
-}
-
-/// Whether every mapping in `v` has its keys in order (a debug check).
-fn keys_sorted(v: &Value) -> bool {
-    match v {
-        Value::Object(o) => o.keys().is_sorted() && o.values().all(keys_sorted),
-        Value::Array(a) => a.iter().all(keys_sorted),
-        _ => true,
+    sort_map(&mut c);
+    debug_assert!(c.keys().all(|k| k.as_str() > "actionSets"));
+    WasmConfig {
+        action_sets,
+        rest: c,
     }
 }
 
@@ -557,11 +550,12 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut gateways: BTreeMap<usize, GatewayOut> = BTreeMap::new();
     // Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    let mut auth_configs: BTreeMap<String, Value> = BTreeMap::new();
+    let mut auth_configs: BTreeMap<String, Object> = BTreeMap::new();
     let mut cel_memo = CelMemo::default();
     // Encoded AuthConfig specs by the effective AuthPolicy's policies, then its rules.
     type AuthRules<'e> = Vec<(&'e str, &'e Value)>;
-    let mut auth_specs: HashMap<&[usize], Vec<(AuthRules<'_>, Value)>> = HashMap::new();
+    type SharedSpec = Arc<Map<String, Value>>;
+    let mut auth_specs: HashMap<&[usize], Vec<(AuthRules<'_>, SharedSpec)>> = HashMap::new();
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -635,37 +629,33 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 &r.meta.namespace,
                 &r.meta.name,
             );
-            let mut obj = json!({
-                "apiVersion": "authorino.kuadrant.io/v1beta3",
-                "kind": "AuthConfig",
-                "metadata": {
-                    "name": name,
-                    "namespace": rt.namespace,
-                    "labels": {"kuadrant.io/managed": "true", "kuadrant.io/auth": "true"},
-                    "annotations": {
-                        format!("{rule_kind}.gateway.networking.k8s.io"):
-                            format!("{route_locator}#{}", p.rule_name)
-                    }
-                },
-                "spec": null,
-            });
             // The spec depends on the path only through `hosts`: encode it once per distinct
-            // effective AuthPolicy (same policies and, checked, the same rules), then clone it.
+            // effective AuthPolicy (same policies and, checked, the same rules) and share it.
             let known = auth_specs.entry(a.policies.as_slice()).or_default();
             let spec = match known.iter().find(|(r, _)| *r == rules) {
-                Some((_, spec)) => {
-                    let mut spec = spec.clone();
-                    spec["hosts"] = Value::from(vec![name.clone()]);
-                    spec
-                }
+                Some((_, spec)) => Arc::clone(spec),
                 None => {
                     let sections = authconfig::AuthSections::from_rules(rules.iter().copied());
-                    let spec = authconfig::spec(&name, &sections);
-                    known.push((rules, spec.clone()));
+                    let mut spec = match authconfig::spec(&name, &sections) {
+                        Value::Object(m) => m,
+                        _ => Map::new(),
+                    };
+                    spec.shift_remove("hosts");
+                    sort_map(&mut spec);
+                    let spec = Arc::new(spec);
+                    known.push((rules, Arc::clone(&spec)));
                     spec
                 }
             };
-            obj["spec"] = spec;
+            let obj = Object::AuthConfig(Box::new(object::AuthConfig {
+                name: name.clone(),
+                namespace: rt.namespace.clone(),
+                annotation: (
+                    format!("{rule_kind}.gateway.networking.k8s.io"),
+                    format!("{route_locator}#{}", p.rule_name),
+                ),
+                spec,
+            }));
             auth_configs.insert(name, obj);
         }
 
@@ -693,41 +683,16 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         if list.is_empty() || !valid {
             continue;
         }
-        let actions_json: Vec<Value> = list.iter().map(|a| sort_keys(a.to_json())).collect();
-        // Every action set of the path carries the same actions: clone them for all but the last
-        // set, which takes the original (most paths have a single set).
-        let matches: Vec<_> = hosts.iter().map(|h| rule_matches(t, p, h)).collect();
-        let n_sets: usize = matches.iter().map(Vec::len).sum();
-        let mut actions_json = Some(actions_json);
-        let mut made = 0;
-        for (h, rule_matches) in hosts.iter().zip(matches) {
-            for (i, (preds, key)) in rule_matches.into_iter().enumerate() {
-                // Built in sorted key order, so the final key sort only checks it.
-                let mut rrc = Map::new();
-                rrc.insert(
-                    "hostnames".into(),
-                    Value::Array(vec![Value::String(h.clone())]),
-                );
-                if !preds.is_empty() {
-                    rrc.insert(
-                        "predicates".into(),
-                        Value::Array(preds.into_iter().map(Value::String).collect()),
-                    );
-                }
-                let mut set = Map::new();
-                made += 1;
-                let actions = if made == n_sets {
-                    actions_json.take().unwrap_or_default()
-                } else {
-                    actions_json.clone().unwrap_or_default()
+        // Every action set of the path carries the same actions: share them.
+        let actions: Arc<[Action]> = list.into();
+        for h in &hosts {
+            for (i, (predicates, key)) in rule_matches(t, p, h).into_iter().enumerate() {
+                let value = ActionSet {
+                    name: names::action_set_name(&p.id, i, h),
+                    hostname: h.clone(),
+                    predicates,
+                    actions: Arc::clone(&actions),
                 };
-                set.insert("actions".into(), Value::Array(actions));
-                set.insert(
-                    "name".into(),
-                    Value::String(names::action_set_name(&p.id, i, h)),
-                );
-                set.insert("routeRuleConditions".into(), Value::Object(rrc));
-                let value = Value::Object(set);
                 go.action_sets.push(ActionSetEntry { key, value });
             }
         }
@@ -755,7 +720,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
             .map(|uid| owner_ref("gateway.networking.k8s.io/v1", "Gateway", gw, uid));
         go.action_sets
             .sort_by(|a, b| predicates::compare(&a.key, &b.key));
-        let sets: Vec<Value> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
         let wasm_name = format!("kuadrant-{gw}");
         let has_sets = !sets.is_empty();
         let config = wasm_config(&rt, sets);
@@ -763,34 +728,35 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {
                     if v15 {
-                        out.objects.push(wasm_envoy_filter(
+                        out.objects.push(Object::Tree(wasm_envoy_filter(
                             &wasm_name,
                             ns,
                             gw,
                             owner.clone(),
                             &config,
                             opts,
-                        ));
+                        )));
                     } else {
-                        // `json!` copies interpolated values through serde: move the large ones in.
                         let mut spec = json!({
                             "targetRefs": [target_ref(gw)],
                             "url": image,
                             "pluginConfig": null,
                             "phase": "STATS",
                         });
-                        spec["pluginConfig"] = config;
                         if image.contains(PROTECTED_REGISTRY) {
                             spec["imagePullSecret"] = json!(PULL_SECRET);
                         }
-                        let mut obj = json!({
+                        let shell = json!({
                             "apiVersion": "extensions.istio.io/v1alpha1",
                             "kind": "WasmPlugin",
                             "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
-                            "spec": null,
+                            "spec": spec,
                         });
-                        obj["spec"] = spec;
-                        out.objects.push(obj);
+                        out.objects.push(Object::Wasm(Box::new(WasmCarrier {
+                            shell,
+                            at: "/spec/pluginConfig",
+                            config,
+                        })));
                     }
                 }
                 if want(Family::EnvoyFilter) {
@@ -799,7 +765,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                               cluster: &str,
                               ep: &Endpoint,
                               mtls: bool| {
-                        json!({
+                        Object::Tree(json!({
                             "apiVersion": "networking.istio.io/v1alpha3",
                             "kind": "EnvoyFilter",
                             "metadata": metadata(&name, ns,
@@ -808,7 +774,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                                 "targetRefs": [target_ref(gw)],
                                 "configPatches": [cluster::istio_cluster_config_patch(cluster, ep, mtls)],
                             }
-                        })
+                        }))
                     };
                     if go.rate_limit {
                         out.objects.push(ef(
@@ -851,7 +817,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                     if image.contains(PROTECTED_REGISTRY) {
                         image_v["pullSecretRef"] = json!({"name": PULL_SECRET});
                     }
-                    let mut obj = json!({
+                    let shell = json!({
                         "apiVersion": "gateway.envoyproxy.io/v1alpha1",
                         "kind": "EnvoyExtensionPolicy",
                         "metadata": metadata(&wasm_name, ns, json!({"kuadrant.io/managed": "true"}), owner.clone()),
@@ -866,8 +832,11 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                             }]
                         }
                     });
-                    obj["spec"]["wasm"][0]["config"] = config;
-                    out.objects.push(obj);
+                    out.objects.push(Object::Wasm(Box::new(WasmCarrier {
+                        shell,
+                        at: "/spec/wasm/0/config",
+                        config,
+                    })));
                 }
                 let epp = |name: String,
                            label: &str,
@@ -875,13 +844,13 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                            cluster: &str,
                            ep: &Endpoint,
                            mtls: bool| {
-                    json!({
+                    Object::Tree(json!({
                         "apiVersion": "gateway.envoyproxy.io/v1alpha1",
                         "kind": "EnvoyPatchPolicy",
                         "metadata": metadata(&name, ns,
                             json!({"kuadrant.io/managed": "true", label: "true"}), owner.clone()),
                         "spec": cluster::envoy_patch_policy_spec(gw, patch, cluster, ep, mtls),
-                    })
+                    }))
                 };
                 if go.rate_limit {
                     out.objects.push(epp(
@@ -921,14 +890,29 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     }
 
     if want(Family::Limitador) {
-        out.objects
-            .push(limitador(&rt, limits.into_values().flatten().collect()));
+        out.objects.push(Object::Tree(limitador(
+            &rt,
+            limits.into_values().flatten().collect(),
+        )));
     }
     if want(Family::AuthConfig) {
         out.objects.extend(auth_configs.into_values());
     }
-    out.objects.iter_mut().for_each(sort_keys_in_place);
+    for o in &mut out.objects {
+        match o {
+            Object::Tree(v) => sort_keys_in_place(v),
+            Object::Wasm(w) => sort_keys_in_place(&mut w.shell),
+            // Built sorted.
+            Object::AuthConfig(_) => {}
+        }
+    }
     out
+}
+
+/// [`sort_keys_in_place`] for a mapping.
+fn sort_map(m: &mut Map<String, Value>) {
+    m.sort_keys();
+    m.values_mut().for_each(sort_keys_in_place);
 }
 
 fn wasm_envoy_filter(
@@ -936,7 +920,7 @@ fn wasm_envoy_filter(
     ns: &str,
     gw: &str,
     owner: Option<Value>,
-    config: &Value,
+    config: &WasmConfig,
     opts: &GenerateOptions,
 ) -> Value {
     let host = format!(

@@ -8,9 +8,12 @@
 //! written as they are, and every other scalar is handed to serde-saphyr on its own so quoting
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
 
+use crate::generate::actions::{Action, ConditionalData};
+use crate::generate::object::{self, ActionSet, AuthConfig, Object, WasmConfig};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 fn saphyr_options() -> serde_saphyr::SerializerOptions {
     serde_saphyr::ser_options! { prefer_block_scalars: false }
@@ -82,11 +85,18 @@ fn certainly_plain_value(s: &str) -> bool {
         && b.iter().any(|&c| c.is_ascii_lowercase() && c != b'e')
 }
 
-/// Scalar texts serde-saphyr produced, by (position, string), for one rendering call.
+/// Scalar texts serde-saphyr produced, by (position, string), for one rendering call; and the
+/// shared parts of typed objects already written.
 #[derive(Default)]
 struct Scalars<'v> {
     values: HashMap<&'v str, String>,
     keys: HashMap<&'v str, String>,
+    /// The placeholder of the wasm carrier being written, and the configuration written in its place.
+    hole: Option<(&'v Value, &'v WasmConfig)>,
+    /// Text of shared action lists, by (address, column).
+    actions: HashMap<(usize, usize), String>,
+    /// Text of shared AuthConfig specs (before and after `hosts`), by address.
+    auth_specs: HashMap<usize, (String, String)>,
 }
 
 impl<'v> Scalars<'v> {
@@ -176,23 +186,281 @@ fn write_map<'v>(
         if i > 0 || !inline {
             indent(out, col);
         }
-        sc.key(out, k)?;
-        out.push(':');
-        match v {
-            Value::Object(c) if !c.is_empty() => {
+        write_entry(out, sc, k, v, col)?;
+    }
+    Ok(())
+}
+
+/// `key: value` of a mapping whose keys sit at column `col`, the indentation already written.
+fn write_entry<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    k: &'v str,
+    v: &'v Value,
+    col: usize,
+) -> Result<(), String> {
+    sc.key(out, k)?;
+    out.push(':');
+    match v {
+        _ if sc.hole.is_some_and(|(h, _)| std::ptr::eq(h, v)) => {
+            if let Some((_, config)) = sc.hole {
                 out.push('\n');
-                write_map(out, sc, c, col + 2, false)?;
-            }
-            Value::Array(a) if !a.is_empty() => {
-                out.push('\n');
-                write_seq(out, sc, a, col, false)?;
-            }
-            _ => {
-                out.push(' ');
-                sc.scalar(out, v)?;
-                out.push('\n');
+                write_wasm_config(out, sc, config, col + 2)?;
             }
         }
+        Value::Object(c) if !c.is_empty() => {
+            out.push('\n');
+            write_map(out, sc, c, col + 2, false)?;
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            write_seq(out, sc, a, col, false)?;
+        }
+        _ => {
+            out.push(' ');
+            sc.scalar(out, v)?;
+            out.push('\n');
+        }
+    }
+    Ok(())
+}
+
+/// `key: <string>` at column `col` (indentation included).
+fn string_entry<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    col: usize,
+    k: &'v str,
+    v: &'v str,
+) -> Result<(), String> {
+    indent(out, col);
+    sc.key(out, k)?;
+    out.push_str(": ");
+    sc.value(out, v)?;
+    out.push('\n');
+    Ok(())
+}
+
+/// `key:` and a sequence of strings (`key: []` when empty), the key at column `col` and the
+/// indentation already written.
+fn strings_entry<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    col: usize,
+    k: &'v str,
+    items: &'v [String],
+) -> Result<(), String> {
+    sc.key(out, k)?;
+    if items.is_empty() {
+        out.push_str(": []\n");
+        return Ok(());
+    }
+    out.push_str(":\n");
+    for s in items {
+        indent(out, col);
+        out.push_str("- ");
+        sc.value(out, s)?;
+        out.push('\n');
+    }
+    Ok(())
+}
+
+/// A wasm configuration (`WasmConfig`'s serialisation) as a block mapping at column `col`.
+fn write_wasm_config<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    config: &'v WasmConfig,
+    col: usize,
+) -> Result<(), String> {
+    indent(out, col);
+    if config.action_sets.is_empty() {
+        out.push_str("actionSets: []\n");
+    } else {
+        out.push_str("actionSets:\n");
+        for set in &config.action_sets {
+            indent(out, col);
+            out.push_str("- ");
+            write_action_set(out, sc, set, col + 2)?;
+        }
+    }
+    for (k, v) in &config.rest {
+        indent(out, col);
+        write_entry(out, sc, k, v, col)?;
+    }
+    Ok(())
+}
+
+/// An action set (`ActionSet`'s serialisation) after `- `, its keys at column `col`.
+fn write_action_set<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    set: &'v ActionSet,
+    col: usize,
+) -> Result<(), String> {
+    if set.actions.is_empty() {
+        out.push_str("actions: []\n");
+    } else {
+        out.push_str("actions:\n");
+        write_actions(out, sc, &set.actions, col)?;
+    }
+    string_entry(out, sc, col, "name", &set.name)?;
+    indent(out, col);
+    out.push_str("routeRuleConditions:\n");
+    indent(out, col + 2);
+    strings_entry(
+        out,
+        sc,
+        col + 2,
+        "hostnames",
+        std::slice::from_ref(&set.hostname),
+    )?;
+    if !set.predicates.is_empty() {
+        indent(out, col + 2);
+        strings_entry(out, sc, col + 2, "predicates", &set.predicates)?;
+    }
+    Ok(())
+}
+
+/// A shared action list as a sequence with its dashes at column `col`; written once per list and
+/// column, then copied.
+fn write_actions<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    actions: &'v Arc<[Action]>,
+    col: usize,
+) -> Result<(), String> {
+    let shared = Arc::strong_count(actions) > 1;
+    let key = (actions.as_ptr() as usize, col);
+    if shared && let Some(text) = sc.actions.get(&key) {
+        out.push_str(text);
+        return Ok(());
+    }
+    let mut text = String::new();
+    for a in actions.iter() {
+        indent(&mut text, col);
+        text.push_str("- ");
+        write_action(&mut text, sc, a, col + 2)?;
+    }
+    out.push_str(&text);
+    if shared {
+        sc.actions.insert(key, text);
+    }
+    Ok(())
+}
+
+/// An action (`Action`'s serialisation) after `- `, its keys at column `col`.
+fn write_action<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    a: &'v Action,
+    col: usize,
+) -> Result<(), String> {
+    // The first key continues the `- ` line (`scope` and `service` are always there).
+    let mut first = true;
+    let mut start = |out: &mut String| {
+        if !first {
+            indent(out, col);
+        }
+        first = false;
+    };
+    if !a.conditional_data.is_empty() {
+        start(out);
+        out.push_str("conditionalData:\n");
+        for cd in &a.conditional_data {
+            indent(out, col);
+            out.push_str("- ");
+            write_conditional_data(out, sc, cd, col + 2)?;
+        }
+    }
+    if !a.predicates.is_empty() {
+        start(out);
+        strings_entry(out, sc, col, "predicates", &a.predicates)?;
+    }
+    start(out);
+    out.push_str("scope: ");
+    sc.value(out, &a.scope)?;
+    out.push('\n');
+    start(out);
+    out.push_str("service: ");
+    sc.value(out, a.service)?;
+    out.push('\n');
+    if !a.sources.is_empty() {
+        start(out);
+        strings_entry(out, sc, col, "sources", &a.sources)?;
+    }
+    Ok(())
+}
+
+/// A conditionalData entry after `- `, its keys at column `col`.
+fn write_conditional_data<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    cd: &'v ConditionalData,
+    col: usize,
+) -> Result<(), String> {
+    if cd.data.is_empty() && cd.predicates.is_empty() {
+        out.push_str("{}\n");
+        return Ok(());
+    }
+    if !cd.data.is_empty() {
+        out.push_str("data:\n");
+        for (k, v) in &cd.data {
+            indent(out, col);
+            out.push_str("- expression:\n");
+            string_entry(out, sc, col + 4, "key", k)?;
+            string_entry(out, sc, col + 4, "value", v)?;
+        }
+        if !cd.predicates.is_empty() {
+            indent(out, col);
+        }
+    }
+    if !cd.predicates.is_empty() {
+        strings_entry(out, sc, col, "predicates", &cd.predicates)?;
+    }
+    Ok(())
+}
+
+/// An AuthConfig (its serialisation) as a document.
+fn write_auth_config<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    a: &'v AuthConfig,
+) -> Result<(), String> {
+    out.push_str("apiVersion: ");
+    sc.value(out, object::AUTH_CONFIG_API_VERSION)?;
+    out.push_str("\nkind: AuthConfig\nmetadata:\n  annotations:\n    ");
+    sc.key(out, &a.annotation.0)?;
+    out.push_str(": ");
+    sc.value(out, &a.annotation.1)?;
+    out.push_str("\n  labels:\n");
+    for (k, v) in object::AUTH_CONFIG_LABELS {
+        string_entry(out, sc, 4, k, v)?;
+    }
+    string_entry(out, sc, 2, "name", &a.name)?;
+    string_entry(out, sc, 2, "namespace", &a.namespace)?;
+    out.push_str("spec:\n");
+    // The shared spec is written once, in two parts around `hosts`.
+    let key = Arc::as_ptr(&a.spec) as usize;
+    if !sc.auth_specs.contains_key(&key) {
+        let (mut before, mut after) = (String::new(), String::new());
+        for (k, v) in a.spec.iter() {
+            let part = if k.as_str() < "hosts" {
+                &mut before
+            } else {
+                &mut after
+            };
+            indent(part, 2);
+            write_entry(part, sc, k, v, 2)?;
+        }
+        sc.auth_specs.insert(key, (before, after));
+    }
+    if let Some((before, _)) = sc.auth_specs.get(&key) {
+        out.push_str(before);
+    }
+    out.push_str("  ");
+    strings_entry(out, sc, 2, "hosts", std::slice::from_ref(&a.name))?;
+    if let Some((_, after)) = sc.auth_specs.get(&key) {
+        out.push_str(after);
     }
     Ok(())
 }
@@ -240,6 +508,29 @@ fn write_document<'v>(out: &mut String, sc: &mut Scalars<'v>, v: &'v Value) -> R
 pub fn yaml_document(v: &Value) -> Result<String, String> {
     let mut out = String::new();
     write_document(&mut out, &mut Scalars::default(), v)?;
+    Ok(out)
+}
+
+/// Generated objects as `---`-separated YAML documents (empty string for none): the same text as
+/// [`yaml`] over their trees ([`Object::to_value`]), written from the typed parts directly.
+pub fn yaml_objects(objects: &[Object]) -> Result<String, String> {
+    let mut out = String::new();
+    let mut sc = Scalars::default();
+    for (i, o) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        match o {
+            Object::Tree(v) => write_document(&mut out, &mut sc, v)?,
+            Object::Wasm(w) => {
+                sc.hole = w.shell.pointer(w.at).map(|h| (h, &w.config));
+                let written = write_document(&mut out, &mut sc, &w.shell);
+                sc.hole = None;
+                written?;
+            }
+            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a)?,
+        }
+    }
     Ok(out)
 }
 

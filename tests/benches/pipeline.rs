@@ -111,7 +111,7 @@ fn analyze_and_render(b: Bencher, name: &str) {
             &GenerateOptions::default(),
             &Default::default(),
         );
-        policyctl::render::objects::yaml(&a.generated.objects).map(|s| s.len())
+        policyctl::render::objects::yaml_objects(&a.generated.objects).map(|s| s.len())
     });
 }
 
@@ -146,7 +146,7 @@ fn stages(files: &str) {
     lap("status diagnostics");
     let lint = policyctl::topology::lint::lint(&t);
     lap("topology lint");
-    let text = policyctl::render::objects::yaml(&g.objects).unwrap_or_default();
+    let text = policyctl::render::objects::yaml_objects(&g.objects).unwrap_or_default();
     lap(&format!("render ({} MB)", text.len() / 1_000_000));
     drop((text, lint, d, s, g, eff, t));
     drop(l);

@@ -3,6 +3,7 @@
 use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
+use policyctl::generate::object;
 use policyctl::{outdir, pipeline, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -67,8 +68,8 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);
         }
-        let steps =
-            outdir::plan(dir, &generated.objects).map_err(|e| CliError::Io(e.to_string()))?;
+        let steps = outdir::plan(dir, &object::values(&generated.objects))
+            .map_err(|e| CliError::Io(e.to_string()))?;
         let stale: Vec<_> = steps
             .iter()
             .filter(|s| s.action != outdir::Action::Unchanged)
@@ -113,8 +114,10 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         return Ok(findings);
     }
     let text = match a.output {
-        ComputeFormat::Yaml => render::objects::yaml(&generated.objects).map_err(CliError::Io)?,
-        ComputeFormat::Json => render::objects::json_list(&generated.objects),
+        ComputeFormat::Yaml => {
+            render::objects::yaml_objects(&generated.objects).map_err(CliError::Io)?
+        }
+        ComputeFormat::Json => render::objects::json_list(&object::values(&generated.objects)),
     };
     ui.out(&text)?;
     Ok(findings)

@@ -4,6 +4,7 @@
 use crate::cli::common::{CliError, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::diff::{self, Change};
+use policyctl::generate::object;
 use policyctl::load::Input;
 use policyctl::{pipeline, render};
 use serde_json::Value;
@@ -57,7 +58,7 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     );
     ui.diagnostics(&loaded, &head.diagnostics);
     let mut trouble = outcome(&head.diagnostics, FailOn::Never);
-    let desired = head.generated.objects.clone();
+    let desired = object::values(&head.generated.objects);
 
     let (current, impact) = if let Some(base) = &a.base {
         let base_input = InputArgs {
@@ -75,8 +76,9 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
             ui.diagnostics(&base_loaded, &b.diagnostics);
             trouble = Outcome::Trouble;
         }
-        let imp = diff::impact(&b.generated.objects, &desired);
-        (b.generated.objects, Some(imp))
+        let base = object::values(&b.generated.objects);
+        let imp = diff::impact(&base, &desired);
+        (base, Some(imp))
     } else {
         let against = a.against.clone().unwrap_or_default();
         let input = if against == "-" {

@@ -40,10 +40,12 @@ fuzz_target!(|data: &[u8]| {
         &gen_opts,
         &Default::default(),
     );
-    if let Ok(text) = render::objects::yaml(&a.generated.objects) {
+    if let Ok(text) = render::objects::yaml_objects(&a.generated.objects) {
         assert!(text.is_empty() == a.generated.objects.is_empty());
+        let values = policyctl::generate::object::values(&a.generated.objects);
+        assert_eq!(Ok(text), render::objects::yaml(&values));
     }
-    let _ = render::objects::json_list(&a.generated.objects);
+    let _ = render::objects::json_list(&policyctl::generate::object::values(&a.generated.objects));
     let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100));
     let _ = render::diagnostics::json(&a.diagnostics, &loaded.sources);
     let _ = render::diagnostics::github(&a.diagnostics, &loaded.sources);

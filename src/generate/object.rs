@@ -1,0 +1,236 @@
+//! Generated objects. Most are small trees (`serde_json::Value`, keys sorted). The two kinds whose size
+//! grows with the number of paths keep their repeated parts typed and shared instead: the wasm
+//! carrier's action sets (the actions of a path are shared by every action set of that path) and the
+//! AuthConfigs (one encoded spec per distinct effective AuthPolicy, shared by all its paths; only
+//! `hosts` differs). That way a large estate is written without building a tree per path.
+//!
+//! [`Object::to_value`] gives the tree for every consumer that needs one (diff, `--out-dir`, JSON);
+//! the YAML writer (`render::objects`) writes the typed parts directly, and a test checks that both
+//! give the same text.
+
+use super::actions::Action;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// One wasm action set.
+#[derive(Clone, Debug)]
+pub struct ActionSet {
+    pub name: String,
+    /// `routeRuleConditions.hostnames` (always one hostname).
+    pub hostname: String,
+    /// `routeRuleConditions.predicates` (omitted when empty).
+    pub predicates: Vec<String>,
+    /// The path's actions, shared by all of the path's action sets.
+    pub actions: Arc<[Action]>,
+}
+
+/// `{"hostnames": [h], "predicates": [...]}`.
+pub struct RouteRuleConditions<'a> {
+    pub hostname: &'a str,
+    pub predicates: &'a [String],
+}
+
+impl Serialize for RouteRuleConditions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("hostnames", &[self.hostname])?;
+        if !self.predicates.is_empty() {
+            m.serialize_entry("predicates", self.predicates)?;
+        }
+        m.end()
+    }
+}
+
+impl ActionSet {
+    pub fn route_rule_conditions(&self) -> RouteRuleConditions<'_> {
+        RouteRuleConditions {
+            hostname: &self.hostname,
+            predicates: &self.predicates,
+        }
+    }
+}
+
+impl Serialize for ActionSet {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("actions", &*self.actions)?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("routeRuleConditions", &self.route_rule_conditions())?;
+        m.end()
+    }
+}
+
+/// A gateway's wasm plugin configuration: `actionSets`, then the other keys (`observability`,
+/// `services`), which sort after it.
+#[derive(Clone, Debug)]
+pub struct WasmConfig {
+    pub action_sets: Vec<ActionSet>,
+    /// Keys sorted, every key after `actionSets`.
+    pub rest: Map<String, Value>,
+}
+
+impl Serialize for WasmConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("actionSets", &self.action_sets)?;
+        for (k, v) in &self.rest {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// A wasm carrier whose configuration is a mapping (1.4 `WasmPlugin`, `EnvoyExtensionPolicy`): the
+/// object without its configuration (`shell`, with `null` at `at`), and the configuration.
+#[derive(Clone, Debug)]
+pub struct WasmCarrier {
+    pub shell: Value,
+    /// JSON pointer of the configuration inside `shell`.
+    pub at: &'static str,
+    pub config: WasmConfig,
+}
+
+/// An AuthConfig.
+#[derive(Clone, Debug)]
+pub struct AuthConfig {
+    pub name: String,
+    pub namespace: String,
+    /// The one annotation: `<RuleKind>.gateway.networking.k8s.io` → `<route locator>#<rule name>`.
+    pub annotation: (String, String),
+    /// The encoded spec without `hosts` (which is `[name]`), keys sorted; shared by the paths of one
+    /// effective AuthPolicy.
+    pub spec: Arc<Map<String, Value>>,
+}
+
+pub const AUTH_CONFIG_API_VERSION: &str = "authorino.kuadrant.io/v1beta3";
+pub const AUTH_CONFIG_LABELS: [(&str, &str); 2] = [
+    ("kuadrant.io/auth", "true"),
+    ("kuadrant.io/managed", "true"),
+];
+
+/// `spec` with `hosts: [name]` in its sorted place.
+pub struct AuthConfigSpec<'a>(pub &'a AuthConfig);
+
+impl Serialize for AuthConfigSpec<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        let mut m = s.serialize_map(None)?;
+        let mut hosts = false;
+        for (k, v) in a.spec.iter() {
+            if !hosts && k.as_str() > "hosts" {
+                m.serialize_entry("hosts", &[&a.name])?;
+                hosts = true;
+            }
+            m.serialize_entry(k, v)?;
+        }
+        if !hosts {
+            m.serialize_entry("hosts", &[&a.name])?;
+        }
+        m.end()
+    }
+}
+
+/// A mapping of string pairs, in the given order.
+struct Entries<'a, K: AsRef<str>, V: AsRef<str>>(&'a [(K, V)]);
+
+impl<K: AsRef<str>, V: AsRef<str>> Serialize for Entries<'_, K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k.as_ref(), v.as_ref())?;
+        }
+        m.end()
+    }
+}
+
+/// `metadata` of an AuthConfig.
+struct AuthConfigMetadata<'a>(&'a AuthConfig);
+
+impl Serialize for AuthConfigMetadata<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(
+            "annotations",
+            &Entries(&[(&a.annotation.0, &a.annotation.1)]),
+        )?;
+        m.serialize_entry("labels", &Entries(&AUTH_CONFIG_LABELS))?;
+        m.serialize_entry("name", &a.name)?;
+        m.serialize_entry("namespace", &a.namespace)?;
+        m.end()
+    }
+}
+
+impl Serialize for AuthConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("apiVersion", AUTH_CONFIG_API_VERSION)?;
+        m.serialize_entry("kind", "AuthConfig")?;
+        m.serialize_entry("metadata", &AuthConfigMetadata(self))?;
+        m.serialize_entry("spec", &AuthConfigSpec(self))?;
+        m.end()
+    }
+}
+
+/// One generated object.
+#[derive(Clone, Debug)]
+pub enum Object {
+    /// A small object as a tree, keys sorted.
+    Tree(Value),
+    Wasm(Box<WasmCarrier>),
+    AuthConfig(Box<AuthConfig>),
+}
+
+impl Object {
+    /// The object as a tree (keys sorted), as `kubectl get -o json` would show it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Object::Tree(v) => v.clone(),
+            Object::Wasm(w) => {
+                let mut v = w.shell.clone();
+                if let Some(slot) = v.pointer_mut(w.at) {
+                    *slot = to_value(&w.config);
+                }
+                v
+            }
+            Object::AuthConfig(a) => to_value(&**a),
+        }
+    }
+
+    /// `kind`.
+    pub fn kind(&self) -> &str {
+        match self {
+            Object::Tree(v) => v.get("kind").and_then(Value::as_str).unwrap_or(""),
+            Object::Wasm(w) => w.shell.get("kind").and_then(Value::as_str).unwrap_or(""),
+            Object::AuthConfig(_) => "AuthConfig",
+        }
+    }
+
+    /// A `metadata.labels` entry.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        let tree = match self {
+            Object::Tree(v) => v,
+            Object::Wasm(w) => &w.shell,
+            Object::AuthConfig(_) => {
+                return AUTH_CONFIG_LABELS
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| *v);
+            }
+        };
+        tree.get("metadata")?.get("labels")?.get(key)?.as_str()
+    }
+}
+
+/// `serde_json::to_value` for our own types, whose serialisation cannot fail (string keys only).
+fn to_value<T: Serialize>(t: &T) -> Value {
+    t.serialize(serde_json::value::Serializer)
+        .unwrap_or(Value::Null)
+}
+
+/// Trees of a list of objects.
+pub fn values(objects: &[Object]) -> Vec<Value> {
+    objects.iter().map(Object::to_value).collect()
+}
