@@ -7,6 +7,7 @@ use crate::model::{Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A `creationTimestamp` as an instant: `(seconds since 1970, nanoseconds)`. A missing or unreadable
 /// timestamp is Go's zero time, which sorts before every real one and ties with other zero times.
@@ -182,8 +183,9 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
     // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
     // list once. Most paths have no policy of a kind at all.
-    let mut memo: HashMap<(PolicyKind, Vec<usize>), Option<Effective>> = HashMap::new();
-    let mut one = |p: &Path, kind: PolicyKind| -> Option<Effective> {
+    // Paths with the same list share one result.
+    let mut memo: HashMap<(PolicyKind, Vec<usize>), Option<Arc<Effective>>> = HashMap::new();
+    let mut one = |p: &Path, kind: PolicyKind| -> Option<Arc<Effective>> {
         if !kind_applies(t, p, kind) {
             return None;
         }
@@ -192,7 +194,9 @@ pub fn effective(t: &Topology) -> Vec<PathEffective> {
             return None;
         }
         memo.entry((kind, policies))
-            .or_insert_with_key(|(k, list)| fold_policies(t, *k, list.clone()).map(|x| x.effective))
+            .or_insert_with_key(|(k, list)| {
+                fold_policies(t, *k, list.clone()).map(|x| Arc::new(x.effective))
+            })
             .clone()
     };
     t.path_list()

@@ -16,6 +16,7 @@ pub use effective::effective;
 use crate::model::{Limit, Locator, PolicyKind, Sp};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The reserved RateLimitPolicy/TokenRateLimitPolicy rule key of the top-level `when`.
 pub const TOP_LEVEL_PREDICATES_KEY: &str = "###_TOP_LEVEL_PREDICATES_###";
@@ -83,9 +84,9 @@ impl Effective {
 /// Effective policies of one path (an index into the topology's `paths()`).
 #[derive(Clone, Debug, Default)]
 pub struct PathEffective {
-    pub rate_limit: Option<Effective>,
-    pub auth: Option<Effective>,
-    pub token_rate_limit: Option<Effective>,
+    pub rate_limit: Option<Arc<Effective>>,
+    pub auth: Option<Arc<Effective>>,
+    pub token_rate_limit: Option<Arc<Effective>>,
 }
 
 /// One CEL validation failure of a merged wasm action (ERRATA 3, /work/notes/cel.md): produced by

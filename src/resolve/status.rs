@@ -248,9 +248,9 @@ fn conflicting(m: &Model, pi: usize) -> Option<usize> {
 
 fn effective_of(pe: &PathEffective, kind: PolicyKind) -> Option<&Effective> {
     match kind {
-        PolicyKind::RateLimit => pe.rate_limit.as_ref(),
-        PolicyKind::Auth => pe.auth.as_ref(),
-        PolicyKind::TokenRateLimit => pe.token_rate_limit.as_ref(),
+        PolicyKind::RateLimit => pe.rate_limit.as_deref(),
+        PolicyKind::Auth => pe.auth.as_deref(),
+        PolicyKind::TokenRateLimit => pe.token_rate_limit.as_deref(),
         _ => None,
     }
 }
