@@ -96,11 +96,12 @@ fn strings(w: &[crate::model::Sp<String>]) -> Vec<String> {
     w.iter().map(|p| p.value.clone()).collect()
 }
 
-/// The auth spec of a path with an effective AuthPolicy.
-pub fn auth_action(path_id: &str, eff: &Effective) -> Action {
+/// The auth spec of a path with an effective AuthPolicy. Its scope is the path's AuthConfig name
+/// (`names::auth_config_name(path_id)`), which the caller fills in.
+pub fn auth_action(eff: &Effective) -> Action {
     Action {
         service: AUTH_SERVICE,
-        scope: names::auth_config_name(path_id),
+        scope: String::new(),
         predicates: strings(eff.top_level_when()),
         conditional_data: vec![],
         sources: eff.sources.iter().map(|l| l.to_string()).collect(),
@@ -176,13 +177,8 @@ pub fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> 
 
 /// The specs of a path in the operator's order: `[auth]`, then the rate-limit specs appended when any
 /// reads `auth.` data, else prepended; then the token-rate-limit specs by the same rule.
-pub fn path_actions(
-    model: &Model,
-    path_id: &str,
-    route_scope: &str,
-    eff: &PathEffective,
-) -> Vec<Action> {
-    let mut list: Vec<Action> = eff.auth.iter().map(|a| auth_action(path_id, a)).collect();
+pub fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective) -> Vec<Action> {
+    let mut list: Vec<Action> = eff.auth.iter().map(|a| auth_action(a)).collect();
     let place = |specs: Vec<Action>, list: &mut Vec<Action>| {
         if specs.iter().any(Action::has_auth_access) {
             list.extend(specs);

@@ -48,7 +48,7 @@ use cluster::Endpoint;
 use object::{ActionSet, Object, WasmCarrier, WasmConfig};
 use predicates::SortKey;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
@@ -384,16 +384,24 @@ fn cel_kind(service: &str) -> PolicyKind {
     }
 }
 
-/// Validate merged actions (ERRATA 3): the first failing predicate drops the action.
-fn validate_actions(
-    path_id: &str,
-    eff: &PathEffective,
+/// The merged, validated actions of a path; they depend only on its route and effective policies
+/// (the auth action's scope, the path's AuthConfig name, is left empty and filled in per path).
+struct RouteActions {
     list: Vec<Action>,
-    issues: &mut Vec<CelIssue>,
-    memo: &mut CelMemo,
-) -> Vec<Action> {
+    /// CEL failures (kind, message), reported for every path.
+    failures: Vec<(PolicyKind, String)>,
+}
+
+/// Identity of a shared effective policy (0 for none): paths with the same policy list share one.
+fn identity(e: Option<&Arc<crate::resolve::Effective>>) -> usize {
+    e.map_or(0, |e| Arc::as_ptr(e) as usize)
+}
+
+/// Validate merged actions (ERRATA 3): the first failing predicate drops the action.
+fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) -> RouteActions {
     let auth = eff.auth.is_some();
     let mut kept = Vec::new();
+    let mut failures = Vec::new();
     for a in list {
         let env = cel::CelEnv {
             auth,
@@ -412,15 +420,14 @@ fn validate_actions(
             }
         }
         match failed {
-            Some(message) => issues.push(CelIssue {
-                kind: cel_kind(a.service),
-                path_id: path_id.to_string(),
-                message,
-            }),
+            Some(message) => failures.push((cel_kind(a.service), message)),
             None => kept.push(a),
         }
     }
-    kept
+    RouteActions {
+        list: kept,
+        failures,
+    }
 }
 
 /// CEL validation results by expression and environment: the same predicates recur on every path
@@ -552,10 +559,12 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let mut auth_configs: BTreeMap<String, Object> = BTreeMap::new();
     let mut cel_memo = CelMemo::default();
-    // Encoded AuthConfig specs by the effective AuthPolicy's policies, then its rules.
-    type AuthRules<'e> = Vec<(&'e str, &'e Value)>;
-    type SharedSpec = Arc<Map<String, Value>>;
-    let mut auth_specs: HashMap<&[usize], Vec<(AuthRules<'_>, SharedSpec)>> = HashMap::new();
+    // Encoded AuthConfig specs by effective AuthPolicy.
+    let mut auth_specs: HashMap<usize, Arc<Map<String, Value>>> = HashMap::new();
+    // What depends only on a path's route and effective policies, computed once: (route, effective
+    // RateLimitPolicy / TokenRateLimitPolicy) whose limits are indexed; the merged, validated actions.
+    let mut limits_done: HashSet<(usize, usize)> = HashSet::new();
+    let mut route_actions: HashMap<(usize, [usize; 3]), RouteActions> = HashMap::new();
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -577,6 +586,10 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         if counts {
             for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
                 let Some(e) = eff_kind else { continue };
+                // Same route and policies: the same keys and entries again.
+                if !limits_done.insert((p.route, identity(Some(e)))) {
+                    continue;
+                }
                 for (name, limit, source) in e.limits() {
                     let sp = &m.policies[source];
                     let id =
@@ -614,14 +627,6 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         // AuthConfigs: valid paths with an effective AuthPolicy.
         if valid && let Some(a) = &pe.auth {
             let name = names::auth_config_name(&p.id);
-            let rules: Vec<(&str, &Value)> = a
-                .rules
-                .values()
-                .filter_map(|r| match &r.value {
-                    RuleValue::Auth(v) => Some((r.key.as_str(), v)),
-                    _ => None,
-                })
-                .collect();
             let rule_kind = r.spec.kind.rule_kind();
             let route_locator = crate::model::Locator::object(
                 r.spec.kind.kind(),
@@ -629,24 +634,25 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 &r.meta.namespace,
                 &r.meta.name,
             );
-            // The spec depends on the path only through `hosts`: encode it once per distinct
-            // effective AuthPolicy (same policies and, checked, the same rules) and share it.
-            let known = auth_specs.entry(a.policies.as_slice()).or_default();
-            let spec = match known.iter().find(|(r, _)| *r == rules) {
-                Some((_, spec)) => Arc::clone(spec),
-                None => {
-                    let sections = authconfig::AuthSections::from_rules(rules.iter().copied());
+            // The spec depends on the path only through `hosts`: encode it once per effective
+            // AuthPolicy (paths with the same policy list share one) and share it.
+            let spec = auth_specs
+                .entry(identity(Some(a)))
+                .or_insert_with(|| {
+                    let rules = a.rules.values().filter_map(|r| match &r.value {
+                        RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                        _ => None,
+                    });
+                    let sections = authconfig::AuthSections::from_rules(rules);
                     let mut spec = match authconfig::spec(&name, &sections) {
                         Value::Object(m) => m,
                         _ => Map::new(),
                     };
                     spec.shift_remove("hosts");
                     sort_map(&mut spec);
-                    let spec = Arc::new(spec);
-                    known.push((rules, Arc::clone(&spec)));
-                    spec
-                }
-            };
+                    Arc::new(spec)
+                })
+                .clone();
             let obj = Object::AuthConfig(Box::new(object::AuthConfig {
                 name: name.clone(),
                 namespace: rt.namespace.clone(),
@@ -675,15 +681,37 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         if !counts {
             continue;
         }
-        let built = actions::merge(
-            actions::path_actions(m, &p.id, &route_scope, pe),
-            opts.version,
-        );
-        let list = validate_actions(&p.id, pe, built, &mut out.cel_issues, &mut cel_memo);
-        if list.is_empty() || !valid {
+        let ra = route_actions
+            .entry((
+                p.route,
+                [
+                    identity(pe.rate_limit.as_ref()),
+                    identity(pe.auth.as_ref()),
+                    identity(pe.token_rate_limit.as_ref()),
+                ],
+            ))
+            .or_insert_with(|| {
+                let built =
+                    actions::merge(actions::path_actions(m, &route_scope, pe), opts.version);
+                validate_actions(pe, built, &mut cel_memo)
+            });
+        out.cel_issues
+            .extend(ra.failures.iter().map(|(kind, message)| CelIssue {
+                kind: *kind,
+                path_id: p.id.clone(),
+                message: message.clone(),
+            }));
+        if ra.list.is_empty() || !valid {
             continue;
         }
-        // Every action set of the path carries the same actions: share them.
+        // The auth action's scope is the path's AuthConfig name. Every action set of the path
+        // carries the same actions: share them.
+        let mut list = ra.list.clone();
+        for a in &mut list {
+            if a.service == AUTH_SERVICE {
+                a.scope = names::auth_config_name(&p.id);
+            }
+        }
         let actions: Arc<[Action]> = list.into();
         for h in &hosts {
             for (i, (predicates, key)) in rule_matches(t, p, h).into_iter().enumerate() {

@@ -4,7 +4,10 @@ use sha2::{Digest, Sha256};
 
 /// Lowercase hex SHA-256 of `s` (64 characters).
 pub fn sha256_hex(s: &str) -> String {
-    hex::encode(Sha256::digest(s.as_bytes()))
+    let mut buf = [0u8; 64];
+    // Cannot fail: 32 bytes need exactly 64 hex digits, which are ASCII.
+    let _ = hex::encode_to_slice(Sha256::digest(s.as_bytes()), &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`.
