@@ -44,17 +44,33 @@ impl Action {
 /// (empty lists omitted, as the operator's `omitempty`).
 impl Serialize for Action {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.with_scope(&self.scope).serialize(s)
+    }
+}
+
+/// An action serialised with another scope (see `object::ActionSet::auth_scope`).
+pub struct WithScope<'a>(&'a Action, &'a str);
+
+impl Action {
+    pub fn with_scope<'a>(&'a self, scope: &'a str) -> WithScope<'a> {
+        WithScope(self, scope)
+    }
+}
+
+impl Serialize for WithScope<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let WithScope(a, scope) = *self;
         let mut m = s.serialize_map(None)?;
-        if !self.conditional_data.is_empty() {
-            m.serialize_entry("conditionalData", &self.conditional_data)?;
+        if !a.conditional_data.is_empty() {
+            m.serialize_entry("conditionalData", &a.conditional_data)?;
         }
-        if !self.predicates.is_empty() {
-            m.serialize_entry("predicates", &self.predicates)?;
+        if !a.predicates.is_empty() {
+            m.serialize_entry("predicates", &a.predicates)?;
         }
-        m.serialize_entry("scope", &self.scope)?;
-        m.serialize_entry("service", self.service)?;
-        if !self.sources.is_empty() {
-            m.serialize_entry("sources", &self.sources)?;
+        m.serialize_entry("scope", scope)?;
+        m.serialize_entry("service", a.service)?;
+        if !a.sources.is_empty() {
+            m.serialize_entry("sources", &a.sources)?;
         }
         m.end()
     }

@@ -387,7 +387,7 @@ fn cel_kind(service: &str) -> PolicyKind {
 /// The merged, validated actions of a path; they depend only on its route and effective policies
 /// (the auth action's scope, the path's AuthConfig name, is left empty and filled in per path).
 struct RouteActions {
-    list: Vec<Action>,
+    list: Arc<[Action]>,
     /// CEL failures (kind, message), reported for every path.
     failures: Vec<(PolicyKind, String)>,
 }
@@ -425,7 +425,7 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
         }
     }
     RouteActions {
-        list: kept,
+        list: kept.into(),
         failures,
     }
 }
@@ -557,7 +557,8 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut gateways: BTreeMap<usize, GatewayOut> = BTreeMap::new();
     // Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    let mut auth_configs: BTreeMap<String, Object> = BTreeMap::new();
+    // AuthConfigs with their names (unique: one per PathID), sorted by name at the end.
+    let mut auth_configs: Vec<(String, Object)> = Vec::new();
     let mut cel_memo = CelMemo::default();
     // Encoded AuthConfig specs by effective AuthPolicy.
     let mut auth_specs: HashMap<usize, Arc<Map<String, Value>>> = HashMap::new();
@@ -565,6 +566,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     // RateLimitPolicy / TokenRateLimitPolicy) whose limits are indexed; the merged, validated actions.
     let mut limits_done: HashSet<(usize, usize)> = HashSet::new();
     let mut route_actions: HashMap<(usize, [usize; 3]), RouteActions> = HashMap::new();
+    let no_scope: Arc<str> = Arc::from("");
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -662,7 +664,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 ),
                 spec,
             }));
-            auth_configs.insert(name, obj);
+            auth_configs.push((name, obj));
         }
 
         if provider(p.class).is_none() {
@@ -704,22 +706,20 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         if ra.list.is_empty() || !valid {
             continue;
         }
-        // The auth action's scope is the path's AuthConfig name. Every action set of the path
-        // carries the same actions: share them.
-        let mut list = ra.list.clone();
-        for a in &mut list {
-            if a.service == AUTH_SERVICE {
-                a.scope = names::auth_config_name(&p.id);
-            }
-        }
-        let actions: Arc<[Action]> = list.into();
+        // The auth action's scope is the path's AuthConfig name.
+        let auth_scope: Arc<str> = if pe.auth.is_some() {
+            names::auth_config_name(&p.id).into()
+        } else {
+            Arc::clone(&no_scope)
+        };
         for h in &hosts {
             for (i, (predicates, key)) in rule_matches(t, p, h).into_iter().enumerate() {
                 let value = ActionSet {
                     name: names::action_set_name(&p.id, i, h),
                     hostname: h.clone(),
                     predicates,
-                    actions: Arc::clone(&actions),
+                    actions: Arc::clone(&ra.list),
+                    auth_scope: Arc::clone(&auth_scope),
                 };
                 go.action_sets.push(ActionSetEntry { key, value });
             }
@@ -924,7 +924,9 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         )));
     }
     if want(Family::AuthConfig) {
-        out.objects.extend(auth_configs.into_values());
+        auth_configs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out.objects
+            .extend(auth_configs.into_iter().map(|(_, obj)| obj));
     }
     for o in &mut out.objects {
         match o {

@@ -8,9 +8,9 @@
 //! the YAML writer (`render::objects`) writes the typed parts directly, and a test checks that both
 //! give the same text.
 
-use super::actions::Action;
+use super::actions::{AUTH_SERVICE, Action};
 use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -22,8 +22,37 @@ pub struct ActionSet {
     pub hostname: String,
     /// `routeRuleConditions.predicates` (omitted when empty).
     pub predicates: Vec<String>,
-    /// The path's actions, shared by all of the path's action sets.
+    /// The path's actions. They depend only on the path's route and effective policies, so paths
+    /// share them, except for the auth action's scope, which is the path's own AuthConfig name:
+    /// that one is `auth_scope`, and the auth action in the list has an empty scope.
     pub actions: Arc<[Action]>,
+    /// The scope of the auth action (empty when there is none); shared by the path's sets.
+    pub auth_scope: Arc<str>,
+}
+
+impl ActionSet {
+    /// The scope `a` (one of `actions`) has in this set.
+    pub fn scope_of<'a>(&'a self, a: &'a Action) -> &'a str {
+        if a.service == AUTH_SERVICE {
+            &self.auth_scope
+        } else {
+            &a.scope
+        }
+    }
+}
+
+/// The actions of a set, each with its scope in that set.
+struct SetActions<'a>(&'a ActionSet);
+
+impl Serialize for SetActions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let set = self.0;
+        let mut seq = s.serialize_seq(Some(set.actions.len()))?;
+        for a in set.actions.iter() {
+            seq.serialize_element(&a.with_scope(set.scope_of(a)))?;
+        }
+        seq.end()
+    }
 }
 
 /// `{"hostnames": [h], "predicates": [...]}`.
@@ -55,7 +84,7 @@ impl ActionSet {
 impl Serialize for ActionSet {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("actions", &*self.actions)?;
+        m.serialize_entry("actions", &SetActions(self))?;
         m.serialize_entry("name", &self.name)?;
         m.serialize_entry("routeRuleConditions", &self.route_rule_conditions())?;
         m.end()

@@ -8,10 +8,10 @@
 //! written as they are, and every other scalar is handed to serde-saphyr on its own so quoting
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
 
-use crate::generate::actions::{Action, ConditionalData};
+use crate::generate::actions::{AUTH_SERVICE, Action, ConditionalData};
 use crate::generate::object::{self, ActionSet, AuthConfig, Object, WasmConfig};
+use foldhash::HashMap;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -93,8 +93,8 @@ struct Scalars<'v> {
     keys: HashMap<&'v str, String>,
     /// The placeholder of the wasm carrier being written, and the configuration written in its place.
     hole: Option<(&'v Value, &'v WasmConfig)>,
-    /// Text of shared action lists, by (address, column).
-    actions: HashMap<(usize, usize), String>,
+    /// Text of shared action lists, by (list address, auth scope address, column).
+    actions: HashMap<(usize, usize, usize), String>,
     /// Text of shared AuthConfig specs (before and after `hosts`), by address.
     auth_specs: HashMap<usize, (String, String)>,
 }
@@ -301,7 +301,7 @@ fn write_action_set<'v>(
         out.push_str("actions: []\n");
     } else {
         out.push_str("actions:\n");
-        write_actions(out, sc, &set.actions, col)?;
+        write_actions(out, sc, set, col)?;
     }
     string_entry(out, sc, col, "name", &set.name)?;
     indent(out, col);
@@ -321,16 +321,23 @@ fn write_action_set<'v>(
     Ok(())
 }
 
-/// A shared action list as a sequence with its dashes at column `col`; written once per list and
-/// column, then copied.
+/// The actions of a set as a sequence with its dashes at column `col`; a list written again with the
+/// same auth scope at the same column is copied.
 fn write_actions<'v>(
     out: &mut String,
     sc: &mut Scalars<'v>,
-    actions: &'v Arc<[Action]>,
+    set: &'v ActionSet,
     col: usize,
 ) -> Result<(), String> {
-    let shared = Arc::strong_count(actions) > 1;
-    let key = (actions.as_ptr() as usize, col);
+    let actions = &set.actions;
+    let (shared, scope) = if actions.iter().any(|a| a.service == AUTH_SERVICE) {
+        // Paths share lists, not auth scopes: the path's own sets share both.
+        let s = &set.auth_scope;
+        (Arc::strong_count(s) > 1, s.as_ptr() as usize)
+    } else {
+        (Arc::strong_count(actions) > 1, 0)
+    };
+    let key = (actions.as_ptr() as usize, scope, col);
     if shared && let Some(text) = sc.actions.get(&key) {
         out.push_str(text);
         return Ok(());
@@ -339,7 +346,7 @@ fn write_actions<'v>(
     for a in actions.iter() {
         indent(&mut text, col);
         text.push_str("- ");
-        write_action(&mut text, sc, a, col + 2)?;
+        write_action(&mut text, sc, a, set.scope_of(a), col + 2)?;
     }
     out.push_str(&text);
     if shared {
@@ -353,6 +360,7 @@ fn write_action<'v>(
     out: &mut String,
     sc: &mut Scalars<'v>,
     a: &'v Action,
+    scope: &'v str,
     col: usize,
 ) -> Result<(), String> {
     // The first key continues the `- ` line (`scope` and `service` are always there).
@@ -378,7 +386,7 @@ fn write_action<'v>(
     }
     start(out);
     out.push_str("scope: ");
-    sc.value(out, &a.scope)?;
+    sc.value(out, scope)?;
     out.push('\n');
     start(out);
     out.push_str("service: ");
