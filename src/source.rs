@@ -34,6 +34,9 @@ pub struct SourceFile {
     pub text: Arc<str>,
     /// Byte offset of the start of every line.
     line_starts: Vec<usize>,
+    /// Whether the text has a carriage return not followed by a line feed (a line break for some
+    /// readers, not for `line_starts`).
+    lone_cr: bool,
 }
 
 impl SourceFile {
@@ -46,20 +49,46 @@ impl SourceFile {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
+        let b = text.as_bytes();
+        let lone_cr = b
+            .iter()
+            .enumerate()
+            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
         SourceFile {
             name: name.into(),
             text,
             line_starts,
+            lone_cr,
         }
+    }
+
+    /// 0-based index of the line holding a byte offset (clamped to the end of the text).
+    pub fn line_index(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1, // line_starts[0] == 0, so i >= 1 here
+        }
+    }
+
+    /// Byte offset where the 0-based line `index` starts (the end of the text past the last line).
+    pub fn line_start(&self, index: usize) -> usize {
+        self.line_starts
+            .get(index)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// Whether lines are broken by line feeds only (`\r\n` counts as one break, a lone `\r` does
+    /// not exist), so [`line_index`](Self::line_index) counts every break.
+    pub fn line_feeds_only(&self) -> bool {
+        !self.lone_cr
     }
 
     /// 1-based line and column (in characters) of a byte offset; offsets past the end clamp to it.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1, // line_starts[0] == 0, so i >= 1 here
-        };
+        let line = self.line_index(offset);
         let start = self.line_starts[line];
         let col = self
             .text
