@@ -262,6 +262,17 @@ impl Ui {
         Ok(())
     }
 
+    /// Write to stdout through `f` (for output streamed in pieces), then flush.
+    pub fn out_with(
+        &self,
+        f: impl FnOnce(&mut std::io::StdoutLock<'static>) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        let mut o = std::io::stdout().lock();
+        f(&mut o)?;
+        o.flush()?;
+        Ok(())
+    }
+
     pub fn err(&self, s: &str) {
         let mut e = std::io::stderr().lock();
         let _ = e.write_all(s.as_bytes());

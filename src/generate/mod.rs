@@ -1013,36 +1013,58 @@ fn wasm_envoy_filter(
 }
 
 /// ERRATA canonical order of Limitador limits.
-fn limit_order(a: &Value, b: &Value) -> std::cmp::Ordering {
-    fn s<'v>(v: &'v Value, k: &str) -> &'v str {
-        v.get(k).and_then(Value::as_str).unwrap_or("")
-    }
-    fn n(v: &Value, k: &str) -> i64 {
-        v.get(k).and_then(Value::as_i64).unwrap_or(0)
-    }
-    fn l<'v>(v: &'v Value, k: &str) -> Vec<&'v str> {
+/// The canonical order of Limitador limits: name, namespace, max_value, seconds, conditions, variables
+/// (lists by length, then element by element).
+type LimitKey<'v> = (
+    &'v str,
+    &'v str,
+    i64,
+    i64,
+    usize,
+    Vec<&'v str>,
+    usize,
+    Vec<&'v str>,
+);
+
+fn limit_key(v: &Value) -> LimitKey<'_> {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    let n = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let l = |k: &str| -> Vec<&str> {
         v.get(k)
             .and_then(Value::as_array)
             .map(|x| x.iter().map(|s| s.as_str().unwrap_or("")).collect())
             .unwrap_or_default()
-    }
-    s(a, "name")
-        .cmp(s(b, "name"))
-        .then(s(a, "namespace").cmp(s(b, "namespace")))
-        .then(n(a, "max_value").cmp(&n(b, "max_value")))
-        .then(n(a, "seconds").cmp(&n(b, "seconds")))
-        .then_with(|| {
-            let (x, y) = (l(a, "conditions"), l(b, "conditions"));
-            x.len().cmp(&y.len()).then(x.cmp(&y))
-        })
-        .then_with(|| {
-            let (x, y) = (l(a, "variables"), l(b, "variables"));
-            x.len().cmp(&y.len()).then(x.cmp(&y))
-        })
+    };
+    let (conditions, variables) = (l("conditions"), l("variables"));
+    (
+        s("name"),
+        s("namespace"),
+        n("max_value"),
+        n("seconds"),
+        conditions.len(),
+        conditions,
+        variables.len(),
+        variables,
+    )
 }
 
-fn limitador(rt: &Runtime<'_>, mut limits: Vec<Value>) -> Value {
-    limits.sort_by(limit_order);
+/// `limits` in the canonical order (a stable sort: equal limits keep their index order).
+fn sort_limits(limits: Vec<Value>) -> Vec<Value> {
+    // Keys read once per limit, not once per comparison.
+    let mut keyed: Vec<(LimitKey<'_>, usize)> = limits
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (limit_key(v), i))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    let mut slots: Vec<Option<Value>> = limits.into_iter().map(Some).collect();
+    // Index: `order` is a permutation of `0..slots.len()`.
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+fn limitador(rt: &Runtime<'_>, limits: Vec<Value>) -> Value {
+    let limits = sort_limits(limits);
     let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});
     if !limits.is_empty() {
         spec["limits"] = Value::Array(limits);

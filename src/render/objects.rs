@@ -522,24 +522,55 @@ pub fn yaml_document(v: &Value) -> Result<String, String> {
 /// Generated objects as `---`-separated YAML documents (empty string for none): the same text as
 /// [`yaml`] over their trees ([`Object::to_value`]), written from the typed parts directly.
 pub fn yaml_objects(objects: &[Object]) -> Result<String, String> {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    write_yaml_objects(objects, &mut out).map_err(|e| e.to_string())?;
+    // The writer only writes `&str`s.
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// Why [`write_yaml_objects`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("cannot render YAML: {0}")]
+    Render(String),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// [`yaml_objects`] into `w`, one chunk of about a megabyte at a time, so the whole text is never
+/// held in memory (hundreds of megabytes for large estates). A failure stops the writing where it
+/// is: callers that must not leave partial output write to a temporary file or a buffer.
+pub fn write_yaml_objects(
+    objects: &[Object],
+    w: &mut impl std::io::Write,
+) -> Result<(), WriteError> {
+    const CHUNK: usize = 1 << 20;
+    let mut out = String::with_capacity(CHUNK + CHUNK / 4);
     let mut sc = Scalars::default();
     for (i, o) in objects.iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
         match o {
-            Object::Tree(v) => write_document(&mut out, &mut sc, v)?,
+            Object::Tree(v) => write_document(&mut out, &mut sc, v),
             Object::Wasm(w) => {
                 sc.hole = w.shell.pointer(w.at).map(|h| (h, &w.config));
                 let written = write_document(&mut out, &mut sc, &w.shell);
                 sc.hole = None;
-                written?;
+                // Shared action lists do not outlive their gateway's carrier.
+                sc.actions.clear();
+                written
             }
-            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a)?,
+            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a),
+        }
+        .map_err(WriteError::Render)?;
+        if out.len() >= CHUNK {
+            w.write_all(out.as_bytes())?;
+            out.clear();
         }
     }
-    Ok(out)
+    w.write_all(out.as_bytes())?;
+    Ok(())
 }
 
 /// `---`-separated YAML documents; empty string for no objects.

@@ -4,6 +4,7 @@ use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::generate::object;
+use policyctl::render::objects::WriteError;
 use policyctl::{outdir, pipeline, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -113,12 +114,18 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         ui.out(&report)?;
         return Ok(findings);
     }
-    let text = match a.output {
-        ComputeFormat::Yaml => {
-            render::objects::yaml_objects(&generated.objects).map_err(CliError::Io)?
-        }
-        ComputeFormat::Json => render::objects::json_list(&object::values(&generated.objects)),
-    };
-    ui.out(&text)?;
+    match a.output {
+        // Streamed: the text of a large estate is several times the size of its input. Rendering
+        // cannot fail on generated objects (string keys, no floats); a closed pipe stops it.
+        ComputeFormat::Yaml => ui.out_with(|o| {
+            render::objects::write_yaml_objects(&generated.objects, o).map_err(|e| match e {
+                WriteError::Io(e) => CliError::from(e),
+                WriteError::Render(m) => CliError::Io(m),
+            })
+        })?,
+        ComputeFormat::Json => ui.out(&render::objects::json_list(&object::values(
+            &generated.objects,
+        )))?,
+    }
     Ok(findings)
 }
