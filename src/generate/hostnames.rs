@@ -6,16 +6,12 @@ pub use crate::model::hostname_subset_of as subset_of;
 /// The hostnames of the action sets of a path: `[listener or "*"]` when the route has none, else the
 /// route hostnames that are a subset of the listener hostname, in route order. Empty means the path is
 /// invalid (no action set, and on 1.5 no limits or cluster objects either).
-pub fn select(listener: Option<&str>, route: &[&str]) -> Vec<String> {
+pub fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> {
     let l = listener.unwrap_or("*");
     if route.is_empty() {
-        return vec![l.to_string()];
+        return vec![l];
     }
-    route
-        .iter()
-        .filter(|h| subset_of(h, l))
-        .map(|h| h.to_string())
-        .collect()
+    route.iter().copied().filter(|h| subset_of(h, l)).collect()
 }
 
 /// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then

@@ -307,26 +307,30 @@ fn runtime<'m>(m: &'m Model, opts: &GenerateOptions, diags: &mut Vec<Diagnostic>
 }
 
 /// One action set before sorting.
-struct ActionSetEntry {
-    key: SortKey,
+struct ActionSetEntry<'a> {
+    key: SortKey<'a>,
     value: ActionSet,
 }
 
 /// Per-gateway accumulation.
 #[derive(Default)]
-struct GatewayOut {
-    action_sets: Vec<ActionSetEntry>,
+struct GatewayOut<'a> {
+    action_sets: Vec<ActionSetEntry<'a>>,
     rate_limit: bool,
     auth: bool,
     any_policy: bool,
 }
 
-/// The matches of a rule as the operator iterates them, with their predicates and sort keys.
-fn rule_matches(t: &Topology<'_>, p: &Path, hostname: &str) -> Vec<(Vec<String>, SortKey)> {
+/// The matches of a rule as the operator iterates them: their predicates and sort keys (with an
+/// empty hostname, set per action set). They depend only on the route and the rule.
+fn rule_matches<'a>(
+    t: &Topology<'a>,
+    p: &Path,
+    route: &'a str,
+) -> Vec<(Arc<[String]>, SortKey<'a>)> {
     let r = &t.model.routes[p.route];
     let rule = &r.spec.rules[p.rule];
     let created = r.meta.creation_timestamp.as_deref();
-    let route = r.meta.key();
     match &rule.matches {
         RuleMatches::Http(ms) => {
             let defaulted;
@@ -342,8 +346,8 @@ fn rule_matches(t: &Topology<'_>, p: &Path, hostname: &str) -> Vec<(Vec<String>,
             ms.iter()
                 .map(|m| {
                     (
-                        predicates::http(m),
-                        SortKey::from_http(hostname, m, created, &route),
+                        predicates::http(m).into(),
+                        SortKey::from_http("", m, created, route),
                     )
                 })
                 .collect()
@@ -359,8 +363,8 @@ fn rule_matches(t: &Topology<'_>, p: &Path, hostname: &str) -> Vec<(Vec<String>,
             ms.iter()
                 .map(|m| {
                     (
-                        predicates::grpc(m),
-                        SortKey::from_grpc(hostname, m, created, &route),
+                        predicates::grpc(m).into(),
+                        SortKey::from_grpc("", m, created, route),
                     )
                 })
                 .collect()
@@ -368,10 +372,11 @@ fn rule_matches(t: &Topology<'_>, p: &Path, hostname: &str) -> Vec<(Vec<String>,
     }
 }
 
-fn path_hostnames(t: &Topology<'_>, p: &Path) -> Vec<String> {
-    let g = &t.model.gateways[p.gateway];
+fn path_hostnames<'a>(t: &Topology<'a>, p: &Path) -> Vec<&'a str> {
+    let m: &'a Model = t.model;
+    let g = &m.gateways[p.gateway];
     let l = &g.spec.listeners[p.listener];
-    let r = &t.model.routes[p.route];
+    let r = &m.routes[p.route];
     let hs: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
     hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &hs)
 }
@@ -567,6 +572,10 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut limits_done: HashSet<(usize, usize)> = HashSet::new();
     let mut route_actions: HashMap<(usize, [usize; 3]), RouteActions> = HashMap::new();
     let no_scope: Arc<str> = Arc::from("");
+    // Route keys (`ns/name`) the sort keys borrow, and each rule's matches.
+    let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    type RuleMatchList<'k> = Vec<(Arc<[String]>, SortKey<'k>)>;
+    let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'_>> = HashMap::new();
 
     for (p, pe) in paths.iter().zip(eff.iter()) {
         let g = &m.gateways[p.gateway];
@@ -712,12 +721,19 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         } else {
             Arc::clone(&no_scope)
         };
-        for h in &hosts {
-            for (i, (predicates, key)) in rule_matches(t, p, h).into_iter().enumerate() {
+        let matches = rule_matches_memo
+            .entry((p.route, p.rule))
+            .or_insert_with(|| rule_matches(t, p, &route_keys[p.route]));
+        for &h in &hosts {
+            for (i, (predicates, key)) in matches.iter().enumerate() {
+                let key = SortKey {
+                    hostname: h,
+                    ..*key
+                };
                 let value = ActionSet {
                     name: names::action_set_name(&p.id, i, h),
-                    hostname: h.clone(),
-                    predicates,
+                    hostname: h.to_string(),
+                    predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),
                     auth_scope: Arc::clone(&auth_scope),
                 };

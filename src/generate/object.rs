@@ -20,8 +20,8 @@ pub struct ActionSet {
     pub name: String,
     /// `routeRuleConditions.hostnames` (always one hostname).
     pub hostname: String,
-    /// `routeRuleConditions.predicates` (omitted when empty).
-    pub predicates: Vec<String>,
+    /// `routeRuleConditions.predicates` (omitted when empty); shared by the sets of one rule match.
+    pub predicates: Arc<[String]>,
     /// The path's actions. They depend only on the path's route and effective policies, so paths
     /// share them, except for the auth action's scope, which is the path's own AuthConfig name:
     /// that one is `auth_scope`, and the auth action in the list has an empty scope.

@@ -66,65 +66,75 @@ pub fn grpc(m: &GrpcMatch) -> Vec<String> {
     out
 }
 
-/// What the comparator reads of one action set.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SortKey {
-    pub hostname: String,
-    /// Path match type and value; `None` for a gRPC match without a method.
-    pub path: Option<(PathMatchType, String)>,
+/// What the comparator reads of one action set (borrowed from the model and the route keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortKey<'a> {
+    pub hostname: &'a str,
+    /// Path match type and the length of its value (the comparator reads no more); `None` for a
+    /// gRPC match without a method.
+    pub path: Option<(PathMatchType, usize)>,
     pub has_method: bool,
     pub headers: usize,
     pub query_params: usize,
     /// Route `creationTimestamp` (RFC 3339); `None` is Go's zero time.
-    pub created: Option<String>,
+    pub created: Option<&'a str>,
     /// `<routeNs>/<routeName>`.
-    pub route: String,
+    pub route: &'a str,
 }
 
-impl SortKey {
-    pub fn from_http(hostname: &str, m: &HttpMatch, created: Option<&str>, route: &str) -> Self {
+impl<'a> SortKey<'a> {
+    pub fn from_http(
+        hostname: &'a str,
+        m: &HttpMatch,
+        created: Option<&'a str>,
+        route: &'a str,
+    ) -> Self {
         SortKey {
-            hostname: hostname.into(),
-            path: Some((m.path.kind, m.path.value.clone())),
+            hostname,
+            path: Some((m.path.kind, m.path.value.len())),
             has_method: m.method.is_some(),
             headers: m.headers.len(),
             query_params: m.query_params.len(),
-            created: created.map(Into::into),
-            route: route.into(),
+            created,
+            route,
         }
     }
 
     /// `ConvertGRPCRouteMatchToHTTP`: method specificity encoded as a path match; no HTTP method.
-    pub fn from_grpc(hostname: &str, m: &GrpcMatch, created: Option<&str>, route: &str) -> Self {
+    pub fn from_grpc(
+        hostname: &'a str,
+        m: &GrpcMatch,
+        created: Option<&'a str>,
+        route: &'a str,
+    ) -> Self {
         let path = m.method.as_ref().and_then(|mm| {
             let s = mm.service.as_deref().unwrap_or("");
             let me = mm.method.as_deref().unwrap_or("");
-            if mm.kind == "RegularExpression" {
+            let (kind, value) = if mm.kind == "RegularExpression" {
                 match (s.is_empty(), me.is_empty()) {
-                    (false, false) => {
-                        Some((PathMatchType::RegularExpression, format!("^/{s}/{me}$")))
-                    }
-                    (false, true) => Some((PathMatchType::RegularExpression, format!("^/{s}"))),
-                    (true, false) => Some((PathMatchType::RegularExpression, format!("^/{me}"))),
-                    (true, true) => None,
+                    (false, false) => (PathMatchType::RegularExpression, format!("^/{s}/{me}$")),
+                    (false, true) => (PathMatchType::RegularExpression, format!("^/{s}")),
+                    (true, false) => (PathMatchType::RegularExpression, format!("^/{me}")),
+                    (true, true) => return None,
                 }
             } else {
                 match (s.is_empty(), me.is_empty()) {
-                    (false, false) => Some((PathMatchType::Exact, format!("/{s}/{me}"))),
-                    (false, true) => Some((PathMatchType::PathPrefix, format!("/{s}"))),
-                    (true, false) => Some((PathMatchType::PathPrefix, format!("/{me}"))),
-                    (true, true) => None,
+                    (false, false) => (PathMatchType::Exact, format!("/{s}/{me}")),
+                    (false, true) => (PathMatchType::PathPrefix, format!("/{s}")),
+                    (true, false) => (PathMatchType::PathPrefix, format!("/{me}")),
+                    (true, true) => return None,
                 }
-            }
+            };
+            Some((kind, value.len()))
         });
         SortKey {
-            hostname: hostname.into(),
+            hostname,
             path,
             has_method: false,
             headers: m.headers.len(),
             query_params: 0,
-            created: created.map(Into::into),
-            route: route.into(),
+            created,
+            route,
         }
     }
 }
@@ -133,7 +143,7 @@ impl SortKey {
 pub fn less(i: &SortKey, j: &SortKey) -> bool {
     use PathMatchType::*;
     if i.hostname != j.hostname {
-        return super::hostnames::more_specific(&i.hostname, &j.hostname);
+        return super::hostnames::more_specific(i.hostname, j.hostname);
     }
     if let (Some((ti, _)), Some((tj, _))) = (&i.path, &j.path) {
         match (ti, tj) {
@@ -144,8 +154,8 @@ pub fn less(i: &SortKey, j: &SortKey) -> bool {
             _ => {}
         }
     }
-    let li = i.path.as_ref().map_or(0, |p| p.1.len());
-    let lj = j.path.as_ref().map_or(0, |p| p.1.len());
+    let li = i.path.map_or(0, |p| p.1);
+    let lj = j.path.map_or(0, |p| p.1);
     if li != lj {
         return li > lj;
     }
@@ -293,15 +303,21 @@ mod tests {
         assert!(grpc(&GrpcMatch::default()).is_empty());
     }
 
-    fn key(host: &str, kind: PathMatchType, path: &str, method: bool, route: &str) -> SortKey {
+    fn key<'a>(
+        host: &'a str,
+        kind: PathMatchType,
+        path: &str,
+        method: bool,
+        route: &'a str,
+    ) -> SortKey<'a> {
         SortKey {
-            hostname: host.into(),
-            path: Some((kind, path.into())),
+            hostname: host,
+            path: Some((kind, path.len())),
             has_method: method,
             headers: 0,
             query_params: 0,
             created: None,
-            route: route.into(),
+            route,
         }
     }
 
@@ -338,13 +354,13 @@ mod tests {
             &key("h", PathPrefix, "/a", true, "b/r")
         ));
         let k = key("h", PathPrefix, "/a", true, "a/r");
-        assert_eq!(compare(&k, &k.clone()), Ordering::Equal);
+        assert_eq!(compare(&k, &{ k }), Ordering::Equal);
         // older route first, a missing timestamp is the zero time
-        let mut old = k.clone();
-        old.created = Some("2024-01-01T00:00:00Z".into());
-        let mut new = k.clone();
-        new.created = Some("2025-01-01T00:00:00Z".into());
-        new.route = "0/first".into();
+        let mut old = k;
+        old.created = Some("2024-01-01T00:00:00Z");
+        let mut new = k;
+        new.created = Some("2025-01-01T00:00:00Z");
+        new.route = "0/first";
         assert!(less(&old, &new));
         assert!(less(&k, &old));
     }
