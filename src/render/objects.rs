@@ -537,40 +537,106 @@ pub enum WriteError {
     Io(#[from] std::io::Error),
 }
 
-/// [`yaml_objects`] into `w`, one chunk of about a megabyte at a time, so the whole text is never
-/// held in memory (hundreds of megabytes for large estates). A failure stops the writing where it
-/// is: callers that must not leave partial output write to a temporary file or a buffer.
+/// [`yaml_objects`] into `w`, a batch of objects at a time, so the whole text is never held in
+/// memory (hundreds of megabytes for large estates). The objects of a batch are split into
+/// contiguous parts of about the same size, rendered on the available cores, and written in order.
+/// A failure stops the writing where it is: callers that must not leave partial output write to a
+/// temporary file or a buffer.
 pub fn write_yaml_objects(
     objects: &[Object],
     w: &mut impl std::io::Write,
 ) -> Result<(), WriteError> {
-    const CHUNK: usize = 1 << 20;
-    let mut out = String::with_capacity(CHUNK + CHUNK / 4);
+    const BATCH: usize = 8 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
+    let mut start = 0;
+    while start < objects.len() {
+        // The batch: objects up to about BATCH bytes (at least one).
+        let mut end = start;
+        let mut total = 0;
+        while end < objects.len() && (end == start || total < BATCH) {
+            total += sizes[end];
+            end += 1;
+        }
+        // Its parts: contiguous runs of about total / threads bytes.
+        let mut parts = Vec::new();
+        let mut part_start = start;
+        let mut acc = 0;
+        for (i, size) in sizes.iter().enumerate().take(end).skip(start) {
+            acc += size;
+            if acc >= total / threads && parts.len() + 1 < threads {
+                parts.push(part_start..i + 1);
+                part_start = i + 1;
+                acc = 0;
+            }
+        }
+        if part_start < end {
+            parts.push(part_start..end);
+        }
+        let texts: Vec<Result<String, String>> = if parts.len() == 1 {
+            parts.into_iter().map(|r| render_part(objects, r)).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = parts
+                    .into_iter()
+                    .map(|r| scope.spawn(move || render_part(objects, r)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err("a rendering thread panicked".into()))
+                    })
+                    .collect()
+            })
+        };
+        for t in texts {
+            w.write_all(t.map_err(WriteError::Render)?.as_bytes())?;
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// The text of `objects[range]`, each document preceded by `---` except the very first object's.
+fn render_part(objects: &[Object], range: std::ops::Range<usize>) -> Result<String, String> {
+    let mut out = String::new();
     let mut sc = Scalars::default();
-    for (i, o) in objects.iter().enumerate() {
+    for i in range {
         if i > 0 {
             out.push_str("---\n");
         }
-        match o {
-            Object::Tree(v) => write_document(&mut out, &mut sc, v),
+        match &objects[i] {
+            Object::Tree(v) => write_document(&mut out, &mut sc, v)?,
             Object::Wasm(w) => {
                 sc.hole = w.shell.pointer(w.at).map(|h| (h, &w.config));
                 let written = write_document(&mut out, &mut sc, &w.shell);
                 sc.hole = None;
                 // Shared action lists do not outlive their gateway's carrier.
                 sc.actions.clear();
-                written
+                written?
             }
-            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a),
-        }
-        .map_err(WriteError::Render)?;
-        if out.len() >= CHUNK {
-            w.write_all(out.as_bytes())?;
-            out.clear();
+            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a)?,
         }
     }
-    w.write_all(out.as_bytes())?;
-    Ok(())
+    Ok(out)
+}
+
+/// A rough size of an object's text, to balance the rendering threads.
+fn estimated_size(o: &Object) -> usize {
+    fn tree(v: &Value) -> usize {
+        match v {
+            Value::String(s) => 8 + s.len(),
+            Value::Array(a) => 8 + a.iter().map(tree).sum::<usize>(),
+            Value::Object(m) => 8 + m.iter().map(|(k, v)| 8 + k.len() + tree(v)).sum::<usize>(),
+            _ => 12,
+        }
+    }
+    match o {
+        Object::Tree(v) => tree(v),
+        Object::Wasm(w) => 2_000 + 800 * w.config.action_sets.len(),
+        Object::AuthConfig(_) => 700,
+    }
 }
 
 /// `---`-separated YAML documents; empty string for no objects.
