@@ -17,8 +17,16 @@ pub fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> 
 /// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
 /// non-wildcard first; then lexicographic).
 pub fn more_specific(a: &str, b: &str) -> bool {
-    let la = a.split('.').count();
-    let lb = b.split('.').count();
+    more_specific_counted((a, labels(a)), (b, labels(b)))
+}
+
+/// The number of DNS labels of a hostname.
+pub fn labels(h: &str) -> usize {
+    h.bytes().filter(|&c| c == b'.').count() + 1
+}
+
+/// [`more_specific`] with the label counts already known.
+pub fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usize)) -> bool {
     if la != lb {
         return la > lb;
     }

@@ -726,10 +726,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
             .or_insert_with(|| rule_matches(t, p, &route_keys[p.route]));
         for &h in &hosts {
             for (i, (predicates, key)) in matches.iter().enumerate() {
-                let key = SortKey {
-                    hostname: h,
-                    ..*key
-                };
+                let key = key.with_hostname(h);
                 let value = ActionSet {
                     name: names::action_set_name(&p.id, i, h),
                     hostname: h.to_string(),

@@ -70,6 +70,8 @@ pub fn grpc(m: &GrpcMatch) -> Vec<String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SortKey<'a> {
     pub hostname: &'a str,
+    /// Labels of `hostname` (read by every comparison, so counted once).
+    pub hostname_labels: usize,
     /// Path match type and the length of its value (the comparator reads no more); `None` for a
     /// gRPC match without a method.
     pub path: Option<(PathMatchType, usize)>,
@@ -83,6 +85,15 @@ pub struct SortKey<'a> {
 }
 
 impl<'a> SortKey<'a> {
+    /// The same key for another hostname.
+    pub fn with_hostname(self, hostname: &'a str) -> Self {
+        SortKey {
+            hostname,
+            hostname_labels: super::hostnames::labels(hostname),
+            ..self
+        }
+    }
+
     pub fn from_http(
         hostname: &'a str,
         m: &HttpMatch,
@@ -91,6 +102,7 @@ impl<'a> SortKey<'a> {
     ) -> Self {
         SortKey {
             hostname,
+            hostname_labels: super::hostnames::labels(hostname),
             path: Some((m.path.kind, m.path.value.len())),
             has_method: m.method.is_some(),
             headers: m.headers.len(),
@@ -129,6 +141,7 @@ impl<'a> SortKey<'a> {
         });
         SortKey {
             hostname,
+            hostname_labels: super::hostnames::labels(hostname),
             path,
             has_method: false,
             headers: m.headers.len(),
@@ -143,7 +156,10 @@ impl<'a> SortKey<'a> {
 pub fn less(i: &SortKey, j: &SortKey) -> bool {
     use PathMatchType::*;
     if i.hostname != j.hostname {
-        return super::hostnames::more_specific(i.hostname, j.hostname);
+        return super::hostnames::more_specific_counted(
+            (i.hostname, i.hostname_labels),
+            (j.hostname, j.hostname_labels),
+        );
     }
     if let (Some((ti, _)), Some((tj, _))) = (&i.path, &j.path) {
         match (ti, tj) {
@@ -312,6 +328,7 @@ mod tests {
     ) -> SortKey<'a> {
         SortKey {
             hostname: host,
+            hostname_labels: crate::generate::hostnames::labels(host),
             path: Some((kind, path.len())),
             has_method: method,
             headers: 0,
