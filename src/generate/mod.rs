@@ -321,13 +321,12 @@ struct GatewayOut<'a> {
     any_policy: bool,
 }
 
+/// A rule's matches: their predicates and sort keys.
+type RuleMatchList<'a> = Vec<(Arc<[String]>, SortKey<'a>)>;
+
 /// The matches of a rule as the operator iterates them: their predicates and sort keys (with an
 /// empty hostname, set per action set). They depend only on the route and the rule.
-fn rule_matches<'a>(
-    t: &Topology<'a>,
-    p: &Path,
-    route: &'a str,
-) -> Vec<(Arc<[String]>, SortKey<'a>)> {
+fn rule_matches<'a>(t: &Topology<'a>, p: &Path, route: &'a str) -> RuleMatchList<'a> {
     let r = &t.model.routes[p.route];
     let rule = &r.spec.rules[p.rule];
     let created = r.meta.creation_timestamp.as_deref();
@@ -535,35 +534,59 @@ fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
     }
 }
 
-/// Generate every object. `eff[i]` is the effective policies of `t.paths()[i]`.
-pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions) -> Generated {
+/// What the per-path pass reads.
+struct PassContext<'a> {
+    t: &'a Topology<'a>,
+    opts: &'a GenerateOptions,
+    rt: &'a Runtime<'a>,
+    /// `ns/name` of every route (the sort keys borrow them).
+    route_keys: &'a [String],
+    provider: &'a (dyn Fn(usize) -> Option<Provider> + Sync),
+}
+
+/// What the per-path pass produces for a run of paths.
+#[derive(Default)]
+struct PathsOut<'a> {
+    gateways: BTreeMap<usize, GatewayOut<'a>>,
+    /// Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
+    limits: BTreeMap<String, Vec<Value>>,
+    /// AuthConfigs with their names (unique: one per PathID).
+    auth_configs: Vec<(String, Object)>,
+    /// In PathID order.
+    cel_issues: Vec<CelIssue>,
+}
+
+/// Split the paths into at most `n` contiguous runs of about the same length, cut only where the
+/// gateway changes.
+fn gateway_runs(paths: &[Path], n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for k in 1..n {
+        let mut cut = (paths.len() * k / n).max(start + 1);
+        while cut < paths.len() && paths[cut].gateway == paths[cut - 1].gateway {
+            cut += 1;
+        }
+        if cut >= paths.len() {
+            break;
+        }
+        runs.push(start..cut);
+        start = cut;
+    }
+    runs.push(start..paths.len());
+    runs
+}
+
+/// Limits, AuthConfigs, cluster needs and action sets of a run of paths (`eff[i]` belongs to
+/// `paths[i]`).
+fn path_pass<'a>(
+    ctx: &PassContext<'a>,
+    paths: &'a [Path],
+    eff: &'a [PathEffective],
+) -> PathsOut<'a> {
+    let (t, opts, rt) = (ctx.t, ctx.opts, ctx.rt);
     let m = t.model;
     let v15 = opts.version == KuadrantVersion::V1_5;
-    let mut out = Generated::default();
-    let rt = runtime(m, opts, &mut out.diagnostics);
-    let want = |f: Family| opts.only.as_ref().is_none_or(|o| o.contains(&f));
-    let image = opts
-        .wasm_image
-        .clone()
-        .unwrap_or_else(|| if v15 { WASM_IMAGE_1_5 } else { WASM_IMAGE_1_4 }.to_string());
-
-    let provider = |class: usize| -> Option<Provider> {
-        let c = &m.gateway_classes[class].spec.controller_name;
-        if opts.istio_controllers.iter().any(|x| x == c) {
-            Some(Provider::Istio)
-        } else if opts.envoy_gateway_controllers.iter().any(|x| x == c) {
-            Some(Provider::EnvoyGateway)
-        } else {
-            None
-        }
-    };
-
-    let paths = t.paths();
-    let mut gateways: BTreeMap<usize, GatewayOut> = BTreeMap::new();
-    // Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
-    let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    // AuthConfigs with their names (unique: one per PathID), sorted by name at the end.
-    let mut auth_configs: Vec<(String, Object)> = Vec::new();
+    let mut out = PathsOut::default();
     let mut cel_memo = CelMemo::default();
     // Encoded AuthConfig specs by effective AuthPolicy.
     let mut auth_specs: HashMap<usize, Arc<Map<String, Value>>> = HashMap::new();
@@ -572,12 +595,10 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
     let mut limits_done: HashSet<(usize, usize)> = HashSet::new();
     let mut route_actions: HashMap<(usize, [usize; 3]), RouteActions> = HashMap::new();
     let no_scope: Arc<str> = Arc::from("");
-    // Route keys (`ns/name`) the sort keys borrow, and each rule's matches.
-    let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
-    type RuleMatchList<'k> = Vec<(Arc<[String]>, SortKey<'k>)>;
-    let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'_>> = HashMap::new();
+    // Each rule's matches.
+    let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'a>> = HashMap::new();
 
-    for (p, pe) in paths.iter().zip(eff.iter()) {
+    for (p, pe) in paths.iter().zip(eff) {
         let g = &m.gateways[p.gateway];
         if let Some((ns, name)) = &opts.gateway
             && (g.meta.namespace != *ns || g.meta.name != *name)
@@ -608,7 +629,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                     let key = format!("{route_scope}/{id}");
                     // The entries depend only on the key's parts (route, source policy, limit name),
                     // so the other paths of the route would write the same value again.
-                    if limits.contains_key(&key) {
+                    if out.limits.contains_key(&key) {
                         continue;
                     }
                     let entries: Vec<Value> = limit
@@ -630,7 +651,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                             v
                         })
                         .collect();
-                    limits.insert(key, entries);
+                    out.limits.insert(key, entries);
                 }
             }
         }
@@ -673,13 +694,13 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 ),
                 spec,
             }));
-            auth_configs.push((name, obj));
+            out.auth_configs.push((name, obj));
         }
 
-        if provider(p.class).is_none() {
+        if (ctx.provider)(p.class).is_none() {
             continue;
         }
-        let go = gateways.entry(p.gateway).or_default();
+        let go = out.gateways.entry(p.gateway).or_default();
         go.any_policy = true;
         if counts && (pe.rate_limit.is_some() || pe.token_rate_limit.is_some()) {
             go.rate_limit = true;
@@ -723,7 +744,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         };
         let matches = rule_matches_memo
             .entry((p.route, p.rule))
-            .or_insert_with(|| rule_matches(t, p, &route_keys[p.route]));
+            .or_insert_with(|| rule_matches(t, p, &ctx.route_keys[p.route]));
         for &h in &hosts {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);
@@ -737,6 +758,84 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
                 go.action_sets.push(ActionSetEntry { key, value });
             }
         }
+    }
+
+    out
+}
+
+/// Generate every object. `eff[i]` is the effective policies of `t.paths()[i]`.
+pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions) -> Generated {
+    let m = t.model;
+    let v15 = opts.version == KuadrantVersion::V1_5;
+    let mut out = Generated::default();
+    let rt = runtime(m, opts, &mut out.diagnostics);
+    let want = |f: Family| opts.only.as_ref().is_none_or(|o| o.contains(&f));
+    let image = opts
+        .wasm_image
+        .clone()
+        .unwrap_or_else(|| if v15 { WASM_IMAGE_1_5 } else { WASM_IMAGE_1_4 }.to_string());
+
+    let provider = |class: usize| -> Option<Provider> {
+        let c = &m.gateway_classes[class].spec.controller_name;
+        if opts.istio_controllers.iter().any(|x| x == c) {
+            Some(Provider::Istio)
+        } else if opts.envoy_gateway_controllers.iter().any(|x| x == c) {
+            Some(Provider::EnvoyGateway)
+        } else {
+            None
+        }
+    };
+
+    // The per-path pass, on contiguous runs of paths (whole gateways: a gateway's paths are
+    // contiguous in PathID order) in parallel; results merged in path order.
+    let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    let ctx = PassContext {
+        t,
+        opts,
+        rt: &rt,
+        route_keys: &route_keys,
+        provider: &provider,
+    };
+    let paths = t.path_list();
+    let runs = gateway_runs(
+        paths,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    let parts: Vec<PathsOut<'_>> = if runs.len() <= 1 {
+        vec![path_pass(&ctx, paths, eff)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = runs
+                .into_iter()
+                .map(|r| {
+                    let ctx = &ctx;
+                    scope.spawn(move || path_pass(ctx, &paths[r.clone()], &eff[r]))
+                })
+                .collect();
+            handles
+                .into_iter()
+                // A panic in a pass is a bug: re-raise it rather than lose its paths.
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    };
+    let mut gateways: BTreeMap<usize, GatewayOut<'_>> = BTreeMap::new();
+    let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut auth_configs: Vec<(String, Object)> = Vec::new();
+    for part in parts {
+        for (gi, go) in part.gateways {
+            let into = gateways.entry(gi).or_default();
+            into.action_sets.extend(go.action_sets);
+            into.rate_limit |= go.rate_limit;
+            into.auth |= go.auth;
+            into.any_policy |= go.any_policy;
+        }
+        // The same key always has the same entries; the first is kept, as in one pass.
+        for (k, v) in part.limits {
+            limits.entry(k).or_insert(v);
+        }
+        auth_configs.extend(part.auth_configs);
+        out.cel_issues.extend(part.cel_issues);
     }
 
     // Per-gateway objects.
