@@ -765,6 +765,17 @@ fn path_pass<'a>(
 
 /// Generate every object. `eff[i]` is the effective policies of `t.paths()[i]`.
 pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions) -> Generated {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    generate_in_runs(t, eff, opts, threads)
+}
+
+/// [`generate`] with the per-path pass split into at most `runs` parallel runs.
+fn generate_in_runs(
+    t: &Topology<'_>,
+    eff: &[PathEffective],
+    opts: &GenerateOptions,
+    runs: usize,
+) -> Generated {
     let m = t.model;
     let v15 = opts.version == KuadrantVersion::V1_5;
     let mut out = Generated::default();
@@ -797,10 +808,7 @@ pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions)
         provider: &provider,
     };
     let paths = t.path_list();
-    let runs = gateway_runs(
-        paths,
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    );
+    let runs = gateway_runs(paths, runs);
     let parts: Vec<PathsOut<'_>> = if runs.len() <= 1 {
         vec![path_pass(&ctx, paths, eff)]
     } else {
@@ -1206,4 +1214,86 @@ fn limitador(rt: &Runtime<'_>, limits: Vec<Value>) -> Value {
     });
     obj["spec"] = spec;
     obj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, load};
+
+    /// Runs are cut only where the gateway changes, cover every path once, in order.
+    #[test]
+    fn gateway_runs_cut_between_gateways() {
+        let path = |gateway| Path {
+            class: 0,
+            gateway,
+            listener: 0,
+            route: 0,
+            rule: 0,
+            rule_name: String::new(),
+            id: String::new(),
+        };
+        let paths: Vec<Path> = [0, 0, 0, 1, 1, 2, 2, 2, 2, 3]
+            .into_iter()
+            .map(path)
+            .collect();
+        for n in 1..=12 {
+            let runs = gateway_runs(&paths, n);
+            assert!(runs.len() <= n);
+            assert_eq!(runs.first().map(|r| r.start), Some(0));
+            assert_eq!(runs.last().map(|r| r.end), Some(paths.len()));
+            for w in runs.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert_ne!(paths[w[1].start - 1].gateway, paths[w[1].start].gateway);
+            }
+        }
+        assert_eq!(gateway_runs(&paths, 2), [0..5, 5..10]);
+        assert_eq!(gateway_runs(&[path(7), path(7)], 2).len(), 1);
+    }
+
+    /// Splitting the pass changes nothing: the same objects, text and CEL issues, including for a
+    /// route under two gateways (its limits reached from both runs) and at both versions.
+    #[test]
+    fn parallel_runs_give_the_single_run_output() {
+        for case in [
+            "cases/case-j-route-with-two-gateways",
+            "topology/complex-expanded",
+            "examples/toystore",
+        ] {
+            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
+                let loaded = load(
+                    &[Input::Path(dir.into())],
+                    &LoadOptions {
+                        default_namespace: "default".into(),
+                        version,
+                    },
+                );
+                let t = Topology::build(&loaded.model, version);
+                let eff = crate::resolve::effective(&t);
+                let opts = GenerateOptions {
+                    version,
+                    ..GenerateOptions::default()
+                };
+                let one = generate_in_runs(&t, &eff, &opts, 1);
+                let text = crate::render::objects::yaml_objects(&one.objects).unwrap();
+                assert!(!one.objects.is_empty(), "{case}");
+                if !case.starts_with("examples/") {
+                    assert!(
+                        gateway_runs(t.path_list(), 5).len() > 1,
+                        "{case}: one run only"
+                    );
+                }
+                for runs in [2, 3, 5] {
+                    let many = generate_in_runs(&t, &eff, &opts, runs);
+                    assert_eq!(
+                        crate::render::objects::yaml_objects(&many.objects).unwrap(),
+                        text,
+                        "{case} {version:?} {runs}"
+                    );
+                    assert_eq!(many.cel_issues, one.cel_issues, "{case}");
+                }
+            }
+        }
+    }
 }
