@@ -550,8 +550,8 @@ struct PathsOut<'a> {
     gateways: BTreeMap<usize, GatewayOut<'a>>,
     /// Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
     limits: BTreeMap<String, Vec<Value>>,
-    /// AuthConfigs with their names (unique: one per PathID).
-    auth_configs: Vec<(String, Object)>,
+    /// AuthConfigs (names unique: one per PathID).
+    auth_configs: Vec<object::AuthConfig>,
     /// In PathID order.
     cel_issues: Vec<CelIssue>,
 }
@@ -595,6 +595,8 @@ fn path_pass<'a>(
     let mut limits_done: HashSet<(usize, usize)> = HashSet::new();
     let mut route_actions: HashMap<(usize, [usize; 3]), RouteActions> = HashMap::new();
     let no_scope: Arc<str> = Arc::from("");
+    let namespace: Arc<str> = Arc::from(rt.namespace.as_str());
+    let mut annotations: HashMap<(usize, usize), Arc<(String, String)>> = HashMap::new();
     // Each rule's matches.
     let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'a>> = HashMap::new();
 
@@ -609,7 +611,7 @@ fn path_pass<'a>(
             continue;
         }
         let r = &m.routes[p.route];
-        let route_scope = r.meta.key();
+        let route_scope = &ctx.route_keys[p.route];
         let hosts = path_hostnames(t, p);
         let valid = !hosts.is_empty();
         let counts = valid || !v15;
@@ -656,16 +658,27 @@ fn path_pass<'a>(
             }
         }
 
+        // The AuthConfig name, also the auth action's scope: valid paths with an AuthPolicy.
+        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
+
         // AuthConfigs: valid paths with an effective AuthPolicy.
-        if valid && let Some(a) = &pe.auth {
-            let name = names::auth_config_name(&p.id);
-            let rule_kind = r.spec.kind.rule_kind();
-            let route_locator = crate::model::Locator::object(
-                r.spec.kind.kind(),
-                crate::model::GATEWAY_API_GROUP,
-                &r.meta.namespace,
-                &r.meta.name,
-            );
+        if let (Some(name), Some(a)) = (&auth_name, &pe.auth) {
+            // The annotation names the route rule: the same for every path through it.
+            let annotation = annotations
+                .entry((p.route, p.rule))
+                .or_insert_with(|| {
+                    let route_locator = crate::model::Locator::object(
+                        r.spec.kind.kind(),
+                        crate::model::GATEWAY_API_GROUP,
+                        &r.meta.namespace,
+                        &r.meta.name,
+                    );
+                    Arc::new((
+                        format!("{}.gateway.networking.k8s.io", r.spec.kind.rule_kind()),
+                        format!("{route_locator}#{}", p.rule_name),
+                    ))
+                })
+                .clone();
             // The spec depends on the path only through `hosts`: encode it once per effective
             // AuthPolicy (paths with the same policy list share one) and share it.
             let spec = auth_specs
@@ -676,7 +689,7 @@ fn path_pass<'a>(
                         _ => None,
                     });
                     let sections = authconfig::AuthSections::from_rules(rules);
-                    let mut spec = match authconfig::spec(&name, &sections) {
+                    let mut spec = match authconfig::spec(name, &sections) {
                         Value::Object(m) => m,
                         _ => Map::new(),
                     };
@@ -685,16 +698,12 @@ fn path_pass<'a>(
                     Arc::new(spec)
                 })
                 .clone();
-            let obj = Object::AuthConfig(Box::new(object::AuthConfig {
+            out.auth_configs.push(object::AuthConfig {
                 name: name.clone(),
-                namespace: rt.namespace.clone(),
-                annotation: (
-                    format!("{rule_kind}.gateway.networking.k8s.io"),
-                    format!("{route_locator}#{}", p.rule_name),
-                ),
+                namespace: Arc::clone(&namespace),
+                annotation,
                 spec,
-            }));
-            out.auth_configs.push((name, obj));
+            });
         }
 
         if (ctx.provider)(p.class).is_none() {
@@ -723,8 +732,7 @@ fn path_pass<'a>(
                 ],
             ))
             .or_insert_with(|| {
-                let built =
-                    actions::merge(actions::path_actions(m, &route_scope, pe), opts.version);
+                let built = actions::merge(actions::path_actions(m, route_scope, pe), opts.version);
                 validate_actions(pe, built, &mut cel_memo)
             });
         out.cel_issues
@@ -737,10 +745,9 @@ fn path_pass<'a>(
             continue;
         }
         // The auth action's scope is the path's AuthConfig name.
-        let auth_scope: Arc<str> = if pe.auth.is_some() {
-            names::auth_config_name(&p.id).into()
-        } else {
-            Arc::clone(&no_scope)
+        let auth_scope: Arc<str> = match auth_name {
+            Some(name) => name.into(),
+            None => Arc::clone(&no_scope),
         };
         let matches = rule_matches_memo
             .entry((p.route, p.rule))
@@ -829,7 +836,7 @@ fn generate_in_runs(
     };
     let mut gateways: BTreeMap<usize, GatewayOut<'_>> = BTreeMap::new();
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    let mut auth_configs: Vec<(String, Object)> = Vec::new();
+    let mut auth_configs: Vec<object::AuthConfig> = Vec::new();
     for part in parts {
         for (gi, go) in part.gateways {
             let into = gateways.entry(gi).or_default();
@@ -1044,9 +1051,12 @@ fn generate_in_runs(
         )));
     }
     if want(Family::AuthConfig) {
-        auth_configs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        out.objects
-            .extend(auth_configs.into_iter().map(|(_, obj)| obj));
+        auth_configs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        out.objects.extend(
+            auth_configs
+                .into_iter()
+                .map(|a| Object::AuthConfig(Box::new(a))),
+        );
     }
     for o in &mut out.objects {
         match o {

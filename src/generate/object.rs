@@ -125,9 +125,11 @@ pub struct WasmCarrier {
 #[derive(Clone, Debug)]
 pub struct AuthConfig {
     pub name: String,
-    pub namespace: String,
-    /// The one annotation: `<RuleKind>.gateway.networking.k8s.io` → `<route locator>#<rule name>`.
-    pub annotation: (String, String),
+    /// The Kuadrant namespace (shared).
+    pub namespace: Arc<str>,
+    /// The one annotation: `<RuleKind>.gateway.networking.k8s.io` → `<route locator>#<rule name>`
+    /// (shared by the paths through one route rule).
+    pub annotation: Arc<(String, String)>,
     /// The encoded spec without `hosts` (which is `[name]`), keys sorted; shared by the paths of one
     /// effective AuthPolicy.
     pub spec: Arc<Map<String, Value>>,
@@ -187,7 +189,7 @@ impl Serialize for AuthConfigMetadata<'_> {
         )?;
         m.serialize_entry("labels", &Entries(&AUTH_CONFIG_LABELS))?;
         m.serialize_entry("name", &a.name)?;
-        m.serialize_entry("namespace", &a.namespace)?;
+        m.serialize_entry("namespace", &*a.namespace)?;
         m.end()
     }
 }
