@@ -18,7 +18,7 @@ use crate::model::span::Sp;
 use crate::model::validate::{self, Validated};
 use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One `-f` argument.
@@ -421,30 +421,35 @@ fn accept(
 
 /// Sort objects canonically, report duplicates, and build the model.
 fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
-    // Duplicates: same group, kind, namespace and name.
-    let mut seen: BTreeMap<(String, String, String, String), Span> = BTreeMap::new();
-    objs.retain(|o| {
+    // Duplicates: same group, kind, namespace and name; the first definition is kept.
+    let mut first: HashMap<(&str, &str, &str, &str), Span> = HashMap::with_capacity(objs.len());
+    let mut keep = Vec::with_capacity(objs.len());
+    for o in &objs {
         let key = o.identity();
-        match seen.get(&key) {
-            Some(first) => {
+        match first.get(&key) {
+            Some(at) => {
+                let (kind, meta) = (key.1, o.meta());
                 diags.push(
                     Diagnostic::new(
                         Code::DuplicateObject,
-                        format!("duplicate {} {}: the same group, kind, namespace and name is defined twice", key.1, o.meta().key()),
+                        format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
                     )
-                    .at(o.meta().origin.name, "defined again here")
-                    .also(*first, "first defined here")
-                    .object(format!("{} {}", key.1, o.meta().key()))
+                    .at(meta.origin.name, "defined again here")
+                    .also(*at, "first defined here")
+                    .object(format!("{kind} {}", meta.key()))
                     .help("remove one of the two definitions; the second is ignored"),
                 );
-                false
+                keep.push(false);
             }
             None => {
-                seen.insert(key, o.meta().origin.name);
-                true
+                first.insert(key, o.meta().origin.name);
+                keep.push(true);
             }
         }
-    });
+    }
+    drop(first);
+    let mut keep = keep.into_iter();
+    objs.retain(|_| keep.next().unwrap_or(true));
     let mut model = Model::default();
     for o in objs {
         o.into_model(&mut model);

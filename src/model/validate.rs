@@ -40,30 +40,26 @@ impl Validated {
         }
     }
 
-    fn kind(&self) -> String {
+    fn kind(&self) -> &str {
         match self {
-            Validated::GatewayClass(_) => "GatewayClass".into(),
-            Validated::Gateway(_) => "Gateway".into(),
-            Validated::Route(r) => r.spec.kind.kind().into(),
-            Validated::Namespace(_) => "Namespace".into(),
-            Validated::Service(_) => "Service".into(),
-            Validated::Policy(p) => p.kind.kind().into(),
-            Validated::Kuadrant(_) => "Kuadrant".into(),
-            Validated::Limitador(_) => "Limitador".into(),
-            Validated::Authorino(_) => "Authorino".into(),
-            Validated::Skipped { kind, .. } => kind.clone(),
+            Validated::GatewayClass(_) => "GatewayClass",
+            Validated::Gateway(_) => "Gateway",
+            Validated::Route(r) => r.spec.kind.kind(),
+            Validated::Namespace(_) => "Namespace",
+            Validated::Service(_) => "Service",
+            Validated::Policy(p) => p.kind.kind(),
+            Validated::Kuadrant(_) => "Kuadrant",
+            Validated::Limitador(_) => "Limitador",
+            Validated::Authorino(_) => "Authorino",
+            Validated::Skipped { kind, .. } => kind,
         }
     }
 
     /// (group, kind, namespace, name).
-    pub fn identity(&self) -> (String, String, String, String) {
+    pub fn identity(&self) -> (&str, &str, &str, &str) {
         let m = self.meta();
-        let group = m
-            .api_version
-            .rsplit_once('/')
-            .map(|(g, _)| g.to_string())
-            .unwrap_or_default();
-        (group, self.kind(), m.namespace.clone(), m.name.clone())
+        let group = m.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        (group, self.kind(), &m.namespace, &m.name)
     }
 
     pub fn into_model(self, model: &mut Model) {
@@ -88,21 +84,35 @@ impl Validated {
 
 /// Canonical order: routes HTTP before GRPC; every list by namespace/name (policies by kind first).
 pub fn sort_model(m: &mut Model) {
-    fn key<T>(o: &Obj<T>) -> (String, String) {
-        (o.meta.namespace.clone(), o.meta.name.clone())
+    // Compared in place (a key function would copy both strings on every comparison).
+    fn by_key<T>(a: &Obj<T>, b: &Obj<T>) -> std::cmp::Ordering {
+        (&a.meta.namespace, &a.meta.name).cmp(&(&b.meta.namespace, &b.meta.name))
     }
-    m.gateway_classes.sort_by_key(key);
-    m.gateways.sort_by_key(key);
-    m.routes.sort_by_key(|r| (r.spec.kind, key(r)));
-    m.namespaces.sort_by_key(key);
-    m.services.sort_by_key(key);
-    m.policies.sort_by(|a, b| {
+    sort_moving_once(&mut m.gateway_classes, by_key);
+    sort_moving_once(&mut m.gateways, by_key);
+    sort_moving_once(&mut m.routes, |a, b| {
+        a.spec.kind.cmp(&b.spec.kind).then_with(|| by_key(a, b))
+    });
+    sort_moving_once(&mut m.namespaces, by_key);
+    sort_moving_once(&mut m.services, by_key);
+    sort_moving_once(&mut m.policies, |a, b| {
         (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
     });
-    m.kuadrants.sort_by_key(key);
-    m.limitadors.sort_by_key(key);
-    m.authorinos.sort_by_key(key);
+    sort_moving_once(&mut m.kuadrants, by_key);
+    sort_moving_once(&mut m.limitadors, by_key);
+    sort_moving_once(&mut m.authorinos, by_key);
     m.skipped.sort();
+}
+
+/// A stable sort of `v` by `cmp` that moves each element a fixed number of times: the model's
+/// objects are large, and a merge sort would move them about log n times each.
+fn sort_moving_once<T>(v: &mut Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    // Index: `order` holds indices of `v`.
+    order.sort_by(|&a, &b| cmp(&v[a], &v[b]));
+    let mut slots: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
+    // Index: `order` is a permutation of `0..slots.len()`.
+    *v = order.into_iter().filter_map(|i| slots[i].take()).collect();
 }
 
 /// Collects problems for one object; any error leaves the object out.
