@@ -6,6 +6,11 @@
 //! on Envoy Gateway), the cluster `EnvoyFilter`s / `EnvoyPatchPolicy`s, the Limitador CR limits and the
 //! AuthConfigs. Must not read files or format text.
 //!
+//! Objects are [`object::Object`]s: small ones are trees; action sets and AuthConfigs keep their
+//! repeated parts typed and shared (see `object`). The per-path pass runs on contiguous runs of whole
+//! gateways in parallel and is merged in path order, so the result does not depend on the number of
+//! cores.
+//!
 //! # Output conventions
 //! - **Keys are sorted alphabetically at every level** of every object. The operator sends plain maps
 //!   (policy-machinery `Destruct`), so `kubectl get -o yaml` shows exactly this order; the 1.5
