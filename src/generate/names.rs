@@ -22,7 +22,7 @@ pub fn auth_config_name(path_id: &str) -> String {
 
 /// Go's `unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'` keeps the code point; anything else
 /// becomes `_`. `IsDigit` is the Nd category only, which `char::is_numeric` over-approximates (it also
-/// accepts Nl/No), so digits are tested through [`is_decimal_digit`].
+/// accepts Nl/No), so digits are tested through `is_decimal_digit`.
 pub fn sanitise(name: &str) -> String {
     name.chars()
         .map(|c| {
