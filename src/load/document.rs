@@ -18,14 +18,16 @@ use std::fmt;
 pub enum RawSpec {
     #[default]
     None,
-    GatewayClass(GatewayClassSpec),
-    Gateway(GatewaySpec),
-    HttpRoute(HttpRouteSpec),
-    GrpcRoute(GrpcRouteSpec),
-    Service(ServiceSpec),
-    RateLimit(RateLimitPolicySpec),
-    Auth(AuthPolicySpec),
-    Direct(DirectPolicySpec),
+    // Boxed: the specs are large (kilobytes inline), and documents are moved between threads and
+    // held all at once before validation; inline they cost the largest spec's size each.
+    GatewayClass(Box<GatewayClassSpec>),
+    Gateway(Box<GatewaySpec>),
+    HttpRoute(Box<HttpRouteSpec>),
+    GrpcRoute(Box<GrpcRouteSpec>),
+    Service(Box<ServiceSpec>),
+    RateLimit(Box<RateLimitPolicySpec>),
+    Auth(Box<AuthPolicySpec>),
+    Direct(Box<DirectPolicySpec>),
     Opaque(Value),
     /// Present but not read (unknown kind, or the kind was not known yet).
     Skipped,

@@ -288,21 +288,21 @@ pub fn object(
     let meta = meta(&doc, span, seq, place, ok.cluster_scoped(), opts, &mut c)?;
     c.object = format!("{} {}", ok.kind(), meta.key());
     let v = match (ok, doc.spec) {
-        (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, s, &mut c),
+        (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, *s, &mut c),
         (ObjectKind::Gateway, RawSpec::Gateway(s)) => {
             let status = match doc.status {
                 RawStatus::Gateway(st) => Some(st),
                 _ => None,
             };
-            gateway(meta, s, status, &mut c)
+            gateway(meta, *s, status, &mut c)
         }
         (ObjectKind::HttpRoute, RawSpec::HttpRoute(s)) => {
             let status = route_status(doc.status);
-            http_route(meta, s, status, &mut c)
+            http_route(meta, *s, status, &mut c)
         }
         (ObjectKind::GrpcRoute, RawSpec::GrpcRoute(s)) => {
             let status = route_status(doc.status);
-            grpc_route(meta, s, status, &mut c)
+            grpc_route(meta, *s, status, &mut c)
         }
         (ObjectKind::Namespace, _) => Some(Validated::Namespace(Obj { meta, spec: () })),
         (ObjectKind::Service, RawSpec::Service(s)) => Some(Validated::Service(Obj {
@@ -323,10 +323,10 @@ pub fn object(
         (
             k @ (ObjectKind::RateLimitPolicy | ObjectKind::TokenRateLimitPolicy),
             RawSpec::RateLimit(s),
-        ) => limits_policy(k, meta, s, opts.version, &mut c),
-        (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, s, opts.version, &mut c),
+        ) => limits_policy(k, meta, *s, opts.version, &mut c),
+        (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, *s, opts.version, &mut c),
         (k @ (ObjectKind::DnsPolicy | ObjectKind::TlsPolicy), RawSpec::Direct(s)) => {
-            direct_policy(k, meta, s, &mut c)
+            direct_policy(k, meta, *s, &mut c)
         }
         (ObjectKind::Kuadrant, spec) => Some(Validated::Kuadrant(opaque(meta, spec, doc.status))),
         (ObjectKind::Limitador, spec) => Some(Validated::Limitador(opaque(meta, spec, doc.status))),
