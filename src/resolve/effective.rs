@@ -181,9 +181,40 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
 /// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (cli.md offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
+    // Paths are independent: large estates fold in parallel, on contiguous runs of paths.
+    const MIN_PER_THREAD: usize = 4096;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(t.path_list().len() / MIN_PER_THREAD)
+        .max(1);
+    effective_in_runs(t, threads)
+}
+
+/// [`effective`] on `threads` contiguous runs of paths.
+fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
+    let paths = t.path_list();
+    if threads <= 1 || paths.is_empty() {
+        return effective_of(t, paths);
+    }
+    let per = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(per)
+            .map(|part| scope.spawn(move || effective_of(t, part)))
+            .collect();
+        handles
+            .into_iter()
+            // A panic in a fold is a bug: re-raise it rather than lose its paths.
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// [`effective`] of some paths.
+fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
     // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
-    // list once. Most paths have no policy of a kind at all.
-    // Paths with the same list share one result.
+    // list once, and let paths with the same list share the result. Most paths have no policy of a
+    // kind at all.
     let mut memo: HashMap<(PolicyKind, Vec<usize>), Option<Arc<Effective>>> = HashMap::new();
     let mut one = |p: &Path, kind: PolicyKind| -> Option<Arc<Effective>> {
         if !kind_applies(t, p, kind) {
@@ -199,7 +230,7 @@ pub fn effective(t: &Topology) -> Vec<PathEffective> {
             })
             .clone()
     };
-    t.path_list()
+    paths
         .iter()
         .map(|p| PathEffective {
             rate_limit: one(p, PolicyKind::RateLimit),
@@ -214,6 +245,31 @@ mod tests {
     use super::*;
     use crate::load::{Input, LoadOptions, Loaded, load};
     use crate::model::KuadrantVersion;
+
+    /// Folding on several runs of paths gives what one run gives, path by path.
+    #[test]
+    fn parallel_runs_give_the_single_run_result() {
+        for case in ["cases/case-j-route-with-two-gateways", "examples/toystore"] {
+            let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
+            let l = load(
+                &[Input::Path(dir.into())],
+                &LoadOptions {
+                    default_namespace: "default".into(),
+                    version: KuadrantVersion::V1_4,
+                },
+            );
+            let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+            let one = format!("{:?}", effective_in_runs(&t, 1));
+            assert!(one.contains("Some("), "{case}: no effective policy at all");
+            for runs in [2, 3, 7] {
+                assert_eq!(
+                    format!("{:?}", effective_in_runs(&t, runs)),
+                    one,
+                    "{case} {runs}"
+                );
+            }
+        }
+    }
 
     fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
         let l = load(
