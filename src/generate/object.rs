@@ -1,8 +1,9 @@
 //! Generated objects. Most are small trees (`serde_json::Value`, keys sorted). The two kinds whose size
 //! grows with the number of paths keep their repeated parts typed and shared instead: the wasm
-//! carrier's action sets (the actions of a path are shared by every action set of that path) and the
-//! AuthConfigs (one encoded spec per distinct effective AuthPolicy, shared by all its paths; only
-//! `hosts` differs). That way a large estate is written without building a tree per path.
+//! carrier's action sets (the merged actions of a route and its effective policies are shared by the
+//! sets of all its paths, the auth action's scope kept per path; a rule's predicates are shared by its
+//! sets) and the AuthConfigs (one encoded spec per distinct effective AuthPolicy, shared by all its
+//! paths; only `hosts` differs). That way a large estate is written without building a tree per path.
 //!
 //! [`Object::to_value`] gives the tree for every consumer that needs one (diff, `--out-dir`, JSON);
 //! the YAML writer (`render::objects`) writes the typed parts directly, and a test checks that both
