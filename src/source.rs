@@ -43,17 +43,13 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let b = text.as_bytes();
-        let lone_cr = b
-            .iter()
-            .enumerate()
-            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        // Most inputs have no carriage return at all (a fast scan); look closer only if one has.
+        let lone_cr = b.contains(&b'\r')
+            && b.iter()
+                .enumerate()
+                .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
         SourceFile {
             name: name.into(),
             text,
