@@ -6,7 +6,7 @@
 //! lists the operator itself orders non-deterministically are put in a canonical order. Owns the
 //! comparison and the unified text diff (`similar`); must not read files or choose exit codes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use similar::TextDiff;
 
 /// Identity of an object: (group, kind, namespace, name).
@@ -132,7 +132,7 @@ pub fn normalize(v: &Value, desired: Option<&Value>) -> Value {
     }
     let v = parse_json_strings(v);
     let v = canonical_lists(v, &mut Vec::new());
-    sort_keys(v)
+    crate::generate::sort_keys(v)
 }
 
 /// Strings that hold a JSON object are compared as parsed JSON.
@@ -174,28 +174,13 @@ fn canonical_lists(v: Value, path: &mut Vec<String>) -> Value {
             let unordered = matches!(last, Some("conditionalData" | "sources"))
                 || (last == Some("limits") && path.len() == 2 && path[0] == "spec");
             if unordered {
-                a.sort_by_key(|x| serde_json::to_string(&sort_keys(x.clone())).unwrap_or_default());
+                a.sort_by_key(|x| {
+                    serde_json::to_string(&crate::generate::sort_keys(x.clone()))
+                        .unwrap_or_default()
+                });
             }
             Value::Array(a)
         }
-        other => other,
-    }
-}
-
-/// Sort object keys at every level.
-pub fn sort_keys(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sort_keys(v)))
-                    .collect::<Map<String, Value>>(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(sort_keys).collect()),
         other => other,
     }
 }
@@ -517,7 +502,8 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
                     .map(|a| {
                         a.iter()
                             .map(|l| {
-                                serde_json::to_string(&sort_keys(l.clone())).unwrap_or_default()
+                                serde_json::to_string(&crate::generate::sort_keys(l.clone()))
+                                    .unwrap_or_default()
                             })
                             .collect()
                     })

@@ -470,7 +470,7 @@ fn target_ref(gw: &str) -> Value {
     json!({"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": gw})
 }
 
-/// Recursively sort object keys.
+/// Sort object keys at every level (the one implementation: generated objects, diff and status use it).
 pub fn sort_keys(mut v: Value) -> Value {
     sort_keys_in_place(&mut v);
     v

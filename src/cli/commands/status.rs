@@ -105,11 +105,9 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 let Some(v) = policyctl::load::object_value(&loaded.sources, &p.meta.origin) else {
                     continue;
                 };
-                items.push(policyctl::diff::sort_keys(status::with_predicted_status(
-                    v,
-                    s,
-                    p.meta.generation,
-                )));
+                items.push(policyctl::generate::sort_keys(
+                    status::with_predicted_status(v, s, p.meta.generation),
+                ));
             }
             if a.output == StatusFormat::Json {
                 let list = serde_json::json!({
