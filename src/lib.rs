@@ -28,3 +28,5 @@ pub mod outdir;
 pub mod render;
 
 pub mod config;
+
+mod par;

@@ -777,8 +777,7 @@ fn path_pass<'a>(
 
 /// Generate every object. `eff[i]` is the effective policies of `t.paths()[i]`.
 pub fn generate(t: &Topology<'_>, eff: &[PathEffective], opts: &GenerateOptions) -> Generated {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    generate_in_runs(t, eff, opts, threads)
+    generate_in_runs(t, eff, opts, crate::par::cores())
 }
 
 /// [`generate`] with the per-path pass split into at most `runs` parallel runs.
@@ -821,24 +820,8 @@ fn generate_in_runs(
     };
     let paths = t.path_list();
     let runs = gateway_runs(paths, runs);
-    let parts: Vec<PathsOut<'_>> = if runs.len() <= 1 {
-        vec![path_pass(&ctx, paths, eff)]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = runs
-                .into_iter()
-                .map(|r| {
-                    let ctx = &ctx;
-                    scope.spawn(move || path_pass(ctx, &paths[r.clone()], &eff[r]))
-                })
-                .collect();
-            handles
-                .into_iter()
-                // A panic in a pass is a bug: re-raise it rather than lose its paths.
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
-    };
+    let parts: Vec<PathsOut<'_>> =
+        crate::par::map_ranges(runs, |r| path_pass(&ctx, &paths[r.clone()], &eff[r]));
     let mut gateways: BTreeMap<usize, GatewayOut<'_>> = BTreeMap::new();
     let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let mut auth_configs: Vec<object::AuthConfig> = Vec::new();

@@ -60,6 +60,9 @@ pub struct Loaded {
 }
 
 /// Load every input. Never fails as a whole: problems become diagnostics.
+/// Documents per parsing thread at the least (fewer stay on the calling thread).
+const PARSE_MIN_PER_THREAD: usize = 64;
+
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     let mut out = Loaded::default();
     let texts = read_inputs(inputs, &mut out);
@@ -96,7 +99,9 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
         .collect();
     // Parsing is independent per document and dominates loading: parse in parallel, then validate
     // and number the objects in input order.
-    let parsed = parallel_map(&docs, |&(id, base, text)| read_document(id, base, text));
+    let parsed = crate::par::map(&docs, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
+        read_document(id, base, text)
+    });
     for (&(id, base, text), doc) in docs.iter().zip(parsed) {
         out.documents += 1;
         parse_chunk(
@@ -263,42 +268,6 @@ fn is_manifest(p: &Path) -> bool {
         p.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml" | "json")
     )
-}
-
-/// `f` over `items` in order, on up to `available_parallelism` threads (contiguous slices, so the
-/// result order is the input order). Small inputs stay on the calling thread.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    const MIN_PER_THREAD: usize = 64;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len() / MIN_PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        return items.iter().map(&f).collect();
-    }
-    let per = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|part| {
-                // The main thread's stack size: the parser's depth budget is sized for it
-                // (stack.md §2.3).
-                std::thread::Builder::new()
-                    .stack_size(8 << 20)
-                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
-            })
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for (h, part) in handles.into_iter().zip(items.chunks(per)) {
-            match h.map(|h| h.join()) {
-                Ok(Ok(v)) => out.extend(v),
-                // A worker that could not start (or panicked): do its share here.
-                Ok(Err(_)) | Err(_) => out.extend(part.iter().map(f)),
-            }
-        }
-        out
-    })
 }
 
 /// Parse one document, reading it again with the kind known when `spec` came before `kind`.
@@ -486,7 +455,7 @@ pub fn parse_only(inputs: &[Input]) -> usize {
         })
         .collect();
     // The same parallel parse as `load`.
-    parallel_map(&docs, |&(base, doc)| {
+    crate::par::map(&docs, PARSE_MIN_PER_THREAD, |&(base, doc)| {
         yaml::parse_document(SourceId(0), base, doc, None).is_ok()
     })
     .into_iter()

@@ -201,13 +201,14 @@ fn write_entry<'v>(
 ) -> Result<(), String> {
     sc.key(out, k)?;
     out.push(':');
+    // The wasm carrier's placeholder: its configuration goes here.
+    if let Some((hole, config)) = sc.hole
+        && std::ptr::eq(hole, v)
+    {
+        out.push('\n');
+        return write_wasm_config(out, sc, config, col + 2);
+    }
     match v {
-        _ if sc.hole.is_some_and(|(h, _)| std::ptr::eq(h, v)) => {
-            if let Some((_, config)) = sc.hole {
-                out.push('\n');
-                write_wasm_config(out, sc, config, col + 2)?;
-            }
-        }
         Value::Object(c) if !c.is_empty() => {
             out.push('\n');
             write_map(out, sc, c, col + 2, false)?;
@@ -547,7 +548,7 @@ pub fn write_yaml_objects(
     w: &mut impl std::io::Write,
 ) -> Result<(), WriteError> {
     const BATCH: usize = 8 << 20;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
     let mut start = 0;
     while start < objects.len() {
@@ -573,23 +574,7 @@ pub fn write_yaml_objects(
         if part_start < end {
             parts.push(part_start..end);
         }
-        let texts: Vec<Result<String, String>> = if parts.len() == 1 {
-            parts.into_iter().map(|r| render_part(objects, r)).collect()
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = parts
-                    .into_iter()
-                    .map(|r| scope.spawn(move || render_part(objects, r)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err("a rendering thread panicked".into()))
-                    })
-                    .collect()
-            })
-        };
+        let texts = crate::par::map_ranges(parts, |r| render_part(objects, r));
         for t in texts {
             w.write_all(t.map_err(WriteError::Render)?.as_bytes())?;
         }

@@ -183,31 +183,18 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
     // Paths are independent: large estates fold in parallel, on contiguous runs of paths.
     const MIN_PER_THREAD: usize = 4096;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(t.path_list().len() / MIN_PER_THREAD)
-        .max(1);
-    effective_in_runs(t, threads)
+    let paths = t.path_list().len();
+    effective_in_runs(t, crate::par::cores().min(paths / MIN_PER_THREAD).max(1))
 }
 
 /// [`effective`] on `threads` contiguous runs of paths.
 fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
     let paths = t.path_list();
-    if threads <= 1 || paths.is_empty() {
-        return effective_of(t, paths);
-    }
-    let per = paths.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = paths
-            .chunks(per)
-            .map(|part| scope.spawn(move || effective_of(t, part)))
-            .collect();
-        handles
-            .into_iter()
-            // A panic in a fold is a bug: re-raise it rather than lose its paths.
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let runs = crate::par::even_ranges(paths.len(), threads);
+    crate::par::map_ranges(runs, |r| effective_of(t, &paths[r]))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// [`effective`] of some paths.

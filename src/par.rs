@@ -1,0 +1,96 @@
+//! Independent work on the available cores, with results in input order, so that the output never
+//! depends on the number of cores. The one place that starts threads.
+
+use std::ops::Range;
+
+/// The number of cores to use.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `len` items cut into at most `parts` contiguous ranges of about the same length (none when
+/// `len` is 0).
+pub(crate) fn even_ranges(len: usize, parts: usize) -> Vec<Range<usize>> {
+    let per = len.div_ceil(parts.max(1)).max(1);
+    (0..len)
+        .step_by(per)
+        .map(|s| s..(s + per).min(len))
+        .collect()
+}
+
+/// `f` over `items` in order, on up to [`cores`] threads when every thread gets at least
+/// `min_per_thread` items; small inputs stay on the calling thread.
+pub(crate) fn map<T: Sync, R: Send>(
+    items: &[T],
+    min_per_thread: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = cores().min(items.len() / min_per_thread.max(1)).max(1);
+    map_ranges(even_ranges(items.len(), threads), |r| {
+        items[r].iter().map(&f).collect::<Vec<R>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `f` on every range, each on a thread of its own, the results in range order. One range runs on
+/// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
+/// sized for it, stack.md §2.3); a thread that cannot start leaves its range to the calling thread,
+/// and a panic in `f` (a bug) is raised again here.
+pub(crate) fn map_ranges<R: Send>(
+    ranges: Vec<Range<usize>>,
+    f: impl Fn(Range<usize>) -> R + Sync,
+) -> Vec<R> {
+    if ranges.len() <= 1 {
+        return ranges.into_iter().map(&f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let started: Vec<_> = ranges
+            .into_iter()
+            .map(|r| {
+                let spawned = std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, {
+                        let r = r.clone();
+                        move || f(r)
+                    });
+                (r, spawned)
+            })
+            .collect();
+        started
+            .into_iter()
+            .map(|(r, spawned)| match spawned {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => f(r),
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_everything_in_order() {
+        assert!(even_ranges(0, 3).is_empty());
+        assert_eq!(even_ranges(10, 3), [0..4, 4..8, 8..10]);
+        assert_eq!(even_ranges(2, 5), [0..1, 1..2]);
+        assert_eq!(even_ranges(7, 0).len(), 1);
+    }
+
+    #[test]
+    fn results_keep_the_input_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        assert_eq!(
+            map(&items, 1, |x| x * 2),
+            items.iter().map(|x| x * 2).collect::<Vec<_>>()
+        );
+        let sums = map_ranges(even_ranges(1000, 4), |r| r.sum::<usize>());
+        assert_eq!(sums.len(), 4);
+        assert_eq!(sums.iter().sum::<usize>(), items.iter().sum::<usize>());
+        assert!(sums.windows(2).all(|w| w[0] < w[1]));
+    }
+}
