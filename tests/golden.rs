@@ -759,10 +759,51 @@ fn envoy_gateway_extension_and_patch_policies() {
             let value = &patch["operation"]["value"];
             assert_eq!(value["name"], cluster);
             assert!(value.get("transport_socket").is_none(), "mTLS is off on EG");
+            // The same input handled as Istio does carry mTLS (the assertion above can fail).
+            assert!(
+                istio_clusters_with_mtls(version) > 0,
+                "mTLS is on in the Kuadrant object"
+            );
             let addr = &value["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]["address"]
                 ["socket_address"];
             assert_eq!(addr["address"], host);
             assert_eq!(addr["port_value"], port);
         }
     }
+}
+
+/// Cluster patches with a TLS transport socket when the Envoy Gateway estate's class is handled as
+/// Istio (`--istio-controller-names`).
+fn istio_clusters_with_mtls(version: KuadrantVersion) -> usize {
+    let path = format!(
+        "{}/testdata/golden/envoy-gateway/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let loaded = load(
+        &[Input::Path(path.into())],
+        &LoadOptions {
+            default_namespace: "default".into(),
+            version,
+        },
+    );
+    let t = Topology::build(&loaded.model, version);
+    let eff = policyctl::resolve::effective(&t);
+    let g = generate::generate(
+        &t,
+        &eff,
+        &GenerateOptions {
+            version,
+            istio_controllers: vec!["gateway.envoyproxy.io/gatewayclass-controller".into()],
+            ..GenerateOptions::default()
+        },
+    );
+    object::values(&g.objects)
+        .iter()
+        .filter(|o| o["kind"] == "EnvoyFilter")
+        .filter(|o| {
+            o["spec"]["configPatches"][0]["patch"]["value"]
+                .get("transport_socket")
+                .is_some()
+        })
+        .count()
 }
