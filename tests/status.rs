@@ -22,8 +22,8 @@ fn split_docs(text: &str) -> Vec<String> {
 }
 
 /// Statuses and the merge/enforcement diagnostics (PCTL3xxx) of the whole pipeline, so CEL issues from
-/// generation reach the status as they do in the CLI.
-fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnostics) {
+/// generation reach the status as they do in the CLI; and the PathIDs `enforced_on` indexes.
+fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnostics, Vec<String>) {
     let opts = policyctl::generate::GenerateOptions {
         version,
         ..Default::default()
@@ -42,12 +42,18 @@ fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnos
     {
         d.push(x.clone());
     }
-    (a.statuses, d)
+    let ids = a
+        .topology
+        .path_list()
+        .iter()
+        .map(|p| p.id.clone())
+        .collect();
+    (a.statuses, d, ids)
 }
 
 /// The predicted statuses and diagnostics as stable text.
 fn render(l: &Loaded, version: KuadrantVersion) -> String {
-    let (s, d) = statuses(l, version);
+    let (s, d, ids) = statuses(l, version);
     let mut out = String::new();
     for st in &s {
         let p = &l.model.policies[st.policy];
@@ -62,8 +68,8 @@ fn render(l: &Loaded, version: KuadrantVersion) -> String {
         if let Some(n) = &st.note {
             let _ = writeln!(out, "  note: {n}");
         }
-        for path in &st.enforced_on {
-            let _ = writeln!(out, "  enforced on {path}");
+        for &path in &st.enforced_on {
+            let _ = writeln!(out, "  enforced on {}", ids[path]);
         }
     }
     let mut codes: Vec<String> = d
@@ -122,7 +128,8 @@ fn status_snapshots() {
     }
 }
 
-fn case_status(name: &str) -> (Loaded, Vec<PolicyStatus>) {
+/// The loaded case, its statuses, and the PathIDs their `enforced_on` indexes.
+fn case_status(name: &str) -> (Loaded, Vec<PolicyStatus>, Vec<String>) {
     let case = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/cases")
         .join(name);
@@ -131,12 +138,12 @@ fn case_status(name: &str) -> (Loaded, Vec<PolicyStatus>) {
         &[std::fs::read_to_string(case.join("input.yaml")).unwrap()],
         v,
     );
-    let (s, _) = statuses(&l, v);
-    (l, s)
+    let (s, _, ids) = statuses(&l, v);
+    (l, s, ids)
 }
 
 fn enforced(name: &str, policy: &str) -> (String, String, String) {
-    let (l, s) = case_status(name);
+    let (l, s, _) = case_status(name);
     let st = s
         .iter()
         .find(|x| l.model.policies[x.policy].meta.name == policy)
@@ -245,7 +252,7 @@ fn case_j_route_under_two_gateways_overridden_by_both() {
 #[test]
 fn gateway_level_limits_scoped_per_route() {
     // Case J: each gateway policy is effective on the paths of *both* routes, route by route.
-    let (l, s) = case_status("case-j-route-with-two-gateways");
+    let (l, s, ids) = case_status("case-j-route-with-two-gateways");
     let st = s
         .iter()
         .find(|x| l.model.policies[x.policy].meta.name == "gateway-a")
@@ -253,7 +260,7 @@ fn gateway_level_limits_scoped_per_route() {
     let routes: Vec<&str> = st
         .enforced_on
         .iter()
-        .map(|p| p.split('|').nth(3).unwrap())
+        .map(|&p| ids[p].split('|').nth(3).unwrap())
         .collect();
     assert_eq!(
         routes,
@@ -291,9 +298,9 @@ fn path_invalid_by_hostname_ignored() {
             "AuthPolicy has been successfully enforced"
         )
     );
-    let (_, s) = case_status("case-l-invalid-path-ignored");
+    let (_, s, ids) = case_status("case-l-invalid-path-ignored");
     assert_eq!(s[0].enforced_on.len(), 1);
-    assert!(s[0].enforced_on[0].contains("gateway#l1"));
+    assert!(ids[s[0].enforced_on[0]].contains("gateway#l1"));
 }
 
 #[test]
@@ -308,7 +315,7 @@ fn target_not_found_shows_section() {
         "    name: toystore-route\n    sectionName: rule-9\n  defaults",
     );
     let l = load_docs(&[text], KuadrantVersion::V1_4);
-    let (s, _) = statuses(&l, KuadrantVersion::V1_4);
+    let (s, _, _) = statuses(&l, KuadrantVersion::V1_4);
     assert_eq!(s[0].accepted.reason, "TargetNotFound");
     assert_eq!(
         s[0].accepted.message,
@@ -329,7 +336,7 @@ fn kuadrant_assumed_once() {
         .filter(|d| !d.contains("kind: Kuadrant"))
         .collect();
     let l = load_docs(&docs, KuadrantVersion::V1_4);
-    let (_, d) = statuses(&l, KuadrantVersion::V1_4);
+    let (_, d, _) = statuses(&l, KuadrantVersion::V1_4);
     assert_eq!(
         d.iter().filter(|x| x.code.as_str() == "PCTL3007").count(),
         1

@@ -50,10 +50,11 @@ use actions::{
     AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
 };
 use cluster::Endpoint;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use object::{ActionSet, Object, WasmCarrier, WasmConfig};
 use predicates::SortKey;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
@@ -442,7 +443,7 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
 /// CEL validation results by expression and environment: the same predicates recur on every path
 /// of a route, and parsing is the expensive part.
 #[derive(Default)]
-struct CelMemo(std::collections::HashMap<(String, bool, bool), Result<(), String>>);
+struct CelMemo(HashMap<(String, bool, bool), Result<(), String>>);
 
 impl CelMemo {
     fn validate(&mut self, expr: &str, env: cel::CelEnv) -> &Result<(), String> {

@@ -30,7 +30,7 @@ pub fn http(m: &HttpMatch) -> Vec<String> {
     for h in &m.headers {
         out.push(header_predicate(&h.name, &h.value));
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     for q in &m.query_params {
         if seen.insert(q.name.as_str()) {
             out.push(format!(

@@ -18,7 +18,7 @@ use crate::model::span::Sp;
 use crate::model::validate::{self, Validated};
 use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 
 /// One `-f` argument.

@@ -5,8 +5,8 @@ use super::merge::{self, FoldInput, Folded};
 use super::{Effective, PathEffective};
 use crate::model::{Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
+use foldhash::{HashMap, HashMapExt};
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A `creationTimestamp` as an instant: `(seconds since 1970, nanoseconds)`. A missing or unreadable

@@ -15,6 +15,7 @@ use crate::model::{
     raw::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -65,8 +66,9 @@ pub struct PolicyStatus {
     pub enforced: Option<Condition>,
     /// Why `enforced` is missing although the policy is accepted.
     pub note: Option<String>,
-    /// PathIDs of valid, ready paths where at least one rule of the policy is effective.
-    pub enforced_on: Vec<String>,
+    /// Valid, ready paths where at least one rule of the policy is effective: indices into
+    /// `Topology::path_list()`, in PathID order.
+    pub enforced_on: Vec<usize>,
     /// `namespace/name` of the policies that override some rule of this one, sorted.
     pub overridden_by: Vec<String>,
 }
@@ -257,10 +259,38 @@ fn effective_of(pe: &PathEffective, kind: PolicyKind) -> Option<&Effective> {
 
 struct Walk {
     affected_gateways: BTreeSet<usize>,
-    /// rule key → overriding policy locators, in the order found (paths in PathID order).
-    overriding: BTreeMap<String, Vec<String>>,
+    /// rule key → who overrides it (a key is present once some path did not take it from this policy).
+    overriding: BTreeMap<String, Overriders>,
     cel: Vec<String>,
-    enforced_on: Vec<String>,
+    enforced_on: Vec<usize>,
+}
+
+/// Who overrides one rule key of a policy, over all the paths of its walk. Paths share their
+/// effective policies, so this records each winner once instead of once per path.
+#[derive(Default)]
+struct Overriders {
+    /// The first locator found (paths in PathID order): a TokenRateLimitPolicy's message names it.
+    first: Option<String>,
+    /// Policies whose rule of the key won on some path.
+    winners: BTreeSet<usize>,
+    /// Effective policies without the key, by address: all their sources count as overriders.
+    missing_in: HashSet<*const Effective>,
+    /// The sources of those effective policies (locators).
+    sources: BTreeSet<String>,
+}
+
+impl Overriders {
+    /// `namespace/name` of every overrider, sorted, without duplicates.
+    fn names(&self, m: &Model) -> impl Iterator<Item = String> {
+        self.winners
+            .iter()
+            .map(|&pi| m.policies[pi].locator().to_string())
+            .chain(self.sources.iter().cloned())
+            .map(|l| match l.split_once(':') {
+                Some((_, n)) => n.to_string(),
+                None => l,
+            })
+    }
 }
 
 /// Walk every path once and record, for each policy in `wanted`, what its walk over the paths in PathID
@@ -286,12 +316,11 @@ fn walks(
         })
         .collect();
     let mut keys: Vec<Option<Vec<String>>> = vec![None; wanted.len()];
-    let mut cel_at: std::collections::HashMap<&str, Vec<&CelIssue>> =
-        std::collections::HashMap::new();
+    let mut cel_at: HashMap<&str, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
         cel_at.entry(c.path_id.as_str()).or_default().push(c);
     }
-    for (path, pe) in paths.iter().zip(eff) {
+    for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
         let mut valid = None;
         let mut ready = None;
         for kind in [
@@ -316,7 +345,7 @@ fn walks(
                 });
                 walk_path(
                     t,
-                    path,
+                    (index, path),
                     e,
                     cel_at.get(path.id.as_str()),
                     opts,
@@ -336,7 +365,7 @@ fn walks(
 #[allow(clippy::too_many_arguments)]
 fn walk_path(
     t: &Topology,
-    path: &Path,
+    (index, path): (usize, &Path),
     e: &Effective,
     cel: Option<&Vec<&CelIssue>>,
     opts: &StatusOptions,
@@ -367,42 +396,57 @@ fn walk_path(
         let mut affected = p.kind == PolicyKind::Auth && e.rules.is_empty();
         if !affected {
             for k in keys {
-                match e.rules.get(k) {
-                    Some(r) if r.source == pi => affected = true,
-                    Some(r) => w
-                        .overriding
-                        .entry(k.clone())
-                        .or_default()
-                        .push(m.policies[r.source].locator().to_string()),
-                    None => w
-                        .overriding
-                        .entry(k.clone())
-                        .or_default()
-                        .extend(e.sources.iter().map(|l| l.to_string())),
+                let winner = match e.rules.get(k) {
+                    Some(r) if r.source == pi => {
+                        affected = true;
+                        continue;
+                    }
+                    Some(r) => Some(r.source),
+                    None => None,
+                };
+                if !w.overriding.contains_key(k) {
+                    w.overriding.insert(k.clone(), Overriders::default());
+                }
+                let Some(o) = w.overriding.get_mut(k) else {
+                    continue;
+                };
+                match winner {
+                    Some(source) => {
+                        if o.first.is_none() {
+                            o.first = Some(m.policies[source].locator().to_string());
+                        }
+                        o.winners.insert(source);
+                    }
+                    None => {
+                        if o.missing_in.insert(std::ptr::from_ref(e)) {
+                            if o.first.is_none() {
+                                o.first = e.sources.first().map(|l| l.to_string());
+                            }
+                            o.sources.extend(e.sources.iter().map(|l| l.to_string()));
+                        }
+                    }
                 }
             }
         }
         if affected {
             w.affected_gateways.insert(path.gateway);
-            w.enforced_on.push(path.id.clone());
+            w.enforced_on.push(index);
         }
     }
+}
+
+/// `namespace/name` of every policy that overrides some rule of the walked one, sorted.
+fn overridden_by(m: &Model, w: &Walk) -> Vec<String> {
+    let mut v: Vec<String> = w.overriding.values().flat_map(|o| o.names(m)).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
     let m = t.model;
     let kind = p.kind.kind();
-    let overriders = || -> Vec<String> {
-        let mut v: Vec<String> = w
-            .overriding
-            .values()
-            .flatten()
-            .map(|l| l.split_once(':').map(|(_, n)| n).unwrap_or(l).to_string())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    let overriders = || overridden_by(m, w);
     if w.affected_gateways.is_empty() {
         if w.overriding.is_empty() {
             return Condition::new(
@@ -424,7 +468,7 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
         let parts: Vec<String> = w
             .overriding
             .iter()
-            .map(|(k, by)| match by.first() {
+            .map(|(k, by)| match &by.first {
                 Some(b) if !b.is_empty() => format!("{k} by {b}"),
                 _ => k.clone(),
             })
@@ -541,14 +585,7 @@ pub fn status(
                 unreachable!("every accepted inherited policy is walked")
             };
             let enf = enforced(t, p, &w);
-            let mut overridden_by: Vec<String> = w
-                .overriding
-                .values()
-                .flatten()
-                .map(|l| l.split_once(':').map(|(_, n)| n).unwrap_or(l).to_string())
-                .collect();
-            overridden_by.sort();
-            overridden_by.dedup();
+            let overridden_by = overridden_by(m, &w);
             PolicyStatus {
                 policy: pi,
                 accepted: acc,

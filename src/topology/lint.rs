@@ -11,7 +11,8 @@ use crate::model::{
     RoutesFrom,
 };
 use crate::topology::NodeRef;
-use std::collections::{BTreeMap, HashSet};
+use foldhash::{HashSet, HashSetExt};
+use std::collections::BTreeMap;
 
 /// Every `PCTL2xxx` finding of the topology, in model order (callers sort).
 pub fn lint(t: &Topology) -> Diagnostics {

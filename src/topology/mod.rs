@@ -11,10 +11,11 @@
 pub mod lint;
 
 use crate::model::{GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, PolicyKind, RouteKind};
+use foldhash::{HashMap, HashMapExt};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 /// What a node stands for: indices into the [`Model`]'s vectors.

@@ -123,9 +123,13 @@ fn stages(files: &str) {
     let mut lap = |what: &str| {
         let now = Instant::now();
         eprintln!(
-            "{what:<24} {:>9.1} ms",
-            now.duration_since(last).as_secs_f64() * 1e3
+            "{what:<24} {:>9.1} ms {:>6} MiB resident {:>6} MiB live {:>6} MiB peak",
+            now.duration_since(last).as_secs_f64() * 1e3,
+            resident_mib().map_or_else(|| "?".to_string(), |m| m.to_string()),
+            HEAP.current_usage() >> 20,
+            HEAP.peak_usage() >> 20,
         );
+        HEAP.reset_peak_usage();
         last = now;
     };
     let docs = load::parse_only(&inputs);
@@ -146,9 +150,11 @@ fn stages(files: &str) {
     lap("status diagnostics");
     let lint = policyctl::topology::lint::lint(&t);
     lap("topology lint");
-    let text = policyctl::render::objects::yaml_objects(&g.objects).unwrap_or_default();
-    lap(&format!("render ({} MB)", text.len() / 1_000_000));
-    drop((text, lint, d, s, g, eff, t));
+    // As `compute` does: streamed in batches, never the whole text in memory.
+    let mut out = Counted(0);
+    let _ = policyctl::render::objects::write_yaml_objects(&g.objects, &mut out);
+    lap(&format!("render ({} MB)", out.0 / 1_000_000));
+    drop((lint, d, s, g, eff, t));
     drop(l);
     lap("drop");
     eprintln!(
@@ -156,6 +162,32 @@ fn stages(files: &str) {
         "total (load twice)",
         clock.elapsed().as_secs_f64() * 1e3
     );
+}
+
+/// Heap accounting for the stage table: resident memory alone hides what the allocator keeps after
+/// a free.
+#[global_allocator]
+static HEAP: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+
+/// A sink that counts the bytes written to it.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The process's resident set now (Linux `/proc/self/status`), in MiB; `None` elsewhere.
+fn resident_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 fn main() {

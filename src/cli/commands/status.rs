@@ -50,6 +50,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let diags = analysis.diagnostics;
     ui.diagnostics(&loaded, &diags);
     let m = &loaded.model;
+    let paths = analysis.topology.path_list();
     match a.output {
         StatusFormat::Table | StatusFormat::Wide => {
             let rows: Vec<StatusRow> = statuses
@@ -88,7 +89,12 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
                             .map(|e| e.reason.clone())
                             .unwrap_or_else(|| "-".into()),
                         overridden_by: s.overridden_by.join(" "),
-                        paths: s.enforced_on.join("\n"),
+                        paths: s
+                            .enforced_on
+                            .iter()
+                            .map(|&i| paths[i].id.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
                     }
                 })
                 .collect();
