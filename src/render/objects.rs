@@ -549,6 +549,9 @@ pub fn write_yaml_objects(
 ) -> Result<(), WriteError> {
     const BATCH: usize = 8 << 20;
     let threads = crate::par::cores();
+    // Text buffers, reused batch after batch: fresh memory costs a page fault per page, and the
+    // output is ten times the input.
+    let buffers = std::sync::Mutex::new(Vec::<String>::new());
     let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
     let mut start = 0;
     while start < objects.len() {
@@ -574,37 +577,52 @@ pub fn write_yaml_objects(
         if part_start < end {
             parts.push(part_start..end);
         }
-        let texts = crate::par::map_ranges(parts, |r| render_part(objects, r));
+        let texts = crate::par::map_ranges(parts, |r| {
+            let mut out = buffers
+                .lock()
+                .map(|mut b| b.pop().unwrap_or_default())
+                .unwrap_or_default();
+            render_part(&mut out, objects, r).map(|()| out)
+        });
         for t in texts {
-            w.write_all(t.map_err(WriteError::Render)?.as_bytes())?;
+            let mut text = t.map_err(WriteError::Render)?;
+            w.write_all(text.as_bytes())?;
+            text.clear();
+            if let Ok(mut b) = buffers.lock() {
+                b.push(text);
+            }
         }
         start = end;
     }
     Ok(())
 }
 
-/// The text of `objects[range]`, each document preceded by `---` except the very first object's.
-fn render_part(objects: &[Object], range: std::ops::Range<usize>) -> Result<String, String> {
-    let mut out = String::new();
+/// Append the text of `objects[range]` to `out`, each document preceded by `---` except the very
+/// first object's.
+fn render_part(
+    out: &mut String,
+    objects: &[Object],
+    range: std::ops::Range<usize>,
+) -> Result<(), String> {
     let mut sc = Scalars::default();
     for i in range {
         if i > 0 {
             out.push_str("---\n");
         }
         match &objects[i] {
-            Object::Tree(v) => write_document(&mut out, &mut sc, v)?,
+            Object::Tree(v) => write_document(out, &mut sc, v)?,
             Object::Wasm(w) => {
                 sc.hole = w.shell.pointer(w.at).map(|h| (h, &w.config));
-                let written = write_document(&mut out, &mut sc, &w.shell);
+                let written = write_document(out, &mut sc, &w.shell);
                 sc.hole = None;
                 // Shared action lists do not outlive their gateway's carrier.
                 sc.actions.clear();
                 written?
             }
-            Object::AuthConfig(a) => write_auth_config(&mut out, &mut sc, a)?,
+            Object::AuthConfig(a) => write_auth_config(out, &mut sc, a)?,
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A rough size of an object's text, to balance the rendering threads.
