@@ -662,13 +662,11 @@ pub struct AuthSpec {
     pub strategy: Strategy,
     pub patterns: IndexMap<String, Value>,
     pub when: Vec<Sp<String>>,
-    /// `None` when the used block has no `rules` (the operator's `Empty()`).
-    pub rules: Option<AuthRules>,
+    /// `None` when the used block has no `rules` (the operator's `Empty()`). Boxed: eight maps inline
+    /// would make every policy of every kind as large as an AuthPolicy.
+    pub rules: Option<Box<AuthRules>>,
 }
 
-// One value per policy, moved once into the model: the size difference between variants costs
-// nothing worth an extra allocation per AuthPolicy.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum PolicyBody {
     RateLimit(LimitsSpec),

@@ -82,6 +82,14 @@ impl Validated {
     }
 }
 
+/// `v` without spare capacity. The model holds every object until the process ends, and most of its
+/// lists have one to three items: a vector grown by pushes (or collected from the parser's) keeps room
+/// for four or more, which was half of a route's memory.
+fn tight<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
+}
+
 /// Canonical order: routes HTTP before GRPC; every list by namespace/name (policies by kind first).
 pub fn sort_model(m: &mut Model) {
     // Compared in place (a key function would copy both strings on every comparison).
@@ -620,7 +628,7 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
             name_span: name.span,
         });
     }
-    out
+    tight(out)
 }
 
 fn hostnames(h: Option<Vec<Str>>, c: &mut Check) -> Vec<Sp<String>> {
@@ -634,11 +642,12 @@ fn hostnames(h: Option<Vec<Str>>, c: &mut Check) -> Vec<Sp<String>> {
             );
         }
     }
-    h
+    tight(h)
 }
 
 fn backend_refs(b: Option<Vec<RawBackendRef>>) -> Vec<BackendRef> {
-    b.unwrap_or_default()
+    let refs = b
+        .unwrap_or_default()
         .into_iter()
         .filter_map(|b| {
             Some(BackendRef {
@@ -649,7 +658,8 @@ fn backend_refs(b: Option<Vec<RawBackendRef>>) -> Vec<BackendRef> {
                 port: b.port,
             })
         })
-        .collect()
+        .collect();
+    tight(refs)
 }
 
 fn header_matches(
@@ -677,7 +687,7 @@ fn header_matches(
             value: m.value.map(|v| v.value).unwrap_or_default(),
         });
     }
-    out
+    tight(out)
 }
 
 const METHODS: [&str; 9] = [
@@ -791,7 +801,7 @@ fn http_route(
             if let Some(r) = rules.first() {
                 rules_limit(rules.len(), r.span, c);
             }
-            rules
+            let rules = rules
                 .into_iter()
                 .map(|r| {
                     let span = r.span;
@@ -799,7 +809,7 @@ fn http_route(
                     let explicit_empty = r.matches.as_ref().is_some_and(|m| m.is_empty());
                     let matches = match r.matches {
                         None => vec![HttpMatch::default()],
-                        Some(ms) => ms.into_iter().map(|m| http_match(m, c)).collect(),
+                        Some(ms) => tight(ms.into_iter().map(|m| http_match(m, c)).collect()),
                     };
                     RouteRule {
                         name: r.name,
@@ -809,7 +819,8 @@ fn http_route(
                         span,
                     }
                 })
-                .collect()
+                .collect();
+            tight(rules)
         }
     };
     check_rule_names(&rules, c);
@@ -880,13 +891,14 @@ fn grpc_route(
                 .collect();
             RouteRule {
                 name: r.name,
-                matches: RuleMatches::Grpc(matches),
+                matches: RuleMatches::Grpc(tight(matches)),
                 matches_explicit_empty: explicit_empty,
                 backend_refs: backend_refs(r.backend_refs),
                 span,
             }
         })
         .collect();
+    let rules = tight(rules);
     check_rule_names(&rules, c);
     Some(Validated::Route(Obj {
         meta,
@@ -1012,7 +1024,7 @@ fn predicates(p: Option<Vec<RawPredicate>>, at: Span, c: &mut Check) -> Vec<Sp<S
             None => c.missing(at, "when[].predicate"),
         }
     }
-    out
+    tight(out)
 }
 
 fn strategy(s: &Option<Str>, c: &mut Check) -> Strategy {
@@ -1106,11 +1118,12 @@ fn limits(raw: Option<Sp<IndexMap<String, RawLimit>>>, c: &mut Check) -> IndexMa
             name,
             Limit {
                 when,
-                counters,
-                rates,
+                counters: tight(counters),
+                rates: tight(rates),
             },
         );
     }
+    out.shrink_to_fit();
     out
 }
 
@@ -1230,11 +1243,11 @@ fn auth_rules_nonempty(r: &Option<Sp<RawAuthRules>>) -> bool {
         })
 }
 
-fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<AuthRules> {
+fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<Box<AuthRules>> {
     let r = r?.value;
     let resp = r.response.unwrap_or_default();
     let success = resp.success.unwrap_or_default();
-    Some(AuthRules {
+    Some(Box::new(AuthRules {
         authentication: r.authentication.unwrap_or_default(),
         metadata: r.metadata.unwrap_or_default(),
         authorization: r.authorization.unwrap_or_default(),
@@ -1243,7 +1256,7 @@ fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<AuthRules> {
         unauthorized: resp.unauthorized,
         success_headers: success.headers.unwrap_or_default(),
         success_filters: success.filters.unwrap_or_default(),
-    })
+    }))
 }
 
 fn auth_policy(
