@@ -59,11 +59,18 @@ pub struct Loaded {
     pub documents: usize,
 }
 
-/// Load every input. Never fails as a whole: problems become diagnostics.
 /// Documents per parsing thread at the least (fewer stay on the calling thread).
 const PARSE_MIN_PER_THREAD: usize = 64;
+/// Documents parsed before they are validated (and their parsed form dropped).
+const PARSE_WINDOW: usize = 4096;
 
+/// Load every input. Never fails as a whole: problems become diagnostics.
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
+    load_in_windows(inputs, opts, PARSE_WINDOW)
+}
+
+/// [`load`], parsing `window` documents at a time.
+fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();
     let texts = read_inputs(inputs, &mut out);
 
@@ -98,22 +105,25 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
     // Parsing is independent per document and dominates loading: parse in parallel, then validate
-    // and number the objects in input order.
-    let parsed = crate::par::map(&docs, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
-        read_document(id, base, text)
-    });
-    for (&(id, base, text), doc) in docs.iter().zip(parsed) {
-        out.documents += 1;
-        parse_chunk(
-            id,
-            base,
-            text,
-            doc,
-            opts,
-            &mut seq,
-            &mut validated,
-            &mut out.diagnostics,
-        );
+    // and number the objects in input order. A window of documents at a time, so that the parsed
+    // documents of the whole input are never all held beside the model they become.
+    for window in docs.chunks(window.max(1)) {
+        let parsed = crate::par::map(window, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
+            read_document(id, base, text)
+        });
+        for (&(id, base, text), doc) in window.iter().zip(parsed) {
+            out.documents += 1;
+            parse_chunk(
+                id,
+                base,
+                text,
+                doc,
+                opts,
+                &mut seq,
+                &mut validated,
+                &mut out.diagnostics,
+            );
+        }
     }
     out.model = assemble(validated, &mut out.diagnostics);
     out
@@ -509,4 +519,33 @@ pub fn object_value(
 /// Which kind an object is, for callers that only have the strings.
 pub fn classify(api_version: &str, kind: &str) -> KindMatch {
     ObjectKind::classify(api_version, kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The window only bounds memory: any window size gives the same model, numbering and
+    /// diagnostics, on valid input and on input with schema errors, duplicates and bad YAML.
+    #[test]
+    fn windows_do_not_change_the_result() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let inputs = [
+            Input::Path(format!("{root}/testdata/examples").into()),
+            Input::Path(format!("{root}/testdata/invalid/schema").into()),
+        ];
+        let opts = LoadOptions::default();
+        let whole = load_in_windows(&inputs, &opts, usize::MAX);
+        assert!(whole.documents > 20, "{} documents", whole.documents);
+        assert!(!whole.diagnostics.is_empty());
+        let text = |l: &Loaded| format!("{:?}\n{:?}\n{}", l.model, l.diagnostics, l.documents);
+        let expected = text(&whole);
+        for window in [1, 2, 7, PARSE_WINDOW] {
+            assert_eq!(
+                text(&load_in_windows(&inputs, &opts, window)),
+                expected,
+                "window {window}"
+            );
+        }
+    }
 }
