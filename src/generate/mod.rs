@@ -51,7 +51,7 @@ use actions::{
 };
 use cluster::Endpoint;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use object::{ActionSet, Object, WasmCarrier, WasmConfig};
+use object::{ActionSet, LimitadorLimit, Object, WasmCarrier, WasmConfig};
 use predicates::SortKey;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -555,7 +555,7 @@ struct PassContext<'a> {
 struct PathsOut<'a> {
     gateways: BTreeMap<usize, GatewayOut<'a>>,
     /// Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
-    limits: BTreeMap<String, Vec<Value>>,
+    limits: BTreeMap<String, Vec<LimitadorLimit>>,
     /// AuthConfigs (names unique: one per PathID).
     auth_configs: Vec<object::AuthConfig>,
     /// In PathID order.
@@ -640,23 +640,21 @@ fn path_pass<'a>(
                     if out.limits.contains_key(&key) {
                         continue;
                     }
-                    let entries: Vec<Value> = limit
+                    let namespace: Arc<str> = Arc::from(route_scope.as_str());
+                    let entries: Vec<LimitadorLimit> = limit
                         .rates
                         .iter()
-                        .map(|rate| {
-                            let mut v = json!({
-                                "conditions": [format!("descriptors[0][\"{id}\"] == \"1\"")],
-                                "max_value": rate.max_value(),
-                                "namespace": route_scope,
-                                "seconds": rate.seconds(),
-                                "variables": limit.counters.iter()
-                                    .map(|c| format!("descriptors[0][\"{}\"]", c.value.trim()))
-                                    .collect::<Vec<_>>(),
-                            });
-                            if !name.is_empty() {
-                                v["name"] = json!(name);
-                            }
-                            v
+                        .map(|rate| LimitadorLimit {
+                            conditions: vec![format!("descriptors[0][\"{id}\"] == \"1\"")],
+                            max_value: rate.max_value(),
+                            name: name.to_string(),
+                            namespace: namespace.clone(),
+                            seconds: rate.seconds(),
+                            variables: limit
+                                .counters
+                                .iter()
+                                .map(|c| format!("descriptors[0][\"{}\"]", c.value.trim()))
+                                .collect(),
                         })
                         .collect();
                     out.limits.insert(key, entries);
@@ -824,7 +822,7 @@ fn generate_in_runs(
     let parts: Vec<PathsOut<'_>> =
         crate::par::map_ranges(runs, |r| path_pass(&ctx, &paths[r.clone()], &eff[r]));
     let mut gateways: BTreeMap<usize, GatewayOut<'_>> = BTreeMap::new();
-    let mut limits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut limits: BTreeMap<String, Vec<LimitadorLimit>> = BTreeMap::new();
     let mut auth_configs: Vec<object::AuthConfig> = Vec::new();
     for part in parts {
         for (gi, go) in part.gateways {
@@ -1034,10 +1032,8 @@ fn generate_in_runs(
     }
 
     if want(Family::Limitador) {
-        out.objects.push(Object::Tree(limitador(
-            &rt,
-            limits.into_values().flatten().collect(),
-        )));
+        out.objects
+            .push(limitador(&rt, limits.into_values().flatten().collect()));
     }
     if want(Family::AuthConfig) {
         auth_configs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
@@ -1051,6 +1047,7 @@ fn generate_in_runs(
         match o {
             Object::Tree(v) => sort_keys_in_place(v),
             Object::Wasm(w) => sort_keys_in_place(&mut w.shell),
+            Object::Limitador(l) => sort_keys_in_place(&mut l.shell),
             // Built sorted.
             Object::AuthConfig(_) => {}
         }
@@ -1131,62 +1128,33 @@ fn wasm_envoy_filter(
     })
 }
 
-/// ERRATA canonical order of Limitador limits.
-/// The canonical order of Limitador limits: name, namespace, max_value, seconds, conditions, variables
-/// (lists by length, then element by element).
-type LimitKey<'v> = (
-    &'v str,
-    &'v str,
-    i64,
-    i64,
-    usize,
-    Vec<&'v str>,
-    usize,
-    Vec<&'v str>,
-);
-
-fn limit_key(v: &Value) -> LimitKey<'_> {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-    let n = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(0);
-    let l = |k: &str| -> Vec<&str> {
-        v.get(k)
-            .and_then(Value::as_array)
-            .map(|x| x.iter().map(|s| s.as_str().unwrap_or("")).collect())
-            .unwrap_or_default()
-    };
-    let (conditions, variables) = (l("conditions"), l("variables"));
-    (
-        s("name"),
-        s("namespace"),
-        n("max_value"),
-        n("seconds"),
-        conditions.len(),
-        conditions,
-        variables.len(),
-        variables,
-    )
+/// The canonical order of Limitador limits (ERRATA): name, namespace, max_value, seconds, conditions,
+/// variables (lists by length, then element by element).
+fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
+    fn head(l: &LimitadorLimit) -> (&str, &str, i64, i64, usize) {
+        (
+            l.name.as_str(),
+            &l.namespace,
+            l.max_value,
+            l.seconds,
+            l.conditions.len(),
+        )
+    }
+    head(a)
+        .cmp(&head(b))
+        .then_with(|| a.conditions.cmp(&b.conditions))
+        .then_with(|| a.variables.len().cmp(&b.variables.len()))
+        .then_with(|| a.variables.cmp(&b.variables))
 }
 
-/// `limits` in the canonical order (a stable sort: equal limits keep their index order).
-fn sort_limits(limits: Vec<Value>) -> Vec<Value> {
-    // Keys read once per limit, not once per comparison.
-    let mut keyed: Vec<(LimitKey<'_>, usize)> = limits
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (limit_key(v), i))
-        .collect();
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
-    let mut slots: Vec<Option<Value>> = limits.into_iter().map(Some).collect();
-    // Index: `order` is a permutation of `0..slots.len()`.
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
-}
-
-fn limitador(rt: &Runtime<'_>, limits: Vec<Value>) -> Value {
-    let limits = sort_limits(limits);
+/// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical
+/// order (a stable sort: equal limits keep their order).
+fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
+    limits.sort_by(limit_order);
     let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});
     if !limits.is_empty() {
-        spec["limits"] = Value::Array(limits);
+        // The placeholder the limits are written in.
+        spec["limits"] = Value::Null;
     }
     if let Some((url, _)) = &rt.tracing {
         spec["tracing"] = json!({"endpoint": url});
@@ -1212,7 +1180,14 @@ fn limitador(rt: &Runtime<'_>, limits: Vec<Value>) -> Value {
         "spec": null,
     });
     obj["spec"] = spec;
-    obj
+    if limits.is_empty() {
+        return Object::Tree(obj);
+    }
+    Object::Limitador(Box::new(object::LimitadorCarrier {
+        shell: obj,
+        at: "/spec/limits",
+        limits,
+    }))
 }
 
 #[cfg(test)]

@@ -122,6 +122,46 @@ pub struct WasmCarrier {
     pub config: WasmConfig,
 }
 
+/// One entry of the Limitador CR's `spec.limits`. There is one per rate of every limit on every
+/// route, so they are typed rather than trees (a tree mapping costs about a kilobyte).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimitadorLimit {
+    pub conditions: Vec<String>,
+    pub max_value: i64,
+    /// Omitted when empty.
+    pub name: String,
+    /// `<route namespace>/<route name>`, shared by the route's limits.
+    pub namespace: Arc<str>,
+    pub seconds: i64,
+    pub variables: Vec<String>,
+}
+
+impl Serialize for LimitadorLimit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Keys sorted, as every generated mapping.
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("conditions", &self.conditions)?;
+        m.serialize_entry("max_value", &self.max_value)?;
+        if !self.name.is_empty() {
+            m.serialize_entry("name", &self.name)?;
+        }
+        m.serialize_entry("namespace", &*self.namespace)?;
+        m.serialize_entry("seconds", &self.seconds)?;
+        m.serialize_entry("variables", &self.variables)?;
+        m.end()
+    }
+}
+
+/// The Limitador CR with limits: the object without them (`shell`, with `null` at `at`), and the
+/// limits in their canonical order.
+#[derive(Clone, Debug)]
+pub struct LimitadorCarrier {
+    pub shell: Value,
+    /// JSON pointer of `spec.limits` inside `shell`.
+    pub at: &'static str,
+    pub limits: Vec<LimitadorLimit>,
+}
+
 /// An AuthConfig.
 #[derive(Clone, Debug)]
 pub struct AuthConfig {
@@ -212,6 +252,7 @@ pub enum Object {
     /// A small object as a tree, keys sorted.
     Tree(Value),
     Wasm(Box<WasmCarrier>),
+    Limitador(Box<LimitadorCarrier>),
     AuthConfig(Box<AuthConfig>),
 }
 
@@ -227,6 +268,13 @@ impl Object {
                 }
                 v
             }
+            Object::Limitador(l) => {
+                let mut v = l.shell.clone();
+                if let Some(slot) = v.pointer_mut(l.at) {
+                    *slot = to_value(&l.limits);
+                }
+                v
+            }
             Object::AuthConfig(a) => to_value(&**a),
         }
     }
@@ -236,6 +284,7 @@ impl Object {
         match self {
             Object::Tree(v) => v.get("kind").and_then(Value::as_str).unwrap_or(""),
             Object::Wasm(w) => w.shell.get("kind").and_then(Value::as_str).unwrap_or(""),
+            Object::Limitador(_) => "Limitador",
             Object::AuthConfig(_) => "AuthConfig",
         }
     }
@@ -245,6 +294,7 @@ impl Object {
         let tree = match self {
             Object::Tree(v) => v,
             Object::Wasm(w) => &w.shell,
+            Object::Limitador(l) => &l.shell,
             Object::AuthConfig(_) => {
                 return AUTH_CONFIG_LABELS
                     .iter()

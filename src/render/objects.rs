@@ -9,7 +9,7 @@
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
 
 use crate::generate::actions::{AUTH_SERVICE, Action, ConditionalData};
-use crate::generate::object::{self, ActionSet, AuthConfig, Object, WasmConfig};
+use crate::generate::object::{self, ActionSet, AuthConfig, LimitadorLimit, Object, WasmConfig};
 use foldhash::HashMap;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
@@ -85,14 +85,21 @@ fn certainly_plain_value(s: &str) -> bool {
         && b.iter().any(|&c| c.is_ascii_lowercase() && c != b'e')
 }
 
+/// What a carrier's placeholder stands for.
+#[derive(Clone, Copy)]
+enum Hole<'v> {
+    Wasm(&'v WasmConfig),
+    Limits(&'v [LimitadorLimit]),
+}
+
 /// Scalar texts serde-saphyr produced, by (position, string), for one rendering call; and the
 /// shared parts of typed objects already written.
 #[derive(Default)]
 struct Scalars<'v> {
     values: HashMap<&'v str, String>,
     keys: HashMap<&'v str, String>,
-    /// The placeholder of the wasm carrier being written, and the configuration written in its place.
-    hole: Option<(&'v Value, &'v WasmConfig)>,
+    /// The placeholder of the carrier being written, and what is written in its place.
+    hole: Option<(&'v Value, Hole<'v>)>,
     /// Text of shared action lists, by (list address, auth scope address, column).
     actions: HashMap<(usize, usize, usize), String>,
     /// Text of shared AuthConfig specs (before and after `hosts`), by address.
@@ -201,12 +208,15 @@ fn write_entry<'v>(
 ) -> Result<(), String> {
     sc.key(out, k)?;
     out.push(':');
-    // The wasm carrier's placeholder: its configuration goes here.
-    if let Some((hole, config)) = sc.hole
+    // A carrier's placeholder: its typed part goes here.
+    if let Some((hole, part)) = sc.hole
         && std::ptr::eq(hole, v)
     {
         out.push('\n');
-        return write_wasm_config(out, sc, config, col + 2);
+        return match part {
+            Hole::Wasm(config) => write_wasm_config(out, sc, config, col + 2),
+            Hole::Limits(limits) => write_limits(out, sc, limits, col),
+        };
     }
     match v {
         Value::Object(c) if !c.is_empty() => {
@@ -287,6 +297,32 @@ fn write_wasm_config<'v>(
     for (k, v) in &config.rest {
         indent(out, col);
         write_entry(out, sc, k, v, col)?;
+    }
+    Ok(())
+}
+
+/// Limitador limits (`LimitadorLimit`'s serialisation) as a sequence with its dashes at column `col`.
+fn write_limits<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    limits: &'v [LimitadorLimit],
+    col: usize,
+) -> Result<(), String> {
+    let inner = col + 2;
+    for l in limits {
+        indent(out, col);
+        out.push_str("- ");
+        strings_entry(out, sc, inner, "conditions", &l.conditions)?;
+        indent(out, inner);
+        let _ = writeln!(out, "max_value: {}", l.max_value);
+        if !l.name.is_empty() {
+            string_entry(out, sc, inner, "name", &l.name)?;
+        }
+        string_entry(out, sc, inner, "namespace", &l.namespace)?;
+        indent(out, inner);
+        let _ = writeln!(out, "seconds: {}", l.seconds);
+        indent(out, inner);
+        strings_entry(out, sc, inner, "variables", &l.variables)?;
     }
     Ok(())
 }
@@ -612,11 +648,17 @@ fn render_part(
         match &objects[i] {
             Object::Tree(v) => write_document(out, &mut sc, v)?,
             Object::Wasm(w) => {
-                sc.hole = w.shell.pointer(w.at).map(|h| (h, &w.config));
+                sc.hole = w.shell.pointer(w.at).map(|h| (h, Hole::Wasm(&w.config)));
                 let written = write_document(out, &mut sc, &w.shell);
                 sc.hole = None;
                 // Shared action lists do not outlive their gateway's carrier.
                 sc.actions.clear();
+                written?
+            }
+            Object::Limitador(l) => {
+                sc.hole = l.shell.pointer(l.at).map(|h| (h, Hole::Limits(&l.limits)));
+                let written = write_document(out, &mut sc, &l.shell);
+                sc.hole = None;
                 written?
             }
             Object::AuthConfig(a) => write_auth_config(out, &mut sc, a)?,
@@ -638,6 +680,7 @@ fn estimated_size(o: &Object) -> usize {
     match o {
         Object::Tree(v) => tree(v),
         Object::Wasm(w) => 2_000 + 800 * w.config.action_sets.len(),
+        Object::Limitador(l) => 1_000 + 200 * l.limits.len(),
         Object::AuthConfig(_) => 700,
     }
 }
