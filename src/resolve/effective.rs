@@ -2,7 +2,7 @@
 //! and the fold.
 
 use super::merge::{self, FoldInput, Folded};
-use super::{Effective, PathEffective};
+use super::{Effective, PathEffective, Rules};
 use crate::model::{Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt};
@@ -170,7 +170,7 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
     Some(Traced {
         effective: Effective {
             kind,
-            rules: folded.rules.clone(),
+            rules: Rules::from_map(&folded.rules),
             sources,
             policies,
         },

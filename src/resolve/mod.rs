@@ -45,12 +45,46 @@ pub struct EffectiveRule {
     pub value: RuleValue,
 }
 
+/// The rules of an effective policy, sorted by key. A sorted list rather than a `BTreeMap`: a map
+/// node has room for eleven entries, and most effective policies hold one to three rules (there is
+/// one effective policy per distinct list of policies, tens of thousands on large estates).
+#[derive(Clone, Debug, Default)]
+pub struct Rules(Box<[EffectiveRule]>);
+
+impl Rules {
+    /// The rules of a merge result, in key order.
+    pub fn from_map(rules: &BTreeMap<String, EffectiveRule>) -> Self {
+        Rules(rules.values().cloned().collect())
+    }
+
+    /// The rule of a key.
+    pub fn get(&self, key: &str) -> Option<&EffectiveRule> {
+        self.0
+            .binary_search_by(|r| r.key.as_str().cmp(key))
+            .ok()
+            .and_then(|i| self.0.get(i))
+    }
+
+    /// The rules in key order.
+    pub fn values(&self) -> std::slice::Iter<'_, EffectiveRule> {
+        self.0.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// The merged policy of one kind on one path.
 #[derive(Clone, Debug)]
 pub struct Effective {
     pub kind: PolicyKind,
     /// Rules by key (the operator keeps a Go map; key order is the canonical order).
-    pub rules: BTreeMap<String, EffectiveRule>,
+    pub rules: Rules,
     /// The operator's `SourcePolicies`: sorted, de-duplicated locators of the rules' sources
     /// (TokenRateLimitPolicy: every policy in the path).
     pub sources: Vec<Locator>,
