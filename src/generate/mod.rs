@@ -603,6 +603,8 @@ fn path_pass<'a>(
     let no_scope: Arc<str> = Arc::from("");
     let namespace: Arc<str> = Arc::from(rt.namespace.as_str());
     let mut annotations: HashMap<(usize, usize), Arc<(String, String)>> = HashMap::new();
+    // Each hostname's text, shared by its action sets.
+    let mut host_texts: HashMap<&'a str, Arc<str>> = HashMap::new();
     // Each rule's matches.
     let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'a>> = HashMap::new();
 
@@ -761,7 +763,7 @@ fn path_pass<'a>(
                 let key = key.with_hostname(h);
                 let value = ActionSet {
                     name: names::action_set_name(&p.id, i, h),
-                    hostname: h.to_string(),
+                    hostname: Arc::clone(host_texts.entry(h).or_insert_with(|| Arc::from(h))),
                     predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),
                     auth_scope: Arc::clone(&auth_scope),

@@ -2,17 +2,46 @@
 
 use sha2::{Digest, Sha256};
 
+/// A SHA-256 digest as its 64 lowercase hex digits, kept inline: there is one per action set
+/// (hundreds of thousands on large estates), and a `String` would cost an allocation and 40 more
+/// bytes each.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HexDigest([u8; 64]);
+
+impl HexDigest {
+    pub fn of(s: &str) -> Self {
+        let mut buf = [0u8; 64];
+        // Cannot fail: 32 bytes need exactly 64 hex digits.
+        let _ = hex::encode_to_slice(Sha256::digest(s.as_bytes()), &mut buf);
+        HexDigest(buf)
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Always ASCII hex digits.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for HexDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for HexDigest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// Lowercase hex SHA-256 of `s` (64 characters).
 pub fn sha256_hex(s: &str) -> String {
-    let mut buf = [0u8; 64];
-    // Cannot fail: 32 bytes need exactly 64 hex digits, which are ASCII.
-    let _ = hex::encode_to_slice(Sha256::digest(s.as_bytes()), &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    HexDigest::of(s).as_str().to_string()
 }
 
 /// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`.
-pub fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> String {
-    sha256_hex(&format!("{path_id}|{}|{hostname}", match_index + 1))
+pub fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
+    HexDigest::of(&format!("{path_id}|{}|{hostname}", match_index + 1))
 }
 
 /// AuthConfig name (and the auth action's scope): `sha256(PathID)`.
@@ -164,7 +193,7 @@ mod tests {
     fn action_set_and_auth_config_names() {
         let pid = "istio|test-ns/test-placed-gateway|test-ns/test-placed-gateway#default|test-ns/toystore-route|test-ns/toystore-route#rule-1";
         assert_eq!(
-            action_set_name(pid, 0, "*.example.com"),
+            action_set_name(pid, 0, "*.example.com").as_str(),
             "726e670b7a73feada4a490e60b86b4e186b322f5c3972cc4b5842348e46ed8a8"
         );
         assert_eq!(

@@ -10,6 +10,7 @@
 //! give the same text.
 
 use super::actions::{AUTH_SERVICE, Action};
+use super::names::HexDigest;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
@@ -18,9 +19,9 @@ use std::sync::Arc;
 /// One wasm action set.
 #[derive(Clone, Debug)]
 pub struct ActionSet {
-    pub name: String,
-    /// `routeRuleConditions.hostnames` (always one hostname).
-    pub hostname: String,
+    pub name: HexDigest,
+    /// `routeRuleConditions.hostnames` (always one hostname); shared by the sets of one hostname.
+    pub hostname: Arc<str>,
     /// `routeRuleConditions.predicates` (omitted when empty); shared by the sets of one rule match.
     pub predicates: Arc<[String]>,
     /// The path's actions. They depend only on the path's route and effective policies, so paths

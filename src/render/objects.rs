@@ -259,7 +259,7 @@ fn strings_entry<'v>(
     sc: &mut Scalars<'v>,
     col: usize,
     k: &'v str,
-    items: &'v [String],
+    items: &'v [impl AsRef<str>],
 ) -> Result<(), String> {
     sc.key(out, k)?;
     if items.is_empty() {
@@ -270,7 +270,7 @@ fn strings_entry<'v>(
     for s in items {
         indent(out, col);
         out.push_str("- ");
-        sc.value(out, s)?;
+        sc.value(out, s.as_ref())?;
         out.push('\n');
     }
     Ok(())
@@ -340,7 +340,7 @@ fn write_action_set<'v>(
         out.push_str("actions:\n");
         write_actions(out, sc, set, col)?;
     }
-    string_entry(out, sc, col, "name", &set.name)?;
+    string_entry(out, sc, col, "name", set.name.as_str())?;
     indent(out, col);
     out.push_str("routeRuleConditions:\n");
     indent(out, col + 2);
