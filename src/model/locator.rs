@@ -1,11 +1,13 @@
 //! Locators: the string id of every topology node, as policy-machinery builds them.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// `lower(Kind.group):namespace/name` (`Kind` alone for the core group; no `namespace/` for
 /// cluster-scoped objects); sections append `#name`. Group and kind are lower-cased, names are not.
+/// The text is shared: the topology index, its node and the effective policies hold one copy.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Locator(String);
+pub struct Locator(Arc<str>);
 
 impl Locator {
     pub fn object(kind: &str, group: &str, namespace: &str, name: &str) -> Self {
@@ -22,11 +24,11 @@ impl Locator {
             s.push('/');
         }
         s.push_str(name);
-        Locator(s)
+        Locator(s.into())
     }
 
     pub fn section(&self, section: &str) -> Self {
-        Locator(format!("{}#{section}", self.0))
+        Locator(format!("{}#{section}", self.0).into())
     }
 
     pub fn as_str(&self) -> &str {

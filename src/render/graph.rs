@@ -112,7 +112,7 @@ pub fn parse_focus(spec: &str) -> Result<Locator, String> {
 
 /// The label policy-machinery writes: `Kind\nnamespace/name[#section]`.
 fn label(n: &Node) -> String {
-    format!("{}\n{}", n.kind, n.name)
+    format!("{}\n{}", n.kind, n.name())
 }
 
 /// The node's attributes other than the label, sorted by key, as policy-machinery sets them.
@@ -327,7 +327,7 @@ pub fn mermaid(t: &Topology, sel: &Selection) -> String {
     let mut out = String::from("flowchart TD\n");
     for ix in &nodes {
         let n = &t.graph[*ix];
-        let text = format!("{}<br/>{}", mermaid_text(n.kind), mermaid_text(&n.name));
+        let text = format!("{}<br/>{}", mermaid_text(n.kind), mermaid_text(n.name()));
         let (open, close, class) = match n.role {
             NodeRole::Targetable => ("[\"", "\"]", "targetable"),
             NodeRole::Policy => (">\"", "\"]", "policy"),
@@ -401,9 +401,9 @@ pub fn json(t: &Topology, sel: &Selection) -> String {
         .into_iter()
         .map(|ix| {
             let n = &t.graph[ix];
-            let (namespace, name) = match n.name.split_once('/') {
+            let (namespace, name) = match n.name().split_once('/') {
                 Some((ns, name)) => (ns.to_owned(), name.to_owned()),
-                None => (String::new(), n.name.clone()),
+                None => (String::new(), n.name().to_string()),
             };
             let (target, attached) = match n.what {
                 NodeRef::Policy(pi) => (

@@ -226,7 +226,7 @@ pub fn explain(
                         policy: key(i),
                         attached_to: t
                             .policy_target(i)
-                            .map(|n| format!("{} {}", n.kind, n.name))
+                            .map(|n| format!("{} {}", n.kind, n.name()))
                             .unwrap_or_default(),
                         block,
                         strategy: merge::strategy_of(p).unwrap_or(MergeStrategy::AtomicDefaults),

@@ -104,7 +104,7 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
                     "sectionName {:?} matches no {what} of {} {} ({what}s: {})",
                     section.value,
                     parent.kind,
-                    parent.name,
+                    parent.name(),
                     if names.is_empty() {
                         "none".to_owned()
                     } else {

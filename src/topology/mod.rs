@@ -51,10 +51,16 @@ pub struct Node {
     pub locator: Locator,
     /// The label's kind line, e.g. `Listener`, `HTTPRouteRule`.
     pub kind: &'static str,
-    /// The label's name line: `namespace/name[#section]`, or `name` when cluster-scoped.
-    pub name: String,
     pub what: NodeRef,
     pub role: NodeRole,
+}
+
+impl Node {
+    /// The label's name line: `namespace/name[#section]`, or `name` when cluster-scoped (the
+    /// locator after its `kind.group:`).
+    pub fn name(&self) -> &str {
+        self.locator.name_part()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +161,6 @@ impl<'m> Topology<'m> {
             t.add(
                 Locator::object("Kuadrant", "kuadrant.io", &k.meta.namespace, &k.meta.name),
                 "Kuadrant",
-                k.meta.key(),
                 NodeRef::Kuadrant(i),
                 NodeRole::Object,
             );
@@ -164,7 +169,6 @@ impl<'m> Topology<'m> {
             t.add(
                 Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
                 "GatewayClass",
-                c.meta.name.clone(),
                 NodeRef::GatewayClass(i),
                 NodeRole::Targetable,
             );
@@ -173,7 +177,6 @@ impl<'m> Topology<'m> {
             t.add(
                 gateway_locator(&g.meta.namespace, &g.meta.name),
                 "Gateway",
-                g.meta.key(),
                 NodeRef::Gateway(i),
                 NodeRole::Targetable,
             );
@@ -185,7 +188,6 @@ impl<'m> Topology<'m> {
             t.add(
                 route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name),
                 r.spec.kind.kind(),
-                r.meta.key(),
                 NodeRef::Route(i),
                 NodeRole::Targetable,
             );
@@ -194,7 +196,6 @@ impl<'m> Topology<'m> {
             t.add(
                 Locator::object("Service", "", &s.meta.namespace, &s.meta.name),
                 "Service",
-                s.meta.key(),
                 NodeRef::Service(i),
                 NodeRole::Targetable,
             );
@@ -204,7 +205,6 @@ impl<'m> Topology<'m> {
                 t.add(
                     gateway_locator(&g.meta.namespace, &g.meta.name).section(&l.name.value),
                     "Listener",
-                    format!("{}#{}", g.meta.key(), l.name.value),
                     NodeRef::Listener(gi, li),
                     NodeRole::Targetable,
                 );
@@ -220,7 +220,6 @@ impl<'m> Topology<'m> {
                     t.add(
                         route_locator(kind, &r.meta.namespace, &r.meta.name).section(&section),
                         kind.rule_kind(),
-                        format!("{}#{section}", r.meta.key()),
                         NodeRef::Rule(ri, xi),
                         NodeRole::Targetable,
                     );
@@ -233,7 +232,6 @@ impl<'m> Topology<'m> {
                 t.add(
                     Locator::object("Service", "", &s.meta.namespace, &s.meta.name).section(name),
                     "ServicePort",
-                    format!("{}#{name}", s.meta.key()),
                     NodeRef::ServicePort(si, pi),
                     NodeRole::Targetable,
                 );
@@ -249,7 +247,6 @@ impl<'m> Topology<'m> {
                 t.add(
                     p.locator(),
                     p.kind.kind(),
-                    p.meta.key(),
                     NodeRef::Policy(pi),
                     NodeRole::Policy,
                 );
@@ -363,14 +360,7 @@ impl<'m> Topology<'m> {
         self.gateway_class_ix.get(gateway).copied().flatten()
     }
 
-    fn add(
-        &mut self,
-        locator: Locator,
-        kind: &'static str,
-        name: String,
-        what: NodeRef,
-        role: NodeRole,
-    ) {
+    fn add(&mut self, locator: Locator, kind: &'static str, what: NodeRef, role: NodeRole) {
         if self.index.contains_key(&locator) {
             // A second object with a used locator reuses the node (policy-machinery overwrites the label).
             return;
@@ -378,7 +368,6 @@ impl<'m> Topology<'m> {
         let ix = self.graph.add_node(Node {
             locator: locator.clone(),
             kind,
-            name,
             what,
             role,
         });
