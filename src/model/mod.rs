@@ -16,6 +16,7 @@ use crate::source::Span;
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
 pub const KUADRANT_GROUP: &str = "kuadrant.io";
@@ -641,7 +642,8 @@ pub struct LimitsSpec {
     pub strategy: Strategy,
     /// The used block's top-level `when`.
     pub when: Vec<Sp<String>>,
-    pub limits: IndexMap<String, Limit>,
+    /// Shared with the effective policies that take a limit from this policy.
+    pub limits: IndexMap<String, Arc<Limit>>,
 }
 
 #[derive(Clone, Debug, Default)]

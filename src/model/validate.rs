@@ -10,6 +10,7 @@ use super::*;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::load::{LoadOptions, RawDocument, RawSpec, RawStatus};
 use crate::source::Span;
+use std::sync::Arc;
 
 /// A validated object of any modelled kind.
 #[derive(Debug)]
@@ -1070,7 +1071,10 @@ fn window_ok(w: &str) -> bool {
     (1..=4).contains(&segments)
 }
 
-fn limits(raw: Option<Sp<IndexMap<String, RawLimit>>>, c: &mut Check) -> IndexMap<String, Limit> {
+fn limits(
+    raw: Option<Sp<IndexMap<String, RawLimit>>>,
+    c: &mut Check,
+) -> IndexMap<String, Arc<Limit>> {
     let mut out = IndexMap::new();
     let Some(raw) = raw else { return out };
     let at = raw.span;
@@ -1116,11 +1120,11 @@ fn limits(raw: Option<Sp<IndexMap<String, RawLimit>>>, c: &mut Check) -> IndexMa
         }
         out.insert(
             name,
-            Limit {
+            Arc::new(Limit {
                 when,
                 counters: tight(counters),
                 rates: tight(rates),
-            },
+            }),
         );
     }
     out.shrink_to_fit();

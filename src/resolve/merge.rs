@@ -281,11 +281,11 @@ mod tests {
     use crate::model::{Limit, Sp};
 
     fn limit() -> RuleValue {
-        RuleValue::Limit(Limit {
+        RuleValue::Limit(std::sync::Arc::new(Limit {
             when: vec![],
             counters: vec![],
             rates: vec![],
-        })
+        }))
     }
 
     fn input(policy: usize, strategy: MergeStrategy, keys: &[&str]) -> FoldInput {

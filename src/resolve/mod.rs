@@ -27,7 +27,7 @@ pub const AUTH_CONDITIONS_KEY: &str = "conditions#";
 #[derive(Clone, Debug)]
 pub enum RuleValue {
     /// `limits.<name>` of a RateLimitPolicy / TokenRateLimitPolicy.
-    Limit(Limit),
+    Limit(std::sync::Arc<Limit>),
     /// A top-level `when` (RLP/TRLP key [`TOP_LEVEL_PREDICATES_KEY`], AuthPolicy key [`AUTH_CONDITIONS_KEY`]).
     When(Vec<Sp<String>>),
     /// An AuthPolicy rule kept as written (patterns, authentication, metadata, authorization, callbacks,
@@ -96,7 +96,7 @@ impl Effective {
     /// The limits, by name (the canonical order), without the top-level-predicates rule.
     pub fn limits(&self) -> impl Iterator<Item = (&str, &Limit, usize)> {
         self.rules.values().filter_map(|r| match &r.value {
-            RuleValue::Limit(l) => Some((r.key.as_str(), l, r.source)),
+            RuleValue::Limit(l) => Some((r.key.as_str(), l.as_ref(), r.source)),
             _ => None,
         })
     }
