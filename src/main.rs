@@ -5,6 +5,11 @@ mod cli;
 
 use std::process::ExitCode;
 
+// mimalloc: less memory kept across threads and faster small allocations than the system's
+// (figures in Cargo.toml and tests/benches/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     cli::main()
 }
