@@ -429,7 +429,7 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
     drop(first);
     let mut keep = keep.into_iter();
     objs.retain(|_| keep.next().unwrap_or(true));
-    let mut model = Model::default();
+    let mut model = Model::with_room_for(&objs);
     for o in objs {
         o.into_model(&mut model);
     }
