@@ -252,8 +252,9 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        t.link();
         t.index_nodes();
+        t.link();
+        t.index_attached();
         t
     }
 
@@ -300,6 +301,11 @@ impl<'m> Topology<'m> {
                 .collect();
             self.rule_nodes.push(rules);
         }
+    }
+
+    /// The policies attached to each node, by index and in merge order (after [`Self::link`]).
+    fn index_attached(&mut self) {
+        let m = self.model;
         let mut at: HashMap<NodeIndex, Vec<usize>> = HashMap::new();
         for (&pi, &ix) in &self.attached {
             at.entry(ix).or_default().push(pi);
@@ -380,6 +386,13 @@ impl<'m> Topology<'m> {
         }
     }
 
+    /// [`Self::edge`] between nodes already looked up (by [`Self::index_nodes`]).
+    fn edge_between(&mut self, from: Option<NodeIndex>, to: Option<NodeIndex>, kind: EdgeKind) {
+        if let (Some(a), Some(b)) = (from, to) {
+            self.graph.add_edge(a, b, kind);
+        }
+    }
+
     /// Edges, in policy-machinery's insertion order: policy edges first, then the link functions.
     fn link(&mut self) {
         let m = self.model;
@@ -411,11 +424,15 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        // Gateway → Listener.
-        for g in &m.gateways {
-            let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
-            for l in &g.spec.listeners {
-                self.edge(&gl, &gl.section(&l.name.value), EdgeKind::Link);
+        // Gateway → Listener. The nodes of gateways, listeners, routes and rules were looked up by
+        // locator once (index_nodes); the links below use them.
+        for (gi, g) in m.gateways.iter().enumerate() {
+            for li in 0..g.spec.listeners.len() {
+                self.edge_between(
+                    self.gateway_nodes[gi],
+                    self.listener_nodes[gi][li],
+                    EdgeKind::Link,
+                );
             }
         }
         // Listener → Route, per parentRef in order (HTTP, then GRPC).
@@ -424,12 +441,12 @@ impl<'m> Topology<'m> {
                 if r.spec.kind != kind || !route_in_topology(kind, self.version) {
                     continue;
                 }
-                let rl = route_locator(kind, &r.meta.namespace, &r.meta.name);
                 for (gi, li) in self.route_listeners(ri) {
-                    let g = &m.gateways[gi];
-                    let ll = gateway_locator(&g.meta.namespace, &g.meta.name)
-                        .section(&g.spec.listeners[li].name.value);
-                    self.edge(&ll, &rl, EdgeKind::Link);
+                    self.edge_between(
+                        self.listener_nodes[gi][li],
+                        self.route_nodes[ri],
+                        EdgeKind::Link,
+                    );
                 }
             }
         }
@@ -441,20 +458,19 @@ impl<'m> Topology<'m> {
                 .or_insert(i);
         }
         for kind in [RouteKind::Http, RouteKind::Grpc] {
-            for r in &m.routes {
+            for (ri, r) in m.routes.iter().enumerate() {
                 if r.spec.kind != kind || !route_in_topology(kind, self.version) {
                     continue;
                 }
-                let rl = route_locator(kind, &r.meta.namespace, &r.meta.name);
-                for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    self.edge(
-                        &rl,
-                        &rl.section(&rule.section_name(xi, self.version)),
+                for xi in 0..r.spec.rules.len() {
+                    self.edge_between(
+                        self.route_nodes[ri],
+                        self.rule_nodes[ri][xi],
                         EdgeKind::Link,
                     );
                 }
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_l = rl.section(&rule.section_name(xi, self.version));
+                    let rule_n = self.rule_nodes[ri][xi];
                     for b in &rule.backend_refs {
                         let Some(port) = b.port else { continue };
                         if !b.group.is_empty() || b.kind != "Service" {
@@ -468,22 +484,23 @@ impl<'m> Topology<'m> {
                                 s.spec.ports.iter().find(|(_, p)| *p == port)
                         {
                             let sl = Locator::object("Service", "", ns, &b.name).section(pn);
-                            self.edge(&rule_l, &sl, EdgeKind::Link);
+                            let to = self.index.get(&sl).copied();
+                            self.edge_between(rule_n, to, EdgeKind::Link);
                         }
                     }
                 }
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_l = rl.section(&rule.section_name(xi, self.version));
+                    let rule_n = self.rule_nodes[ri][xi];
                     for b in &rule.backend_refs {
                         if b.port.is_some() || !b.group.is_empty() || b.kind != "Service" {
                             continue;
                         }
                         let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        self.edge(
-                            &rule_l,
-                            &Locator::object("Service", "", ns, &b.name),
-                            EdgeKind::Link,
-                        );
+                        let to = self
+                            .index
+                            .get(&Locator::object("Service", "", ns, &b.name))
+                            .copied();
+                        self.edge_between(rule_n, to, EdgeKind::Link);
                     }
                 }
             }
