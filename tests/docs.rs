@@ -191,7 +191,8 @@ fn readme_console_examples_run_as_shown() {
 #[test]
 fn readme_keeps_the_set_up_commands() {
     assert!(readme().contains(
-        "## Set up\n\nOn a fresh machine with a Rust toolchain (rustup, Rust 1.89 or newer):\n\n```sh\n\
+        "## Set up\n\nOn a fresh machine with a Rust toolchain (rustup, Rust 1.89 or newer) and the C \
+         compiler it links\nwith (`cc`; the allocator, mimalloc, is C compiled by cargo):\n\n```sh\n\
          cargo run --release -- compute -f testdata/examples/\ncargo test --locked\n```\n"
     ));
 }
