@@ -165,32 +165,47 @@ impl<'m> Topology<'m> {
                 NodeRole::Object,
             );
         }
+        // Each object's node, recorded as it is added (a second object with a used locator gets the
+        // first one's node, as a lookup by locator would).
+        t.class_nodes = vec![None; model.gateway_classes.len()];
+        t.gateway_nodes = vec![None; model.gateways.len()];
+        t.listener_nodes = model
+            .gateways
+            .iter()
+            .map(|g| vec![None; g.spec.listeners.len()])
+            .collect();
+        t.route_nodes = vec![None; model.routes.len()];
+        t.rule_nodes = model
+            .routes
+            .iter()
+            .map(|r| vec![None; r.spec.rules.len()])
+            .collect();
         for (i, c) in model.gateway_classes.iter().enumerate() {
-            t.add(
+            t.class_nodes[i] = Some(t.add(
                 Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
                 "GatewayClass",
                 NodeRef::GatewayClass(i),
                 NodeRole::Targetable,
-            );
+            ));
         }
         for (i, g) in model.gateways.iter().enumerate() {
-            t.add(
+            t.gateway_nodes[i] = Some(t.add(
                 gateway_locator(&g.meta.namespace, &g.meta.name),
                 "Gateway",
                 NodeRef::Gateway(i),
                 NodeRole::Targetable,
-            );
+            ));
         }
         for (i, r) in model.routes.iter().enumerate() {
             if !route_in_topology(r.spec.kind, version) {
                 continue;
             }
-            t.add(
+            t.route_nodes[i] = Some(t.add(
                 route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name),
                 r.spec.kind.kind(),
                 NodeRef::Route(i),
                 NodeRole::Targetable,
-            );
+            ));
         }
         for (i, s) in model.services.iter().enumerate() {
             t.add(
@@ -202,12 +217,12 @@ impl<'m> Topology<'m> {
         }
         for (gi, g) in model.gateways.iter().enumerate() {
             for (li, l) in g.spec.listeners.iter().enumerate() {
-                t.add(
+                t.listener_nodes[gi][li] = Some(t.add(
                     gateway_locator(&g.meta.namespace, &g.meta.name).section(&l.name.value),
                     "Listener",
                     NodeRef::Listener(gi, li),
                     NodeRole::Targetable,
-                );
+                ));
             }
         }
         for kind in [RouteKind::Http, RouteKind::Grpc] {
@@ -217,12 +232,12 @@ impl<'m> Topology<'m> {
                 }
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let section = rule.section_name(xi, version);
-                    t.add(
+                    t.rule_nodes[ri][xi] = Some(t.add(
                         route_locator(kind, &r.meta.namespace, &r.meta.name).section(&section),
                         kind.rule_kind(),
                         NodeRef::Rule(ri, xi),
                         NodeRole::Targetable,
-                    );
+                    ));
                 }
             }
         }
@@ -252,55 +267,9 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        t.index_nodes();
         t.link();
         t.index_attached();
         t
-    }
-
-    /// Fill the per-object node tables and the per-node policy lists.
-    fn index_nodes(&mut self) {
-        let m = self.model;
-        let version = self.version;
-        self.class_nodes = m
-            .gateway_classes
-            .iter()
-            .map(|c| {
-                let l = Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name);
-                self.index.get(&l).copied()
-            })
-            .collect();
-        self.gateway_nodes.clear();
-        self.listener_nodes.clear();
-        for g in &m.gateways {
-            let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
-            self.gateway_nodes.push(self.index.get(&gl).copied());
-            let ls = g
-                .spec
-                .listeners
-                .iter()
-                .map(|l| self.index.get(&gl.section(&l.name.value)).copied())
-                .collect();
-            self.listener_nodes.push(ls);
-        }
-        self.route_nodes.clear();
-        self.rule_nodes.clear();
-        for r in &m.routes {
-            let rl = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
-            self.route_nodes.push(self.index.get(&rl).copied());
-            let rules = r
-                .spec
-                .rules
-                .iter()
-                .enumerate()
-                .map(|(xi, rule)| {
-                    self.index
-                        .get(&rl.section(&rule.section_name(xi, version)))
-                        .copied()
-                })
-                .collect();
-            self.rule_nodes.push(rules);
-        }
     }
 
     /// The policies attached to each node, by index and in merge order (after [`Self::link`]).
@@ -366,10 +335,16 @@ impl<'m> Topology<'m> {
         self.gateway_class_ix.get(gateway).copied().flatten()
     }
 
-    fn add(&mut self, locator: Locator, kind: &'static str, what: NodeRef, role: NodeRole) {
-        if self.index.contains_key(&locator) {
+    fn add(
+        &mut self,
+        locator: Locator,
+        kind: &'static str,
+        what: NodeRef,
+        role: NodeRole,
+    ) -> NodeIndex {
+        if let Some(&ix) = self.index.get(&locator) {
             // A second object with a used locator reuses the node (policy-machinery overwrites the label).
-            return;
+            return ix;
         }
         let ix = self.graph.add_node(Node {
             locator: locator.clone(),
@@ -378,6 +353,7 @@ impl<'m> Topology<'m> {
             role,
         });
         self.index.insert(locator, ix);
+        ix
     }
 
     fn edge(&mut self, from: &Locator, to: &Locator, kind: EdgeKind) {
@@ -386,7 +362,7 @@ impl<'m> Topology<'m> {
         }
     }
 
-    /// [`Self::edge`] between nodes already looked up (by [`Self::index_nodes`]).
+    /// [`Self::edge`] between nodes already known (recorded by [`Self::build`] as they were added).
     fn edge_between(&mut self, from: Option<NodeIndex>, to: Option<NodeIndex>, kind: EdgeKind) {
         if let (Some(a), Some(b)) = (from, to) {
             self.graph.add_edge(a, b, kind);
@@ -424,8 +400,8 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        // Gateway → Listener. The nodes of gateways, listeners, routes and rules were looked up by
-        // locator once (index_nodes); the links below use them.
+        // Gateway → Listener. The nodes of gateways, listeners, routes and rules were recorded when
+        // they were added; the links below use them instead of looking locators up again.
         for (gi, g) in m.gateways.iter().enumerate() {
             for li in 0..g.spec.listeners.len() {
                 self.edge_between(
@@ -635,10 +611,34 @@ impl<'m> Topology<'m> {
                 let listener = &g.spec.listeners[li].name.value;
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let rule_name = rule.section_name(xi, self.version);
-                    let id = format!(
-                        "{}|{gk}|{gk}#{listener}|{rk}|{rk}#{rule_name}",
-                        m.gateway_classes[ci].meta.name,
+                    // `class|gw|gw#listener|route|route#rule`, built to its exact length: there is
+                    // one per path, hundreds of thousands on large estates.
+                    let class = &m.gateway_classes[ci].meta.name;
+                    let mut id = String::with_capacity(
+                        class.len()
+                            + 2 * gk.len()
+                            + listener.len()
+                            + 2 * rk.len()
+                            + rule_name.len()
+                            + 6,
                     );
+                    for part in [
+                        class.as_str(),
+                        "|",
+                        &gk,
+                        "|",
+                        &gk,
+                        "#",
+                        listener,
+                        "|",
+                        &rk,
+                        "|",
+                        &rk,
+                        "#",
+                        &rule_name,
+                    ] {
+                        id.push_str(part);
+                    }
                     out.push(Path {
                         class: ci,
                         gateway: gi,
