@@ -104,29 +104,48 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         .iter()
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
-    // Parsing is independent per document and dominates loading: parse in parallel, then validate
-    // and number the objects in input order. A window of documents at a time, so that the parsed
-    // documents of the whole input are never all held beside the model they become.
+    // Documents are independent: each is parsed and validated on the parsing threads (parsing
+    // dominates loading), then the objects are numbered and collected in input order. A window of
+    // documents at a time, so that the parsed documents of the whole input are never all held
+    // beside the model they become.
     for window in docs.chunks(window.max(1)) {
-        let parsed = crate::par::map(window, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
-            read_document(id, base, text)
-        });
-        for (&(id, base, text), doc) in window.iter().zip(parsed) {
-            out.documents += 1;
+        let done = crate::par::map(window, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
+            let mut one = OneDocument::default();
+            let doc = read_document(id, base, text);
             parse_chunk(
                 id,
                 base,
                 text,
                 doc,
                 opts,
-                &mut seq,
-                &mut validated,
-                &mut out.diagnostics,
+                &mut one.objects_seen,
+                &mut one.objects,
+                &mut one.diagnostics,
             );
+            one
+        });
+        for one in done {
+            out.documents += 1;
+            // Numbered from 1 within the document: shift past the objects before it.
+            for mut v in one.objects {
+                v.meta_mut().origin.seq += seq;
+                validated.push(v);
+            }
+            seq += one.objects_seen;
+            out.diagnostics.extend(one.diagnostics);
         }
     }
     out.model = assemble(validated, &mut out.diagnostics);
     out
+}
+
+/// What one document gave: its valid objects (numbered from 1 within the document), how many
+/// objects it held, and its diagnostics.
+#[derive(Default)]
+struct OneDocument {
+    objects: Vec<Validated>,
+    objects_seen: usize,
+    diagnostics: Diagnostics,
 }
 
 /// `# Source: <path>` among a document's leading comment lines (helm's marker): the template name and
@@ -540,6 +559,19 @@ mod tests {
         assert!(!whole.diagnostics.is_empty());
         let text = |l: &Loaded| format!("{:?}\n{:?}\n{}", l.model, l.diagnostics, l.documents);
         let expected = text(&whole);
+        // Objects are numbered in input order across documents: no two share a number.
+        let m = &whole.model;
+        let mut seqs: Vec<usize> = (m.gateway_classes.iter().map(|o| o.meta.origin.seq))
+            .chain(m.gateways.iter().map(|o| o.meta.origin.seq))
+            .chain(m.routes.iter().map(|o| o.meta.origin.seq))
+            .chain(m.services.iter().map(|o| o.meta.origin.seq))
+            .chain(m.policies.iter().map(|o| o.meta.origin.seq))
+            .collect();
+        let n = seqs.len();
+        seqs.sort_unstable();
+        seqs.dedup();
+        assert!(n > 5, "{n} objects");
+        assert_eq!(seqs.len(), n, "object numbers repeat");
         for window in [1, 2, 7, PARSE_WINDOW] {
             assert_eq!(
                 text(&load_in_windows(&inputs, &opts, window)),

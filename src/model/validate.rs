@@ -41,6 +41,21 @@ impl Validated {
         }
     }
 
+    pub fn meta_mut(&mut self) -> &mut Meta {
+        match self {
+            Validated::GatewayClass(o) => &mut o.meta,
+            Validated::Gateway(o) => &mut o.meta,
+            Validated::Route(o) => &mut o.meta,
+            Validated::Namespace(o) => &mut o.meta,
+            Validated::Service(o) => &mut o.meta,
+            Validated::Policy(p) => &mut p.meta,
+            Validated::Kuadrant(o) | Validated::Limitador(o) | Validated::Authorino(o) => {
+                &mut o.meta
+            }
+            Validated::Skipped { meta, .. } => meta,
+        }
+    }
+
     fn kind(&self) -> &str {
         match self {
             Validated::GatewayClass(_) => "GatewayClass",
