@@ -111,16 +111,13 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     for window in docs.chunks(window.max(1)) {
         let done = crate::par::map(window, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
             let mut one = OneDocument::default();
-            let doc = read_document(id, base, text);
             parse_chunk(
                 id,
                 base,
                 text,
-                doc,
+                read_document(id, base, text),
                 opts,
-                &mut one.objects_seen,
-                &mut one.objects,
-                &mut one.diagnostics,
+                &mut one,
             );
             one
         });
@@ -316,22 +313,19 @@ fn read_document(id: SourceId, base: usize, text: &str) -> Result<RawDocument, y
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn parse_chunk(
     id: SourceId,
     base: usize,
     text: &str,
     doc: Result<RawDocument, yaml::ParseError>,
     opts: &LoadOptions,
-    seq: &mut usize,
-    out: &mut Vec<Validated>,
-    diags: &mut Diagnostics,
+    out: &mut OneDocument,
 ) {
     match doc {
         Ok(doc) => {
             let start = Span::new(id, base + leading_trivia(text), 0);
             let whole = Span::new(id, base, text.len());
-            accept(Sp::new(doc, start), (whole, None), opts, seq, out, diags)
+            accept(Sp::new(doc, start), (whole, None), opts, out)
         }
         Err(mut e) => {
             let content = base + leading_trivia(text);
@@ -349,7 +343,7 @@ fn parse_chunk(
                 }
                 _ => "fix the value at this position; the object is left out",
             };
-            diags.push(
+            out.diagnostics.push(
                 Diagnostic::new(e.code, e.message)
                     .at(e.span, "here")
                     .help(help),
@@ -381,9 +375,7 @@ fn accept(
     doc: Sp<RawDocument>,
     place: (Span, Option<usize>),
     opts: &LoadOptions,
-    seq: &mut usize,
-    out: &mut Vec<Validated>,
-    diags: &mut Diagnostics,
+    out: &mut OneDocument,
 ) {
     let span = doc.span;
     let mut doc = doc.value;
@@ -395,7 +387,7 @@ fn accept(
     {
         {
             // An empty mapping or a document with only unknown keys: nothing to model.
-            diags.push(
+            out.diagnostics.push(
                 Diagnostic::new(Code::NotAnObject, "document has no apiVersion or kind")
                     .at(span, "this document")
                     .help("every manifest needs apiVersion and kind; remove the document if it is not a Kubernetes object"),
@@ -406,14 +398,21 @@ fn accept(
     if doc.is_list() {
         if let Some(items) = doc.items.take() {
             for (i, item) in items.into_iter().enumerate() {
-                accept(item, (place.0, Some(i)), opts, seq, out, diags);
+                accept(item, (place.0, Some(i)), opts, out);
             }
         }
         return;
     }
-    *seq += 1;
-    if let Some(v) = validate::object(doc, span, *seq, place, opts, diags) {
-        out.push(v);
+    out.objects_seen += 1;
+    if let Some(v) = validate::object(
+        doc,
+        span,
+        out.objects_seen,
+        place,
+        opts,
+        &mut out.diagnostics,
+    ) {
+        out.objects.push(v);
     }
 }
 
