@@ -73,10 +73,6 @@ impl Rules {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
 /// The merged policy of one kind on one path.

@@ -11,7 +11,7 @@ use super::merge::{self, LossReason};
 use super::{CelIssue, Effective, PathEffective};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
-    GATEWAY_API_GROUP, KuadrantVersion, Model, Policy, PolicyKind, RouteKind,
+    GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyKind, RouteKind,
     raw::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
@@ -275,21 +275,18 @@ struct Overriders {
     winners: BTreeSet<usize>,
     /// Effective policies without the key, by address: all their sources count as overriders.
     missing_in: HashSet<*const Effective>,
-    /// The sources of those effective policies (locators).
-    sources: BTreeSet<String>,
+    /// The sources of those effective policies.
+    sources: BTreeSet<Locator>,
 }
 
 impl Overriders {
-    /// `namespace/name` of every overrider, sorted, without duplicates.
+    /// `namespace/name` of every overrider (a policy may come twice: the caller sorts and dedups).
     fn names(&self, m: &Model) -> impl Iterator<Item = String> {
         self.winners
             .iter()
-            .map(|&pi| m.policies[pi].locator().to_string())
+            .map(|&pi| m.policies[pi].locator())
             .chain(self.sources.iter().cloned())
-            .map(|l| match l.split_once(':') {
-                Some((_, n)) => n.to_string(),
-                None => l,
-            })
+            .map(|l| l.name_part().to_string())
     }
 }
 
@@ -422,7 +419,7 @@ fn walk_path(
                             if o.first.is_none() {
                                 o.first = e.sources.first().map(|l| l.to_string());
                             }
-                            o.sources.extend(e.sources.iter().map(|l| l.to_string()));
+                            o.sources.extend(e.sources.iter().cloned());
                         }
                     }
                 }
