@@ -262,20 +262,8 @@ impl Object {
     pub fn to_value(&self) -> Value {
         match self {
             Object::Tree(v) => v.clone(),
-            Object::Wasm(w) => {
-                let mut v = w.shell.clone();
-                if let Some(slot) = v.pointer_mut(w.at) {
-                    *slot = to_value(&w.config);
-                }
-                v
-            }
-            Object::Limitador(l) => {
-                let mut v = l.shell.clone();
-                if let Some(slot) = v.pointer_mut(l.at) {
-                    *slot = to_value(&l.limits);
-                }
-                v
-            }
+            Object::Wasm(w) => filled(&w.shell, w.at, to_value(&w.config)),
+            Object::Limitador(l) => filled(&l.shell, l.at, to_value(&l.limits)),
             Object::AuthConfig(a) => to_value(&**a),
         }
     }
@@ -305,6 +293,15 @@ impl Object {
         };
         tree.get("metadata")?.get("labels")?.get(key)?.as_str()
     }
+}
+
+/// A carrier's shell with `part` at its placeholder `at`.
+fn filled(shell: &Value, at: &str, part: Value) -> Value {
+    let mut v = shell.clone();
+    if let Some(slot) = v.pointer_mut(at) {
+        *slot = part;
+    }
+    v
 }
 
 /// `serde_json::to_value` for our own types, whose serialisation cannot fail (string keys only).
