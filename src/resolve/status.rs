@@ -15,7 +15,7 @@ use crate::model::{
     raw::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
-use foldhash::{HashMap, HashMapExt, HashSet};
+use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -263,19 +263,20 @@ struct Walk {
     overriding: BTreeMap<String, Overriders>,
     cel: Vec<String>,
     enforced_on: Vec<usize>,
+    /// Whether some rule of the policy is effective in an effective policy, by address: paths share
+    /// effective policies, and what the rules say depends on nothing else.
+    affected_in: HashMap<*const Effective, bool>,
 }
 
-/// Who overrides one rule key of a policy, over all the paths of its walk. Paths share their
-/// effective policies, so this records each winner once instead of once per path.
+/// Who overrides one rule key of a policy, over all the paths of its walk (each distinct effective
+/// policy is looked at once).
 #[derive(Default)]
 struct Overriders {
     /// The first locator found (paths in PathID order): a TokenRateLimitPolicy's message names it.
     first: Option<String>,
     /// Policies whose rule of the key won on some path.
     winners: BTreeSet<usize>,
-    /// Effective policies without the key, by address: all their sources count as overriders.
-    missing_in: HashSet<*const Effective>,
-    /// The sources of those effective policies.
+    /// The sources of the effective policies without the key: all of them count as overriders.
     sources: BTreeSet<Locator>,
 }
 
@@ -309,6 +310,7 @@ fn walks(
                 overriding: BTreeMap::new(),
                 cel: Vec::new(),
                 enforced_on: Vec::new(),
+                affected_in: HashMap::new(),
             })
         })
         .collect();
@@ -390,8 +392,9 @@ fn walk_path(
         if !*ready.get_or_insert_with(|| path_ready(t, path, opts)) {
             return;
         }
-        let mut affected = p.kind == PolicyKind::Auth && e.rules.is_empty();
-        if !affected {
+        let seen = w.affected_in.get(&std::ptr::from_ref(e)).copied();
+        let mut affected = seen.unwrap_or(p.kind == PolicyKind::Auth && e.rules.is_empty());
+        if seen.is_none() && !affected {
             for k in keys {
                 let winner = match e.rules.get(k) {
                     Some(r) if r.source == pi => {
@@ -415,16 +418,15 @@ fn walk_path(
                         o.winners.insert(source);
                     }
                     None => {
-                        if o.missing_in.insert(std::ptr::from_ref(e)) {
-                            if o.first.is_none() {
-                                o.first = e.sources.first().map(|l| l.to_string());
-                            }
-                            o.sources.extend(e.sources.iter().cloned());
+                        if o.first.is_none() {
+                            o.first = e.sources.first().map(|l| l.to_string());
                         }
+                        o.sources.extend(e.sources.iter().cloned());
                     }
                 }
             }
         }
+        w.affected_in.insert(std::ptr::from_ref(e), affected);
         if affected {
             w.affected_gateways.insert(path.gateway);
             w.enforced_on.push(index);
