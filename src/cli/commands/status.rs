@@ -89,12 +89,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
                             .map(|e| e.reason.clone())
                             .unwrap_or_else(|| "-".into()),
                         overridden_by: s.overridden_by.join(" "),
-                        paths: s
-                            .enforced_on
-                            .iter()
-                            .map(|&i| paths[i].id.as_str())
-                            .collect::<Vec<_>>()
-                            .join("\n"),
+                        paths: paths_cell(s.enforced_on.iter().map(|&i| paths[i].id.as_str())),
                     }
                 })
                 .collect();
@@ -132,4 +127,42 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
         }
     }
     Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
+}
+
+/// The PATHS cell of `-o wide`: a gateway-wide policy can be enforced on thousands of paths, and a
+/// table with cells that tall is unreadable (and took gigabytes to lay out on a 100k-object estate):
+/// the first [`WIDE_PATHS_SHOWN`], then how many more; `policyctl explain` shows every path.
+fn paths_cell<'a>(ids: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let total = ids.len();
+    let mut cell: Vec<&str> = ids.take(WIDE_PATHS_SHOWN).collect();
+    let more = total - cell.len();
+    let tail = format!("… and {more} more (policyctl explain lists them)");
+    if more > 0 {
+        cell.push(&tail);
+    }
+    cell.join("\n")
+}
+
+/// Paths listed in a `-o wide` cell before the rest is counted.
+const WIDE_PATHS_SHOWN: usize = 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_paths_cell_lists_twenty_then_counts() {
+        let ids: Vec<String> = (0..23).map(|i| format!("p{i}")).collect();
+        let all = |n: usize| paths_cell(ids[..n].iter().map(String::as_str));
+        assert_eq!(all(0), "");
+        assert_eq!(all(2), "p0\np1");
+        assert_eq!(all(20).lines().count(), 20);
+        let cut = all(23);
+        assert_eq!(cut.lines().count(), 21);
+        assert_eq!(cut.lines().nth(19), Some("p19"));
+        assert_eq!(
+            cut.lines().last(),
+            Some("… and 3 more (policyctl explain lists them)")
+        );
+    }
 }
