@@ -18,6 +18,18 @@ fn run(case: &str, version: KuadrantVersion) -> Generated {
 
 /// Generate from a file or folder under testdata/.
 fn run_path(case: &str, version: KuadrantVersion) -> Generated {
+    run_with(
+        case,
+        &GenerateOptions {
+            version,
+            ..GenerateOptions::default()
+        },
+    )
+}
+
+/// [`run_path`] with other generation options.
+fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
+    let version = opts.version;
     let path = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
     let loaded = load(
         &[Input::Path(path.into())],
@@ -33,14 +45,7 @@ fn run_path(case: &str, version: KuadrantVersion) -> Generated {
     );
     let t = Topology::build(&loaded.model, version);
     let eff = policyctl::resolve::effective(&t);
-    let g = generate::generate(
-        &t,
-        &eff,
-        &GenerateOptions {
-            version,
-            ..GenerateOptions::default()
-        },
-    );
+    let g = generate::generate(&t, &eff, opts);
     // The typed writer and the tree writer give the same text.
     assert_eq!(
         render::objects::yaml_objects(&g.objects).unwrap(),
@@ -775,22 +780,8 @@ fn envoy_gateway_extension_and_patch_policies() {
 /// Cluster patches with a TLS transport socket when the Envoy Gateway estate's class is handled as
 /// Istio (`--istio-controller-names`).
 fn istio_clusters_with_mtls(version: KuadrantVersion) -> usize {
-    let path = format!(
-        "{}/testdata/golden/envoy-gateway/input.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let loaded = load(
-        &[Input::Path(path.into())],
-        &LoadOptions {
-            default_namespace: "default".into(),
-            version,
-        },
-    );
-    let t = Topology::build(&loaded.model, version);
-    let eff = policyctl::resolve::effective(&t);
-    let g = generate::generate(
-        &t,
-        &eff,
+    let g = run_with(
+        "golden/envoy-gateway/input.yaml",
         &GenerateOptions {
             version,
             istio_controllers: vec!["gateway.envoyproxy.io/gatewayclass-controller".into()],
