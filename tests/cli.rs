@@ -127,12 +127,18 @@ fn verbose_lists_skipped_kinds() {
 
 /// The binary copied under the kubectl plugin name `kubectl-kuadrant_policy` in a temporary folder.
 fn as_kubectl_plugin() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    // A hard link, not a copy: a copy is written through a file descriptor that a test running
+    // in another thread can inherit across fork, and executing the copy then fails with "Text
+    // file busy" (ETXTBSY). Cargo's target tmp dir is on the binary's file system.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let plugin = dir.path().join(format!(
         "kubectl-kuadrant_policy{}",
         std::env::consts::EXE_SUFFIX
     ));
-    std::fs::copy(env!("CARGO_BIN_EXE_policyctl"), &plugin).unwrap();
+    let bin = env!("CARGO_BIN_EXE_policyctl");
+    if std::fs::hard_link(bin, &plugin).is_err() {
+        std::fs::copy(bin, &plugin).unwrap();
+    }
     (dir, plugin)
 }
 
