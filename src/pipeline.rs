@@ -7,6 +7,7 @@ use crate::generate::{self, GenerateOptions, Generated};
 use crate::model::{KuadrantVersion, Model};
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
+use crate::source::SourceMap;
 use crate::topology::{self, Topology};
 
 /// Everything computed for one input.
@@ -85,4 +86,26 @@ fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<D
         )
         .help("pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the sha256 of the plugin.wasm your operator serves")
     })
+}
+
+/// Every policy of `statuses` as written in its source, with its predicted `status.conditions`,
+/// keys sorted (`status -o yaml|json`). The policies' documents are parsed again, on the available
+/// cores; a policy whose document cannot be read again is left out.
+pub fn predicted_objects(
+    sources: &SourceMap,
+    model: &Model,
+    statuses: &[PolicyStatus],
+) -> Vec<serde_json::Value> {
+    crate::par::map(statuses, 256, |s| {
+        let p = &model.policies[s.policy];
+        let v = crate::load::object_value(sources, &p.meta.origin)?;
+        Some(generate::sort_keys(status::with_predicted_status(
+            v,
+            s,
+            p.meta.generation,
+        )))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }

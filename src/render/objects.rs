@@ -674,7 +674,37 @@ fn write_in_batches<B: Buffer>(
 /// trees of the objects being rendered exist at a time (the whole list of a 100k-object estate
 /// took 8 GB as trees and text).
 pub fn write_json_list(objects: &[Object], w: &mut impl std::io::Write) -> Result<(), WriteError> {
-    w.write_all(b"{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [")?;
+    write_json_items(
+        objects,
+        w,
+        "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [",
+        "\n}\n",
+    )
+}
+
+/// The objects' trees as the pretty-printed `List` of `kubectl get -o json`
+/// (`apiVersion`, `items`, `kind`, `metadata.resourceVersion`), streamed like [`write_json_list`].
+pub fn write_kubectl_list(
+    objects: &[Object],
+    w: &mut impl std::io::Write,
+) -> Result<(), WriteError> {
+    write_json_items(
+        objects,
+        w,
+        "{\n  \"apiVersion\": \"v1\",\n  \"items\": [",
+        ",\n  \"kind\": \"List\",\n  \"metadata\": {\n    \"resourceVersion\": \"\"\n  }\n}\n",
+    )
+}
+
+/// `head` (ending with `"items": [`), the objects' trees as pretty-printed items, the closing `]`,
+/// then `tail`.
+fn write_json_items(
+    objects: &[Object],
+    w: &mut impl std::io::Write,
+    head: &str,
+    tail: &str,
+) -> Result<(), WriteError> {
+    w.write_all(head.as_bytes())?;
     write_in_batches(objects, w, |out: &mut Vec<u8>, r| {
         for i in r {
             out.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
@@ -686,11 +716,8 @@ pub fn write_json_list(objects: &[Object], w: &mut impl std::io::Write) -> Resul
         }
         Ok(())
     })?;
-    w.write_all(if objects.is_empty() {
-        b"]\n}\n"
-    } else {
-        b"\n  ]\n}\n"
-    })?;
+    w.write_all(if objects.is_empty() { b"]" } else { b"\n  ]" })?;
+    w.write_all(tail.as_bytes())?;
     Ok(())
 }
 
@@ -1042,6 +1069,16 @@ mod tests {
             let mut out = Vec::new();
             write_json_list(&objects, &mut out).unwrap();
             prop_assert_eq!(String::from_utf8(out).unwrap(), json_list(&vs));
+            let mut out = Vec::new();
+            write_kubectl_list(&objects, &mut out).unwrap();
+            let list = json!({
+                "apiVersion": "v1",
+                "items": vs,
+                "kind": "List",
+                "metadata": {"resourceVersion": ""},
+            });
+            let want = serde_json::to_string_pretty(&list).unwrap() + "\n";
+            prop_assert_eq!(String::from_utf8(out).unwrap(), want);
         }
     }
 

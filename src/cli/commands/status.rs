@@ -2,6 +2,8 @@
 
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
+use policyctl::generate::object;
+use policyctl::render::objects::{self, WriteError};
 use policyctl::render::table::{self, StatusRow};
 use policyctl::resolve::status;
 
@@ -115,30 +117,23 @@ fn show(
             ))?;
         }
         StatusFormat::Yaml | StatusFormat::Json => {
-            let mut items = Vec::new();
-            for s in statuses {
-                let p = &m.policies[s.policy];
-                let Some(v) = policyctl::load::object_value(&loaded.sources, &p.meta.origin) else {
-                    continue;
+            // Streamed like `compute`'s output; a closed pipe stops it.
+            let items: Vec<object::Object> =
+                policyctl::pipeline::predicted_objects(&loaded.sources, &loaded.model, statuses)
+                    .into_iter()
+                    .map(object::Object::Tree)
+                    .collect();
+            ui.out_with(|o| {
+                let written = if a.output == StatusFormat::Json {
+                    objects::write_kubectl_list(&items, o)
+                } else {
+                    objects::write_yaml_objects(&items, o)
                 };
-                items.push(policyctl::generate::sort_keys(
-                    status::with_predicted_status(v, s, p.meta.generation),
-                ));
-            }
-            if a.output == StatusFormat::Json {
-                let list = serde_json::json!({
-                    "apiVersion": "v1",
-                    "items": items,
-                    "kind": "List",
-                    "metadata": {"resourceVersion": ""},
-                });
-                let mut text =
-                    serde_json::to_string_pretty(&list).map_err(|e| CliError::Io(e.to_string()))?;
-                text.push('\n');
-                ui.out(&text)?;
-            } else {
-                ui.out(&policyctl::render::objects::yaml(&items).map_err(CliError::Io)?)?;
-            }
+                written.map_err(|e| match e {
+                    WriteError::Io(e) => CliError::from(e),
+                    WriteError::Render(m) => CliError::Io(m),
+                })
+            })?;
         }
     }
     Ok(())
