@@ -497,20 +497,27 @@ pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnosti
     let mut out = Loaded::default();
     let mut values = Vec::new();
     for (id, text) in read_inputs(inputs, &mut out) {
-        for chunk in split::documents(&text) {
+        let chunks = split::documents(&text);
+        // Current objects can be ten times the size of the manifests: parse on every core.
+        let parsed = crate::par::map(&chunks, 64, |chunk| {
             // Slice: chunks from `split::documents(&text)` lie within `text` on line boundaries.
-            let doc = &text[chunk.offset..chunk.offset + chunk.len];
-            match yaml::parse_value_checked(doc) {
+            yaml::parse_value_checked(&text[chunk.offset..chunk.offset + chunk.len])
+        });
+        for (chunk, result) in chunks.iter().zip(parsed) {
+            match result {
                 Ok(v) if v.is_object() => values.push(v),
                 Ok(_) => {}
-                Err(msg) => out.diagnostics.push(
-                    Diagnostic::new(Code::YamlSyntax, msg)
-                        .at(
-                            Span::new(id, chunk.offset + leading_trivia(doc), 0),
-                            "in this document",
-                        )
-                        .help("fix the YAML syntax of the current objects"),
-                ),
+                Err(msg) => {
+                    let doc = &text[chunk.offset..chunk.offset + chunk.len];
+                    out.diagnostics.push(
+                        Diagnostic::new(Code::YamlSyntax, msg)
+                            .at(
+                                Span::new(id, chunk.offset + leading_trivia(doc), 0),
+                                "in this document",
+                            )
+                            .help("fix the YAML syntax of the current objects"),
+                    )
+                }
             }
         }
     }
@@ -542,6 +549,38 @@ pub fn classify(api_version: &str, kind: &str) -> KindMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Current objects are parsed on several threads: they come back in document order, and a bad
+    /// document is reported where it is.
+    #[test]
+    fn values_keep_document_order() {
+        let mut text = String::new();
+        for i in 0..300 {
+            if i == 150 {
+                text.push_str("---\nkind: [unclosed\n");
+            }
+            text.push_str(&format!("---\nkind: K\nmetadata:\n  name: n{i}\n"));
+        }
+        let (sources, values, diags) = values(&[Input::Text {
+            name: "current.yaml".into(),
+            bytes: text.into_bytes(),
+        }]);
+        let names: Vec<&str> = values
+            .iter()
+            .filter_map(|v| v.pointer("/metadata/name")?.as_str())
+            .collect();
+        let want: Vec<String> = (0..300).map(|i| format!("n{i}")).collect();
+        assert_eq!(names, want);
+        assert_eq!(diags.len(), 1);
+        let span = diags
+            .iter()
+            .next()
+            .and_then(|d| d.labels.first())
+            .map(|l| l.span);
+        let line = span.and_then(|s| sources.position(s)).map(|p| p.line);
+        // 150 documents of four lines, then `---`, then the bad line.
+        assert_eq!(line, Some(150 * 4 + 2));
+    }
 
     /// The window only bounds memory: any window size gives the same model, numbering and
     /// diagnostics, on valid input and on input with schema errors, duplicates and bad YAML.

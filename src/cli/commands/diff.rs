@@ -113,10 +113,11 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
             .filter(diff::is_comparable)
             .collect();
         // Compare only the fields the operator owns (e.g. the Limitador's limits).
+        let desired_by_key = diff::by_key(&desired);
         let current = current
-            .iter()
+            .into_iter()
             .map(|c| {
-                let d = desired.iter().find(|d| diff::key_of(d) == diff::key_of(c));
+                let d = diff::key_of(&c).and_then(|k| desired_by_key.get(&k).copied());
                 diff::owned_projection(c, d)
             })
             .collect();
@@ -176,8 +177,9 @@ fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliEr
     let merged = tmp.join("MERGED");
     let write = |dir: &std::path::Path, objs: &[Value], others: &[Value]| -> Result<(), CliError> {
         std::fs::create_dir_all(dir)?;
+        let others = diff::by_key(others);
         for o in objs {
-            let other = others.iter().find(|x| diff::key_of(x) == diff::key_of(o));
+            let other = diff::key_of(o).and_then(|k| others.get(&k).copied());
             if let Some(name) = policyctl::outdir::file_name(o) {
                 std::fs::write(dir.join(name), diff::to_yaml(&diff::normalize(o, other)))?;
             }
