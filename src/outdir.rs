@@ -120,12 +120,17 @@ fn starts_with_marker(p: &Path) -> bool {
 
 /// Compare the desired objects with the folder's content. The folder may not exist yet.
 pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
-    let mut want: BTreeMap<String, (&Value, String)> = BTreeMap::new();
-    for v in desired {
-        let name = file_name(v).ok_or(OutDirError::Unnamed)?;
-        want.insert(name, (v, file_content(v)));
+    // File texts are rendered on every core: a large estate's are hundreds of megabytes.
+    let rendered = crate::par::map(desired, 64, |v| {
+        file_name(v).map(|name| (name, display(v), file_content(v)))
+    });
+    let mut want: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for r in rendered {
+        let (name, object, content) = r.ok_or(OutDirError::Unnamed)?;
+        want.insert(name, (object, content));
     }
-    let mut existing: BTreeMap<String, Option<String>> = BTreeMap::new();
+    // Existing `.yaml` files, and whether each is ours (its first line is the marker).
+    let mut existing: BTreeMap<String, bool> = BTreeMap::new();
     if dir.is_dir() {
         let rd =
             std::fs::read_dir(dir).map_err(|e| OutDirError::Read(dir.display().to_string(), e))?;
@@ -138,32 +143,38 @@ pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
             if !p.is_file() || !fname.ends_with(".yaml") {
                 continue;
             }
-            // Only the first line decides ownership; read the whole file only if it is ours.
-            let text = if starts_with_marker(&p) {
-                std::fs::read_to_string(&p).ok()
-            } else {
-                None
-            };
-            existing.insert(fname, text);
+            let ours = starts_with_marker(&p);
+            existing.insert(fname, ours);
         }
     }
-    let mut steps = Vec::new();
-    for (fname, (v, content)) in &want {
-        let action = match existing.get(fname) {
-            None => Action::Created,
-            Some(None) => return Err(OutDirError::Foreign(dir.join(fname).display().to_string())),
-            Some(Some(old)) if old == content => Action::Unchanged,
-            Some(Some(_)) => Action::Updated,
+    let want: Vec<(String, (String, String))> = want.into_iter().collect();
+    // Our files are read and compared on every core too; a file of ours that cannot be read is
+    // not overwritten blindly.
+    let actions = crate::par::map(&want, 64, |(fname, (_, content))| {
+        let old = match existing.get(fname) {
+            None => return Ok(Action::Created),
+            Some(false) => None,
+            Some(true) => std::fs::read_to_string(dir.join(fname)).ok(),
         };
+        match old {
+            None => Err(OutDirError::Foreign(dir.join(fname).display().to_string())),
+            Some(old) if old == *content => Ok(Action::Unchanged),
+            Some(_) => Ok(Action::Updated),
+        }
+    });
+    let mut steps = Vec::with_capacity(want.len());
+    for ((fname, (object, content)), action) in want.into_iter().zip(actions) {
         steps.push(Step {
-            file: fname.clone(),
-            action,
-            object: display(v),
-            content: Some(content.clone()),
+            file: fname,
+            action: action?,
+            object,
+            content: Some(content),
         });
     }
-    for (fname, text) in &existing {
-        if text.is_some() && !want.contains_key(fname) {
+    let wanted: std::collections::HashSet<&str> = steps.iter().map(|s| s.file.as_str()).collect();
+    let mut pruned = Vec::new();
+    for (fname, &ours) in &existing {
+        if ours && !wanted.contains(fname.as_str()) {
             // Kubernetes names hold no '_', so the file name splits back into its parts.
             let parts: Vec<&str> = fname.trim_end_matches(".yaml").splitn(5, '_').collect();
             let object = match parts.as_slice() {
@@ -171,7 +182,7 @@ pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
                 [_, _, kind, name] => format!("{kind} {name}"),
                 _ => fname.clone(),
             };
-            steps.push(Step {
+            pruned.push(Step {
                 file: fname.clone(),
                 action: Action::Pruned,
                 object,
@@ -179,6 +190,8 @@ pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
             });
         }
     }
+    drop(wanted);
+    steps.extend(pruned);
     steps.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(steps)
 }
@@ -191,37 +204,62 @@ pub struct FailPoint {
     pub after_bytes: usize,
 }
 
-/// Carry out a plan: atomic writes for created/updated files, removal of pruned ones.
+/// Carry out a plan: atomic writes for created/updated files, removal of pruned ones. Files are
+/// written several at a time (each write waits for the disk); after a failure no further file is
+/// started, and every file is either its old or its new self.
 pub fn apply(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
     apply_with(dir, steps, FailPoint::default())
 }
 
+/// Files written at the same time: the work is waiting for the disk, not the CPU.
+const WRITERS: usize = 8;
+
 #[doc(hidden)]
 pub fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<(), OutDirError> {
     std::fs::create_dir_all(dir).map_err(|e| OutDirError::Write(dir.display().to_string(), e))?;
+    // Each write's number among the writes, for the test hook.
     let mut writes = 0;
-    for s in steps {
-        let path = dir.join(&s.file);
-        match s.action {
-            Action::Created | Action::Updated => {
-                let content = s.content.as_deref().unwrap_or_default();
-                let failing = fail.write_index == Some(writes);
+    let numbered: Vec<(&Step, Option<usize>)> = steps
+        .iter()
+        .map(|s| {
+            let n = matches!(s.action, Action::Created | Action::Updated).then(|| {
                 writes += 1;
-                write_atomic(
-                    &path,
-                    content.as_bytes(),
-                    failing.then_some(fail.after_bytes),
-                )
-                .map_err(|e| OutDirError::Write(path.display().to_string(), e))?;
+                writes - 1
+            });
+            (s, n)
+        })
+        .collect();
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let parts = (numbered.len() / 32).clamp(1, WRITERS);
+    let results = crate::par::map_ranges(crate::par::even_ranges(numbered.len(), parts), |r| {
+        for &(s, n) in &numbered[r] {
+            if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
             }
-            Action::Pruned => {
-                std::fs::remove_file(&path)
-                    .map_err(|e| OutDirError::Write(path.display().to_string(), e))?;
+            let fail_after = (n.is_some() && n == fail.write_index).then_some(fail.after_bytes);
+            if let Err(e) = apply_step(dir, s, fail_after) {
+                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Err(e);
             }
-            Action::Unchanged => {}
         }
+        Ok(())
+    });
+    results.into_iter().collect()
+}
+
+/// One step of a plan.
+fn apply_step(dir: &Path, s: &Step, fail_after: Option<usize>) -> Result<(), OutDirError> {
+    let path = dir.join(&s.file);
+    match s.action {
+        Action::Created | Action::Updated => {
+            let content = s.content.as_deref().unwrap_or_default();
+            write_atomic(&path, content.as_bytes(), fail_after)
+                .map_err(|e| OutDirError::Write(path.display().to_string(), e))
+        }
+        Action::Pruned => std::fs::remove_file(&path)
+            .map_err(|e| OutDirError::Write(path.display().to_string(), e)),
+        Action::Unchanged => Ok(()),
     }
-    Ok(())
 }
 
 fn temp_path(path: &Path) -> PathBuf {
@@ -317,6 +355,50 @@ mod tests {
             plan(dir.path(), &[obj("a", 1)]),
             Err(OutDirError::Foreign(_))
         ));
+    }
+
+    /// Many files are written by several threads: a failure in the middle leaves every file old
+    /// or new, never partial, no temporary file, and the next run finishes the job.
+    #[test]
+    fn a_failure_among_parallel_writes_leaves_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let old: Vec<Value> = (0..200).map(|i| obj(&format!("o{i}"), 1)).collect();
+        let new: Vec<Value> = (0..200).map(|i| obj(&format!("o{i}"), 2)).collect();
+        apply(d, &plan(d, &old).unwrap()).unwrap();
+        let before = plan(d, &old).unwrap();
+        let after = plan(d, &new).unwrap();
+        assert!(after.iter().all(|s| s.action == Action::Updated));
+        let fail = FailPoint {
+            write_index: Some(120),
+            after_bytes: 10,
+        };
+        assert!(apply_with(d, &after, fail).is_err());
+        for (b, a) in before.iter().zip(&after) {
+            let text = std::fs::read_to_string(d.join(&b.file)).unwrap();
+            assert!(
+                Some(&text) == b.content.as_ref() || Some(&text) == a.content.as_ref(),
+                "{} is neither old nor new",
+                b.file
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(d).unwrap().count(),
+            200,
+            "no temporary file"
+        );
+        let rest = plan(d, &new).unwrap();
+        assert!(
+            rest.iter().any(|s| s.action == Action::Updated),
+            "the failed file"
+        );
+        apply(d, &rest).unwrap();
+        assert!(
+            plan(d, &new)
+                .unwrap()
+                .iter()
+                .all(|s| s.action == Action::Unchanged)
+        );
     }
 
     #[test]
