@@ -6,7 +6,9 @@
 //! the same folder, flushed, then renamed over the old one, so a killed run never leaves a partial file.
 
 use crate::diff::{key_of, to_yaml};
+use crate::generate::object::Object;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -120,9 +122,24 @@ fn starts_with_marker(p: &Path) -> bool {
 
 /// Compare the desired objects with the folder's content. The folder may not exist yet.
 pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
+    plan_with(dir, desired, |v| Cow::Borrowed(v))
+}
+
+/// [`plan`] for generated objects: each object's tree exists only while its file text is rendered
+/// (the trees of a large estate's objects take gigabytes).
+pub fn plan_objects(dir: &Path, objects: &[Object]) -> Result<Vec<Step>, OutDirError> {
+    plan_with(dir, objects, |o| Cow::Owned(o.to_value()))
+}
+
+fn plan_with<T: Sync>(
+    dir: &Path,
+    desired: &[T],
+    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
+) -> Result<Vec<Step>, OutDirError> {
     // File texts are rendered on every core: a large estate's are hundreds of megabytes.
-    let rendered = crate::par::map(desired, 64, |v| {
-        file_name(v).map(|name| (name, display(v), file_content(v)))
+    let rendered = crate::par::map(desired, 64, |item| {
+        let v = tree(item);
+        file_name(&v).map(|name| (name, display(&v), file_content(&v)))
     });
     let mut want: BTreeMap<String, (String, String)> = BTreeMap::new();
     for r in rendered {

@@ -3,7 +3,6 @@
 use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::generate::object;
 use policyctl::render::objects::WriteError;
 use policyctl::{outdir, pipeline, render};
 
@@ -69,7 +68,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);
         }
-        let steps = outdir::plan(dir, &object::values(&generated.objects))
+        let steps = outdir::plan_objects(dir, &generated.objects)
             .map_err(|e| CliError::Io(e.to_string()))?;
         let stale: Vec<_> = steps
             .iter()
