@@ -6,8 +6,10 @@
 //! lists the operator itself orders non-deterministically are put in a canonical order. Owns the
 //! comparison and the unified text diff (`similar`); must not read files or choose exit codes.
 
+use crate::generate::object::{AUTH_CONFIG_API_VERSION, Object};
 use serde_json::Value;
 use similar::TextDiff;
+use std::borrow::Cow;
 
 /// Identity of an object: (group, kind, namespace, name).
 pub type ObjectKey = (String, String, String, String);
@@ -188,10 +190,52 @@ pub fn to_yaml(v: &Value) -> String {
 /// Compare desired and current objects; the result is sorted by identity (group, kind, namespace,
 /// name), so output is stable.
 pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectDiff> {
+    diff_with(desired, key_of, |v| Cow::Borrowed(v), current, context)
+}
+
+/// [`diff`] with generated objects as the desired side: each object's tree is built only while it
+/// is compared (the trees of a large estate take gigabytes).
+pub fn diff_objects(desired: &[Object], current: &[Value], context: usize) -> Vec<ObjectDiff> {
+    diff_with(
+        desired,
+        key_of_object,
+        |o| Cow::Owned(o.to_value()),
+        current,
+        context,
+    )
+}
+
+/// The identity of a generated object, without building its tree.
+pub fn key_of_object(o: &Object) -> Option<ObjectKey> {
+    match o {
+        Object::Tree(v) => key_of(v),
+        Object::Wasm(w) => key_of(&w.shell),
+        Object::Limitador(l) => key_of(&l.shell),
+        Object::AuthConfig(a) => {
+            let group = AUTH_CONFIG_API_VERSION
+                .rsplit_once('/')
+                .map_or("", |(g, _)| g);
+            Some((
+                group.into(),
+                "AuthConfig".into(),
+                a.namespace.to_string(),
+                a.name.clone(),
+            ))
+        }
+    }
+}
+
+fn diff_with<T: Sync>(
+    desired: &[T],
+    key: impl Fn(&T) -> Option<ObjectKey>,
+    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    current: &[Value],
+    context: usize,
+) -> Vec<ObjectDiff> {
     use std::collections::BTreeMap;
-    let mut d: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
+    let mut d: BTreeMap<ObjectKey, &T> = BTreeMap::new();
     for v in desired {
-        if let Some(k) = key_of(v) {
+        if let Some(k) = key(v) {
             d.insert(k, v);
         }
     }
@@ -206,7 +250,8 @@ pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectD
     keys.dedup();
     // Objects compare independently: on every core (a large estate's objects hold hundreds of MB).
     crate::par::map(&keys, 16, |&k| {
-        let dv = d.get(k).copied();
+        let dtree = d.get(k).map(|x| tree(x));
+        let dv = dtree.as_deref();
         let cv = c.get(k).copied();
         let dn = dv.map(|v| normalize(v, None));
         let cn = cv.map(|v| normalize(v, dv));

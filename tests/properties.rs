@@ -477,6 +477,34 @@ proptest! {
         }
     }
 
+    /// `diff` against current objects builds the desired trees one at a time
+    /// (`diff_objects`): the same result as diffing the trees.
+    #[test]
+    fn diff_of_objects_is_diff_of_their_trees(docs in any_estate(), drop in 0usize..4, edit in 0usize..4) {
+        let l = load_docs(&docs, KuadrantVersion::V1_4);
+        let a = run(&l);
+        let objects = &a.generated.objects;
+        let values = policyctl::generate::object::values(objects);
+        let mut current = values.clone();
+        if edit < current.len() {
+            current[edit]["spec"]["edited"] = serde_json::json!(true);
+        }
+        if drop < current.len() {
+            current.remove(drop);
+        }
+        current.push(serde_json::json!({
+            "apiVersion": "security.istio.io/v1", "kind": "AuthorizationPolicy",
+            "metadata": {"name": "stale", "namespace": "x", "labels": {"kuadrant.io/managed": "true"}},
+        }));
+        let by_trees = policyctl::diff::diff(&values, &current, 3);
+        let by_objects = policyctl::diff::diff_objects(objects, &current, 3);
+        prop_assert_eq!(
+            serde_json::to_value(&by_objects).unwrap(),
+            serde_json::to_value(&by_trees).unwrap()
+        );
+        prop_assert!(by_trees.iter().any(|d| d.change != policyctl::diff::Change::Unchanged));
+    }
+
     /// A random valid estate never produces an error diagnostic, and policies are accepted.
     #[test]
     fn random_valid_estates_have_no_errors(e in estate()) {

@@ -58,9 +58,11 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     );
     ui.diagnostics(&loaded, &head.diagnostics);
     let mut trouble = outcome(&head.diagnostics, FailOn::Never);
-    let desired = object::values(&head.generated.objects);
+    let objects = &head.generated.objects;
 
-    let (current, impact) = if let Some(base) = &a.base {
+    // With --base both sides are trees (the impact summary reads them); against current objects the
+    // desired trees are built one at a time while compared.
+    let (desired, current, impact) = if let Some(base) = &a.base {
         let base_input = InputArgs {
             filenames: vec![base.clone()],
             ..a.input.clone()
@@ -76,9 +78,10 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
             ui.diagnostics(&base_loaded, &b.diagnostics);
             trouble = Outcome::Trouble;
         }
+        let desired = object::values(objects);
         let base = object::values(&b.generated.objects);
         let imp = diff::impact(&base, &desired);
-        (base, Some(imp))
+        (Some(desired), base, Some(imp))
     } else {
         let against = a.against.clone().unwrap_or_default();
         let input = if against == "-" {
@@ -113,7 +116,13 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
             .filter(diff::is_comparable)
             .collect();
         // Compare only the fields the operator owns (e.g. the Limitador's limits).
-        let desired_by_key = diff::by_key(&desired);
+        // The projection reads the desired Limitador's metadata: the only trees needed here.
+        let limitadors: Vec<Value> = objects
+            .iter()
+            .filter(|o| o.kind() == "Limitador")
+            .map(object::Object::to_value)
+            .collect();
+        let desired_by_key = diff::by_key(&limitadors);
         let current = current
             .into_iter()
             .map(|c| {
@@ -121,18 +130,22 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 diff::owned_projection(c, d)
             })
             .collect();
-        (current, None)
+        (None, current, None)
     };
     if trouble == Outcome::Trouble {
         return Ok(Outcome::Trouble);
     }
 
-    let diffs = diff::diff(&desired, &current, a.context);
+    let diffs = match &desired {
+        Some(desired) => diff::diff(desired, &current, a.context),
+        None => diff::diff_objects(objects, &current, a.context),
+    };
     let changed = diffs.iter().any(|d| d.change != Change::Unchanged);
     if let Ok(cmd) = std::env::var("POLICYCTL_EXTERNAL_DIFF")
         && !cmd.trim().is_empty()
         && a.output == DiffFormat::Unified
     {
+        let desired = desired.unwrap_or_else(|| object::values(objects));
         external(&cmd, &desired, &current)?;
     } else {
         let text = match a.output {

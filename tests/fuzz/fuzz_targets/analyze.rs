@@ -45,7 +45,11 @@ fuzz_target!(|data: &[u8]| {
         let values = policyctl::generate::object::values(&a.generated.objects);
         assert_eq!(Ok(text), render::objects::yaml(&values));
     }
-    let _ = render::objects::json_list(&policyctl::generate::object::values(&a.generated.objects));
+    // The streamed JSON list is the pretty-printed list of the trees.
+    let list = render::objects::json_list(&policyctl::generate::object::values(&a.generated.objects));
+    let mut streamed = Vec::new();
+    render::objects::write_json_list(&a.generated.objects, &mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), list);
     let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100));
     let _ = render::diagnostics::json(&a.diagnostics, &loaded.sources);
     let _ = render::diagnostics::github(&a.diagnostics, &loaded.sources);
