@@ -110,7 +110,11 @@ const SERVER_METADATA: [&str; 8] = [
 /// offline computation cannot know (owner references without a known UID) are dropped from `current`
 /// when `desired` lacks them.
 pub fn normalize(v: &Value, desired: Option<&Value>) -> Value {
-    let mut v = v.clone();
+    normalize_owned(v.clone(), desired)
+}
+
+/// [`normalize`] of a value the caller no longer needs.
+fn normalize_owned(mut v: Value, desired: Option<&Value>) -> Value {
     if let Value::Object(m) = &mut v {
         m.remove("status");
         if let Some(Value::Object(meta)) = m.get_mut("metadata") {
@@ -251,13 +255,13 @@ fn diff_with<T: Sync>(
     // Objects compare independently: on every core (a large estate's objects hold hundreds of MB).
     crate::par::map(&keys, 16, |&k| {
         let dtree = d.get(k).map(|x| tree(x));
-        let dv = dtree.as_deref();
         let cv = c.get(k).copied();
-        let dn = dv.map(|v| normalize(v, None));
-        let cn = cv.map(|v| normalize(v, dv));
-        let change = match (dv, cv) {
-            (Some(_), None) => Change::Created,
-            (None, Some(_)) => Change::Deleted,
+        let cn = cv.map(|v| normalize(v, dtree.as_deref()));
+        let sides = (dtree.is_some(), cv.is_some());
+        let dn = dtree.map(|t| normalize_owned(t.into_owned(), None));
+        let change = match sides {
+            (true, false) => Change::Created,
+            (false, true) => Change::Deleted,
             _ if dn == cn => Change::Unchanged,
             _ => Change::Updated,
         };
