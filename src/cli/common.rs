@@ -219,6 +219,16 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+/// A streamed writer's failure: a closed pipe stays [`CliError::BrokenPipe`].
+impl From<policyctl::render::objects::WriteError> for CliError {
+    fn from(e: policyctl::render::objects::WriteError) -> Self {
+        match e {
+            policyctl::render::objects::WriteError::Io(e) => CliError::from(e),
+            policyctl::render::objects::WriteError::Render(m) => CliError::Io(m),
+        }
+    }
+}
+
 /// Colour, verbosity and the writers.
 pub struct Ui {
     pub color_out: bool,

@@ -3,7 +3,6 @@
 use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::render::objects::WriteError;
 use policyctl::{outdir, pipeline, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -117,16 +116,10 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         // Streamed: the text of a large estate is ten times the size of its input. Rendering
         // cannot fail on generated objects (string keys, no floats); a closed pipe stops it.
         ComputeFormat::Yaml => ui.out_with(|o| {
-            render::objects::write_yaml_objects(&generated.objects, o).map_err(|e| match e {
-                WriteError::Io(e) => CliError::from(e),
-                WriteError::Render(m) => CliError::Io(m),
-            })
+            render::objects::write_yaml_objects(&generated.objects, o).map_err(CliError::from)
         })?,
         ComputeFormat::Json => ui.out_with(|o| {
-            render::objects::write_json_list(&generated.objects, o).map_err(|e| match e {
-                WriteError::Io(e) => CliError::from(e),
-                WriteError::Render(m) => CliError::Io(m),
-            })
+            render::objects::write_json_list(&generated.objects, o).map_err(CliError::from)
         })?,
     }
     Ok(findings)

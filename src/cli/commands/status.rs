@@ -3,7 +3,7 @@
 use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::generate::object;
-use policyctl::render::objects::{self, WriteError};
+use policyctl::render::objects;
 use policyctl::render::table::{self, StatusRow};
 use policyctl::resolve::status;
 
@@ -129,10 +129,7 @@ fn show(
                 } else {
                     objects::write_yaml_objects(&items, o)
                 };
-                written.map_err(|e| match e {
-                    WriteError::Io(e) => CliError::from(e),
-                    WriteError::Render(m) => CliError::Io(m),
-                })
+                written.map_err(CliError::from)
             })?;
         }
     }
