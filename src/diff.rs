@@ -194,19 +194,31 @@ pub fn to_yaml(v: &Value) -> String {
 /// Compare desired and current objects; the result is sorted by identity (group, kind, namespace,
 /// name), so output is stable.
 pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectDiff> {
-    diff_with(desired, key_of, |v| Cow::Borrowed(v), current, context)
-}
-
-/// [`diff`] with generated objects as the desired side: each object's tree is built only while it
-/// is compared (the trees of a large estate take gigabytes).
-pub fn diff_objects(desired: &[Object], current: &[Value], context: usize) -> Vec<ObjectDiff> {
-    diff_with(
-        desired,
-        key_of_object,
-        |o| Cow::Owned(o.to_value()),
-        current,
-        context,
-    )
+    use std::collections::BTreeMap;
+    let mut d: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
+    for v in desired {
+        if let Some(k) = key_of(v) {
+            d.insert(k, v);
+        }
+    }
+    let mut c: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
+    for v in current {
+        if let Some(k) = key_of(v) {
+            c.insert(k, v);
+        }
+    }
+    let mut keys: Vec<&ObjectKey> = d.keys().chain(c.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    // Objects compare independently: on every core (a large estate's objects hold hundreds of MB).
+    crate::par::map(&keys, 16, |&k| {
+        compare(
+            k,
+            d.get(k).map(|&v| Cow::Borrowed(v)),
+            c.get(k).copied(),
+            context,
+        )
+    })
 }
 
 /// The identity of a generated object, without building its tree.
@@ -229,66 +241,131 @@ pub fn key_of_object(o: &Object) -> Option<ObjectKey> {
     }
 }
 
-fn diff_with<T: Sync>(
-    desired: &[T],
-    key: impl Fn(&T) -> Option<ObjectKey>,
-    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
-    current: &[Value],
+/// One object's comparison; `desired` and `current` are its two sides, either may be missing.
+fn compare(
+    k: &ObjectKey,
+    desired: Option<Cow<'_, Value>>,
+    current: Option<&Value>,
     context: usize,
-) -> Vec<ObjectDiff> {
-    use std::collections::BTreeMap;
-    let mut d: BTreeMap<ObjectKey, &T> = BTreeMap::new();
-    for v in desired {
-        if let Some(k) = key(v) {
-            d.insert(k, v);
+) -> ObjectDiff {
+    let cn = current.map(|v| normalize(v, desired.as_deref()));
+    let sides = (desired.is_some(), current.is_some());
+    let dn = desired.map(|t| normalize_owned(t.into_owned(), None));
+    let change = match sides {
+        (true, false) => Change::Created,
+        (false, true) => Change::Deleted,
+        _ if dn == cn => Change::Unchanged,
+        _ => Change::Updated,
+    };
+    let (unified, added, removed) = if change == Change::Unchanged {
+        (String::new(), 0, 0)
+    } else {
+        let dy = dn.as_ref().map(to_yaml).unwrap_or_default();
+        let cy = cn.as_ref().map(to_yaml).unwrap_or_default();
+        unified(
+            &cy,
+            &dy,
+            &label(k, "current"),
+            &label(k, "desired"),
+            context,
+        )
+    };
+    ObjectDiff {
+        group: k.0.clone(),
+        kind: k.1.clone(),
+        namespace: k.2.clone(),
+        name: k.3.clone(),
+        change,
+        unified,
+        added_lines: added,
+        removed_lines: removed,
+    }
+}
+
+/// Generated objects compared with current objects read from a dump or committed output, fed a
+/// batch at a time as they are parsed, so that a large dump is never held whole (a 478 MB dump
+/// took 6 GB as trees). Each batch is prepared as `diff --against` needs it: `List`s expanded,
+/// objects Kuadrant does not own skipped, the Limitador reduced to the fields the operator owns.
+/// [`Comparison::finish`] gives what [`diff`] gives for the trees of `desired` and the prepared objects of all
+/// batches (a later object with the same identity replaces an earlier one).
+pub struct Comparison<'a> {
+    desired: std::collections::BTreeMap<ObjectKey, &'a Object>,
+    /// Trees of the desired Limitadors, which [`owned_projection`] reads.
+    limitadors: std::collections::HashMap<ObjectKey, Value>,
+    compared: std::collections::BTreeMap<ObjectKey, ObjectDiff>,
+    context: usize,
+    /// The prepared current objects, kept for an external differ ([`Comparison::keep_current`]).
+    kept: Option<Vec<Value>>,
+}
+
+impl<'a> Comparison<'a> {
+    pub fn new(desired: &'a [Object], context: usize) -> Self {
+        let desired: std::collections::BTreeMap<ObjectKey, &Object> = desired
+            .iter()
+            .filter_map(|o| key_of_object(o).map(|k| (k, o)))
+            .collect();
+        let limitadors = desired
+            .iter()
+            .filter(|(_, o)| o.kind() == "Limitador")
+            .map(|(k, o)| (k.clone(), o.to_value()))
+            .collect();
+        Comparison {
+            desired,
+            limitadors,
+            compared: Default::default(),
+            context,
+            kept: None,
         }
     }
-    let mut c: BTreeMap<ObjectKey, &Value> = BTreeMap::new();
-    for v in current {
-        if let Some(k) = key_of(v) {
-            c.insert(k, v);
+
+    /// Also keep the prepared current objects (for [`Comparison::take_kept`]).
+    pub fn keep_current(mut self) -> Self {
+        self.kept = Some(Vec::new());
+        self
+    }
+
+    /// The prepared current objects kept so far (empty unless [`Comparison::keep_current`]).
+    pub fn take_kept(&mut self) -> Vec<Value> {
+        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Compare a batch of current objects (on every core).
+    pub fn add(&mut self, batch: Vec<Value>) {
+        let current: Vec<(ObjectKey, Value)> = flatten_lists(batch)
+            .into_iter()
+            .filter(is_comparable)
+            .filter_map(|c| {
+                let k = key_of(&c)?;
+                let c = owned_projection(c, self.limitadors.get(&k));
+                Some((k, c))
+            })
+            .collect();
+        let diffs = crate::par::map(&current, 16, |(k, c)| {
+            let desired = self.desired.get(k).map(|o| Cow::Owned(o.to_value()));
+            compare(k, desired, Some(c), self.context)
+        });
+        for ((k, c), d) in current.into_iter().zip(diffs) {
+            self.compared.insert(k, d);
+            if let Some(kept) = &mut self.kept {
+                kept.push(c);
+            }
         }
     }
-    let mut keys: Vec<&ObjectKey> = d.keys().chain(c.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    // Objects compare independently: on every core (a large estate's objects hold hundreds of MB).
-    crate::par::map(&keys, 16, |&k| {
-        let dtree = d.get(k).map(|x| tree(x));
-        let cv = c.get(k).copied();
-        let cn = cv.map(|v| normalize(v, dtree.as_deref()));
-        let sides = (dtree.is_some(), cv.is_some());
-        let dn = dtree.map(|t| normalize_owned(t.into_owned(), None));
-        let change = match sides {
-            (true, false) => Change::Created,
-            (false, true) => Change::Deleted,
-            _ if dn == cn => Change::Unchanged,
-            _ => Change::Updated,
-        };
-        let (unified, added, removed) = if change == Change::Unchanged {
-            (String::new(), 0, 0)
-        } else {
-            let dy = dn.as_ref().map(to_yaml).unwrap_or_default();
-            let cy = cn.as_ref().map(to_yaml).unwrap_or_default();
-            unified(
-                &cy,
-                &dy,
-                &label(k, "current"),
-                &label(k, "desired"),
-                context,
-            )
-        };
-        ObjectDiff {
-            group: k.0.clone(),
-            kind: k.1.clone(),
-            namespace: k.2.clone(),
-            name: k.3.clone(),
-            change,
-            unified,
-            added_lines: added,
-            removed_lines: removed,
-        }
-    })
+
+    /// Every object's comparison, sorted by identity: desired objects no batch held are created.
+    pub fn finish(mut self) -> Vec<ObjectDiff> {
+        let missing: Vec<(&ObjectKey, &&Object)> = self
+            .desired
+            .iter()
+            .filter(|(k, _)| !self.compared.contains_key(*k))
+            .collect();
+        let created = crate::par::map(&missing, 16, |(k, o)| {
+            compare(k, Some(Cow::Owned(o.to_value())), None, self.context)
+        });
+        let keys: Vec<ObjectKey> = missing.into_iter().map(|(k, _)| k.clone()).collect();
+        self.compared.extend(keys.into_iter().zip(created));
+        self.compared.into_values().collect()
+    }
 }
 
 /// The objects of `values` by identity (the last one when two share it).

@@ -477,10 +477,15 @@ proptest! {
         }
     }
 
-    /// `diff` against current objects builds the desired trees one at a time
-    /// (`diff_objects`): the same result as diffing the trees.
+    /// `diff --against` compares a dump a batch at a time as it is parsed, building each desired tree
+    /// only while compared (`diff::Comparison`): the same result as diffing all the trees at once.
     #[test]
-    fn diff_of_objects_is_diff_of_their_trees(docs in any_estate(), drop in 0usize..4, edit in 0usize..4) {
+    fn batched_comparison_is_diff_of_the_trees(
+        docs in any_estate(),
+        drop in 0usize..4,
+        edit in 0usize..4,
+        cut in 0usize..6,
+    ) {
         let l = load_docs(&docs, KuadrantVersion::V1_4);
         let a = run(&l);
         let objects = &a.generated.objects;
@@ -492,14 +497,33 @@ proptest! {
         if drop < current.len() {
             current.remove(drop);
         }
+        // Not Kuadrant's: skipped. Kuadrant's but no longer generated: deleted.
+        current.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "mine", "namespace": "x"},
+        }));
         current.push(serde_json::json!({
             "apiVersion": "security.istio.io/v1", "kind": "AuthorizationPolicy",
             "metadata": {"name": "stale", "namespace": "x", "labels": {"kuadrant.io/managed": "true"}},
         }));
-        let by_trees = policyctl::diff::diff(&values, &current, 3);
-        let by_objects = policyctl::diff::diff_objects(objects, &current, 3);
+        // What `diff --against` compares: Kuadrant's objects, the Limitador only in the fields the
+        // operator owns (an edit elsewhere in its spec is the user's).
+        let desired_by_key = policyctl::diff::by_key(&values);
+        let comparable: Vec<serde_json::Value> = current
+            .iter()
+            .filter(|c| policyctl::diff::is_comparable(c))
+            .map(|c| {
+                let d = policyctl::diff::key_of(c).and_then(|k| desired_by_key.get(&k).copied());
+                policyctl::diff::owned_projection(c.clone(), d)
+            })
+            .collect();
+        let by_trees = policyctl::diff::diff(&values, &comparable, 3);
+        let mut batched = policyctl::diff::Comparison::new(objects, 3);
+        let cut = cut.min(current.len());
+        let rest = current.split_off(cut);
+        batched.add(current);
+        batched.add(rest);
         prop_assert_eq!(
-            serde_json::to_value(&by_objects).unwrap(),
+            serde_json::to_value(batched.finish()).unwrap(),
             serde_json::to_value(&by_trees).unwrap()
         );
         prop_assert!(by_trees.iter().any(|d| d.change != policyctl::diff::Change::Unchanged));

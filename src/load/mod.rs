@@ -494,34 +494,60 @@ pub fn parse_only(inputs: &[Input]) -> usize {
 /// Untyped objects read from inputs (any kind), e.g. a `kubectl get -o yaml` dump or committed
 /// output; `List`s are left as they are. Parse failures become diagnostics.
 pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnostics) {
-    let mut out = Loaded::default();
     let mut values = Vec::new();
+    let (sources, diagnostics) = values_in_windows(inputs, usize::MAX, |batch| {
+        values.extend(batch);
+    });
+    (sources, values, diagnostics)
+}
+
+/// [`values`] handed to `each` a window of documents at a time (about `window_bytes` of text, at
+/// least one document), in input order, so that a large dump is never held whole as trees (they
+/// take about twelve times their text); the documents of a window are parsed on every core.
+pub fn values_in_windows(
+    inputs: &[Input],
+    window_bytes: usize,
+    mut each: impl FnMut(Vec<serde_json::Value>),
+) -> (SourceMap, Diagnostics) {
+    let mut out = Loaded::default();
     for (id, text) in read_inputs(inputs, &mut out) {
-        let chunks = split::documents(&text);
-        // Current objects can be ten times the size of the manifests: parse on every core.
-        let parsed = crate::par::map(&chunks, 64, |chunk| {
-            // Slice: chunks from `split::documents(&text)` lie within `text` on line boundaries.
-            yaml::parse_value_checked(&text[chunk.offset..chunk.offset + chunk.len])
-        });
-        for (chunk, result) in chunks.iter().zip(parsed) {
-            match result {
-                Ok(v) if v.is_object() => values.push(v),
-                Ok(_) => {}
-                Err(msg) => {
-                    let doc = &text[chunk.offset..chunk.offset + chunk.len];
-                    out.diagnostics.push(
-                        Diagnostic::new(Code::YamlSyntax, msg)
-                            .at(
-                                Span::new(id, chunk.offset + leading_trivia(doc), 0),
-                                "in this document",
-                            )
-                            .help("fix the YAML syntax of the current objects"),
-                    )
+        let all = split::documents(&text);
+        let mut rest = &all[..];
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut bytes = 0;
+            while n < rest.len() && (n == 0 || bytes < window_bytes) {
+                bytes += rest[n].len;
+                n += 1;
+            }
+            let (chunks, after) = rest.split_at(n);
+            rest = after;
+            let parsed = crate::par::map(chunks, 64, |chunk| {
+                // Slice: chunks from `split::documents(&text)` lie within `text` on line boundaries.
+                yaml::parse_value_checked(&text[chunk.offset..chunk.offset + chunk.len])
+            });
+            let mut batch = Vec::with_capacity(chunks.len());
+            for (chunk, result) in chunks.iter().zip(parsed) {
+                match result {
+                    Ok(v) if v.is_object() => batch.push(v),
+                    Ok(_) => {}
+                    Err(msg) => {
+                        let doc = &text[chunk.offset..chunk.offset + chunk.len];
+                        out.diagnostics.push(
+                            Diagnostic::new(Code::YamlSyntax, msg)
+                                .at(
+                                    Span::new(id, chunk.offset + leading_trivia(doc), 0),
+                                    "in this document",
+                                )
+                                .help("fix the YAML syntax of the current objects"),
+                        )
+                    }
                 }
             }
+            each(batch);
         }
     }
-    (out.sources, values, out.diagnostics)
+    (out.sources, out.diagnostics)
 }
 
 /// The object as written, as JSON (re-read from its document), e.g. to print it with a predicted
@@ -561,10 +587,17 @@ mod tests {
             }
             text.push_str(&format!("---\nkind: K\nmetadata:\n  name: n{i}\n"));
         }
-        let (sources, values, diags) = values(&[Input::Text {
+        let input = [Input::Text {
             name: "current.yaml".into(),
             bytes: text.into_bytes(),
-        }]);
+        }];
+        let (sources, values, diags) = values(&input);
+        // In windows of about 100 bytes (a few documents each): the same objects in the same order.
+        let mut windows = Vec::new();
+        let (_, window_diags) = values_in_windows(&input, 100, |batch| windows.push(batch));
+        assert!(windows.len() > 50 && windows.iter().all(|w| w.len() <= 4));
+        assert_eq!(windows.concat(), values);
+        assert_eq!(window_diags.len(), diags.len());
         let names: Vec<&str> = values
             .iter()
             .filter_map(|v| v.pointer("/metadata/name")?.as_str())

@@ -59,10 +59,14 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     ui.diagnostics(&loaded, &head.diagnostics);
     let mut trouble = outcome(&head.diagnostics, FailOn::Never);
     let objects = &head.generated.objects;
+    let external_cmd = std::env::var("POLICYCTL_EXTERNAL_DIFF")
+        .ok()
+        .filter(|cmd| !cmd.trim().is_empty() && a.output == DiffFormat::Unified);
 
-    // With --base both sides are trees (the impact summary reads them); against current objects the
-    // desired trees are built one at a time while compared.
-    let (desired, current, impact) = if let Some(base) = &a.base {
+    // With --base both sides are trees (the impact summary reads them). Against current objects,
+    // the dump is compared a window of documents at a time as it is parsed, and each desired tree
+    // is built only while compared.
+    let (diffs, sides, impact) = if let Some(base) = &a.base {
         let base_input = InputArgs {
             filenames: vec![base.clone()],
             ..a.input.clone()
@@ -81,7 +85,8 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         let desired = object::values(objects);
         let base = object::values(&b.generated.objects);
         let imp = diff::impact(&base, &desired);
-        (Some(desired), base, Some(imp))
+        let diffs = diff::diff(&desired, &base, a.context);
+        (diffs, (desired, base), Some(imp))
     } else {
         let against = a.against.clone().unwrap_or_default();
         let input = if against == "-" {
@@ -100,7 +105,14 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         } else {
             Input::Path(against.into())
         };
-        let (sources, values, diags) = policyctl::load::values(&[input]);
+        let mut comparison = diff::Comparison::new(objects, a.context);
+        if external_cmd.is_some() {
+            comparison = comparison.keep_current();
+        }
+        let (sources, diags) =
+            policyctl::load::values_in_windows(&[input], CURRENT_WINDOW, |batch| {
+                comparison.add(batch)
+            });
         if !diags.is_empty() {
             ui.err(&render::diagnostics::human_all(
                 &diags,
@@ -111,42 +123,21 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         if diags.has_trouble() {
             trouble = Outcome::Trouble;
         }
-        let current: Vec<Value> = diff::flatten_lists(values)
-            .into_iter()
-            .filter(diff::is_comparable)
-            .collect();
-        // Compare only the fields the operator owns (e.g. the Limitador's limits).
-        // The projection reads the desired Limitador's metadata: the only trees needed here.
-        let limitadors: Vec<Value> = objects
-            .iter()
-            .filter(|o| o.kind() == "Limitador")
-            .map(object::Object::to_value)
-            .collect();
-        let desired_by_key = diff::by_key(&limitadors);
-        let current = current
-            .into_iter()
-            .map(|c| {
-                let d = diff::key_of(&c).and_then(|k| desired_by_key.get(&k).copied());
-                diff::owned_projection(c, d)
-            })
-            .collect();
-        (None, current, None)
+        let current = comparison.take_kept();
+        let desired = if external_cmd.is_some() {
+            object::values(objects)
+        } else {
+            Vec::new()
+        };
+        (comparison.finish(), (desired, current), None)
     };
     if trouble == Outcome::Trouble {
         return Ok(Outcome::Trouble);
     }
 
-    let diffs = match &desired {
-        Some(desired) => diff::diff(desired, &current, a.context),
-        None => diff::diff_objects(objects, &current, a.context),
-    };
     let changed = diffs.iter().any(|d| d.change != Change::Unchanged);
-    if let Ok(cmd) = std::env::var("POLICYCTL_EXTERNAL_DIFF")
-        && !cmd.trim().is_empty()
-        && a.output == DiffFormat::Unified
-    {
-        let desired = desired.unwrap_or_else(|| object::values(objects));
-        external(&cmd, &desired, &current)?;
+    if let Some(cmd) = &external_cmd {
+        external(cmd, &sides.0, &sides.1)?;
     } else {
         let text = match a.output {
             DiffFormat::Unified => {
@@ -182,6 +173,9 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Outcome::Clean
     })
 }
+
+/// Text of `--against` parsed and compared at a time: bounds the trees held for a large dump.
+const CURRENT_WINDOW: usize = 16 << 20;
 
 /// Write both sides into temporary folders (one file per object, normalised) and run the user's differ.
 fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliError> {
