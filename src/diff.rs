@@ -222,7 +222,7 @@ pub fn diff(desired: &[Value], current: &[Value], context: usize) -> Vec<ObjectD
 }
 
 /// The identity of a generated object, without building its tree.
-pub fn key_of_object(o: &Object) -> Option<ObjectKey> {
+fn key_of_object(o: &Object) -> Option<ObjectKey> {
     match o {
         Object::Tree(v) => key_of(v),
         Object::Wasm(w) => key_of(&w.shell),

@@ -492,18 +492,10 @@ pub fn parse_only(inputs: &[Input]) -> usize {
 }
 
 /// Untyped objects read from inputs (any kind), e.g. a `kubectl get -o yaml` dump or committed
-/// output; `List`s are left as they are. Parse failures become diagnostics.
-pub fn values(inputs: &[Input]) -> (SourceMap, Vec<serde_json::Value>, Diagnostics) {
-    let mut values = Vec::new();
-    let (sources, diagnostics) = values_in_windows(inputs, usize::MAX, |batch| {
-        values.extend(batch);
-    });
-    (sources, values, diagnostics)
-}
-
-/// [`values`] handed to `each` a window of documents at a time (about `window_bytes` of text, at
-/// least one document), in input order, so that a large dump is never held whole as trees (they
-/// take about twelve times their text); the documents of a window are parsed on every core.
+/// output (`List`s are left as they are; parse failures become diagnostics), handed to `each` a
+/// window of documents at a time (about `window_bytes` of text, at least one document) in input
+/// order, so that a large dump is never held whole as trees (about twelve times its text). The
+/// documents of a window are parsed on every core.
 pub fn values_in_windows(
     inputs: &[Input],
     window_bytes: usize,
@@ -591,7 +583,10 @@ mod tests {
             name: "current.yaml".into(),
             bytes: text.into_bytes(),
         }];
-        let (sources, values, diags) = values(&input);
+        let mut whole = Vec::new();
+        let (sources, diags) = values_in_windows(&input, usize::MAX, |batch| whole.push(batch));
+        assert_eq!(whole.len(), 1);
+        let values = whole.concat();
         // In windows of about 100 bytes (a few documents each): the same objects in the same order.
         let mut windows = Vec::new();
         let (_, window_diags) = values_in_windows(&input, 100, |batch| windows.push(batch));
