@@ -134,6 +134,9 @@ fn normalize_owned(mut v: Value, desired: Option<&Value>) -> Value {
             if !desired_has_owners {
                 meta.remove("ownerReferences");
             }
+            // Set by the controllers that act on the objects (dns-operator's `kuadrant.io/dns-record`
+            // on DNSRecords), never by the Kuadrant operator.
+            meta.remove("finalizers");
         }
     }
     parse_json_strings(&mut v);
@@ -478,14 +481,21 @@ mod tests {
 }
 
 /// The objects policyctl generates and would compare in a live dump: Kuadrant-managed objects
-/// (`kuadrant.io/managed: "true"`) and the Limitador CR. Everything else in a dump is not ours.
+/// (`kuadrant.io/managed: "true"`), the Limitador CR, and the cert-manager `Certificate`s and
+/// `DNSRecord`s the operator created (its common labels: `app.kubernetes.io/managed-by:
+/// kuadrant-operator`). Everything else in a dump is not ours.
 pub fn is_comparable(v: &Value) -> bool {
     let managed = v
         .pointer("/metadata/labels/kuadrant.io~1managed")
         .and_then(Value::as_str)
         == Some("true");
-    let limitador = v.get("kind").and_then(Value::as_str) == Some("Limitador");
-    managed || limitador
+    let kind = v.get("kind").and_then(Value::as_str);
+    let limitador = kind == Some("Limitador");
+    let by_operator = matches!(kind, Some("Certificate" | "DNSRecord"))
+        && v.pointer("/metadata/labels/app.kubernetes.io~1managed-by")
+            .and_then(Value::as_str)
+            == Some("kuadrant-operator");
+    managed || limitador || by_operator
 }
 
 /// The part of a current object the operator owns, given the desired one: for the Limitador CR only

@@ -47,6 +47,14 @@ pub fn analyze<'m>(
         &generated.cel_issues
     };
     let statuses = status::status(&topology, &effective, cel, status_opts);
+    let mut generated = generated;
+    let mut accepted = vec![false; model.policies.len()];
+    for s in &statuses {
+        accepted[s.policy] = s.accepted.is_true();
+    }
+    let policy_objects =
+        generate::policy_objects(model, &accepted, gen_opts, &mut generated.diagnostics);
+    generated.objects.extend(policy_objects);
     let mut diagnostics = load_diagnostics.clone();
     diagnostics.extend(topology::lint::lint(&topology));
     for d in &generated.diagnostics {

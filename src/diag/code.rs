@@ -62,6 +62,9 @@ codes! {
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    DnsRecordNotPredicted = "PCTL3016", Info, false, "a DNSPolicy's DNSRecord is not printed: its endpoints need the Gateway's status.addresses (or the cluster's ID)";
+    NoCertificate = "PCTL3017", Warning, false, "a listener a TLSPolicy applies to gets no Certificate (hostname, tls mode or certificateRefs unusable)";
+    GeneratedNameClash = "PCTL3018", Warning, false, "several Certificates of one listener would share a name: the operator keeps only one";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

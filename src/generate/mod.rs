@@ -18,7 +18,9 @@
 //!   commas (the operator's protojson may add one, fixed per binary; compare it as parsed JSON).
 //! - **Object order**: per gateway (model order: namespace/name) its wasm carrier (`WasmPlugin` /
 //!   `EnvoyFilter kuadrant-<gw>` / `EnvoyExtensionPolicy`), then the rate-limit, auth and tracing cluster
-//!   objects; then the `Limitador`; then the AuthConfigs by name.
+//!   objects; then the `Limitador`; then the AuthConfigs by name; then the cert-manager `Certificate`s
+//!   of TLSPolicies and the `DNSRecord`s of DNSPolicies, per gateway and listener (see [`tls`],
+//!   [`dns`]; they are added by [`policy_objects`] once the policies' `Accepted` is predicted).
 //! - **Canonical orders** where the operator is not deterministic (ERRATA): paths in PathID order; action
 //!   sets by the operator's comparator as a stable sort over paths in PathID order (hostname-major, then
 //!   match order); limits inside a merged rate-limit action by limit name (both versions); Limitador
@@ -37,10 +39,12 @@ pub mod actions;
 pub mod authconfig;
 pub mod cel;
 pub mod cluster;
+pub mod dns;
 pub mod hostnames;
 pub mod names;
 pub mod object;
 pub mod predicates;
+pub mod tls;
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, Model, Obj, PolicyKind, RuleMatches};
@@ -81,6 +85,10 @@ pub enum Family {
     AuthConfig,
     /// Envoy Gateway `EnvoyExtensionPolicy` and `EnvoyPatchPolicy`s.
     EnvoyGateway,
+    /// cert-manager `Certificate`s of TLSPolicies.
+    Certificate,
+    /// `DNSRecord`s of DNSPolicies.
+    DnsRecord,
 }
 
 impl Family {
@@ -91,9 +99,31 @@ impl Family {
             "limitador" => Some(Family::Limitador),
             "authconfig" => Some(Family::AuthConfig),
             "envoygateway" => Some(Family::EnvoyGateway),
+            "certificate" => Some(Family::Certificate),
+            "dnsrecord" => Some(Family::DnsRecord),
             _ => None,
         }
     }
+}
+
+/// The objects the operator generates for valid DNSPolicies and TLSPolicies (`Certificate`s, then
+/// `DNSRecord`s), with the `only` / `gateway` filters of `opts`. `accepted[i]` says whether policy `i`
+/// of the model is predicted `Accepted` (the operator's validators decide which policies get objects).
+pub fn policy_objects(
+    m: &Model,
+    accepted: &[bool],
+    opts: &GenerateOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Object> {
+    let want = |f: Family| opts.only.as_ref().is_none_or(|o| o.contains(&f));
+    let mut out = Vec::new();
+    if want(Family::Certificate) {
+        out.extend(tls::certificates(m, accepted, opts.gateway.as_ref(), diags));
+    }
+    if want(Family::DnsRecord) {
+        out.extend(dns::dns_records(m, accepted, opts.gateway.as_ref(), diags));
+    }
+    out
 }
 
 /// Settings for one generation run.

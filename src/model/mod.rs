@@ -4,6 +4,7 @@
 //! node, and the raw → validated conversion that reports problems as diagnostics (`validate`). Must not do
 //! I/O, parse YAML, build graphs or know about paths through the graph.
 
+pub mod duration;
 mod locator;
 pub mod raw;
 pub mod span;
@@ -273,6 +274,24 @@ pub struct Listener {
     pub port: i64,
     pub protocol: String,
     pub allowed_routes: AllowedRoutes,
+    /// `tls`, with the CRD defaults applied (mode `Terminate`; certificateRefs group `""`, kind `Secret`).
+    pub tls: Option<ListenerTls>,
+}
+
+/// A listener's `tls` block (Gateway API v1.2.1 `GatewayTLSConfig`, the fields the operator reads).
+#[derive(Clone, Debug)]
+pub struct ListenerTls {
+    pub mode: String,
+    pub certificate_refs: Vec<SecretRef>,
+}
+
+/// `tls.certificateRefs[]` (`SecretObjectReference`).
+#[derive(Clone, Debug)]
+pub struct SecretRef {
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
 }
 
 /// `allowedRoutes` with the CRD default `{namespaces: {from: Same}}` applied.
@@ -674,8 +693,34 @@ pub enum PolicyBody {
     RateLimit(LimitsSpec),
     TokenRateLimit(LimitsSpec),
     Auth(AuthSpec),
-    /// DNSPolicy / TLSPolicy: no merging; fields beyond the target are not modelled.
-    Direct,
+    /// DNSPolicy / TLSPolicy: no merging; the fields their generated objects need.
+    Direct(Box<DirectSpec>),
+}
+
+/// The DNSPolicy / TLSPolicy fields the operator copies onto the objects it generates (cert-manager
+/// `Certificate`s, `DNSRecord`s), as the operator reads them.
+#[derive(Clone, Debug, Default)]
+pub struct DirectSpec {
+    /// TLSPolicy `issuerRef`: `name`, then `kind` and `group` when not empty.
+    pub issuer_ref: Option<serde_json::Map<String, Value>>,
+    /// TLSPolicy `commonName` (empty: not set).
+    pub common_name: String,
+    /// TLSPolicy `duration` / `renewBefore` as Go prints a `time.Duration` (`2160h0m0s`).
+    pub duration: Option<String>,
+    pub renew_before: Option<String>,
+    /// TLSPolicy `usages` (`Some(empty)` when written as `[]`).
+    pub usages: Option<Vec<String>>,
+    pub revision_history_limit: Option<i64>,
+    /// TLSPolicy `privateKey`: its non-empty fields.
+    pub private_key: Option<serde_json::Map<String, Value>>,
+    /// DNSPolicy `providerRefs[0]` as written.
+    pub provider_ref: Option<Value>,
+    pub delegate: bool,
+    /// DNSPolicy `healthCheck` as written.
+    pub health_check: Option<Value>,
+    pub exclude_addresses: Vec<String>,
+    /// DNSPolicy `loadBalancing` is set.
+    pub load_balancing: bool,
 }
 
 #[derive(Clone, Debug)]

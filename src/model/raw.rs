@@ -57,6 +57,23 @@ pub struct RawListener {
     pub port: Option<Sp<i64>>,
     pub protocol: Option<Str>,
     pub allowed_routes: Option<RawAllowedRoutes>,
+    pub tls: Option<RawListenerTls>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawListenerTls {
+    pub mode: Option<String>,
+    pub certificate_refs: Option<Vec<RawSecretRef>>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawSecretRef {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -100,6 +117,16 @@ pub struct RawRouteGroupKind {
 pub struct GatewayStatus {
     pub listeners: Option<Vec<ListenerStatus>>,
     pub conditions: Option<Vec<Condition>>,
+    pub addresses: Option<Vec<GatewayStatusAddress>>,
+}
+
+/// `status.addresses[]`; `type` defaults to `IPAddress` (Gateway API v1.2.1 CRD).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayStatusAddress {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub value: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -107,6 +134,7 @@ pub struct GatewayStatus {
 pub struct ListenerStatus {
     pub name: Option<String>,
     pub conditions: Option<Vec<Condition>>,
+    pub attached_routes: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -343,7 +371,24 @@ pub struct DirectPolicySpec {
     pub exclude_addresses: Option<Sp<Vec<Str>>>,
     pub delegate: Option<bool>,
     pub load_balancing: Option<Sp<RawLoadBalancing>>,
+    pub health_check: Option<Value>,
     pub issuer_ref: Option<Sp<RawIssuerRef>>,
+    pub common_name: Option<String>,
+    pub duration: Option<Str>,
+    pub renew_before: Option<Str>,
+    pub usages: Option<Vec<String>>,
+    pub revision_history_limit: Option<i64>,
+    pub private_key: Option<RawPrivateKey>,
+}
+
+/// TLSPolicy `spec.privateKey` (cert-manager `CertificatePrivateKey`).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPrivateKey {
+    pub rotation_policy: Option<String>,
+    pub encoding: Option<String>,
+    pub algorithm: Option<String>,
+    pub size: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

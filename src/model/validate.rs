@@ -594,12 +594,28 @@ fn gateway(
             );
         }
         let allowed_routes = allowed_routes(l.allowed_routes, c);
+        // CRD defaults (Gateway API v1.2.1): mode Terminate, certificateRefs group "" and kind Secret.
+        let tls = l.tls.map(|t| ListenerTls {
+            mode: t.mode.unwrap_or_else(|| "Terminate".into()),
+            certificate_refs: t
+                .certificate_refs
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| SecretRef {
+                    group: r.group.unwrap_or_default(),
+                    kind: r.kind.unwrap_or_else(|| "Secret".into()),
+                    name: r.name.unwrap_or_default(),
+                    namespace: r.namespace,
+                })
+                .collect(),
+        });
         listeners.push(Listener {
             name,
             hostname: l.hostname,
             port,
             protocol,
             allowed_routes,
+            tls,
         });
     }
     Some(Validated::Gateway(Obj {
@@ -1482,11 +1498,73 @@ fn direct_policy(
     } else {
         PolicyKind::Tls
     };
+    let mut go_duration = |d: Option<Str>, field: &str| {
+        let d = d?;
+        match super::duration::parse(&d.value) {
+            Some(ns) => Some(super::duration::format(ns)),
+            None => {
+                c.schema(
+                    d.span,
+                    format!("spec.{field} {:?} is not a Go duration", d.value),
+                    "write it as Go's time.ParseDuration reads it, e.g. 2160h or 90m",
+                );
+                None
+            }
+        }
+    };
+    let duration = go_duration(s.duration, "duration");
+    let renew_before = go_duration(s.renew_before, "renewBefore");
+    let issuer_ref = s.issuer_ref.map(|r| {
+        let mut m = serde_json::Map::new();
+        m.insert(
+            "name".into(),
+            Value::from(r.value.name.map(|n| n.value).unwrap_or_default()),
+        );
+        if let Some(k) = r.value.kind.filter(|k| !k.value.is_empty()) {
+            m.insert("kind".into(), Value::from(k.value));
+        }
+        if let Some(g) = r.value.group.filter(|g| !g.is_empty()) {
+            m.insert("group".into(), Value::from(g));
+        }
+        m
+    });
+    let private_key = s.private_key.map(|k| {
+        let mut m = serde_json::Map::new();
+        let mut put = |key: &str, v: Option<String>| {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                m.insert(key.into(), Value::from(v));
+            }
+        };
+        put("algorithm", k.algorithm);
+        put("encoding", k.encoding);
+        put("rotationPolicy", k.rotation_policy);
+        if let Some(n) = k.size.filter(|n| *n != 0) {
+            m.insert("size".into(), Value::from(n));
+        }
+        m
+    });
+    let body = DirectSpec {
+        issuer_ref,
+        common_name: s.common_name.unwrap_or_default(),
+        duration,
+        renew_before,
+        usages: s.usages,
+        revision_history_limit: s.revision_history_limit,
+        private_key,
+        provider_ref: s.provider_refs.and_then(|p| p.value.into_iter().next()),
+        delegate: s.delegate == Some(true),
+        health_check: s.health_check,
+        exclude_addresses: s
+            .exclude_addresses
+            .map(|e| e.value.into_iter().map(|a| a.value).collect())
+            .unwrap_or_default(),
+        load_balancing: s.load_balancing.is_some(),
+    };
     Some(Validated::Policy(Box::new(Policy {
         kind: pk,
         meta,
         target: target?,
-        body: PolicyBody::Direct,
+        body: PolicyBody::Direct(Box::new(body)),
     })))
 }
 

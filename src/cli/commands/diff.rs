@@ -30,7 +30,8 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a
-    /// `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared.
+    /// `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the
+    /// operator's Certificates and DNSRecords are compared.
     #[arg(long, value_name = "FILE|DIR|-")]
     pub against: Option<String>,
     /// Another input tree (e.g. the pull request's base): compute both and compare the outputs.
