@@ -589,3 +589,58 @@ fn diff_and_out_dir_show_the_certificate() {
         "{written}"
     );
 }
+
+/// A TLSPolicy `duration` Go's `time.ParseDuration` rejects: the operator could not decode the policy
+/// (`metav1.Duration` unmarshalling fails); policyctl reports it at the field and leaves the policy out.
+#[test]
+fn a_duration_go_cannot_parse_is_a_schema_error() {
+    let text = r#"apiVersion: kuadrant.io/v1
+kind: TLSPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  issuerRef: {name: i}
+  duration: 90d
+"#;
+    let l = load_docs(&[text.to_string()], KuadrantVersion::V1_5);
+    let d: Vec<_> = l.diagnostics.iter().collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, Code::SchemaViolation);
+    assert!(d[0].message.contains("\"90d\" is not a Go duration"));
+    assert!(l.model.policies.is_empty());
+}
+
+/// The same manifests in the opposite document order give the same objects.
+#[test]
+fn document_order_does_not_matter() {
+    let text = format!("{GATEWAY_3_HTTPS}{DNS_STATUS_FREE_POLICIES}");
+    let mut docs: Vec<&str> = text.split("\n---\n").collect();
+    let forward = run(&docs.join("\n---\n"), KuadrantVersion::V1_5).objects;
+    docs.reverse();
+    let backward = run(&docs.join("\n---\n"), KuadrantVersion::V1_5).objects;
+    let certs: Vec<&Value> = forward
+        .iter()
+        .filter(|o| o["kind"] == "Certificate")
+        .collect();
+    assert_eq!(certs.len(), 3);
+    // test2's own policy `b` replaced the Gateway's `a` there.
+    assert_eq!(certs[1]["spec"]["issuerRef"], json!({"name": "b"}));
+    assert_eq!(forward, backward);
+}
+
+const DNS_STATUS_FREE_POLICIES: &str = r#"
+---
+apiVersion: kuadrant.io/v1
+kind: TLSPolicy
+metadata: {name: b, namespace: test}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: test-gateway, sectionName: test2.example.com}
+  issuerRef: {name: b}
+---
+apiVersion: kuadrant.io/v1
+kind: TLSPolicy
+metadata: {name: a, namespace: test}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: test-gateway}
+  issuerRef: {name: a}
+"#;
