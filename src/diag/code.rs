@@ -54,7 +54,8 @@ codes! {
     RouteNotAllowed = "PCTL2004", Warning, false, "a listener's allowedRoutes does not admit the route (Gateway API rejects it)";
     HostnameMismatch = "PCTL2005", Warning, false, "no route hostname is a subset of the listener hostname: Kuadrant will not enforce this path";
     PositionalRuleName = "PCTL2006", Info, false, "a policy targets an unnamed rule by its position (rule-N)";
-    GatewayClassNotFound = "PCTL2007", Warning, false, "a Gateway's gatewayClassName matches no GatewayClass in the input";
+    GatewayClassNotFound = "PCTL2007", Error, false, "a Gateway's gatewayClassName matches no GatewayClass, input or assumed: none of its policies can be predicted";
+    GatewayClassAssumed = "PCTL2008", Info, false, "a GatewayClass the input does not define is assumed (istio, eg, envoy-gateway, or --gateway-class)";
     Overridden = "PCTL3001", Info, false, "a policy is fully overridden (operator: Enforced=False Overridden)";
     PartiallyEnforced = "PCTL3002", Info, false, "a policy is partially enforced: some of its rules are overridden";
     NotInPath = "PCTL3003", Warning, false, "a policy is not in the path to any existing route";

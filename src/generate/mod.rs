@@ -1243,6 +1243,7 @@ mod tests {
                     &LoadOptions {
                         default_namespace: "default".into(),
                         version,
+                        ..LoadOptions::default()
                     },
                 );
                 let t = Topology::build(&loaded.model, version);

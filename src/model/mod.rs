@@ -257,6 +257,77 @@ impl<T> Obj<T> {
 #[derive(Clone, Debug)]
 pub struct GatewayClass {
     pub controller_name: String,
+    /// Not in the input: assumed to exist because a Gateway names it (see [`assume_gateway_classes`]).
+    pub assumed: bool,
+}
+
+/// The GatewayClasses the Gateway API implementations Kuadrant supports install under their usual
+/// names, and their `controllerName`s: what policyctl assumes for a Gateway whose class is not in the
+/// input (Istio installs `istio`; Envoy Gateway's quick start creates `eg`, its Helm chart
+/// `envoy-gateway`).
+pub const WELL_KNOWN_GATEWAY_CLASSES: &[(&str, &str)] = &[
+    ("eg", "gateway.envoyproxy.io/gatewayclass-controller"),
+    (
+        "envoy-gateway",
+        "gateway.envoyproxy.io/gatewayclass-controller",
+    ),
+    ("istio", "istio.io/gateway-controller"),
+];
+
+/// Add to `model` a GatewayClass for every class a Gateway names that the input does not define but
+/// `assumed` (class name → controllerName) knows, as the cluster would have it; each is announced by a
+/// `PCTL2008` at the first Gateway naming it. Classes stay sorted by name.
+pub fn assume_gateway_classes(
+    model: &mut Model,
+    assumed: &BTreeMap<String, String>,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use crate::diag::{Code, Diagnostic};
+    let mut added: BTreeMap<&str, &str> = BTreeMap::new();
+    for g in &model.gateways {
+        let name = g.spec.class_name.value.as_str();
+        if added.contains_key(name) || model.gateway_class(name).is_some() {
+            continue;
+        }
+        let Some(controller) = assumed.get(name) else {
+            continue;
+        };
+        added.insert(name, controller);
+        diags.push(
+            Diagnostic::new(
+                Code::GatewayClassAssumed,
+                format!(
+                    "GatewayClass {name:?} is not in the input: assumed to exist with controllerName {controller}"
+                ),
+            )
+            .object(format!("Gateway {}", g.meta.key()))
+            .at(g.spec.class_name.span, "assumed GatewayClass")
+            .help(format!(
+                "add the GatewayClass to the input, or name its controller: --gateway-class {name}=CONTROLLER (or gatewayClasses in .policyctl.yaml)"
+            )),
+        );
+    }
+    if added.is_empty() {
+        return;
+    }
+    let new: Vec<Obj<GatewayClass>> = added
+        .into_iter()
+        .map(|(name, controller)| Obj {
+            meta: Meta {
+                name: name.to_string(),
+                api_version: format!("{GATEWAY_API_GROUP}/v1"),
+                ..Meta::default()
+            },
+            spec: GatewayClass {
+                controller_name: controller.to_string(),
+                assumed: true,
+            },
+        })
+        .collect();
+    model.gateway_classes.extend(new);
+    model
+        .gateway_classes
+        .sort_by(|a, b| a.meta.name.cmp(&b.meta.name));
 }
 
 #[derive(Clone, Debug)]

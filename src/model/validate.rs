@@ -509,6 +509,7 @@ fn gateway_class(meta: Meta, s: GatewayClassSpec, c: &mut Check) -> Option<Valid
     Some(Validated::GatewayClass(Obj {
         spec: GatewayClass {
             controller_name: ctrl.value.clone(),
+            assumed: false,
         },
         meta,
     }))

@@ -26,13 +26,16 @@ pub fn lint(t: &Topology) -> Diagnostics {
                 Diagnostic::new(
                     Code::GatewayClassNotFound,
                     format!(
-                        "gatewayClassName {:?} matches no GatewayClass in the input",
+                        "gatewayClassName {:?} matches no GatewayClass in the input and is not a class policyctl assumes: the Gateway is in no path, so none of the policies on it, its listeners or its routes can be predicted",
                         g.spec.class_name.value
                     ),
                 )
                 .object(format!("Gateway {}", g.meta.key()))
                 .at(g.spec.class_name.span, "no GatewayClass with this name")
-                .help("the Gateway is in no path, so no policy reaches its routes; add the GatewayClass with -f"),
+                .help(format!(
+                    "add the GatewayClass with -f, or name its controller: --gateway-class {}=istio.io/gateway-controller (Istio) or gateway.envoyproxy.io/gatewayclass-controller (Envoy Gateway), or gatewayClasses in .policyctl.yaml",
+                    g.spec.class_name.value
+                )),
             );
         }
     }

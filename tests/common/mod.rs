@@ -58,6 +58,7 @@ pub fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
         &LoadOptions {
             default_namespace: "default".into(),
             version,
+            ..LoadOptions::default()
         },
     )
 }

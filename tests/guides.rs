@@ -1,0 +1,178 @@
+//! Estates shaped like Kuadrant's own user guides (kuadrant-operator v1.5.2 `doc/user-guides/`), run as
+//! a user copying a guide would: GatewayClass left out where the guide leaves it out, the guide's
+//! names and values. Expected values come from the operator's source at v1.4.6 and v1.5.2 (cited at
+//! each assertion), not from policyctl's own output.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn policyctl() -> Command {
+    let mut c = Command::cargo_bin("policyctl").unwrap();
+    c.env_remove("NO_COLOR")
+        .env_remove("POLICYCTL_KUADRANT_VERSION")
+        .env("COLUMNS", "1000");
+    c
+}
+
+/// `doc/user-guides/ratelimiting/simple-rl-for-app-developers.md`: an `istio` Gateway, no GatewayClass,
+/// an HTTPRoute with rules named `get-toys` and `create-toy`, a RateLimitPolicy on `create-toy`.
+const SIMPLE_RL: &str = "testdata/guides/simple-rl/";
+
+fn stdout(args: &[&str]) -> String {
+    let out = policyctl().args(args).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+// ------------------------------------------------------------------ 1. the GatewayClass
+
+#[test]
+fn guide_without_gatewayclass_is_predicted_with_the_assumed_istio_class() {
+    // Operator (both tags) internal/kuadrant/conditions.go: "%s has been accepted" and
+    // "%s has been successfully enforced".
+    let status = stdout(&[
+        "status",
+        "-f",
+        SIMPLE_RL,
+        "--kuadrant-version",
+        "1.5",
+        "-o",
+        "yaml",
+    ]);
+    assert!(
+        status.contains("message: RateLimitPolicy has been accepted"),
+        "{status}"
+    );
+    assert!(
+        status.contains("message: RateLimitPolicy has been successfully enforced"),
+        "{status}"
+    );
+    // limitador_limits_reconciler.go: one limit named after the limit key, in the route's
+    // namespace/name, 5 per 10 s.
+    let limitador = stdout(&[
+        "compute",
+        "-f",
+        SIMPLE_RL,
+        "--kuadrant-version",
+        "1.5",
+        "--only",
+        "limitador",
+    ]);
+    for want in [
+        "max_value: 5",
+        "name: create-toy",
+        "namespace: default/toystore",
+        "seconds: 10",
+    ] {
+        assert!(limitador.contains(want), "{want} missing: {limitador}");
+    }
+    // The assumed class is a GatewayClass node linked to the Gateway, as in the cluster's topology.
+    let dot = stdout(&["graph", "-f", SIMPLE_RL, "--kuadrant-version", "1.5"]);
+    assert!(dot.contains(
+        "\"gatewayclass.gateway.networking.k8s.io:istio\" -> \"gateway.gateway.networking.k8s.io:api-gateway/external\""
+    ), "{dot}");
+    // Announced, at the gatewayClassName, as an info (shown with -v, never failing a run).
+    policyctl()
+        .args(["lint", "-f", SIMPLE_RL, "--kuadrant-version", "1.5", "-q"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "testdata/guides/simple-rl/00-gateway.yaml:12:21: info[PCTL2008]: GatewayClass \"istio\" is not in the input: assumed to exist with controllerName istio.io/gateway-controller",
+        ));
+}
+
+/// The guide's Gateway under another class name: `sed s/istio/NAME/`.
+fn with_class(name: &str) -> String {
+    std::fs::read_to_string(format!("{SIMPLE_RL}00-gateway.yaml"))
+        .unwrap()
+        .replace(
+            "gatewayClassName: istio",
+            &format!("gatewayClassName: {name}"),
+        )
+}
+
+/// The guide's estate in a temporary folder, its Gateway under class `class`.
+fn simple_rl_with_class(class: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("00-gateway.yaml"), with_class(class)).unwrap();
+    for f in ["10-httproute.yaml", "20-ratelimitpolicy.yaml"] {
+        std::fs::copy(format!("{SIMPLE_RL}{f}"), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn envoy_gateway_class_names_are_assumed_too() {
+    for class in ["eg", "envoy-gateway"] {
+        let dir = simple_rl_with_class(class);
+        let out = policyctl()
+            .args(["compute", "--kuadrant-version", "1.5", "-v", "-f"])
+            .arg(dir.path())
+            .args(["--only", "envoygateway"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "GatewayClass {class:?} is not in the input: assumed to exist with controllerName gateway.envoyproxy.io/gatewayclass-controller"
+            )),
+            "{stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("kind: EnvoyExtensionPolicy"), "{stdout}");
+    }
+}
+
+#[test]
+fn an_unknown_class_says_nothing_can_be_predicted_and_fails() {
+    let dir = simple_rl_with_class("my-class");
+    let input = dir.path().to_str().unwrap();
+    policyctl()
+        .args(["lint", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "error[PCTL2007]: gatewayClassName \"my-class\" matches no GatewayClass in the input and is not a class policyctl assumes: the Gateway is in no path, so none of the policies on it, its listeners or its routes can be predicted",
+        ));
+    // --gateway-class names its controller: the class is assumed, the policy enforced.
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .args(["--gateway-class", "my-class=istio.io/gateway-controller"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "RateLimitPolicy has been successfully enforced",
+        ));
+    // So does the settings file; a flag overrides it per class.
+    let config = tempfile::tempdir().unwrap();
+    let settings = config.path().join("settings.yaml");
+    std::fs::write(
+        &settings,
+        "gatewayClasses:\n  my-class: istio.io/gateway-controller\n",
+    )
+    .unwrap();
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .arg("--config")
+        .arg(&settings)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "RateLimitPolicy has been successfully enforced",
+        ));
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-v"])
+        .arg("--config")
+        .arg(&settings)
+        .args(["--gateway-class", "my-class=example.com/other"])
+        .assert()
+        .stderr(predicate::str::contains(
+            "GatewayClass \"my-class\" is not in the input: assumed to exist with controllerName example.com/other",
+        ));
+    policyctl()
+        .args(["lint", "-f", input, "--gateway-class", "my-class"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--gateway-class must be NAME=CONTROLLER",
+        ));
+}
