@@ -176,3 +176,66 @@ fn an_unknown_class_says_nothing_can_be_predicted_and_fails() {
             "--gateway-class must be NAME=CONTROLLER",
         ));
 }
+
+// ------------------------------------------------------------------ 3. noise
+
+#[test]
+fn the_wasm_sha256_placeholder_is_reported_only_where_the_envoyfilter_is_output() {
+    // lint, status, explain and graph never show the wasm EnvoyFilter: a 1.5 run is clean.
+    for args in [
+        &["lint"][..],
+        &["status"],
+        &["graph"],
+        &["explain", "httproute/default/toystore"],
+        &["compute", "--only", "limitador"],
+    ] {
+        let out = policyctl()
+            .args(args)
+            .args([
+                "-f",
+                SIMPLE_RL,
+                "--kuadrant-version",
+                "1.5",
+                "--fail-on",
+                "warning",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("PCTL4004"), "{args:?}: {stderr}");
+    }
+    // compute and diff print it, with where to read the real value: the operator writes it at
+    // vm_config.code.remote.sha256 of the wasm filter (v1.5.2 internal/istio/utils.go
+    // buildWasmFilterConfig) and logs it when its wasm server starts (internal/controller/
+    // wasm_server.go: "starting wasm server (h2c)", ..., "sha256", WasmFileSHA256); the deployment is
+    // config/manager's controller-manager with config/default's kuadrant-operator- prefix.
+    let help = "kubectl get envoyfilter -n api-gateway kuadrant-external -o jsonpath='{.spec.configPatches[0].patch.value.typed_config.value.config.vm_config.code.remote.sha256}'";
+    let logs = "kubectl logs -n kuadrant-system deployment/kuadrant-operator-controller-manager | grep 'starting wasm server'";
+    for args in [
+        &["compute"][..],
+        &[
+            "diff",
+            "--against",
+            "testdata/examples/toystore/00-gateway.yaml",
+        ],
+    ] {
+        let out = policyctl()
+            .args(args)
+            .args(["-f", SIMPLE_RL, "--kuadrant-version", "1.5", "-q"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("warning[PCTL4004]"), "{args:?}: {stderr}");
+        let out = policyctl()
+            .args(args)
+            .args(["-f", SIMPLE_RL, "--kuadrant-version", "1.5"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(help) && stderr.contains(logs),
+            "{args:?}: {stderr}"
+        );
+    }
+}
