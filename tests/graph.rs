@@ -383,7 +383,13 @@ fn case_e_rule_names_by_version() {
         miss.help
             .as_deref()
             .unwrap()
-            .contains("operator 1.4 ignores rule names")
+            .contains("operator 1.4 names rules only by position")
+    );
+    assert!(
+        miss.message
+            .ends_with("; on 1.4 third is rule-3 (--kuadrant-version 1.5 honours rule names)"),
+        "{}",
+        miss.message
     );
     assert!(
         miss.help

@@ -239,3 +239,45 @@ fn the_wasm_sha256_placeholder_is_reported_only_where_the_envoyfilter_is_output(
         );
     }
 }
+
+// ------------------------------------------------------------------ 2. rule names on 1.4
+
+#[test]
+fn on_1_4_a_rule_name_gets_its_positional_equivalent_and_the_1_5_hint() {
+    // policy-machinery 1ca17a0 (operator v1.4.6's pin) machinery/gateway_api_topology.go names every
+    // HTTPRouteRule `rule-%d` (i+1); v0.8.0 (v1.5.2's) uses the rule's `name` when it has one. The
+    // guide's create-toy is the second rule: rule-2 on 1.4.
+    policyctl()
+        .args(["lint", "-f", SIMPLE_RL, "--kuadrant-version", "1.4", "-q"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "testdata/guides/simple-rl/20-ratelimitpolicy.yaml:11:18: error[PCTL2002]: sectionName \"create-toy\" matches no rule of HTTPRoute default/toystore (rules: rule-1, rule-2); on 1.4 create-toy is rule-2 (--kuadrant-version 1.5 honours rule names)",
+        ));
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.4"])
+        .arg("httproute/default/toystore#create-toy")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "httproute.gateway.networking.k8s.io:default/toystore#create-toy is not in the topology: create-toy is rule-2 on 1.4 (operator 1.4 names rules only by position); explain httproute/default/toystore#rule-2, or emulate operator 1.5, which honours rule names, with --kuadrant-version 1.5",
+        ));
+    // A name no rule has keeps the plain message.
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.4"])
+        .arg("httproute/default/toystore#no-such-rule")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "default/toystore#no-such-rule is not in the topology\n",
+        ));
+    // On 1.5 the name is the rule's section name.
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.5"])
+        .arg("httproute/default/toystore#create-toy")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "path istio|api-gateway/external|api-gateway/external#http|default/toystore|default/toystore#create-toy",
+        ));
+}
