@@ -281,3 +281,91 @@ fn on_1_4_a_rule_name_gets_its_positional_equivalent_and_the_1_5_hint() {
             "path istio|api-gateway/external|api-gateway/external#http|default/toystore|default/toystore#create-toy",
         ));
 }
+
+// ------------------------------------------------------------------ DNS/TLS: equal timestamps
+
+/// `doc/user-guides/dns/basic-dns-configuration.md`'s Gateway and DNSPolicy, and a second DNSPolicy on
+/// the same Gateway, none with a creationTimestamp.
+const DNS_TWO: &str = "testdata/guides/dns-two-policies/";
+
+/// The two DNSPolicies with `creationTimestamp`s (`None`: as in git).
+fn dns_two_with(first: Option<&str>, second: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        format!("{DNS_TWO}00-gateway.yaml"),
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    for (f, ts) in [
+        ("10-dnspolicy.yaml", first),
+        ("20-second-dnspolicy.yaml", second),
+    ] {
+        let mut text = std::fs::read_to_string(format!("{DNS_TWO}{f}")).unwrap();
+        if let Some(ts) = ts {
+            text = text.replace(
+                "metadata:\n",
+                &format!("metadata:\n  creationTimestamp: \"{ts}\"\n"),
+            );
+        }
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn two_dns_policies_without_timestamps_keep_the_operator_status_and_get_a_warning() {
+    // isConflict (dnspolicies_validator.go, identical at v1.4.6 and v1.5.2) needs a strictly older
+    // policy (CreationTimestamp.Before): equal (missing) timestamps conflict neither.
+    let out = policyctl()
+        .args(["status", "-f", DNS_TWO, "-o", "yaml", "-q"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("message: DNSPolicy has been accepted").count(), 2, "{stdout}");
+    assert!(!stdout.contains("Conflicted"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(
+        "testdata/guides/dns-two-policies/10-dnspolicy.yaml:5:9: warning[PCTL3013]: DNSPolicy my-gateway-namespace/basic-dnspolicy and DNSPolicy my-gateway-namespace/second-dnspolicy both target Gateway my-gateway-namespace/external and neither has a creationTimestamp: neither is Conflicted here, as the operator decides for equal timestamps, but in a cluster whichever is created second will be Accepted=False Conflicted"
+    ), "{stderr}");
+    assert_eq!(stderr.matches("PCTL3013").count(), 1, "{stderr}");
+
+    // With timestamps, the operator's verdict: the younger one is Conflicted, with
+    // kuadrant.ErrConflict's "%s is conflicted by %s: %s" (internal/kuadrant/errors.go) and no
+    // PCTL3013.
+    for (first, second, conflicted, by) in [
+        (
+            Some("2025-01-01T00:00:00Z"),
+            Some("2025-01-02T00:00:00Z"),
+            "second-dnspolicy",
+            "basic-dnspolicy",
+        ),
+        (
+            Some("2025-01-02T00:00:00Z"),
+            Some("2025-01-01T00:00:00Z"),
+            "basic-dnspolicy",
+            "second-dnspolicy",
+        ),
+    ] {
+        let dir = dns_two_with(first, second);
+        let out = policyctl()
+            .args(["status", "-q", "-o", "wide", "-f"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let row = stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {conflicted} ")))
+            .unwrap();
+        assert!(
+            row.contains(&format!(
+                "DNSPolicy is conflicted by my-gateway-namespace/{by}: conflicting policy"
+            )),
+            "{stdout}"
+        );
+        assert!(row.contains("Conflicted"), "{row}");
+        assert!(!stderr.contains("PCTL3013"), "{stderr}");
+        assert!(stderr.contains("error[PCTL3005]"), "{stderr}");
+    }
+}

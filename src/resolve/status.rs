@@ -638,6 +638,7 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
             _ => {}
         }
     }
+    equal_timestamp_conflicts(t, &mut d);
     for (a, b) in name_ties(t) {
         let (pa, pb) = (&m.policies[a], &m.policies[b]);
         let msg = format!(
@@ -654,6 +655,63 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
         );
     }
     d
+}
+
+/// `PCTL3013`: two DNSPolicies or TLSPolicies with the same targetRef and no `creationTimestamp`
+/// (manifests kept in git). The operator marks Conflicted only a policy with a strictly older one on
+/// the same target (`isConflict`, dnspolicies_validator.go / tlspolicies_validator.go, identical at
+/// v1.4.6 and v1.5.2), so with equal timestamps neither is, as predicted; but applied to a cluster,
+/// whichever is created second gets a later timestamp and is Conflicted. One finding per pair.
+fn equal_timestamp_conflicts(t: &Topology, d: &mut Diagnostics) {
+    let m = t.model;
+    let mut groups: BTreeMap<(PolicyKind, String), Vec<usize>> = BTreeMap::new();
+    for (pi, p) in m.policies.iter().enumerate() {
+        if p.kind.is_inherited()
+            || p.meta.creation_timestamp.is_some()
+            || t.policy_target(pi).is_none()
+        {
+            continue;
+        }
+        let target = format!(
+            "{}/{}|{}|{}|{}#{}",
+            p.meta.namespace,
+            p.target.group.value,
+            p.target.kind.value,
+            p.target.name.value,
+            p.target.section_name.is_some(),
+            p.target
+                .section_name
+                .as_ref()
+                .map_or("", |s| s.value.as_str()),
+        );
+        groups.entry((p.kind, target)).or_default().push(pi);
+    }
+    for list in groups.values() {
+        for (i, &a) in list.iter().enumerate() {
+            for &b in &list[i + 1..] {
+                let (pa, pb) = (&m.policies[a], &m.policies[b]);
+                let kind = pa.kind.kind();
+                let target = t
+                    .policy_target(a)
+                    .map(|n| format!("{} {}", n.kind, n.name()))
+                    .unwrap_or_default();
+                let msg = format!(
+                    "{} and {} both target {target} and neither has a creationTimestamp: neither is Conflicted here, as the operator decides for equal timestamps, but in a cluster whichever is created second will be Accepted=False Conflicted",
+                    pa.display(),
+                    pb.display()
+                );
+                d.push(
+                    Diagnostic::new(Code::EqualTimestampConflict, msg.clone())
+                        .object(pa.display())
+                        .at(pa.meta.origin.name, msg)
+                        .also(pb.meta.origin.name, "same target")
+                        .help(format!(
+                            "only one {kind} may target an object: remove or retarget one of them"
+                        )),
+                );
+            }
+        }
+    }
 }
 
 /// Pairs of policies on the same target with equal timestamps where one rule of one of them was dropped
