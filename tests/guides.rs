@@ -321,7 +321,13 @@ fn two_dns_policies_without_timestamps_keep_the_operator_status_and_get_a_warnin
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.matches("message: DNSPolicy has been accepted").count(), 2, "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("message: DNSPolicy has been accepted")
+            .count(),
+        2,
+        "{stdout}"
+    );
     assert!(!stdout.contains("Conflicted"), "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(
@@ -368,4 +374,117 @@ fn two_dns_policies_without_timestamps_keep_the_operator_status_and_get_a_warnin
         assert!(!stderr.contains("PCTL3013"), "{stderr}");
         assert!(stderr.contains("error[PCTL3005]"), "{stderr}");
     }
+}
+
+// ------------------------------------------------------------------ TLS: the issuer exists
+
+/// `doc/user-guides/tls/gateway-tls.md`: Gateway, cert-manager Issuer and TLSPolicy, in my-gateways.
+const GATEWAY_TLS: &str = "testdata/guides/gateway-tls/";
+
+/// The guide's estate with `edit` applied to the TLSPolicy and, when `issuer` is false, without
+/// the Issuer.
+fn gateway_tls_with(edit: impl Fn(String) -> String, issuer: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        format!("{GATEWAY_TLS}00-gateway.yaml"),
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    if issuer {
+        std::fs::copy(
+            format!("{GATEWAY_TLS}10-issuer.yaml"),
+            dir.path().join("10-issuer.yaml"),
+        )
+        .unwrap();
+    }
+    let policy = std::fs::read_to_string(format!("{GATEWAY_TLS}20-tlspolicy.yaml")).unwrap();
+    std::fs::write(dir.path().join("20-tlspolicy.yaml"), edit(policy)).unwrap();
+    dir
+}
+
+fn tls_status(dir: &std::path::Path) -> (String, String) {
+    let out = policyctl()
+        .args(["status", "-v", "-o", "yaml", "-f"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn tls_policy_issuer_is_checked_against_the_issuers_in_the_input() {
+    // tlspolicies_validator.go (v1.4.6 and v1.5.2): isIssuerFound fails with
+    // kuadrant.NewErrInvalid("TLSPolicy", "unable to find issuer"); errors.go: ErrInvalid is
+    // "%s target is invalid: %s", reason Invalid (gatewayapiv1alpha2.PolicyReasonInvalid).
+    let invalid = "reason: Invalid";
+    let message = "message: \"TLSPolicy target is invalid: unable to find issuer\"";
+
+    // The guide as written: the Issuer is there, the policy accepted.
+    let (stdout, _) = tls_status(std::path::Path::new(GATEWAY_TLS));
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+
+    // A misspelt issuer name, with the Issuer in the input: Invalid.
+    let dir = gateway_tls_with(
+        |p| p.replace("name: selfsigned-issuer", "name: self-signed"),
+        true,
+    );
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains(invalid) && stdout.contains(message),
+        "{stdout}"
+    );
+    assert!(stderr.contains("TLSPolicy target is invalid: unable to find issuer (Issuer my-gateways/self-signed is not in the input)"), "{stderr}");
+
+    // An Issuer in another namespace does not count: an Issuer must be in the policy's namespace
+    // (isIssuerFound compares issuer.GetNamespace() with p.GetNamespace()).
+    let dir = gateway_tls_with(|p| p, false);
+    let issuer = std::fs::read_to_string(format!("{GATEWAY_TLS}10-issuer.yaml"))
+        .unwrap()
+        .replace("namespace: my-gateways", "namespace: elsewhere");
+    std::fs::write(dir.path().join("10-issuer.yaml"), issuer).unwrap();
+    let (stdout, _) = tls_status(dir.path());
+    assert!(stdout.contains(message), "{stdout}");
+
+    // kind: ClusterIssuer with only an Issuer in the input: no ClusterIssuer at all, so the
+    // ClusterIssuer is assumed (announced), and the policy accepted.
+    let dir = gateway_tls_with(|p| p.replace("kind: Issuer", "kind: ClusterIssuer"), true);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "the input holds no ClusterIssuer: ClusterIssuer selfsigned-issuer is assumed to exist"
+        ),
+        "{stderr}"
+    );
+
+    // No issuer in the input at all: assumed to exist, announced.
+    let dir = gateway_tls_with(|p| p, false);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "the input holds no Issuer: Issuer my-gateways/selfsigned-issuer is assumed to exist"
+        ),
+        "{stderr}"
+    );
+
+    // A blank kind: tls_workflow.go links a TLSPolicy to an Issuer only when issuerRef.kind is
+    // exactly "Issuer" (to a ClusterIssuer only when "ClusterIssuer"), so isIssuerFound, which
+    // looks among the policy's linked objects, never finds it: Invalid even with the Issuer there.
+    let dir = gateway_tls_with(|p| p.replace("    kind: Issuer\n", ""), true);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(stdout.contains(message), "{stdout}");
+    assert!(stderr.contains("issuerRef.kind is blank"), "{stderr}");
 }

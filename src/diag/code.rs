@@ -64,6 +64,8 @@ codes! {
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
     EqualTimestampConflict = "PCTL3013", Warning, false, "two DNSPolicies or TLSPolicies without creationTimestamp target the same object: whichever is created second will be Conflicted";
+    IssuerNotFound = "PCTL3014", Error, false, "a TLSPolicy's issuerRef names an Issuer or ClusterIssuer the operator would not find (operator: Accepted=False Invalid)";
+    IssuerAssumed = "PCTL3015", Info, false, "the input holds no Issuer (or ClusterIssuer): a TLSPolicy's issuer is assumed to exist";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

@@ -65,7 +65,14 @@ pub enum ObjectKind {
     Kuadrant,
     Limitador,
     Authorino,
+    /// cert-manager `Issuer`: only its existence is modelled (a TLSPolicy's issuerRef).
+    Issuer,
+    /// cert-manager `ClusterIssuer`: only its existence is modelled.
+    ClusterIssuer,
 }
+
+/// cert-manager's API group.
+pub const CERT_MANAGER_GROUP: &str = "cert-manager.io";
 
 /// What an `apiVersion` + `kind` pair means to policyctl.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +102,8 @@ impl ObjectKind {
             ObjectKind::Kuadrant => "Kuadrant",
             ObjectKind::Limitador => "Limitador",
             ObjectKind::Authorino => "Authorino",
+            ObjectKind::Issuer => "Issuer",
+            ObjectKind::ClusterIssuer => "ClusterIssuer",
         }
     }
 
@@ -113,11 +122,15 @@ impl ObjectKind {
             | ObjectKind::Kuadrant => KUADRANT_GROUP,
             ObjectKind::Limitador => "limitador.kuadrant.io",
             ObjectKind::Authorino => "operator.authorino.kuadrant.io",
+            ObjectKind::Issuer | ObjectKind::ClusterIssuer => CERT_MANAGER_GROUP,
         }
     }
 
     pub fn cluster_scoped(self) -> bool {
-        matches!(self, ObjectKind::GatewayClass | ObjectKind::Namespace)
+        matches!(
+            self,
+            ObjectKind::GatewayClass | ObjectKind::Namespace | ObjectKind::ClusterIssuer
+        )
     }
 
     pub fn is_policy(self) -> bool {
@@ -187,6 +200,10 @@ impl ObjectKind {
                 &["v1alpha1"],
                 "limitador.kuadrant.io/v1alpha1",
             ),
+            (CERT_MANAGER_GROUP, "Issuer") => served(K::Issuer, &["v1"], "cert-manager.io/v1"),
+            (CERT_MANAGER_GROUP, "ClusterIssuer") => {
+                served(K::ClusterIssuer, &["v1"], "cert-manager.io/v1")
+            }
             ("operator.authorino.kuadrant.io", "Authorino") => served(
                 K::Authorino,
                 &["v1beta1"],
@@ -745,8 +762,24 @@ pub enum PolicyBody {
     RateLimit(LimitsSpec),
     TokenRateLimit(LimitsSpec),
     Auth(AuthSpec),
-    /// DNSPolicy / TLSPolicy: no merging; fields beyond the target are not modelled.
-    Direct,
+    /// DNSPolicy / TLSPolicy: no merging; of the fields beyond the target, only a TLSPolicy's
+    /// `issuerRef` is modelled.
+    Direct(DirectSpec),
+}
+
+/// What is modelled of a DNSPolicy's or TLSPolicy's spec besides its target.
+#[derive(Clone, Debug, Default)]
+pub struct DirectSpec {
+    /// TLSPolicy `spec.issuerRef`.
+    pub issuer_ref: Option<IssuerRef>,
+}
+
+/// A TLSPolicy's `issuerRef`, as written.
+#[derive(Clone, Debug)]
+pub struct IssuerRef {
+    pub name: Sp<String>,
+    /// `kind` as written; empty when not set (the CRD has no default).
+    pub kind: String,
 }
 
 #[derive(Clone, Debug)]
@@ -801,6 +834,9 @@ pub struct Model {
     pub kuadrants: Vec<Obj<Value>>,
     pub limitadors: Vec<Obj<Value>>,
     pub authorinos: Vec<Obj<Value>>,
+    /// cert-manager Issuers and ClusterIssuers (existence only).
+    pub issuers: Vec<Obj<()>>,
+    pub cluster_issuers: Vec<Obj<()>>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
 }
@@ -834,6 +870,8 @@ impl Model {
             + self.kuadrants.len()
             + self.limitadors.len()
             + self.authorinos.len()
+            + self.issuers.len()
+            + self.cluster_issuers.len()
     }
 }
 

@@ -45,7 +45,7 @@ pub fn block_and_strategy(p: &Policy) -> Option<(Block, Strategy)> {
     match &p.body {
         PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => Some((s.block, s.strategy)),
         PolicyBody::Auth(s) => Some((s.block, s.strategy)),
-        PolicyBody::Direct => None,
+        PolicyBody::Direct(_) => None,
     }
 }
 
@@ -104,7 +104,7 @@ pub fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
                 }
             }
         }
-        PolicyBody::Direct => {}
+        PolicyBody::Direct(_) => {}
     }
     out
 }
