@@ -115,7 +115,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,6 +143,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -205,7 +209,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__diff)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +237,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --against)
@@ -299,7 +307,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__explain)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --kind --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --kind --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +335,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kind)
@@ -361,7 +373,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__graph)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +401,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -553,7 +569,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__lint)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,6 +597,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -611,7 +631,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__status)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -639,6 +659,10 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -45,9 +45,10 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l stdin-na
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s o -l output -d 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)' -r -f -a "yaml\t''
 json\t''"
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -72,14 +73,15 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l stdin-name 
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l against -d 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the operator\'s Certificates and DNSRecords are compared' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l against -d 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l base -d 'Another input tree (e.g. the pull request\'s base): compute both and compare the outputs' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s o -l output -d 'Output: unified (default), stat, json or markdown (a pull-request comment)' -r -f -a "unified\t''
 stat\t''
 json\t''
 markdown\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l context -d 'Lines of context in unified diffs' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -99,6 +101,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l stdin-name
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
 mermaid\t''
 json\t''"
@@ -120,6 +123,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l stdin-nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s o -l output -d 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)' -r -f -a "table\t''
 wide\t''
 yaml\t''
@@ -141,6 +145,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l stdin-na
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kind -d 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s o -l output -d 'Output: text (a tree), yaml or json' -r -f -a "text\t''
 yaml\t''
@@ -161,6 +166,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l stdin-name 
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text (to stdout), json, or github (workflow annotations)' -r -f -a "text\t''
 json\t''
 github\t''"

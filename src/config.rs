@@ -11,6 +11,7 @@ use crate::model::{KuadrantVersion, Sp};
 use crate::source::SourceMap;
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file name searched for.
@@ -27,6 +28,7 @@ pub const KEYS: &[&str] = &[
     "wasmSha256",
     "istioControllerNames",
     "envoyGatewayControllerNames",
+    "gatewayClasses",
     "failOn",
 ];
 
@@ -49,6 +51,9 @@ pub struct Settings {
     pub wasm_sha256: Option<String>,
     pub istio_controller_names: Vec<String>,
     pub envoy_gateway_controller_names: Vec<String>,
+    /// `gatewayClasses`: GatewayClasses assumed when the input does not define them (name →
+    /// controllerName), on top of the well-known ones.
+    pub gateway_classes: BTreeMap<String, String>,
     pub fail_on: Option<FailOn>,
 }
 
@@ -253,6 +258,26 @@ fn apply(
         }
         "istioControllerNames" => settings.istio_controller_names = names(diags),
         "envoyGatewayControllerNames" => settings.envoy_gateway_controller_names = names(diags),
+        "gatewayClasses" => {
+            let classes: Option<BTreeMap<String, String>> = match &value.value {
+                serde_json::Value::Object(m) => m
+                    .iter()
+                    .map(|(k, v)| match v.as_str().map(str::trim) {
+                        Some(c) if !k.trim().is_empty() && !c.is_empty() => {
+                            Some((k.trim().to_string(), c.to_string()))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            };
+            match classes {
+                Some(c) => settings.gateway_classes = c,
+                None => diags.push(invalid(
+                    "a mapping of GatewayClass names to controller names (e.g. `istio: istio.io/gateway-controller`)",
+                )),
+            }
+        }
         "failOn" => {
             settings.fail_on = match value.value.as_str() {
                 Some("error") => Some(FailOn::Error),
@@ -323,5 +348,24 @@ mod tests {
         assert_eq!(closest("failon"), Some("failOn"));
         assert_eq!(closest("wasmSha"), None);
         assert_eq!(edits("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn gateway_classes_are_a_mapping_of_names_to_controllers() {
+        let l = parse("s.yaml", "gatewayClasses:\n  a: x.io/c\n  b: y.io/d\n");
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+        let want: BTreeMap<String, String> = [("a", "x.io/c"), ("b", "y.io/d")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(l.settings.gateway_classes, want);
+        for bad in [
+            "gatewayClasses: [a]\n",
+            "gatewayClasses:\n  a: ''\n",
+            "gatewayClasses:\n  a: [x]\n",
+        ] {
+            let l = parse("s.yaml", bad);
+            assert!(l.diagnostics.has_trouble(), "{bad}");
+        }
     }
 }

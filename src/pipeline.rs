@@ -60,9 +60,6 @@ pub fn analyze<'m>(
     for d in &generated.diagnostics {
         diagnostics.push(d.clone());
     }
-    if let Some(d) = placeholder_sha256(gen_opts, &generated) {
-        diagnostics.push(d);
-    }
     diagnostics.extend(status::diagnostics(&topology, &statuses));
     diagnostics.sort();
     Analysis {
@@ -74,26 +71,51 @@ pub fn analyze<'m>(
     }
 }
 
+/// Diagnostics about the generated objects themselves, for the commands that print or write them
+/// (`compute`, `diff`): `lint`, `status`, `explain` and `graph` show none of these objects and so
+/// none of these findings. Pass the objects the command outputs (after `--only` / `--gateway`).
+pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    if let Some(d) = placeholder_sha256(opts, generated) {
+        out.push(d);
+    }
+    out
+}
+
 /// On 1.5 the wasm `EnvoyFilter` carries the sha256 of the module the operator serves, which only the
-/// running operator knows: say so when it was left empty, never guess silently.
+/// running operator knows: say so when it was left empty, never guess silently, and say where to
+/// read it. The operator (v1.5.2 internal/controller/wasm_server.go) hashes the file it serves
+/// (`/wasm/plugin.wasm`, or `$WASM_SERVER_FILE_PATH`) when it starts, logs it with
+/// `starting wasm server (h2c)`, and writes it at
+/// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
     if opts.version != KuadrantVersion::V1_5 || !opts.wasm_sha256.is_empty() {
         return None;
     }
-    let carriers = generated
+    let carriers: Vec<_> = generated
         .objects
         .iter()
         .filter(|o| o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true"))
-        .count();
-    (carriers > 0).then(|| {
+        .collect();
+    let (namespace, name) = carriers.first()?.namespace_name().unwrap_or(("NS", "NAME"));
+    Some(
         Diagnostic::new(
             Code::RuntimeValueUnknown,
             format!(
-                "the wasm module's sha256 is only known to the running operator: {carriers} wasm EnvoyFilter(s) carry an empty sha256"
+                "the wasm module's sha256 is only known to the running operator: {} wasm EnvoyFilter(s) carry an empty sha256",
+                carriers.len()
             ),
         )
-        .help("pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the sha256 of the plugin.wasm your operator serves")
-    })
+        .help(format!(
+            "pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the sha256 your operator computed from the plugin.wasm it serves: \
+             kubectl get envoyfilter -n {} {} -o jsonpath='{{.spec.configPatches[0].patch.value.typed_config.value.config.vm_config.code.remote.sha256}}' \
+             reads it from a wasm EnvoyFilter the operator wrote, and \
+             kubectl logs -n {} deployment/kuadrant-operator-controller-manager | grep 'starting wasm server' shows it in the operator's start-up log",
+            namespace,
+            name,
+            opts.kuadrant_namespace,
+        )),
+    )
 }
 
 /// Every policy of `statuses` as written in its source, with its predicted `status.conditions`,

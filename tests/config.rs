@@ -108,7 +108,8 @@ fn config_flag_names_the_file_and_wins_over_the_search() {
 #[test]
 fn runtime_values_come_from_the_settings_file() {
     let d = settings_dir(
-        "kuadrantNamespace: platform-kuadrant\n\
+        "kuadrantVersion: \"1.4\"\n\
+         kuadrantNamespace: platform-kuadrant\n\
          wasmImage: registry.example.com/wasm-shim:v9\n\
          istioControllerNames: [example.com/my-istio]\n",
     );

@@ -34,6 +34,9 @@ fn live_dump_shows_drift_and_deletions_but_not_server_fields_or_reordered_limits
             "testdata/examples/",
             "--against",
             "testdata/diff/live-dump.yaml",
+            // The dump is of an operator 1.4 cluster (a WasmPlugin).
+            "--kuadrant-version",
+            "1.4",
             "-o",
             "stat",
         ])
@@ -57,6 +60,9 @@ fn live_dump_shows_drift_and_deletions_but_not_server_fields_or_reordered_limits
             "testdata/examples/",
             "--against",
             "testdata/diff/live-dump.yaml",
+            // The dump is of an operator 1.4 cluster (a WasmPlugin).
+            "--kuadrant-version",
+            "1.4",
         ])
         .assert()
         .code(1)

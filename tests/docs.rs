@@ -230,7 +230,7 @@ fn readme_graph_picture_is_committed_and_current() {
                 .replace('-', "&#45;");
             assert!(
                 svg.contains(&format!(">{text}</text>")),
-                "toystore.svg lacks {part:?}: regenerate it with the command in README.md"
+                "toystore.svg lacks {part:?}: regenerate it: policyctl graph -f testdata/examples/ | dot -Tsvg > testdata/examples/toystore.svg"
             );
         }
     }

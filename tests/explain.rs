@@ -20,6 +20,7 @@ fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
         &LoadOptions {
             default_namespace: "default".into(),
             version,
+            ..LoadOptions::default()
         },
     )
 }

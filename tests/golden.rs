@@ -36,6 +36,7 @@ fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
         &LoadOptions {
             default_namespace: "default".into(),
             version,
+            ..LoadOptions::default()
         },
     );
     assert!(

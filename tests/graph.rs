@@ -26,6 +26,7 @@ fn load_paths(paths: &[PathBuf], version: KuadrantVersion) -> Loaded {
         &LoadOptions {
             default_namespace: "default".into(),
             version,
+            ..LoadOptions::default()
         },
     )
 }
@@ -382,7 +383,13 @@ fn case_e_rule_names_by_version() {
         miss.help
             .as_deref()
             .unwrap()
-            .contains("operator 1.4 ignores rule names")
+            .contains("operator 1.4 names rules only by position")
+    );
+    assert!(
+        miss.message
+            .ends_with("; on 1.4 third is rule-3 (--kuadrant-version 1.5 honours rule names)"),
+        "{}",
+        miss.message
     );
     assert!(
         miss.help
@@ -680,10 +687,7 @@ fn lint_findings_point_at_the_offending_reference() {
         ),
         ("hostname-not-subset.yaml", &[("PCTL2005", Warning, 32, 11)]),
         ("positional-rule-name.yaml", &[("PCTL2006", Info, 55, 18)]),
-        (
-            "gatewayclass-not-found.yaml",
-            &[("PCTL2007", Warning, 8, 21)],
-        ),
+        ("gatewayclass-not-found.yaml", &[("PCTL2007", Error, 8, 21)]),
     ];
     for (file, want) in cases {
         let got = findings(&format!("testdata/invalid/{file}"), KuadrantVersion::V1_4);

@@ -8,7 +8,7 @@ use policyctl::load::{Input, LoadOptions, Loaded};
 use policyctl::model::KuadrantVersion;
 use policyctl::render::{self, Style};
 use policyctl::source::SourceMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -67,6 +67,12 @@ pub struct InputArgs {
     /// file].
     #[arg(long, value_enum, env = "POLICYCTL_KUADRANT_VERSION")]
     pub kuadrant_version: Option<VersionArg>,
+    /// Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in:
+    /// istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller,
+    /// envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the
+    /// settings file.
+    #[arg(long = "gateway-class", value_name = "NAME=CONTROLLER")]
+    pub gateway_classes: Vec<String>,
     /// The settings file's values, filled in by `main` before the command runs.
     #[arg(skip)]
     pub settings: Settings,
@@ -98,8 +104,32 @@ impl InputArgs {
             })
     }
 
+    /// The GatewayClasses assumed when the input does not define them: the well-known ones, then the
+    /// settings file's `gatewayClasses`, then `--gateway-class` (each overrides the one before, per
+    /// class).
+    pub fn gateway_classes(&self) -> Result<BTreeMap<String, String>, CliError> {
+        let mut classes = policyctl::load::well_known_gateway_classes();
+        classes.extend(self.settings.gateway_classes.clone());
+        for entry in &self.gateway_classes {
+            match entry.split_once('=') {
+                Some((name, controller))
+                    if !name.trim().is_empty() && !controller.trim().is_empty() =>
+                {
+                    classes.insert(name.trim().to_string(), controller.trim().to_string());
+                }
+                _ => {
+                    return Err(CliError::Usage(format!(
+                        "--gateway-class must be NAME=CONTROLLER (e.g. istio=istio.io/gateway-controller), got {entry:?}"
+                    )));
+                }
+            }
+        }
+        Ok(classes)
+    }
+
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
+        let gateway_classes = self.gateway_classes()?;
         let mut inputs = Vec::new();
         let mut stdin_used = false;
         for f in &self.filenames {
@@ -123,6 +153,7 @@ impl InputArgs {
         let opts = LoadOptions {
             default_namespace: self.namespace.clone(),
             version: self.version(),
+            gateway_classes,
         };
         Ok(policyctl::load::load(&inputs, &opts))
     }

@@ -54,7 +54,8 @@ codes! {
     RouteNotAllowed = "PCTL2004", Warning, false, "a listener's allowedRoutes does not admit the route (Gateway API rejects it)";
     HostnameMismatch = "PCTL2005", Warning, false, "no route hostname is a subset of the listener hostname: Kuadrant will not enforce this path";
     PositionalRuleName = "PCTL2006", Info, false, "a policy targets an unnamed rule by its position (rule-N)";
-    GatewayClassNotFound = "PCTL2007", Warning, false, "a Gateway's gatewayClassName matches no GatewayClass in the input";
+    GatewayClassNotFound = "PCTL2007", Error, false, "a Gateway's gatewayClassName matches no GatewayClass, input or assumed: none of its policies can be predicted";
+    GatewayClassAssumed = "PCTL2008", Info, false, "a GatewayClass the input does not define is assumed (istio, eg, envoy-gateway, or --gateway-class)";
     Overridden = "PCTL3001", Info, false, "a policy is fully overridden (operator: Enforced=False Overridden)";
     PartiallyEnforced = "PCTL3002", Info, false, "a policy is partially enforced: some of its rules are overridden";
     NotInPath = "PCTL3003", Warning, false, "a policy is not in the path to any existing route";
@@ -62,6 +63,9 @@ codes! {
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    EqualTimestampConflict = "PCTL3013", Warning, false, "two DNSPolicies or TLSPolicies without creationTimestamp target the same object: whichever is created second will be Conflicted";
+    IssuerNotFound = "PCTL3014", Error, false, "a TLSPolicy's issuerRef names an Issuer or ClusterIssuer the operator would not find (operator: Accepted=False Invalid)";
+    IssuerAssumed = "PCTL3015", Info, false, "the input holds no Issuer (or ClusterIssuer): a TLSPolicy's issuer is assumed to exist";
     DnsRecordNotPredicted = "PCTL3016", Info, false, "a DNSPolicy's DNSRecord is not printed: its endpoints need the Gateway's status.addresses (or the cluster's ID)";
     NoCertificate = "PCTL3017", Warning, false, "a listener a TLSPolicy applies to gets no Certificate (hostname, tls mode or certificateRefs unusable)";
     GeneratedNameClash = "PCTL3018", Warning, false, "several Certificates of one listener would share a name: the operator keeps only one";

@@ -1273,6 +1273,7 @@ mod tests {
                     &LoadOptions {
                         default_namespace: "default".into(),
                         version,
+                        ..LoadOptions::default()
                     },
                 );
                 let t = Topology::build(&loaded.model, version);

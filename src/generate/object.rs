@@ -278,6 +278,21 @@ impl Object {
         }
     }
 
+    /// `metadata.namespace` and `metadata.name` of a wasm carrier or a plain tree (`None` for the
+    /// Limitador and AuthConfigs, which callers name otherwise).
+    pub fn namespace_name(&self) -> Option<(&str, &str)> {
+        let tree = match self {
+            Object::Tree(v) => v,
+            Object::Wasm(w) => &w.shell,
+            Object::Limitador(_) | Object::AuthConfig(_) => return None,
+        };
+        let meta = tree.get("metadata")?;
+        Some((
+            meta.get("namespace").and_then(Value::as_str).unwrap_or(""),
+            meta.get("name")?.as_str()?,
+        ))
+    }
+
     /// A `metadata.labels` entry.
     pub fn label(&self, key: &str) -> Option<&str> {
         let tree = match self {

@@ -174,7 +174,7 @@ fn read_spec<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawSp
         K::AuthPolicy => RawSpec::Auth(map.next_value()?),
         K::DnsPolicy | K::TlsPolicy => RawSpec::Direct(map.next_value()?),
         K::Kuadrant | K::Limitador | K::Authorino => RawSpec::Opaque(map.next_value()?),
-        K::Namespace => {
+        K::Namespace | K::Issuer | K::ClusterIssuer => {
             map.next_value::<IgnoredAny>()?;
             RawSpec::Skipped
         }

@@ -19,6 +19,7 @@ use crate::model::validate::{self, Validated};
 use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One `-f` argument.
@@ -36,6 +37,9 @@ pub struct LoadOptions {
     /// Namespace given to namespaced objects that have none (kubectl's `-n`, default `default`).
     pub default_namespace: String,
     pub version: KuadrantVersion,
+    /// GatewayClasses assumed to exist when a Gateway names one the input does not define: class
+    /// name → controllerName. Default: [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`].
+    pub gateway_classes: BTreeMap<String, String>,
 }
 
 impl Default for LoadOptions {
@@ -43,8 +47,17 @@ impl Default for LoadOptions {
         LoadOptions {
             default_namespace: "default".into(),
             version: KuadrantVersion::default(),
+            gateway_classes: well_known_gateway_classes(),
         }
     }
+}
+
+/// [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`] as a map, to extend or override.
+pub fn well_known_gateway_classes() -> BTreeMap<String, String> {
+    crate::model::WELL_KNOWN_GATEWAY_CLASSES
+        .iter()
+        .map(|(n, c)| (n.to_string(), c.to_string()))
+        .collect()
 }
 
 /// The result of loading: sources (for rendering diagnostics), the model and the findings.
@@ -133,6 +146,11 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         }
     }
     out.model = assemble(validated, &mut out.diagnostics);
+    crate::model::assume_gateway_classes(
+        &mut out.model,
+        &opts.gateway_classes,
+        &mut out.diagnostics,
+    );
     out
 }
 

@@ -35,6 +35,13 @@ impl Locator {
         &self.0
     }
 
+    /// The object's locator and the section name, when this locator names a section.
+    pub fn split_section(&self) -> Option<(Locator, &str)> {
+        self.0
+            .rsplit_once('#')
+            .map(|(object, section)| (Locator(object.into()), section))
+    }
+
     /// The `namespace/name[#section]` part after the `:`.
     pub fn name_part(&self) -> &str {
         self.0.split_once(':').map(|(_, n)| n).unwrap_or(&self.0)

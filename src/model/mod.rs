@@ -66,7 +66,14 @@ pub enum ObjectKind {
     Kuadrant,
     Limitador,
     Authorino,
+    /// cert-manager `Issuer`: only its existence is modelled (a TLSPolicy's issuerRef).
+    Issuer,
+    /// cert-manager `ClusterIssuer`: only its existence is modelled.
+    ClusterIssuer,
 }
+
+/// cert-manager's API group.
+pub const CERT_MANAGER_GROUP: &str = "cert-manager.io";
 
 /// What an `apiVersion` + `kind` pair means to policyctl.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +103,8 @@ impl ObjectKind {
             ObjectKind::Kuadrant => "Kuadrant",
             ObjectKind::Limitador => "Limitador",
             ObjectKind::Authorino => "Authorino",
+            ObjectKind::Issuer => "Issuer",
+            ObjectKind::ClusterIssuer => "ClusterIssuer",
         }
     }
 
@@ -114,11 +123,15 @@ impl ObjectKind {
             | ObjectKind::Kuadrant => KUADRANT_GROUP,
             ObjectKind::Limitador => "limitador.kuadrant.io",
             ObjectKind::Authorino => "operator.authorino.kuadrant.io",
+            ObjectKind::Issuer | ObjectKind::ClusterIssuer => CERT_MANAGER_GROUP,
         }
     }
 
     pub fn cluster_scoped(self) -> bool {
-        matches!(self, ObjectKind::GatewayClass | ObjectKind::Namespace)
+        matches!(
+            self,
+            ObjectKind::GatewayClass | ObjectKind::Namespace | ObjectKind::ClusterIssuer
+        )
     }
 
     pub fn is_policy(self) -> bool {
@@ -188,6 +201,10 @@ impl ObjectKind {
                 &["v1alpha1"],
                 "limitador.kuadrant.io/v1alpha1",
             ),
+            (CERT_MANAGER_GROUP, "Issuer") => served(K::Issuer, &["v1"], "cert-manager.io/v1"),
+            (CERT_MANAGER_GROUP, "ClusterIssuer") => {
+                served(K::ClusterIssuer, &["v1"], "cert-manager.io/v1")
+            }
             ("operator.authorino.kuadrant.io", "Authorino") => served(
                 K::Authorino,
                 &["v1beta1"],
@@ -258,6 +275,77 @@ impl<T> Obj<T> {
 #[derive(Clone, Debug)]
 pub struct GatewayClass {
     pub controller_name: String,
+    /// Not in the input: assumed to exist because a Gateway names it (see [`assume_gateway_classes`]).
+    pub assumed: bool,
+}
+
+/// The GatewayClasses the Gateway API implementations Kuadrant supports install under their usual
+/// names, and their `controllerName`s: what policyctl assumes for a Gateway whose class is not in the
+/// input (Istio installs `istio`; Envoy Gateway's quick start creates `eg`, its Helm chart
+/// `envoy-gateway`).
+pub const WELL_KNOWN_GATEWAY_CLASSES: &[(&str, &str)] = &[
+    ("eg", "gateway.envoyproxy.io/gatewayclass-controller"),
+    (
+        "envoy-gateway",
+        "gateway.envoyproxy.io/gatewayclass-controller",
+    ),
+    ("istio", "istio.io/gateway-controller"),
+];
+
+/// Add to `model` a GatewayClass for every class a Gateway names that the input does not define but
+/// `assumed` (class name → controllerName) knows, as the cluster would have it; each is announced by a
+/// `PCTL2008` at the first Gateway naming it. Classes stay sorted by name.
+pub fn assume_gateway_classes(
+    model: &mut Model,
+    assumed: &BTreeMap<String, String>,
+    diags: &mut crate::diag::Diagnostics,
+) {
+    use crate::diag::{Code, Diagnostic};
+    let mut added: BTreeMap<&str, &str> = BTreeMap::new();
+    for g in &model.gateways {
+        let name = g.spec.class_name.value.as_str();
+        if added.contains_key(name) || model.gateway_class(name).is_some() {
+            continue;
+        }
+        let Some(controller) = assumed.get(name) else {
+            continue;
+        };
+        added.insert(name, controller);
+        diags.push(
+            Diagnostic::new(
+                Code::GatewayClassAssumed,
+                format!(
+                    "GatewayClass {name:?} is not in the input: assumed to exist with controllerName {controller}"
+                ),
+            )
+            .object(format!("Gateway {}", g.meta.key()))
+            .at(g.spec.class_name.span, "assumed GatewayClass")
+            .help(format!(
+                "add the GatewayClass to the input, or name its controller: --gateway-class {name}=CONTROLLER (or gatewayClasses in .policyctl.yaml)"
+            )),
+        );
+    }
+    if added.is_empty() {
+        return;
+    }
+    let new: Vec<Obj<GatewayClass>> = added
+        .into_iter()
+        .map(|(name, controller)| Obj {
+            meta: Meta {
+                name: name.to_string(),
+                api_version: format!("{GATEWAY_API_GROUP}/v1"),
+                ..Meta::default()
+            },
+            spec: GatewayClass {
+                controller_name: controller.to_string(),
+                assumed: true,
+            },
+        })
+        .collect();
+    model.gateway_classes.extend(new);
+    model
+        .gateway_classes
+        .sort_by(|a, b| a.meta.name.cmp(&b.meta.name));
 }
 
 #[derive(Clone, Debug)]
@@ -721,6 +809,16 @@ pub struct DirectSpec {
     pub exclude_addresses: Vec<String>,
     /// DNSPolicy `loadBalancing` is set.
     pub load_balancing: bool,
+    /// TLSPolicy `issuerRef` with its name's span, for the issuer existence check.
+    pub issuer: Option<IssuerRef>,
+}
+
+/// A TLSPolicy's `issuerRef`, as written.
+#[derive(Clone, Debug)]
+pub struct IssuerRef {
+    pub name: Sp<String>,
+    /// `kind` as written; empty when not set (the CRD has no default).
+    pub kind: String,
 }
 
 #[derive(Clone, Debug)]
@@ -775,6 +873,9 @@ pub struct Model {
     pub kuadrants: Vec<Obj<Value>>,
     pub limitadors: Vec<Obj<Value>>,
     pub authorinos: Vec<Obj<Value>>,
+    /// cert-manager Issuers and ClusterIssuers (existence only).
+    pub issuers: Vec<Obj<()>>,
+    pub cluster_issuers: Vec<Obj<()>>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
 }
@@ -808,6 +909,8 @@ impl Model {
             + self.kuadrants.len()
             + self.limitadors.len()
             + self.authorinos.len()
+            + self.issuers.len()
+            + self.cluster_issuers.len()
     }
 }
 

@@ -24,6 +24,8 @@ pub enum Validated {
     Kuadrant(Obj<Value>),
     Limitador(Obj<Value>),
     Authorino(Obj<Value>),
+    Issuer(Obj<()>),
+    ClusterIssuer(Obj<()>),
     Skipped { meta: Meta, kind: String },
 }
 
@@ -37,6 +39,7 @@ impl Validated {
             Validated::Service(o) => &o.meta,
             Validated::Policy(p) => &p.meta,
             Validated::Kuadrant(o) | Validated::Limitador(o) | Validated::Authorino(o) => &o.meta,
+            Validated::Issuer(o) | Validated::ClusterIssuer(o) => &o.meta,
             Validated::Skipped { meta, .. } => meta,
         }
     }
@@ -52,6 +55,7 @@ impl Validated {
             Validated::Kuadrant(o) | Validated::Limitador(o) | Validated::Authorino(o) => {
                 &mut o.meta
             }
+            Validated::Issuer(o) | Validated::ClusterIssuer(o) => &mut o.meta,
             Validated::Skipped { meta, .. } => meta,
         }
     }
@@ -67,6 +71,8 @@ impl Validated {
             Validated::Kuadrant(_) => "Kuadrant",
             Validated::Limitador(_) => "Limitador",
             Validated::Authorino(_) => "Authorino",
+            Validated::Issuer(_) => "Issuer",
+            Validated::ClusterIssuer(_) => "ClusterIssuer",
             Validated::Skipped { kind, .. } => kind,
         }
     }
@@ -91,6 +97,8 @@ impl Validated {
             Validated::Limitador(_) => 7,
             Validated::Authorino(_) => 8,
             Validated::Skipped { .. } => 9,
+            Validated::Issuer(_) => 10,
+            Validated::ClusterIssuer(_) => 11,
         }
     }
 
@@ -105,6 +113,8 @@ impl Validated {
             Validated::Kuadrant(o) => model.kuadrants.push(o),
             Validated::Limitador(o) => model.limitadors.push(o),
             Validated::Authorino(o) => model.authorinos.push(o),
+            Validated::Issuer(o) => model.issuers.push(o),
+            Validated::ClusterIssuer(o) => model.cluster_issuers.push(o),
             Validated::Skipped { meta, kind } => {
                 model
                     .skipped
@@ -126,7 +136,7 @@ impl Model {
     /// An empty model whose lists have room for exactly `objs` (growing them one push at a time
     /// would copy each list into fresh memory several times).
     pub(crate) fn with_room_for(objs: &[Validated]) -> Model {
-        let mut n = [0usize; 10];
+        let mut n = [0usize; 12];
         for o in objs {
             n[o.list()] += 1;
         }
@@ -140,6 +150,8 @@ impl Model {
             kuadrants: Vec::with_capacity(n[6]),
             limitadors: Vec::with_capacity(n[7]),
             authorinos: Vec::with_capacity(n[8]),
+            issuers: Vec::with_capacity(n[10]),
+            cluster_issuers: Vec::with_capacity(n[11]),
             skipped: Vec::with_capacity(n[9]),
         }
     }
@@ -164,6 +176,8 @@ pub fn sort_model(m: &mut Model) {
     sort_moving_once(&mut m.kuadrants, by_key);
     sort_moving_once(&mut m.limitadors, by_key);
     sort_moving_once(&mut m.authorinos, by_key);
+    sort_moving_once(&mut m.issuers, by_key);
+    sort_moving_once(&mut m.cluster_issuers, by_key);
     m.skipped.sort();
 }
 
@@ -385,6 +399,8 @@ pub fn object(
             grpc_route(meta, *s, status, &mut c)
         }
         (ObjectKind::Namespace, _) => Some(Validated::Namespace(Obj { meta, spec: () })),
+        (ObjectKind::Issuer, _) => Some(Validated::Issuer(Obj { meta, spec: () })),
+        (ObjectKind::ClusterIssuer, _) => Some(Validated::ClusterIssuer(Obj { meta, spec: () })),
         (ObjectKind::Service, RawSpec::Service(s)) => Some(Validated::Service(Obj {
             meta,
             spec: Service {
@@ -509,6 +525,7 @@ fn gateway_class(meta: Meta, s: GatewayClassSpec, c: &mut Check) -> Option<Valid
     Some(Validated::GatewayClass(Obj {
         spec: GatewayClass {
             controller_name: ctrl.value.clone(),
+            assumed: false,
         },
         meta,
     }))
@@ -1514,6 +1531,12 @@ fn direct_policy(
     };
     let duration = go_duration(s.duration, "duration");
     let renew_before = go_duration(s.renew_before, "renewBefore");
+    let issuer = s.issuer_ref.as_ref().and_then(|ir| {
+        Some(IssuerRef {
+            name: ir.value.name.clone()?,
+            kind: ir.value.kind.as_ref().map(|k| k.value.clone()).unwrap_or_default(),
+        })
+    });
     let issuer_ref = s.issuer_ref.map(|r| {
         let mut m = serde_json::Map::new();
         m.insert(
@@ -1559,6 +1582,7 @@ fn direct_policy(
             .map(|e| e.value.into_iter().map(|a| a.value).collect())
             .unwrap_or_default(),
         load_balancing: s.load_balancing.is_some(),
+        issuer,
     };
     Some(Validated::Policy(Box::new(Policy {
         kind: pk,

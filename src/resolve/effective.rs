@@ -243,6 +243,7 @@ mod tests {
                 &LoadOptions {
                     default_namespace: "default".into(),
                     version: KuadrantVersion::V1_4,
+                    ..LoadOptions::default()
                 },
             );
             let t = Topology::build(&l.model, KuadrantVersion::V1_4);
@@ -267,6 +268,7 @@ mod tests {
             &LoadOptions {
                 default_namespace: "default".into(),
                 version,
+                ..LoadOptions::default()
             },
         );
         assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);

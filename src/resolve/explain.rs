@@ -191,6 +191,15 @@ pub fn explain(
 ) -> Result<Explanation, String> {
     let m = t.model;
     if t.node(target).is_none() {
+        if let (Some(rule), Some((object, section))) =
+            (t.positional_rule(target), target.split_section())
+        {
+            return Err(format!(
+                "{target} is not in the topology: {section} is {rule} on 1.4 (operator 1.4 names rules only by position); explain {}/{}#{rule}, or emulate operator 1.5, which honours rule names, with --kuadrant-version 1.5",
+                object.as_str().split(['.', ':']).next().unwrap_or_default(),
+                object.name_part(),
+            ));
+        }
         return Err(format!("{target} is not in the topology"));
     }
     let kinds: Vec<PolicyKind> = [

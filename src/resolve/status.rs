@@ -2,8 +2,8 @@
 //! /work/notes/semantics-tags.md §3–5, /work/notes/cel.md §4).
 //!
 //! Offline assumptions (cli.md): a Kuadrant object exists (one in `kuadrant-system` when the input has
-//! none), Limitador/Authorino and the generated data-plane objects are ready, TLSPolicy issuers exist,
-//! and listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set.
+//! none), Limitador/Authorino and the generated data-plane objects are ready, a TLSPolicy's issuer
+//! exists when the input holds no issuer of the kind it names (else see [`issuer_check`]), and listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set.
 //! DNSPolicy/TLSPolicy `Enforced` depends on DNSRecords and Certificates and is not predicted.
 
 use super::effective::{self, Instant};
@@ -11,7 +11,7 @@ use super::merge::{self, LossReason};
 use super::{CelIssue, Effective, PathEffective};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
-    GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyKind, RouteKind,
+    GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyBody, PolicyKind, RouteKind,
     raw::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
@@ -219,12 +219,128 @@ fn accepted(t: &Topology, pi: usize) -> Condition {
             ),
         );
     }
+    if issuer_check(m, p) == IssuerCheck::Missing {
+        // kuadrant.NewErrInvalid(kind, "unable to find issuer") (tlspolicies_validator.go
+        // isIssuerFound, v1.4.6 and v1.5.2); ErrInvalid's text is "%s target is invalid: %s".
+        return Condition::new(
+            "Accepted",
+            false,
+            "Invalid",
+            format!("{kind} target is invalid: unable to find issuer"),
+        );
+    }
     Condition::new(
         "Accepted",
         true,
         "Accepted",
         format!("{kind} has been accepted"),
     )
+}
+
+/// What the input says about a TLSPolicy's issuer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssuerCheck {
+    /// Not a TLSPolicy with an issuerRef, or the issuer is in the input.
+    Found,
+    /// The operator would not find it: Accepted=False Invalid.
+    Missing,
+    /// The input holds no issuers of the kind named: assumed to exist, as offline must.
+    Assumed,
+}
+
+/// The operator's `isIssuerFound` (tlspolicies_validator.go, identical at v1.4.6 and v1.5.2): among
+/// the objects the policy is linked to, an Issuer named `issuerRef.name` in the policy's namespace
+/// when `issuerRef.kind` is blank or `Issuer`, else a ClusterIssuer of that name. The links
+/// (tls_workflow.go `LinkTLSPolicyToIssuerFunc` / `…ToClusterIssuerFunc`) exist only when
+/// `issuerRef.kind` is exactly `Issuer` / `ClusterIssuer`, so a blank kind is never found.
+pub fn issuer_check(m: &Model, p: &Policy) -> IssuerCheck {
+    let PolicyBody::Direct(d) = &p.body else {
+        return IssuerCheck::Found;
+    };
+    let Some(ir) = (p.kind == PolicyKind::Tls)
+        .then_some(d.issuer.as_ref())
+        .flatten()
+    else {
+        return IssuerCheck::Found;
+    };
+    let name = ir.name.value.as_str();
+    let found = match ir.kind.as_str() {
+        "" => return IssuerCheck::Missing,
+        "Issuer" => {
+            if m.issuers.is_empty() {
+                return IssuerCheck::Assumed;
+            }
+            m.issuers
+                .iter()
+                .any(|i| i.meta.name == name && i.meta.namespace == p.meta.namespace)
+        }
+        _ => {
+            if m.cluster_issuers.is_empty() {
+                return IssuerCheck::Assumed;
+            }
+            m.cluster_issuers.iter().any(|i| i.meta.name == name)
+        }
+    };
+    if found {
+        IssuerCheck::Found
+    } else {
+        IssuerCheck::Missing
+    }
+}
+
+/// `PCTL3014` / `PCTL3015` for a TLSPolicy's issuerRef (`None` when there is nothing to say).
+fn issuer_diagnostic(m: &Model, p: &Policy, accepted: &Condition) -> Option<Diagnostic> {
+    let PolicyBody::Direct(d) = &p.body else {
+        return None;
+    };
+    let ir = d.issuer.as_ref()?;
+    let name = &ir.name.value;
+    let named = match ir.kind.as_str() {
+        "ClusterIssuer" => format!("ClusterIssuer {name}"),
+        _ => format!("Issuer {}/{name}", p.meta.namespace),
+    };
+    match issuer_check(m, p) {
+        IssuerCheck::Found => None,
+        IssuerCheck::Missing if accepted.reason == "Invalid" => {
+            let (why, help) = if ir.kind.is_empty() {
+                (
+                    "issuerRef.kind is blank, and the operator links a TLSPolicy only to an issuer of the kind issuerRef.kind names, so it never finds one".to_string(),
+                    "set issuerRef.kind: Issuer (or ClusterIssuer)",
+                )
+            } else {
+                (
+                    format!("{named} is not in the input"),
+                    "fix issuerRef, or add the issuer to the input (cert-manager.io/v1)",
+                )
+            };
+            Some(
+                Diagnostic::new(
+                    Code::IssuerNotFound,
+                    format!("{} ({why})", accepted.message),
+                )
+                .object(p.display())
+                .at(ir.name.span, "issuer not found")
+                .help(help),
+            )
+        }
+        IssuerCheck::Missing => None,
+        IssuerCheck::Assumed => Some(
+            Diagnostic::new(
+                Code::IssuerAssumed,
+                format!(
+                    "the input holds no {}: {named} is assumed to exist",
+                    if ir.kind == "ClusterIssuer" {
+                        "ClusterIssuer"
+                    } else {
+                        "Issuer"
+                    }
+                ),
+            )
+            .object(p.display())
+            .at(ir.name.span, "assumed issuer")
+            .help("add the Issuers and ClusterIssuers to the input to have issuerRef checked"),
+        ),
+    }
 }
 
 /// DNS/TLS: an older policy of the same kind with an identical targetRef. The operator takes the first
@@ -612,6 +728,9 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
                 .object(p.display())
                 .at(span, msg)
         };
+        if let Some(issuer) = issuer_diagnostic(m, p, &s.accepted) {
+            d.push(issuer);
+        }
         if s.accepted.reason == "Conflicted" {
             d.push(at(Code::Conflicted, s.accepted.message.clone()).help(
                 "only the oldest policy of a kind may target an object; remove or retarget this one",
@@ -638,6 +757,7 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
             _ => {}
         }
     }
+    equal_timestamp_conflicts(t, &mut d);
     for (a, b) in name_ties(t) {
         let (pa, pb) = (&m.policies[a], &m.policies[b]);
         let msg = format!(
@@ -654,6 +774,63 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
         );
     }
     d
+}
+
+/// `PCTL3013`: two DNSPolicies or TLSPolicies with the same targetRef and no `creationTimestamp`
+/// (manifests kept in git). The operator marks Conflicted only a policy with a strictly older one on
+/// the same target (`isConflict`, dnspolicies_validator.go / tlspolicies_validator.go, identical at
+/// v1.4.6 and v1.5.2), so with equal timestamps neither is, as predicted; but applied to a cluster,
+/// whichever is created second gets a later timestamp and is Conflicted. One finding per pair.
+fn equal_timestamp_conflicts(t: &Topology, d: &mut Diagnostics) {
+    let m = t.model;
+    let mut groups: BTreeMap<(PolicyKind, String), Vec<usize>> = BTreeMap::new();
+    for (pi, p) in m.policies.iter().enumerate() {
+        if p.kind.is_inherited()
+            || p.meta.creation_timestamp.is_some()
+            || t.policy_target(pi).is_none()
+        {
+            continue;
+        }
+        let target = format!(
+            "{}/{}|{}|{}|{}#{}",
+            p.meta.namespace,
+            p.target.group.value,
+            p.target.kind.value,
+            p.target.name.value,
+            p.target.section_name.is_some(),
+            p.target
+                .section_name
+                .as_ref()
+                .map_or("", |s| s.value.as_str()),
+        );
+        groups.entry((p.kind, target)).or_default().push(pi);
+    }
+    for list in groups.values() {
+        for (i, &a) in list.iter().enumerate() {
+            for &b in &list[i + 1..] {
+                let (pa, pb) = (&m.policies[a], &m.policies[b]);
+                let kind = pa.kind.kind();
+                let target = t
+                    .policy_target(a)
+                    .map(|n| format!("{} {}", n.kind, n.name()))
+                    .unwrap_or_default();
+                let msg = format!(
+                    "{} and {} both target {target} and neither has a creationTimestamp: neither is Conflicted here, as the operator decides for equal timestamps, but in a cluster whichever is created second will be Accepted=False Conflicted",
+                    pa.display(),
+                    pb.display()
+                );
+                d.push(
+                    Diagnostic::new(Code::EqualTimestampConflict, msg.clone())
+                        .object(pa.display())
+                        .at(pa.meta.origin.name, msg)
+                        .also(pb.meta.origin.name, "same target")
+                        .help(format!(
+                            "only one {kind} may target an object: remove or retarget one of them"
+                        )),
+                );
+            }
+        }
+    }
 }
 
 /// Pairs of policies on the same target with equal timestamps where one rule of one of them was dropped

@@ -26,13 +26,16 @@ pub fn lint(t: &Topology) -> Diagnostics {
                 Diagnostic::new(
                     Code::GatewayClassNotFound,
                     format!(
-                        "gatewayClassName {:?} matches no GatewayClass in the input",
+                        "gatewayClassName {:?} matches no GatewayClass in the input and is not a class policyctl assumes: the Gateway is in no path, so none of the policies on it, its listeners or its routes can be predicted",
                         g.spec.class_name.value
                     ),
                 )
                 .object(format!("Gateway {}", g.meta.key()))
                 .at(g.spec.class_name.span, "no GatewayClass with this name")
-                .help("the Gateway is in no path, so no policy reaches its routes; add the GatewayClass with -f"),
+                .help(format!(
+                    "add the GatewayClass with -f, or name its controller: --gateway-class {}=istio.io/gateway-controller (Istio) or gateway.envoyproxy.io/gatewayclass-controller (Envoy Gateway), or gatewayClasses in .policyctl.yaml",
+                    g.spec.class_name.value
+                )),
             );
         }
     }
@@ -96,12 +99,25 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
         &tr.name.value,
     );
     if let (Some(section), Some(parent)) = (&tr.section_name, t.node(&base)) {
-        let (what, names, extra) = sections_of(t, parent.what, &section.value);
+        let (what, names) = sections_of(t, parent.what);
+        // A rule name on 1.4: say which rule-N it is and that 1.5 honours names.
+        let (positional, extra) = match t.positional_rule(&p.target_locator()) {
+            Some(rule) => (
+                format!(
+                    "; on 1.4 {} is {rule} (--kuadrant-version 1.5 honours rule names)",
+                    section.value
+                ),
+                format!(
+                    "operator 1.4 names rules only by position: target sectionName {rule}, or emulate operator 1.5 with --kuadrant-version 1.5; "
+                ),
+            ),
+            None => (String::new(), String::new()),
+        };
         d.push(
             Diagnostic::new(
                 Code::SectionNotFound,
                 format!(
-                    "sectionName {:?} matches no {what} of {} {} ({what}s: {})",
+                    "sectionName {:?} matches no {what} of {} {} ({what}s: {}){positional}",
                     section.value,
                     parent.kind,
                     parent.name(),
@@ -178,13 +194,8 @@ fn node_display(t: &Topology, route: usize) -> String {
     format!("{} {}", r.spec.kind.kind(), r.meta.key())
 }
 
-/// For a parent node: what its sections are called, their names, and a hint when a rule is named
-/// `section` but the version ignores rule names.
-fn sections_of(
-    t: &Topology,
-    parent: NodeRef,
-    section: &str,
-) -> (&'static str, Vec<String>, String) {
+/// For a parent node: what its sections are called, and their names.
+fn sections_of(t: &Topology, parent: NodeRef) -> (&'static str, Vec<String>) {
     match parent {
         NodeRef::Gateway(gi) => (
             "listener",
@@ -194,26 +205,17 @@ fn sections_of(
                 .iter()
                 .map(|l| l.name.value.clone())
                 .collect(),
-            String::new(),
         ),
-        NodeRef::Route(ri) => {
-            let rules = &t.model.routes[ri].spec.rules;
-            let names = rules
+        NodeRef::Route(ri) => (
+            "rule",
+            t.model.routes[ri]
+                .spec
+                .rules
                 .iter()
                 .enumerate()
                 .map(|(i, r)| r.section_name(i, t.version))
-                .collect();
-            let extra = if t.version == KuadrantVersion::V1_4
-                && rules
-                    .iter()
-                    .any(|r| r.name.as_ref().is_some_and(|n| n.value == section))
-            {
-                "operator 1.4 ignores rule names (rules are rule-1, rule-2, …); ".to_owned()
-            } else {
-                String::new()
-            };
-            ("rule", names, extra)
-        }
+                .collect(),
+        ),
         NodeRef::Service(si) => (
             "port",
             t.model.services[si]
@@ -222,9 +224,8 @@ fn sections_of(
                 .iter()
                 .filter_map(|(n, _)| n.clone())
                 .collect(),
-            String::new(),
         ),
-        _ => ("section", Vec::new(), String::new()),
+        _ => ("section", Vec::new()),
     }
 }
 

@@ -330,6 +330,25 @@ impl<'m> Topology<'m> {
         self.attached_in_order.get(&node).map_or(&[], Vec::as_slice)
     }
 
+    /// On 1.4, which names route rules only by position: the `rule-N` of the rule whose `name` a
+    /// section locator (`…route#name`) uses, when that name is not also a section of the route.
+    /// `None` on 1.5, for other locators, and when no rule has that name.
+    pub fn positional_rule(&self, target: &Locator) -> Option<String> {
+        if self.version != KuadrantVersion::V1_4 || self.node(target).is_some() {
+            return None;
+        }
+        let (object, section) = target.split_section()?;
+        let NodeRef::Route(ri) = self.node(&object)?.what else {
+            return None;
+        };
+        self.model.routes[ri]
+            .spec
+            .rules
+            .iter()
+            .position(|r| r.name.as_ref().is_some_and(|n| n.value == section))
+            .map(|i| format!("rule-{}", i + 1))
+    }
+
     /// The GatewayClass a gateway names (the first with that name), if any.
     pub fn gateway_class_of(&self, gateway: usize) -> Option<usize> {
         self.gateway_class_ix.get(gateway).copied().flatten()

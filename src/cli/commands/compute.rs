@@ -43,12 +43,17 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
     let opts = a.gen_args.options(version, &a.input.settings)?;
     let loaded = a.input.load()?;
-    let analysis = pipeline::analyze(
+    let mut analysis = pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
         &Default::default(),
     );
+    // Findings about the printed objects themselves (the 1.5 wasm sha256).
+    analysis
+        .diagnostics
+        .extend(pipeline::output_diagnostics(&opts, &analysis.generated));
+    analysis.diagnostics.sort();
     ui.diagnostics(&loaded, &analysis.diagnostics);
     let result = emit(&a, ui, &analysis);
     // The process exits right after this command: leak the model and the analysis (for large

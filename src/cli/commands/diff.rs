@@ -51,12 +51,16 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
     let opts = a.gen_args.options(version, &a.input.settings)?;
     let loaded = a.input.load()?;
-    let head = pipeline::analyze(
+    let mut head = pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
         &Default::default(),
     );
+    // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side only.
+    head.diagnostics
+        .extend(pipeline::output_diagnostics(&opts, &head.generated));
+    head.diagnostics.sort();
     ui.diagnostics(&loaded, &head.diagnostics);
     let mut trouble = outcome(&head.diagnostics, FailOn::Never);
     let objects = &head.generated.objects;

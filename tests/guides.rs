@@ -1,0 +1,490 @@
+//! Estates shaped like Kuadrant's own user guides (kuadrant-operator v1.5.2 `doc/user-guides/`), run as
+//! a user copying a guide would: GatewayClass left out where the guide leaves it out, the guide's
+//! names and values. Expected values come from the operator's source at v1.4.6 and v1.5.2 (cited at
+//! each assertion), not from policyctl's own output.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn policyctl() -> Command {
+    let mut c = Command::cargo_bin("policyctl").unwrap();
+    c.env_remove("NO_COLOR")
+        .env_remove("POLICYCTL_KUADRANT_VERSION")
+        .env("COLUMNS", "1000");
+    c
+}
+
+/// `doc/user-guides/ratelimiting/simple-rl-for-app-developers.md`: an `istio` Gateway, no GatewayClass,
+/// an HTTPRoute with rules named `get-toys` and `create-toy`, a RateLimitPolicy on `create-toy`.
+const SIMPLE_RL: &str = "testdata/guides/simple-rl/";
+
+fn stdout(args: &[&str]) -> String {
+    let out = policyctl().args(args).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+// ------------------------------------------------------------------ 1. the GatewayClass
+
+#[test]
+fn guide_without_gatewayclass_is_predicted_with_the_assumed_istio_class() {
+    // Operator (both tags) internal/kuadrant/conditions.go: "%s has been accepted" and
+    // "%s has been successfully enforced".
+    let status = stdout(&[
+        "status",
+        "-f",
+        SIMPLE_RL,
+        "--kuadrant-version",
+        "1.5",
+        "-o",
+        "yaml",
+    ]);
+    assert!(
+        status.contains("message: RateLimitPolicy has been accepted"),
+        "{status}"
+    );
+    assert!(
+        status.contains("message: RateLimitPolicy has been successfully enforced"),
+        "{status}"
+    );
+    // limitador_limits_reconciler.go: one limit named after the limit key, in the route's
+    // namespace/name, 5 per 10 s.
+    let limitador = stdout(&[
+        "compute",
+        "-f",
+        SIMPLE_RL,
+        "--kuadrant-version",
+        "1.5",
+        "--only",
+        "limitador",
+    ]);
+    for want in [
+        "max_value: 5",
+        "name: create-toy",
+        "namespace: default/toystore",
+        "seconds: 10",
+    ] {
+        assert!(limitador.contains(want), "{want} missing: {limitador}");
+    }
+    // The assumed class is a GatewayClass node linked to the Gateway, as in the cluster's topology.
+    let dot = stdout(&["graph", "-f", SIMPLE_RL, "--kuadrant-version", "1.5"]);
+    assert!(dot.contains(
+        "\"gatewayclass.gateway.networking.k8s.io:istio\" -> \"gateway.gateway.networking.k8s.io:api-gateway/external\""
+    ), "{dot}");
+    // Announced, at the gatewayClassName, as an info (shown with -v, never failing a run).
+    policyctl()
+        .args(["lint", "-f", SIMPLE_RL, "--kuadrant-version", "1.5", "-q"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "testdata/guides/simple-rl/00-gateway.yaml:12:21: info[PCTL2008]: GatewayClass \"istio\" is not in the input: assumed to exist with controllerName istio.io/gateway-controller",
+        ));
+}
+
+/// The guide's Gateway under another class name: `sed s/istio/NAME/`.
+fn with_class(name: &str) -> String {
+    std::fs::read_to_string(format!("{SIMPLE_RL}00-gateway.yaml"))
+        .unwrap()
+        .replace(
+            "gatewayClassName: istio",
+            &format!("gatewayClassName: {name}"),
+        )
+}
+
+/// The guide's estate in a temporary folder, its Gateway under class `class`.
+fn simple_rl_with_class(class: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("00-gateway.yaml"), with_class(class)).unwrap();
+    for f in ["10-httproute.yaml", "20-ratelimitpolicy.yaml"] {
+        std::fs::copy(format!("{SIMPLE_RL}{f}"), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn envoy_gateway_class_names_are_assumed_too() {
+    for class in ["eg", "envoy-gateway"] {
+        let dir = simple_rl_with_class(class);
+        let out = policyctl()
+            .args(["compute", "--kuadrant-version", "1.5", "-v", "-f"])
+            .arg(dir.path())
+            .args(["--only", "envoygateway"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "GatewayClass {class:?} is not in the input: assumed to exist with controllerName gateway.envoyproxy.io/gatewayclass-controller"
+            )),
+            "{stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("kind: EnvoyExtensionPolicy"), "{stdout}");
+    }
+}
+
+#[test]
+fn an_unknown_class_says_nothing_can_be_predicted_and_fails() {
+    let dir = simple_rl_with_class("my-class");
+    let input = dir.path().to_str().unwrap();
+    policyctl()
+        .args(["lint", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "error[PCTL2007]: gatewayClassName \"my-class\" matches no GatewayClass in the input and is not a class policyctl assumes: the Gateway is in no path, so none of the policies on it, its listeners or its routes can be predicted",
+        ));
+    // --gateway-class names its controller: the class is assumed, the policy enforced.
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .args(["--gateway-class", "my-class=istio.io/gateway-controller"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "RateLimitPolicy has been successfully enforced",
+        ));
+    // So does the settings file; a flag overrides it per class.
+    let config = tempfile::tempdir().unwrap();
+    let settings = config.path().join("settings.yaml");
+    std::fs::write(
+        &settings,
+        "gatewayClasses:\n  my-class: istio.io/gateway-controller\n",
+    )
+    .unwrap();
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-q"])
+        .arg("--config")
+        .arg(&settings)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "RateLimitPolicy has been successfully enforced",
+        ));
+    policyctl()
+        .args(["status", "-f", input, "--kuadrant-version", "1.5", "-v"])
+        .arg("--config")
+        .arg(&settings)
+        .args(["--gateway-class", "my-class=example.com/other"])
+        .assert()
+        .stderr(predicate::str::contains(
+            "GatewayClass \"my-class\" is not in the input: assumed to exist with controllerName example.com/other",
+        ));
+    policyctl()
+        .args(["lint", "-f", input, "--gateway-class", "my-class"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--gateway-class must be NAME=CONTROLLER",
+        ));
+}
+
+// ------------------------------------------------------------------ 3. noise
+
+#[test]
+fn the_wasm_sha256_placeholder_is_reported_only_where_the_envoyfilter_is_output() {
+    // lint, status, explain and graph never show the wasm EnvoyFilter: a 1.5 run is clean.
+    for args in [
+        &["lint"][..],
+        &["status"],
+        &["graph"],
+        &["explain", "httproute/default/toystore"],
+        &["compute", "--only", "limitador"],
+    ] {
+        let out = policyctl()
+            .args(args)
+            .args([
+                "-f",
+                SIMPLE_RL,
+                "--kuadrant-version",
+                "1.5",
+                "--fail-on",
+                "warning",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("PCTL4004"), "{args:?}: {stderr}");
+    }
+    // compute and diff print it, with where to read the real value: the operator writes it at
+    // vm_config.code.remote.sha256 of the wasm filter (v1.5.2 internal/istio/utils.go
+    // buildWasmFilterConfig) and logs it when its wasm server starts (internal/controller/
+    // wasm_server.go: "starting wasm server (h2c)", ..., "sha256", WasmFileSHA256); the deployment is
+    // config/manager's controller-manager with config/default's kuadrant-operator- prefix.
+    let help = "kubectl get envoyfilter -n api-gateway kuadrant-external -o jsonpath='{.spec.configPatches[0].patch.value.typed_config.value.config.vm_config.code.remote.sha256}'";
+    let logs = "kubectl logs -n kuadrant-system deployment/kuadrant-operator-controller-manager | grep 'starting wasm server'";
+    for args in [
+        &["compute"][..],
+        &[
+            "diff",
+            "--against",
+            "testdata/examples/toystore/00-gateway.yaml",
+        ],
+    ] {
+        let out = policyctl()
+            .args(args)
+            .args(["-f", SIMPLE_RL, "--kuadrant-version", "1.5", "-q"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("warning[PCTL4004]"), "{args:?}: {stderr}");
+        let out = policyctl()
+            .args(args)
+            .args(["-f", SIMPLE_RL, "--kuadrant-version", "1.5"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(help) && stderr.contains(logs),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+// ------------------------------------------------------------------ 2. rule names on 1.4
+
+#[test]
+fn on_1_4_a_rule_name_gets_its_positional_equivalent_and_the_1_5_hint() {
+    // policy-machinery 1ca17a0 (operator v1.4.6's pin) machinery/gateway_api_topology.go names every
+    // HTTPRouteRule `rule-%d` (i+1); v0.8.0 (v1.5.2's) uses the rule's `name` when it has one. The
+    // guide's create-toy is the second rule: rule-2 on 1.4.
+    policyctl()
+        .args(["lint", "-f", SIMPLE_RL, "--kuadrant-version", "1.4", "-q"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "testdata/guides/simple-rl/20-ratelimitpolicy.yaml:11:18: error[PCTL2002]: sectionName \"create-toy\" matches no rule of HTTPRoute default/toystore (rules: rule-1, rule-2); on 1.4 create-toy is rule-2 (--kuadrant-version 1.5 honours rule names)",
+        ));
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.4"])
+        .arg("httproute/default/toystore#create-toy")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "httproute.gateway.networking.k8s.io:default/toystore#create-toy is not in the topology: create-toy is rule-2 on 1.4 (operator 1.4 names rules only by position); explain httproute/default/toystore#rule-2, or emulate operator 1.5, which honours rule names, with --kuadrant-version 1.5",
+        ));
+    // A name no rule has keeps the plain message.
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.4"])
+        .arg("httproute/default/toystore#no-such-rule")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "default/toystore#no-such-rule is not in the topology\n",
+        ));
+    // On 1.5 the name is the rule's section name.
+    policyctl()
+        .args(["explain", "-f", SIMPLE_RL, "--kuadrant-version", "1.5"])
+        .arg("httproute/default/toystore#create-toy")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "path istio|api-gateway/external|api-gateway/external#http|default/toystore|default/toystore#create-toy",
+        ));
+}
+
+// ------------------------------------------------------------------ DNS/TLS: equal timestamps
+
+/// `doc/user-guides/dns/basic-dns-configuration.md`'s Gateway and DNSPolicy, and a second DNSPolicy on
+/// the same Gateway, none with a creationTimestamp.
+const DNS_TWO: &str = "testdata/guides/dns-two-policies/";
+
+/// The two DNSPolicies with `creationTimestamp`s (`None`: as in git).
+fn dns_two_with(first: Option<&str>, second: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        format!("{DNS_TWO}00-gateway.yaml"),
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    for (f, ts) in [
+        ("10-dnspolicy.yaml", first),
+        ("20-second-dnspolicy.yaml", second),
+    ] {
+        let mut text = std::fs::read_to_string(format!("{DNS_TWO}{f}")).unwrap();
+        if let Some(ts) = ts {
+            text = text.replace(
+                "metadata:\n",
+                &format!("metadata:\n  creationTimestamp: \"{ts}\"\n"),
+            );
+        }
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn two_dns_policies_without_timestamps_keep_the_operator_status_and_get_a_warning() {
+    // isConflict (dnspolicies_validator.go, identical at v1.4.6 and v1.5.2) needs a strictly older
+    // policy (CreationTimestamp.Before): equal (missing) timestamps conflict neither.
+    let out = policyctl()
+        .args(["status", "-f", DNS_TWO, "-o", "yaml", "-q"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout
+            .matches("message: DNSPolicy has been accepted")
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Conflicted"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(
+        "testdata/guides/dns-two-policies/10-dnspolicy.yaml:5:9: warning[PCTL3013]: DNSPolicy my-gateway-namespace/basic-dnspolicy and DNSPolicy my-gateway-namespace/second-dnspolicy both target Gateway my-gateway-namespace/external and neither has a creationTimestamp: neither is Conflicted here, as the operator decides for equal timestamps, but in a cluster whichever is created second will be Accepted=False Conflicted"
+    ), "{stderr}");
+    assert_eq!(stderr.matches("PCTL3013").count(), 1, "{stderr}");
+
+    // With timestamps, the operator's verdict: the younger one is Conflicted, with
+    // kuadrant.ErrConflict's "%s is conflicted by %s: %s" (internal/kuadrant/errors.go) and no
+    // PCTL3013.
+    for (first, second, conflicted, by) in [
+        (
+            Some("2025-01-01T00:00:00Z"),
+            Some("2025-01-02T00:00:00Z"),
+            "second-dnspolicy",
+            "basic-dnspolicy",
+        ),
+        (
+            Some("2025-01-02T00:00:00Z"),
+            Some("2025-01-01T00:00:00Z"),
+            "basic-dnspolicy",
+            "second-dnspolicy",
+        ),
+    ] {
+        let dir = dns_two_with(first, second);
+        let out = policyctl()
+            .args(["status", "-q", "-o", "wide", "-f"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let row = stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {conflicted} ")))
+            .unwrap();
+        assert!(
+            row.contains(&format!(
+                "DNSPolicy is conflicted by my-gateway-namespace/{by}: conflicting policy"
+            )),
+            "{stdout}"
+        );
+        assert!(row.contains("Conflicted"), "{row}");
+        assert!(!stderr.contains("PCTL3013"), "{stderr}");
+        assert!(stderr.contains("error[PCTL3005]"), "{stderr}");
+    }
+}
+
+// ------------------------------------------------------------------ TLS: the issuer exists
+
+/// `doc/user-guides/tls/gateway-tls.md`: Gateway, cert-manager Issuer and TLSPolicy, in my-gateways.
+const GATEWAY_TLS: &str = "testdata/guides/gateway-tls/";
+
+/// The guide's estate with `edit` applied to the TLSPolicy and, when `issuer` is false, without
+/// the Issuer.
+fn gateway_tls_with(edit: impl Fn(String) -> String, issuer: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        format!("{GATEWAY_TLS}00-gateway.yaml"),
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    if issuer {
+        std::fs::copy(
+            format!("{GATEWAY_TLS}10-issuer.yaml"),
+            dir.path().join("10-issuer.yaml"),
+        )
+        .unwrap();
+    }
+    let policy = std::fs::read_to_string(format!("{GATEWAY_TLS}20-tlspolicy.yaml")).unwrap();
+    std::fs::write(dir.path().join("20-tlspolicy.yaml"), edit(policy)).unwrap();
+    dir
+}
+
+fn tls_status(dir: &std::path::Path) -> (String, String) {
+    let out = policyctl()
+        .args(["status", "-v", "-o", "yaml", "-f"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn tls_policy_issuer_is_checked_against_the_issuers_in_the_input() {
+    // tlspolicies_validator.go (v1.4.6 and v1.5.2): isIssuerFound fails with
+    // kuadrant.NewErrInvalid("TLSPolicy", "unable to find issuer"); errors.go: ErrInvalid is
+    // "%s target is invalid: %s", reason Invalid (gatewayapiv1alpha2.PolicyReasonInvalid).
+    let invalid = "reason: Invalid";
+    let message = "message: \"TLSPolicy target is invalid: unable to find issuer\"";
+
+    // The guide as written: the Issuer is there, the policy accepted.
+    let (stdout, _) = tls_status(std::path::Path::new(GATEWAY_TLS));
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+
+    // A misspelt issuer name, with the Issuer in the input: Invalid.
+    let dir = gateway_tls_with(
+        |p| p.replace("name: selfsigned-issuer", "name: self-signed"),
+        true,
+    );
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains(invalid) && stdout.contains(message),
+        "{stdout}"
+    );
+    assert!(stderr.contains("TLSPolicy target is invalid: unable to find issuer (Issuer my-gateways/self-signed is not in the input)"), "{stderr}");
+
+    // An Issuer in another namespace does not count: an Issuer must be in the policy's namespace
+    // (isIssuerFound compares issuer.GetNamespace() with p.GetNamespace()).
+    let dir = gateway_tls_with(|p| p, false);
+    let issuer = std::fs::read_to_string(format!("{GATEWAY_TLS}10-issuer.yaml"))
+        .unwrap()
+        .replace("namespace: my-gateways", "namespace: elsewhere");
+    std::fs::write(dir.path().join("10-issuer.yaml"), issuer).unwrap();
+    let (stdout, _) = tls_status(dir.path());
+    assert!(stdout.contains(message), "{stdout}");
+
+    // kind: ClusterIssuer with only an Issuer in the input: no ClusterIssuer at all, so the
+    // ClusterIssuer is assumed (announced), and the policy accepted.
+    let dir = gateway_tls_with(|p| p.replace("kind: Issuer", "kind: ClusterIssuer"), true);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "the input holds no ClusterIssuer: ClusterIssuer selfsigned-issuer is assumed to exist"
+        ),
+        "{stderr}"
+    );
+
+    // No issuer in the input at all: assumed to exist, announced.
+    let dir = gateway_tls_with(|p| p, false);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(
+        stdout.contains("message: TLSPolicy has been accepted"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "the input holds no Issuer: Issuer my-gateways/selfsigned-issuer is assumed to exist"
+        ),
+        "{stderr}"
+    );
+
+    // A blank kind: tls_workflow.go links a TLSPolicy to an Issuer only when issuerRef.kind is
+    // exactly "Issuer" (to a ClusterIssuer only when "ClusterIssuer"), so isIssuerFound, which
+    // looks among the policy's linked objects, never finds it: Invalid even with the Issuer there.
+    let dir = gateway_tls_with(|p| p.replace("    kind: Issuer\n", ""), true);
+    let (stdout, stderr) = tls_status(dir.path());
+    assert!(stdout.contains(message), "{stdout}");
+    assert!(stderr.contains("issuerRef.kind is blank"), "{stderr}");
+}
