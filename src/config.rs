@@ -28,6 +28,7 @@ pub const KEYS: &[&str] = &[
     "istioControllerNames",
     "envoyGatewayControllerNames",
     "failOn",
+    "ignore",
 ];
 
 /// `failOn`: the lowest severity that makes a run exit 1.
@@ -50,6 +51,8 @@ pub struct Settings {
     pub istio_controller_names: Vec<String>,
     pub envoy_gateway_controller_names: Vec<String>,
     pub fail_on: Option<FailOn>,
+    /// The `ignore:` list: findings silenced on purpose (see `crate::suppress`).
+    pub ignore: Vec<crate::suppress::Rule>,
 }
 
 /// The result of reading a settings file: its text (for rendering diagnostics), the settings and
@@ -262,6 +265,13 @@ fn apply(
                     diags.push(invalid("error, warning or never"));
                     None
                 }
+            }
+        }
+        "ignore" => {
+            if value.value.is_array() {
+                settings.ignore = crate::suppress::read_rules(at.source, text, diags);
+            } else {
+                diags.push(invalid("a list of {code, object, reason} entries"));
             }
         }
         other => {
