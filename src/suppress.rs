@@ -135,8 +135,10 @@ struct Annotated<'a> {
 }
 
 /// Silence the findings the annotations of `model` and the settings `rules` name. Errors stay
-/// (with a `PCTL4010` beside them); every suppression that silenced nothing is a `PCTL4009`.
-pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule]) -> Outcome {
+/// (with a `PCTL4010` beside them). With `complete` (the diagnostics of the whole analysis, not
+/// of a command that runs only part of it, like `graph`), every suppression that silenced nothing
+/// is a `PCTL4009`.
+pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) -> Outcome {
     let mut extra = Diagnostics::new();
     let mut annotated = Vec::new();
     for (object, meta) in objects(model) {
@@ -219,7 +221,7 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule]) -> Outcome {
             None => kept.push(d),
         }
     }
-    for a in &annotated {
+    for a in annotated.iter().filter(|_| complete) {
         for (c, used) in a.codes.iter().zip(&a.used) {
             if !used {
                 extra.push(
@@ -238,7 +240,7 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule]) -> Outcome {
         }
     }
     for (r, used) in rules.iter().zip(&rule_used) {
-        if !used {
+        if complete && !used {
             let what = match &r.object {
                 Some(p) => format!("{} on {p:?}", r.code.as_str()),
                 None => r.code.as_str().to_string(),

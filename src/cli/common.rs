@@ -104,12 +104,14 @@ impl InputArgs {
     }
 
     /// Silence the findings the input's ignore annotations and the settings file's `ignore:` list
-    /// name. The settings file joins `sources`, so that an unused entry points into it.
+    /// name. The settings file joins `sources`, so that an unused entry points into it. `complete`:
+    /// `diags` come from the whole analysis, so a suppression that matches none is reported.
     pub fn suppress(
         &self,
         sources: &mut SourceMap,
         model: &Model,
         diags: Diagnostics,
+        complete: bool,
     ) -> suppress::Outcome {
         let mut rules = self.settings.ignore.clone();
         let mut added: Vec<(SourceId, SourceId)> = Vec::new();
@@ -128,7 +130,7 @@ impl InputArgs {
             };
             r.span.source = to;
         }
-        suppress::apply(diags, model, &rules)
+        suppress::apply(diags, model, &rules, complete)
     }
 
     /// Read stdin (once) and load every input.

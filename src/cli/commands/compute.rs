@@ -55,6 +55,7 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &mut loaded.sources,
         &loaded.model,
         std::mem::take(&mut analysis.diagnostics),
+        true,
     );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     analysis.diagnostics = found.kept;

@@ -58,9 +58,12 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &opts,
         &Default::default(),
     );
-    let found = a
-        .input
-        .suppress(&mut loaded.sources, &loaded.model, head.diagnostics.clone());
+    let found = a.input.suppress(
+        &mut loaded.sources,
+        &loaded.model,
+        head.diagnostics.clone(),
+        true,
+    );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     let mut trouble = outcome(&found.kept, FailOn::Never);
     let objects = &head.generated.objects;

@@ -66,6 +66,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &mut loaded.sources,
         &loaded.model,
         analysis.diagnostics.clone(),
+        true,
     );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     let diags = found.kept;

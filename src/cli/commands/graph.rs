@@ -66,7 +66,9 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut diags = loaded.diagnostics.clone();
     diags.extend(lint::lint(&topology));
     diags.sort();
-    let found = a.input.suppress(&mut loaded.sources, &loaded.model, diags);
+    let found = a
+        .input
+        .suppress(&mut loaded.sources, &loaded.model, diags, false);
     let selection = match &focus {
         None => Selection::all(),
         Some(l) => match Selection::focus(&topology, l) {

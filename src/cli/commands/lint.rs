@@ -39,7 +39,9 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     // reclaims the memory at exit.
     std::mem::forget(analysis);
     let mut loaded = loaded;
-    let found = a.input.suppress(&mut loaded.sources, &loaded.model, diags);
+    let found = a
+        .input
+        .suppress(&mut loaded.sources, &loaded.model, diags, true);
     let shown = ui.visible(&found.kept, true);
     match a.output {
         DiagFormat::Text => {

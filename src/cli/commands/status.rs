@@ -54,6 +54,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &mut loaded.sources,
         &loaded.model,
         std::mem::take(&mut analysis.diagnostics),
+        true,
     );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     analysis.diagnostics = found.kept;
