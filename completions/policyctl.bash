@@ -40,6 +40,9 @@ _policyctl() {
             policyctl,status)
                 cmd="policyctl__subcmd__status"
                 ;;
+            policyctl,version)
+                cmd="policyctl__subcmd__version"
+                ;;
             policyctl__subcmd__help,completions)
                 cmd="policyctl__subcmd__help__subcmd__completions"
                 ;;
@@ -64,6 +67,9 @@ _policyctl() {
             policyctl__subcmd__help,status)
                 cmd="policyctl__subcmd__help__subcmd__status"
                 ;;
+            policyctl__subcmd__help,version)
+                cmd="policyctl__subcmd__help__subcmd__version"
+                ;;
             *)
                 ;;
         esac
@@ -71,7 +77,7 @@ _policyctl() {
 
     case "${cmd}" in
         policyctl)
-            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint completions help"
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -115,7 +121,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,6 +149,14 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -205,7 +219,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__diff)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +247,14 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --against)
@@ -299,7 +321,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__explain)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --kind --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +349,14 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kind)
@@ -361,7 +391,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__graph)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +419,14 @@ _policyctl() {
                     ;;
                 --kuadrant-version)
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -427,7 +465,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help)
-            opts="compute diff graph status explain lint completions help"
+            opts="compute diff graph status explain lint completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,6 +590,20 @@ _policyctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        policyctl__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         policyctl__subcmd__lint)
             opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -584,11 +636,11 @@ _policyctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -611,7 +663,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__status)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --diagnostics-format --diagnostics-file --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -641,6 +693,14 @@ _policyctl() {
                     COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
                     return 0
                     ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide yaml json" -- "${cur}"))
                     return 0
@@ -653,6 +713,28 @@ _policyctl() {
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__version)
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

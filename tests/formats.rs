@@ -7,6 +7,9 @@ use assert_cmd::Command;
 use serde_sarif::sarif::Sarif;
 use std::collections::BTreeSet;
 
+/// File, line and column.
+type Place = (String, i64, i64);
+
 const FORMATS: [&str; 5] = ["text", "json", "github", "sarif", "junit"];
 
 /// `policyctl ARGS` from the repository root, with a fixed width and no colour; stdout and the
@@ -92,7 +95,7 @@ fn sarif_reads_back_with_the_json_locations() {
         assert_eq!(rules.len(), policyctl::diag::Code::ALL.len());
         let (json_text, _) = run(&["lint", "-o", "json", "-f", input]);
         let json: serde_json::Value = serde_json::from_str(&json_text).unwrap();
-        let want: Vec<(String, Option<(String, i64, i64)>)> = json["diagnostics"]
+        let want: Vec<(String, Option<Place>)> = json["diagnostics"]
             .as_array()
             .unwrap()
             .iter()
