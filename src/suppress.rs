@@ -382,4 +382,78 @@ mod tests {
         assert_eq!(Code::parse(" pctl3004"), Some(Code::TieBreakByName));
         assert_eq!(Code::parse("PCTL9999"), None);
     }
+
+    fn settings(text: &str) -> (Vec<Rule>, Vec<(Code, usize)>) {
+        let loaded = crate::config::parse("s.yaml", text);
+        let diags = loaded
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let line = d
+                    .primary_span()
+                    .and_then(|s| loaded.sources.position(s))
+                    .map_or(0, |p| p.line);
+                (d.code, line)
+            })
+            .collect();
+        (loaded.settings.ignore, diags)
+    }
+
+    #[test]
+    fn settings_entries_need_a_known_code_and_a_reason() {
+        let (rules, diags) = settings(
+            "failOn: warning\nignore:\n  - code: pctl3004\n    object: \"HTTPRoute a/*\"\n    reason: ok\n  - code: PCTL2006\n    reason: \"  \"\n  - code: PCTL0000\n    reason: x\n  - reason: x\n  - code: PCTL2001\n    reason: x\n",
+        );
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].code, Code::TieBreakByName);
+        assert_eq!(rules[0].object.as_deref(), Some("HTTPRoute a/*"));
+        assert_eq!(rules[0].reason, "ok");
+        assert_eq!(
+            diags,
+            vec![
+                (Code::ConfigInvalid, 6),
+                (Code::ConfigInvalid, 8),
+                (Code::ConfigInvalid, 10),
+                (Code::SuppressionRefused, 11),
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_entries_with_unknown_keys_or_the_wrong_shape_are_invalid() {
+        let (rules, diags) =
+            settings("ignore:\n  - code: PCTL3004\n    reason: x\n    because: y\n");
+        assert!(rules.is_empty());
+        assert_eq!(diags.first().map(|d| d.0), Some(Code::ConfigInvalid));
+        let (rules, diags) = settings("ignore: PCTL3004\n");
+        assert!(rules.is_empty());
+        assert_eq!(diags, vec![(Code::ConfigInvalid, 1)]);
+    }
+
+    #[test]
+    fn unused_rules_are_reported_only_for_a_complete_run() {
+        let rule = Rule {
+            code: Code::TieBreakByName,
+            object: Some("Gateway *".into()),
+            reason: "r".into(),
+            span: Span::default(),
+        };
+        let model = Model::default();
+        let mut diags = Diagnostics::new();
+        diags.push(Diagnostic::new(Code::TieBreakByName, "m").object("HTTPRoute a/b"));
+        let out = apply(diags.clone(), &model, std::slice::from_ref(&rule), true);
+        assert!(out.suppressed.is_empty(), "the pattern does not match");
+        let codes: Vec<Code> = out.kept.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec![Code::TieBreakByName, Code::SuppressionUnused]);
+        let out = apply(diags.clone(), &model, std::slice::from_ref(&rule), false);
+        assert_eq!(out.kept.len(), 1);
+        let matching = Rule {
+            object: Some("HTTPRoute a/*".into()),
+            ..rule
+        };
+        let out = apply(diags, &model, &[matching], true);
+        assert_eq!(out.suppressed.len(), 1);
+        assert_eq!(out.suppressed[0].by, "settings");
+        assert!(out.kept.is_empty());
+    }
 }
