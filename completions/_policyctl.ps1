@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -49,9 +50,11 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)')
-            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord')
             [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Only paths through this gateway')
             [CompletionResult]::new('--wasm-sha256', '--wasm-sha256', [CompletionResultType]::ParameterName, 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]')
             [CompletionResult]::new('--wasm-image', '--wasm-image', [CompletionResultType]::ParameterName, 'wasm-shim image (default: the image of the emulated operator release)')
@@ -67,8 +70,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -81,12 +84,14 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
-            [CompletionResult]::new('--against', '--against', [CompletionResultType]::ParameterName, 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
+            [CompletionResult]::new('--against', '--against', [CompletionResultType]::ParameterName, 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the operator''s Certificates and DNSRecords are compared')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Another input tree (e.g. the pull request''s base): compute both and compare the outputs')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: unified (default), stat, json or markdown (a pull-request comment)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: unified (default), stat, json or markdown (a pull-request comment)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Lines of context in unified diffs')
-            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord')
             [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Only paths through this gateway')
             [CompletionResult]::new('--wasm-sha256', '--wasm-sha256', [CompletionResultType]::ParameterName, 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]')
             [CompletionResult]::new('--wasm-image', '--wasm-image', [CompletionResultType]::ParameterName, 'wasm-shim image (default: the image of the emulated operator release)')
@@ -99,8 +104,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -113,6 +118,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--compat', '--compat', [CompletionResultType]::ParameterName, 'Print DOT exactly as another tool does (only with -o dot)')
@@ -138,6 +145,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
@@ -148,8 +157,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -162,6 +171,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: text (a tree), yaml or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: text (a tree), yaml or json')
@@ -172,8 +183,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -186,9 +197,22 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
             [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
             [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text (to stdout), json, or github (workflow annotations)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text (to stdout), json, or github (workflow annotations)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
@@ -201,7 +225,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'policyctl;completions' {
+        'policyctl;version' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
@@ -222,6 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -244,6 +269,9 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             break
         }
         'policyctl;help;completions' {
+            break
+        }
+        'policyctl;help;version' {
             break
         }
         'policyctl;help;help' {

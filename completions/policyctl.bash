@@ -40,6 +40,9 @@ _policyctl() {
             policyctl,status)
                 cmd="policyctl__subcmd__status"
                 ;;
+            policyctl,version)
+                cmd="policyctl__subcmd__version"
+                ;;
             policyctl__subcmd__help,completions)
                 cmd="policyctl__subcmd__help__subcmd__completions"
                 ;;
@@ -64,6 +67,9 @@ _policyctl() {
             policyctl__subcmd__help,status)
                 cmd="policyctl__subcmd__help__subcmd__status"
                 ;;
+            policyctl__subcmd__help,version)
+                cmd="policyctl__subcmd__help__subcmd__version"
+                ;;
             *)
                 ;;
         esac
@@ -71,7 +77,7 @@ _policyctl() {
 
     case "${cmd}" in
         policyctl)
-            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint completions help"
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -115,7 +121,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -146,6 +152,14 @@ _policyctl() {
                     return 0
                     ;;
                 --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -209,7 +223,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__diff)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,6 +254,14 @@ _policyctl() {
                     return 0
                     ;;
                 --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -307,7 +329,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__explain)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --kind --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -338,6 +360,14 @@ _policyctl() {
                     return 0
                     ;;
                 --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -373,7 +403,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__graph)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,6 +434,14 @@ _policyctl() {
                     return 0
                     ;;
                 --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -443,7 +481,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help)
-            opts="compute diff graph status explain lint completions help"
+            opts="compute diff graph status explain lint completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -568,6 +606,20 @@ _policyctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        policyctl__subcmd__help__subcmd__version)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         policyctl__subcmd__lint)
             opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -604,11 +656,11 @@ _policyctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -631,7 +683,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__status)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,6 +717,14 @@ _policyctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --diagnostics-format)
+                    COMPREPLY=($(compgen -W "text json github sarif junit" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnostics-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide yaml json" -- "${cur}"))
                     return 0
@@ -677,6 +737,28 @@ _policyctl() {
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__version)
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

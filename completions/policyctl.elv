@@ -35,6 +35,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand completions 'Print shell completions'
+            cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'policyctl;compute'= {
@@ -45,9 +46,11 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
             cand -o 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)'
             cand --output 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)'
-            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway'
+            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord'
             cand --gateway 'Only paths through this gateway'
             cand --wasm-sha256 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]'
             cand --wasm-image 'wasm-shim image (default: the image of the emulated operator release)'
@@ -63,8 +66,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
             cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -76,12 +79,14 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
-            cand --against 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
+            cand --against 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the operator''s Certificates and DNSRecords are compared'
             cand --base 'Another input tree (e.g. the pull request''s base): compute both and compare the outputs'
             cand -o 'Output: unified (default), stat, json or markdown (a pull-request comment)'
             cand --output 'Output: unified (default), stat, json or markdown (a pull-request comment)'
             cand --context 'Lines of context in unified diffs'
-            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway'
+            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord'
             cand --gateway 'Only paths through this gateway'
             cand --wasm-sha256 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]'
             cand --wasm-image 'wasm-shim image (default: the image of the emulated operator release)'
@@ -94,8 +99,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
             cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -107,6 +112,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --compat 'Print DOT exactly as another tool does (only with -o dot)'
@@ -131,6 +138,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
             cand -o 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)'
             cand --output 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)'
             cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
@@ -141,8 +150,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
             cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -154,6 +163,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
             cand --kind 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)'
             cand -o 'Output: text (a tree), yaml or json'
             cand --output 'Output: text (a tree), yaml or json'
@@ -164,8 +175,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
             cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -177,9 +188,21 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
-            cand -o 'Output format: text (to stdout), json, or github (workflow annotations)'
-            cand --output 'Output format: text (to stdout), json, or github (workflow annotations)'
+            cand -o 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)'
+            cand --output 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)'
             cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;completions'= {
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
             cand -q 'Quiet: print findings as one line each, nothing else on stderr'
@@ -191,7 +214,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'policyctl;completions'= {
+        &'policyctl;version'= {
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
             cand -q 'Quiet: print findings as one line each, nothing else on stderr'
@@ -211,6 +234,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand completions 'Print shell completions'
+            cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'policyctl;help;compute'= {
@@ -226,6 +250,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
         &'policyctl;help;lint'= {
         }
         &'policyctl;help;completions'= {
+        }
+        &'policyctl;help;version'= {
         }
         &'policyctl;help;help'= {
         }

@@ -39,6 +39,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Pre
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l stdin-name -d 'Name used for stdin in diagnostics' -r
@@ -46,9 +47,15 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s o -l output -d 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)' -r -f -a "yaml\t''
 json\t''"
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -66,7 +73,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l config -
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l check -d 'With --out-dir: write nothing; exit 1 and list what is stale'
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l stdin-name -d 'Name used for stdin in diagnostics' -r
@@ -74,14 +81,20 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l against -d 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects and the Limitador CR are compared' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l against -d 'Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the operator\'s Certificates and DNSRecords are compared' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l base -d 'Another input tree (e.g. the pull request\'s base): compute both and compare the outputs' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s o -l output -d 'Output: unified (default), stat, json or markdown (a pull-request comment)' -r -f -a "unified\t''
 stat\t''
 json\t''
 markdown\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l context -d 'Lines of context in unified diffs' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -94,7 +107,7 @@ never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l stdin-name -d 'Name used for stdin in diagnostics' -r
@@ -102,6 +115,12 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l names
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
 mermaid\t''
 json\t''"
@@ -124,6 +143,12 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l name
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s o -l output -d 'Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written with predicted status.conditions, multi-document) or json (a kubectl List)' -r -f -a "table\t''
 wide\t''
 yaml\t''
@@ -138,7 +163,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l config -d
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l respect-status -d 'Read listener and route readiness from the objects\' status instead of assuming it'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
-complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l stdin-name -d 'Name used for stdin in diagnostics' -r
@@ -146,6 +171,12 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kind -d 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s o -l output -d 'Output: text (a tree), yaml or json' -r -f -a "text\t''
 yaml\t''
@@ -159,7 +190,7 @@ never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
-complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l stdin-name -d 'Name used for stdin in diagnostics' -r
@@ -167,9 +198,11 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text (to stdout), json, or github (workflow annotations)' -r -f -a "text\t''
-json\t''
-github\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -179,7 +212,7 @@ never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
-complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
@@ -189,11 +222,20 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s q -l
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

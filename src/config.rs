@@ -30,6 +30,7 @@ pub const KEYS: &[&str] = &[
     "envoyGatewayControllerNames",
     "gatewayClasses",
     "failOn",
+    "ignore",
 ];
 
 /// `failOn`: the lowest severity that makes a run exit 1.
@@ -55,6 +56,8 @@ pub struct Settings {
     /// controllerName), on top of the well-known ones.
     pub gateway_classes: BTreeMap<String, String>,
     pub fail_on: Option<FailOn>,
+    /// The `ignore:` list: findings silenced on purpose (see `crate::suppress`).
+    pub ignore: Vec<crate::suppress::Rule>,
 }
 
 /// The result of reading a settings file: its text (for rendering diagnostics), the settings and
@@ -287,6 +290,13 @@ fn apply(
                     diags.push(invalid("error, warning or never"));
                     None
                 }
+            }
+        }
+        "ignore" => {
+            if value.value.is_array() {
+                settings.ignore = crate::suppress::read_rules(at.source, text, diags);
+            } else {
+                diags.push(invalid("a list of {code, object, reason} entries"));
             }
         }
         other => {

@@ -6,8 +6,10 @@ use policyctl::diag::{Diagnostics, Severity};
 use policyctl::generate::{self, Family, GenerateOptions};
 use policyctl::load::{Input, LoadOptions, Loaded};
 use policyctl::model::KuadrantVersion;
+use policyctl::model::Model;
 use policyctl::render::{self, Style};
-use policyctl::source::SourceMap;
+use policyctl::source::{SourceId, SourceMap};
+use policyctl::suppress;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -76,6 +78,9 @@ pub struct InputArgs {
     /// The settings file's values, filled in by `main` before the command runs.
     #[arg(skip)]
     pub settings: Settings,
+    /// The settings file's text, for findings that point into it (its `ignore:` entries).
+    #[arg(skip)]
+    pub settings_sources: SourceMap,
 }
 
 impl InputArgs {
@@ -127,6 +132,36 @@ impl InputArgs {
         Ok(classes)
     }
 
+    /// Silence the findings the input's ignore annotations and the settings file's `ignore:` list
+    /// name. The settings file joins `sources`, so that an unused entry points into it. `complete`:
+    /// `diags` come from the whole analysis, so a suppression that matches none is reported.
+    pub fn suppress(
+        &self,
+        sources: &mut SourceMap,
+        model: &Model,
+        diags: Diagnostics,
+        complete: bool,
+    ) -> suppress::Outcome {
+        let mut rules = self.settings.ignore.clone();
+        let mut added: Vec<(SourceId, SourceId)> = Vec::new();
+        for r in &mut rules {
+            let from = r.span.source;
+            let to = match added.iter().find(|(f, _)| *f == from) {
+                Some((_, t)) => *t,
+                None => match self.settings_sources.get(from) {
+                    Some(file) => {
+                        let t = sources.add(file.name.clone(), file.text.clone());
+                        added.push((from, t));
+                        t
+                    }
+                    None => continue,
+                },
+            };
+            r.span.source = to;
+        }
+        suppress::apply(diags, model, &rules, complete)
+    }
+
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
         let gateway_classes = self.gateway_classes()?;
@@ -157,6 +192,97 @@ impl InputArgs {
         };
         Ok(policyctl::load::load(&inputs, &opts))
     }
+}
+
+/// The formats diagnostics can be printed in. The same renderers serve `lint -o` and
+/// `--diagnostics-format` of the other commands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum DiagFormat {
+    /// For people: the graphical report (one line each with -q).
+    #[default]
+    Text,
+    /// `{"diagnostics": [...], "summary": {...}}`.
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines).
+    Junit,
+}
+
+/// Where and how the commands whose `-o` is their main output (compute, status, explain, graph,
+/// diff) print their diagnostics.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DiagArgs {
+    /// Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code
+    /// does not depend on it.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = DiagFormat::Text)]
+    pub diagnostics_format: DiagFormat,
+    /// Write the diagnostics to FILE instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    pub diagnostics_file: Option<std::path::PathBuf>,
+}
+
+/// The diagnostics of a run in a machine format (`Text` is drawn by the caller): `shown` are the
+/// findings still reported, `found` has the silenced ones.
+pub fn machine_report(
+    format: DiagFormat,
+    shown: &Diagnostics,
+    found: &suppress::Outcome,
+    sources: &SourceMap,
+    model: &Model,
+) -> String {
+    use render::diagnostics as rd;
+    match format {
+        DiagFormat::Text | DiagFormat::Json => rd::json(shown, found.suppressed.len(), sources),
+        DiagFormat::Github => rd::github(shown, sources),
+        DiagFormat::Sarif | DiagFormat::Junit => {
+            let objects = suppress::checked(model, shown);
+            let f = rd::Findings {
+                shown,
+                suppressed: &found.suppressed,
+                sources,
+                objects: &objects,
+            };
+            if format == DiagFormat::Sarif {
+                rd::sarif(&f)
+            } else {
+                rd::junit(&f)
+            }
+        }
+    }
+}
+
+/// The silenced findings, one line each, for `-v`.
+pub fn suppressed_lines(found: &suppress::Outcome, sources: &SourceMap) -> String {
+    let mut out = String::new();
+    for s in &found.suppressed {
+        let d = &s.diagnostic;
+        let pos = d
+            .primary_span()
+            .and_then(|sp| sources.position(sp))
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
+        let obj = d
+            .object
+            .as_ref()
+            .map(|o| format!(" ({o})"))
+            .unwrap_or_default();
+        let reason = if s.reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", s.reason)
+        };
+        out.push_str(&format!(
+            "suppressed: {pos}{}[{}]: {}{obj} [by {}{reason}]\n",
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message,
+            s.by
+        ));
+    }
+    out
 }
 
 /// What a command found; mapped to the exit code.
@@ -334,6 +460,50 @@ impl Ui {
     /// Diagnostics to stderr, respecting -q/-v: errors and warnings; infos only with -v.
     pub fn diagnostics(&self, loaded: &Loaded, diags: &Diagnostics) {
         self.diagnostics_in(&loaded.sources, diags);
+    }
+
+    /// The diagnostics of a command whose stdout is taken by its main output: text as
+    /// [`Ui::diagnostics`] does (and the silenced findings with -v), or the format and file
+    /// `--diagnostics-format` / `--diagnostics-file` ask for.
+    pub fn report(
+        &self,
+        args: &DiagArgs,
+        sources: &SourceMap,
+        model: &Model,
+        found: &suppress::Outcome,
+    ) -> Result<(), CliError> {
+        let text = match args.diagnostics_format {
+            DiagFormat::Text => {
+                let shown = self.visible(&found.kept, self.verbose);
+                let mut t = String::new();
+                if !shown.is_empty() {
+                    t = if self.quiet {
+                        render::diagnostics::short(&shown, sources)
+                    } else {
+                        let mut style = self.style_err();
+                        style.color &= args.diagnostics_file.is_none();
+                        render::diagnostics::human_all(&shown, sources, style)
+                    };
+                }
+                if self.verbose {
+                    t.push_str(&suppressed_lines(found, sources));
+                }
+                t
+            }
+            f => machine_report(f, &self.visible(&found.kept, true), found, sources, model),
+        };
+        match &args.diagnostics_file {
+            Some(path) => std::fs::write(path, text).map_err(|e| {
+                CliError::Io(format!(
+                    "cannot write the diagnostics to {}: {e}",
+                    path.display()
+                ))
+            }),
+            None => {
+                self.err(&text);
+                Ok(())
+            }
+        }
     }
 
     /// Like [`Ui::diagnostics`], for diagnostics about other sources (the settings file).

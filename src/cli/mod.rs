@@ -11,7 +11,7 @@ pub use common::Ui;
 
 /// Compute offline what the Kuadrant operator would do with your manifests.
 #[derive(Parser, Debug)]
-#[command(name = "policyctl", version, about, long_about = None, propagate_version = true)]
+#[command(name = "policyctl", version, long_version = commands::version::LONG, about, long_about = None, propagate_version = true)]
 #[command(after_help = "Examples:\n  \
     policyctl compute -f manifests/\n  \
     policyctl status -f manifests/\n  \
@@ -47,6 +47,8 @@ pub enum Command {
     Lint(commands::lint::LintArgs),
     /// Print shell completions.
     Completions(commands::completions::CompletionsArgs),
+    /// Print policyctl's version, the operator releases it emulates and what they ship.
+    Version(commands::version::VersionArgs),
 }
 
 impl Command {
@@ -59,7 +61,7 @@ impl Command {
             Command::Status(a) => Some(&mut a.input),
             Command::Explain(a) => Some(&mut a.input),
             Command::Lint(a) => Some(&mut a.input),
-            Command::Completions(_) => None,
+            Command::Completions(_) | Command::Version(_) => None,
         }
     }
 
@@ -72,7 +74,9 @@ impl Command {
             Command::Status(a) => a.input.fail_on(a.fail_on),
             Command::Explain(a) => a.input.fail_on(a.fail_on),
             Command::Lint(a) => a.input.fail_on(a.fail_on),
-            Command::Diff(_) | Command::Completions(_) => common::FailOn::Never,
+            Command::Diff(_) | Command::Completions(_) | Command::Version(_) => {
+                common::FailOn::Never
+            }
         }
     }
 }
@@ -97,6 +101,7 @@ fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> 
         return Err(());
     }
     input.settings = loaded.settings;
+    input.settings_sources = loaded.sources;
     Ok(loaded.diagnostics)
 }
 
@@ -158,6 +163,7 @@ pub fn main() -> ExitCode {
         Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
+        Command::Version(a) => commands::version::run(a, &ui),
     };
     match result {
         Ok(o) => o.worst(settings_outcome).exit_code(),

@@ -73,6 +73,30 @@ codes! {
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";
     RuntimeValueUnknown = "PCTL4004", Warning, false, "a value only known at run time was written as a placeholder (e.g. the 1.5 wasm sha256)";
+    SuppressionUnused = "PCTL4009", Warning, false, "a suppression (ignore annotation or settings `ignore:` entry) matched no finding";
+    SuppressionRefused = "PCTL4010", Warning, false, "a suppression names an error: errors mean the object is rejected and cannot be silenced";
+    SuppressionInvalid = "PCTL4011", Warning, false, "an ignore annotation names something that is not a policyctl code";
+}
+
+impl Code {
+    /// The code spelt `PCTLnnnn` (ASCII case ignored), if there is one.
+    pub fn parse(s: &str) -> Option<Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// Whether a finding with this code may be silenced. Errors may not: each means the API
+    /// server or the operator rejects the object (or policyctl could not read the input), so
+    /// hiding it would hide a failed deployment. Neither may the findings about suppressions.
+    pub fn can_be_suppressed(self) -> bool {
+        self.severity() != Severity::Error
+            && !matches!(
+                self,
+                Code::SuppressionUnused | Code::SuppressionRefused | Code::SuppressionInvalid
+            )
+    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,16 @@
 //! Diagnostics as text: miette's graphical report for people, JSON for tools, GitHub workflow
-//! annotations for CI logs.
+//! annotations for CI logs, SARIF 2.1.0 for code scanning and JUnit XML for test-report viewers.
+//! One renderer per format; every command that prints diagnostics goes through these.
 
 use super::Style;
-use crate::diag::{Diagnostic, Diagnostics, Severity};
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use crate::source::{SourceFile, SourceMap, Span};
+use crate::suppress::{Checked, Suppressed};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
 };
+use serde_sarif::sarif;
 use std::fmt;
 
 /// One input file as miette's source. miette finds the lines around a span by scanning the text
@@ -219,10 +222,11 @@ fn json_diag<'a>(d: &'a Diagnostic, sources: &SourceMap) -> JsonDiag<'a> {
     }
 }
 
-/// `{"diagnostics": [...], "summary": {...}}`, pretty-printed.
-pub fn json(ds: &Diagnostics, sources: &SourceMap) -> String {
+/// `{"diagnostics": [...], "summary": {...}}`, pretty-printed. The summary counts the findings
+/// suppressions silenced (`suppressed`) only when there are some.
+pub fn json(ds: &Diagnostics, suppressed: usize, sources: &SourceMap) -> String {
     let items: Vec<_> = ds.iter().map(|d| json_diag(d, sources)).collect();
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "diagnostics": items,
         "summary": {
             "errors": ds.count(Severity::Error),
@@ -230,6 +234,9 @@ pub fn json(ds: &Diagnostics, sources: &SourceMap) -> String {
             "infos": ds.count(Severity::Info),
         }
     });
+    if suppressed > 0 {
+        v["summary"]["suppressed"] = suppressed.into();
+    }
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
     s
@@ -299,6 +306,357 @@ pub fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
         ));
     }
     out
+}
+
+/// What the SARIF and JUnit reports are built from: the findings still reported, the ones a
+/// suppression silenced, where they are, and the objects that were checked.
+pub struct Findings<'a> {
+    pub shown: &'a Diagnostics,
+    pub suppressed: &'a [Suppressed],
+    pub sources: &'a SourceMap,
+    /// One JUnit test case each (see [`crate::suppress::checked`]).
+    pub objects: &'a [Checked],
+}
+
+/// SARIF's `level` for a severity.
+fn sarif_level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A file name as a SARIF URI: relative paths stay relative (code scanning resolves them against
+/// the repository root), absolute ones become `file://` URIs; characters URIs reserve are escaped.
+fn sarif_uri(file: &str) -> String {
+    let slashed = file.replace('\\', "/");
+    let mut out = String::with_capacity(slashed.len());
+    if slashed.starts_with('/') {
+        out.push_str("file://");
+    }
+    for c in slashed.chars() {
+        match c {
+            '%' | ' ' | '#' | '?' | '[' | ']' | '"' | '<' | '>' | '`' | '{' | '}' | '|' | '^' => {
+                let mut b = [0u8; 4];
+                for byte in c.encode_utf8(&mut b).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
+            c if c.is_control() => {
+                let mut b = [0u8; 4];
+                for byte in c.encode_utf8(&mut b).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fingerprint that survives edits elsewhere in the file: the code, the object, the file and
+/// the message, not the line or column.
+fn fingerprint(d: &Diagnostic, file: Option<&str>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        d.code.as_str(),
+        d.object.as_deref().unwrap_or(""),
+        file.unwrap_or(""),
+        &d.message,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    hex::encode(h.finalize())
+}
+
+fn sarif_result(
+    d: &Diagnostic,
+    sources: &SourceMap,
+    suppressed: Option<&Suppressed>,
+) -> sarif::Result {
+    // GitHub code scanning rejects a whole log when one result has no physical location: a
+    // finding about the input as a whole (PCTL3007) is placed at the start of the first input.
+    let first = crate::source::SourceId(0);
+    let primary = d
+        .primary_span()
+        .or_else(|| sources.get(first).map(|_| Span::new(first, 0, 0)));
+    let pos = primary.and_then(|s| sources.position(s));
+    let mut text = d.message.clone();
+    if let Some(o) = &d.object {
+        text = format!("{text} ({o})");
+    }
+    if let Some(h) = &d.help {
+        text = format!("{text}\nhelp: {h}");
+    }
+    let locations = match (primary, &pos) {
+        (Some(span), Some(p)) => {
+            let (end_line, end_column) = sources
+                .get(span.source)
+                .map(|f| f.line_col(span.offset + span.len))
+                .unwrap_or((p.line, p.column));
+            let region = sarif::Region::builder()
+                .start_line(p.line as i64)
+                .start_column(p.column as i64)
+                .end_line(end_line as i64)
+                .end_column(end_column as i64)
+                .build();
+            let physical = sarif::PhysicalLocation::builder()
+                .artifact_location(
+                    sarif::ArtifactLocation::builder()
+                        .uri(sarif_uri(&p.file))
+                        .build(),
+                )
+                .region(region)
+                .build();
+            let location = sarif::Location::builder().physical_location(physical);
+            Some(vec![match &d.object {
+                Some(o) => location
+                    .logical_locations(vec![
+                        sarif::LogicalLocation::builder()
+                            .fully_qualified_name(o.clone())
+                            .kind("object".to_string())
+                            .build(),
+                    ])
+                    .build(),
+                None => location.build(),
+            }])
+        }
+        _ => None,
+    };
+    finish_result(d, text, pos.as_ref(), suppressed, locations)
+}
+
+fn finish_result(
+    d: &Diagnostic,
+    text: String,
+    pos: Option<&crate::source::Position>,
+    suppressed: Option<&Suppressed>,
+    locations: Option<Vec<sarif::Location>>,
+) -> sarif::Result {
+    let rule_index = Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0) as i64;
+    let level = match d.severity {
+        Severity::Error => sarif::ResultLevel::Error,
+        Severity::Warning => sarif::ResultLevel::Warning,
+        Severity::Info => sarif::ResultLevel::Note,
+    };
+    let mut fingerprints = std::collections::BTreeMap::new();
+    fingerprints.insert(
+        "policyctl/v1".to_string(),
+        fingerprint(d, pos.map(|p| p.file.as_str())),
+    );
+    let suppressions = suppressed.map(|s| {
+        vec![
+            sarif::Suppression::builder()
+                .kind(serde_json::Value::from(match s.by {
+                    "annotation" => "inSource",
+                    _ => "external",
+                }))
+                .justification(s.reason.clone())
+                .build(),
+        ]
+    });
+    let r = sarif::Result::builder()
+        .rule_id(d.code.as_str().to_string())
+        .rule_index(rule_index)
+        .level(level)
+        .message(sarif::Message::builder().text(text).build())
+        .partial_fingerprints(fingerprints);
+    match (locations, suppressions) {
+        (Some(l), Some(s)) => r.locations(l).suppressions(s).build(),
+        (Some(l), None) => r.locations(l).build(),
+        (None, Some(s)) => r.suppressions(s).build(),
+        (None, None) => r.build(),
+    }
+}
+
+/// A SARIF 2.1.0 log: one run of policyctl, every diagnostic code as a rule (its description as
+/// help, its severity as the default level), one result per finding with the physical location
+/// of its span, and the silenced findings as suppressed results. Columns count characters.
+pub fn sarif(f: &Findings<'_>) -> String {
+    let rules: Vec<sarif::ReportingDescriptor> = Code::ALL
+        .iter()
+        .map(|c| {
+            let text = c.description().to_string();
+            sarif::ReportingDescriptor::builder()
+                .id(c.as_str().to_string())
+                .short_description(
+                    sarif::MultiformatMessageString::builder()
+                        .text(text.clone())
+                        .build(),
+                )
+                .help(
+                    sarif::MultiformatMessageString::builder()
+                        .text(text)
+                        .build(),
+                )
+                .default_configuration(
+                    sarif::ReportingConfiguration::builder()
+                        .level(serde_json::Value::from(sarif_level(c.severity())))
+                        .build(),
+                )
+                .build()
+        })
+        .collect();
+    let driver = sarif::ToolComponent::builder()
+        .name("policyctl".to_string())
+        .version(env!("CARGO_PKG_VERSION").to_string())
+        .semantic_version(env!("CARGO_PKG_VERSION").to_string())
+        .rules(rules)
+        .build();
+    let mut results: Vec<sarif::Result> = f
+        .shown
+        .iter()
+        .map(|d| sarif_result(d, f.sources, None))
+        .collect();
+    results.extend(
+        f.suppressed
+            .iter()
+            .map(|s| sarif_result(&s.diagnostic, f.sources, Some(s))),
+    );
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .column_kind(serde_json::Value::from("unicodeCodePoints"))
+        .results(results)
+        .build();
+    let log = sarif::Sarif::builder()
+        .schema(SARIF_SCHEMA.to_string())
+        .version(serde_json::Value::from("2.1.0"))
+        .runs(vec![run])
+        .build();
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The SARIF 2.1.0 schema the log names.
+pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// `file:line:col: ` of a finding, or nothing.
+fn at(d: &Diagnostic, sources: &SourceMap) -> String {
+    d.primary_span()
+        .and_then(|s| sources.position(s))
+        .map(|p| format!("{p}: "))
+        .unwrap_or_default()
+}
+
+/// JUnit XML: one test suite, one test case per object checked (named `Kind namespace/name`, its
+/// file as the class name) plus one per input file for findings about no object; a test case
+/// with an error or a warning fails, with every finding in the failure's text. Infos and
+/// silenced findings go to the test case's output.
+pub fn junit(f: &Findings<'_>) -> String {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    use std::collections::BTreeMap;
+    /// A test case's failing findings and its output lines, by (class name, name).
+    type Cases<'d> = BTreeMap<(String, String), (Vec<&'d Diagnostic>, Vec<String>)>;
+    let mut cases: Cases<'_> = BTreeMap::new();
+    let file_of = |span: Option<Span>| {
+        span.and_then(|s| f.sources.get(s.source))
+            .map(|file| file.name.clone())
+            .unwrap_or_else(|| "policyctl".to_string())
+    };
+    for o in f.objects {
+        cases
+            .entry((file_of(Some(o.span)), o.object.clone()))
+            .or_default();
+    }
+    let object_file: BTreeMap<&str, String> = f
+        .objects
+        .iter()
+        .map(|o| (o.object.as_str(), file_of(Some(o.span))))
+        .collect();
+    let key = |d: &Diagnostic| match &d.object {
+        Some(o) => (
+            object_file
+                .get(o.as_str())
+                .cloned()
+                .unwrap_or_else(|| file_of(d.primary_span())),
+            o.clone(),
+        ),
+        None => {
+            let file = file_of(d.primary_span());
+            (file.clone(), file)
+        }
+    };
+    for d in f.shown {
+        let entry = cases.entry(key(d)).or_default();
+        if d.severity == Severity::Info {
+            entry.1.push(format!(
+                "{}{}[{}]: {}",
+                at(d, f.sources),
+                d.severity.as_str(),
+                d.code.as_str(),
+                d.message
+            ));
+        } else {
+            entry.0.push(d);
+        }
+    }
+    for s in f.suppressed {
+        let d = &s.diagnostic;
+        cases.entry(key(d)).or_default().1.push(format!(
+            "{}suppressed[{}]: {} (by {}: {})",
+            at(d, f.sources),
+            d.code.as_str(),
+            d.message,
+            s.by,
+            s.reason
+        ));
+    }
+    let mut suite = TestSuite::new("policyctl");
+    for ((class, name), (failures, notes)) in cases {
+        let status = if failures.is_empty() {
+            TestCaseStatus::success()
+        } else {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let first = failures[0];
+            let message = if failures.len() == 1 {
+                format!("{}: {}", first.code.as_str(), first.message)
+            } else {
+                format!(
+                    "{} findings; first {}: {}",
+                    failures.len(),
+                    first.code.as_str(),
+                    first.message
+                )
+            };
+            let mut codes: Vec<&str> = failures.iter().map(|d| d.code.as_str()).collect();
+            codes.sort();
+            codes.dedup();
+            let text: String = failures
+                .iter()
+                .map(|d| {
+                    let help = d
+                        .help
+                        .as_ref()
+                        .map(|h| format!("\n  help: {h}"))
+                        .unwrap_or_default();
+                    format!(
+                        "{}{}[{}]: {}{help}\n",
+                        at(d, f.sources),
+                        d.severity.as_str(),
+                        d.code.as_str(),
+                        d.message
+                    )
+                })
+                .collect();
+            st.set_message(message)
+                .set_type(codes.join(","))
+                .set_description(text);
+            st
+        };
+        let mut case = TestCase::new(name, status);
+        case.set_classname(class);
+        if !notes.is_empty() {
+            case.set_system_out(notes.join("\n") + "\n");
+        }
+        suite.add_test_case(case);
+    }
+    let mut report = Report::new("policyctl");
+    report.add_test_suite(suite);
+    report.to_string().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `policyctl compute`: the objects the operator would apply.
 
 use crate::cli::common::GenArgs;
-use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::{outdir, pipeline, render};
 
@@ -20,6 +20,8 @@ pub enum ComputeFormat {
 pub struct ComputeArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub diag: DiagArgs,
     /// Output format: yaml (multi-document, kubectl style) or json (a v1 List).
     #[arg(short, long, value_enum, default_value_t = ComputeFormat::Yaml)]
     pub output: ComputeFormat,
@@ -42,7 +44,7 @@ pub struct ComputeArgs {
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
     let opts = a.gen_args.options(version, &a.input.settings)?;
-    let loaded = a.input.load()?;
+    let mut loaded = a.input.load()?;
     let mut analysis = pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
@@ -54,7 +56,14 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .diagnostics
         .extend(pipeline::output_diagnostics(&opts, &analysis.generated));
     analysis.diagnostics.sort();
-    ui.diagnostics(&loaded, &analysis.diagnostics);
+    let found = a.input.suppress(
+        &mut loaded.sources,
+        &loaded.model,
+        std::mem::take(&mut analysis.diagnostics),
+        true,
+    );
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
+    analysis.diagnostics = found.kept;
     let result = emit(&a, ui, &analysis);
     // The process exits right after this command: leak the model and the analysis (for large
     // estates, millions of small allocations) instead of freeing them one by one; the operating

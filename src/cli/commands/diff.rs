@@ -1,7 +1,7 @@
 //! `policyctl diff`: what would change, desired (from -f) against current (`--against`), or between
 //! the generated output of two input trees (`--base`).
 
-use crate::cli::common::{CliError, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
+use crate::cli::common::{CliError, DiagArgs, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::diff::{self, Change};
 use policyctl::generate::object;
@@ -29,6 +29,8 @@ POLICYCTL_EXTERNAL_DIFF=\"diff -u\" runs that program on two folders (current, d
 pub struct DiffArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub diag: DiagArgs,
     /// Current objects: a file, a folder (e.g. `compute --out-dir` output), or - for stdin (e.g. a
     /// `kubectl get … -o yaml` dump). Only Kuadrant-managed objects, the Limitador CR and the
     /// operator's Certificates and DNSRecords are compared.
@@ -50,7 +52,7 @@ pub struct DiffArgs {
 pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let version = a.input.version();
     let opts = a.gen_args.options(version, &a.input.settings)?;
-    let loaded = a.input.load()?;
+    let mut loaded = a.input.load()?;
     let mut head = pipeline::analyze(
         &loaded.model,
         &loaded.diagnostics,
@@ -61,8 +63,14 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     head.diagnostics
         .extend(pipeline::output_diagnostics(&opts, &head.generated));
     head.diagnostics.sort();
-    ui.diagnostics(&loaded, &head.diagnostics);
-    let mut trouble = outcome(&head.diagnostics, FailOn::Never);
+    let found = a.input.suppress(
+        &mut loaded.sources,
+        &loaded.model,
+        head.diagnostics.clone(),
+        true,
+    );
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
+    let mut trouble = outcome(&found.kept, FailOn::Never);
     let objects = &head.generated.objects;
     let external_cmd = std::env::var("POLICYCTL_EXTERNAL_DIFF")
         .ok()

@@ -1,6 +1,6 @@
 //! `policyctl explain`: per path through a target, the policies in merge order and who won each rule.
 
-use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::model::PolicyKind;
 use policyctl::resolve::explain;
@@ -23,6 +23,8 @@ or grpcroute/NS/NAME[#RULE]."
 pub struct ExplainArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub diag: DiagArgs,
     /// The targetable whose paths to explain.
     #[arg(value_name = "TARGET")]
     pub target: String,
@@ -51,7 +53,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         },
     };
     let target = explain::parse_target(&a.target).map_err(CliError::Usage)?;
-    let loaded = a.input.load()?;
+    let mut loaded = a.input.load()?;
     let gen_opts = a.input.generate_options();
     let analysis = policyctl::pipeline::analyze(
         &loaded.model,
@@ -60,8 +62,14 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &Default::default(),
     );
     let t = &analysis.topology;
-    let diags = analysis.diagnostics.clone();
-    ui.diagnostics(&loaded, &diags);
+    let found = a.input.suppress(
+        &mut loaded.sources,
+        &loaded.model,
+        analysis.diagnostics.clone(),
+        true,
+    );
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
+    let diags = found.kept;
     let e = explain::explain(t, &target, kind).map_err(CliError::Usage)?;
     let text = match a.output {
         ExplainFormat::Text => policyctl::render::explain::text(&e),

@@ -1,6 +1,6 @@
 //! `policyctl graph`: the topology as DOT (default), Mermaid or JSON; diagnostics to stderr.
 
-use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::render::graph::{self, Selection};
 use policyctl::topology::{Topology, lint};
@@ -31,6 +31,8 @@ pub enum Compat {
 pub struct GraphArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub diag: DiagArgs,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Dot)]
     pub output: GraphFormat,
@@ -59,17 +61,20 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .map(graph::parse_focus)
         .transpose()
         .map_err(CliError::Usage)?;
-    let loaded = a.input.load()?;
+    let mut loaded = a.input.load()?;
     let topology = Topology::build(&loaded.model, a.input.version());
     let mut diags = loaded.diagnostics.clone();
     diags.extend(lint::lint(&topology));
     diags.sort();
+    let found = a
+        .input
+        .suppress(&mut loaded.sources, &loaded.model, diags, false);
     let selection = match &focus {
         None => Selection::all(),
         Some(l) => match Selection::focus(&topology, l) {
             Some(s) => s,
             None => {
-                ui.diagnostics(&loaded, &diags);
+                ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
                 return Err(CliError::Usage(format!(
                     "--for {}: no such object in the topology ({l})",
                     a.focus.as_deref().unwrap_or_default()
@@ -85,7 +90,7 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         (GraphFormat::Mermaid, _) => graph::mermaid(&topology, &selection),
         (GraphFormat::Json, _) => graph::json(&topology, &selection),
     };
-    ui.diagnostics(&loaded, &diags);
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     ui.out(&text)?;
-    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
+    Ok(outcome(&found.kept, a.input.fail_on(a.fail_on)))
 }

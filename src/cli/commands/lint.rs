@@ -1,28 +1,23 @@
 //! `policyctl lint`: every diagnostic, no rendering of objects.
 
-use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
-use clap::{Args, ValueEnum};
+use crate::cli::common::{
+    CliError, DiagFormat, FailOn, InputArgs, Outcome, Ui, machine_report, outcome, suppressed_lines,
+};
+use clap::Args;
 use policyctl::render;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum LintFormat {
-    #[default]
-    Text,
-    Json,
-    Github,
-}
 
 /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  policyctl lint -f manifests/\n  kustomize build overlays/prod | policyctl lint -f - -o github"
+    after_help = "Examples:\n  policyctl lint -f manifests/\n  kustomize build overlays/prod | policyctl lint -f - -o github\n  policyctl lint -f manifests/ -o sarif > policyctl.sarif\n\nSilence a finding with the annotation policyctl.kuadrant.io/ignore: \"PCTL3004,PCTL2006\" on the object, or an\n`ignore:` entry (code, object pattern, reason) in the settings file. Errors cannot be silenced."
 )]
 pub struct LintArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format: text (to stdout), json, or github (workflow annotations).
-    #[arg(short, long, value_enum, default_value_t = LintFormat::Text)]
-    pub output: LintFormat,
+    /// Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit
+    /// (JUnit XML).
+    #[arg(short, long, value_enum, default_value_t = DiagFormat::Text)]
+    pub output: DiagFormat,
     /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
     /// file].
     #[arg(long, value_enum)]
@@ -43,9 +38,13 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     // policies, generated objects) instead of freeing it piece by piece; the operating system
     // reclaims the memory at exit.
     std::mem::forget(analysis);
-    let shown = ui.visible(&diags, true);
+    let mut loaded = loaded;
+    let found = a
+        .input
+        .suppress(&mut loaded.sources, &loaded.model, diags, true);
+    let shown = ui.visible(&found.kept, true);
     match a.output {
-        LintFormat::Text => {
+        DiagFormat::Text => {
             if ui.quiet {
                 ui.out(&render::diagnostics::short(&shown, &loaded.sources))?;
             } else {
@@ -59,27 +58,43 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     &loaded.sources,
                     style,
                 ))?;
-                ui.out(&summary(&loaded, &shown))?;
+                ui.out(&summary(&loaded, &shown, found.suppressed.len()))?;
                 if ui.verbose {
+                    ui.out(&suppressed_lines(&found, &loaded.sources))?;
                     for (api, kind, name) in &loaded.model.skipped {
                         ui.out(&format!("skipped: {api} {kind} {name}\n"))?;
                     }
                 }
             }
         }
-        LintFormat::Json => ui.out(&render::diagnostics::json(&shown, &loaded.sources))?,
-        LintFormat::Github => ui.out(&render::diagnostics::github(&shown, &loaded.sources))?,
+        f => ui.out(&machine_report(
+            f,
+            &shown,
+            &found,
+            &loaded.sources,
+            &loaded.model,
+        ))?,
     }
-    let result = outcome(&diags, a.input.fail_on(a.fail_on));
+    let result = outcome(&found.kept, a.input.fail_on(a.fail_on));
     // As above: the model is not freed either, the process exits next.
     std::mem::forget(loaded);
     Ok(result)
 }
 
-fn summary(loaded: &policyctl::load::Loaded, d: &policyctl::diag::Diagnostics) -> String {
+/// The closing line; the silenced findings are counted only when there are some.
+fn summary(
+    loaded: &policyctl::load::Loaded,
+    d: &policyctl::diag::Diagnostics,
+    suppressed: usize,
+) -> String {
     use policyctl::diag::Severity;
+    let silenced = if suppressed > 0 {
+        format!(", {suppressed} suppressed")
+    } else {
+        String::new()
+    };
     format!(
-        "Summary: {} files, {} documents, {} objects ({} skipped); {} errors, {} warnings, {} infos\n",
+        "Summary: {} files, {} documents, {} objects ({} skipped); {} errors, {} warnings, {} infos{silenced}\n",
         loaded.files.len(),
         loaded.documents,
         loaded.model.object_count(),

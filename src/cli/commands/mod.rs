@@ -7,3 +7,4 @@ pub mod explain;
 pub mod graph;
 pub mod lint;
 pub mod status;
+pub mod version;

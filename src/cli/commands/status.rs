@@ -1,6 +1,6 @@
 //! `policyctl status`: every policy's predicted `Accepted` / `Enforced` conditions.
 
-use crate::cli::common::{CliError, FailOn, InputArgs, Outcome, Ui, outcome};
+use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
 use policyctl::generate::object;
 use policyctl::render::objects;
@@ -27,6 +27,8 @@ Programmed/Accepted unless --respect-status. DNSPolicy/TLSPolicy Enforced is not
 pub struct StatusArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub diag: DiagArgs,
     /// Output: table, wide (adds reasons, overriding policies, paths), yaml (the policies as written
     /// with predicted status.conditions, multi-document) or json (a kubectl List).
     #[arg(short, long, value_enum, default_value_t = StatusFormat::Table)]
@@ -41,14 +43,21 @@ pub struct StatusArgs {
 }
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let loaded = a.input.load()?;
+    let mut loaded = a.input.load()?;
     let opts = status::StatusOptions {
         respect_status: a.respect_status,
     };
     let gen_opts = a.input.generate_options();
-    let analysis =
+    let mut analysis =
         policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
-    ui.diagnostics(&loaded, &analysis.diagnostics);
+    let found = a.input.suppress(
+        &mut loaded.sources,
+        &loaded.model,
+        std::mem::take(&mut analysis.diagnostics),
+        true,
+    );
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
+    analysis.diagnostics = found.kept;
     let result = show(&a, ui, &loaded, &analysis)
         .map(|()| outcome(&analysis.diagnostics, a.input.fail_on(a.fail_on)));
     // As in `compute`: the process exits next, so the operating system frees the estate at once

@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     render::objects::write_json_list(&a.generated.objects, &mut streamed).unwrap();
     assert_eq!(String::from_utf8(streamed).unwrap(), list);
     let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100));
-    let _ = render::diagnostics::json(&a.diagnostics, &loaded.sources);
+    let _ = render::diagnostics::json(&a.diagnostics, 0, &loaded.sources);
     let _ = render::diagnostics::github(&a.diagnostics, &loaded.sources);
     let _ = render::diagnostics::short(&a.diagnostics, &loaded.sources);
     let sel = graph::Selection::all();

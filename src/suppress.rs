@@ -1,0 +1,459 @@
+//! Suppressions: silencing a finding on purpose, with a reason, in the style of `istioctl analyze`
+//! and kube-linter.
+//!
+//! Two sources: the annotation [`ANNOTATION`] on an object (`"PCTL3004,PCTL2006"`, with an optional
+//! [`REASON_ANNOTATION`]), and the settings file's `ignore:` list (a code, an optional object pattern,
+//! a required reason). Owns reading the `ignore:` list, matching findings against both sources,
+//! reporting a suppression that matches nothing (`PCTL4009`), one that names an error (`PCTL4010`,
+//! see [`Code::can_be_suppressed`]) and an annotation that names no code (`PCTL4011`). Must not render
+//! or decide exit codes: the CLI shows what [`apply`] returns.
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::model::{Meta, Model, Sp};
+use crate::source::{SourceId, Span};
+use serde::Deserialize;
+
+/// The annotation that silences findings about the object it is on: comma-separated codes.
+pub const ANNOTATION: &str = "policyctl.kuadrant.io/ignore";
+
+/// The optional annotation that says why (shown with `-v` and in SARIF).
+pub const REASON_ANNOTATION: &str = "policyctl.kuadrant.io/ignore-reason";
+
+/// One `ignore:` entry of the settings file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub code: Code,
+    /// A pattern over the finding's object, `Kind namespace/name`; `*` matches any run of
+    /// characters (`HTTPRoute toystore/*`, `* legacy/*`). `None`: every object.
+    pub object: Option<String>,
+    pub reason: String,
+    /// The entry in the settings file.
+    pub span: Span,
+}
+
+/// A finding that a suppression silenced, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suppressed {
+    pub diagnostic: Diagnostic,
+    /// `annotation` or `settings`.
+    pub by: &'static str,
+    pub reason: String,
+}
+
+/// The findings after suppression.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// What is still reported, including the findings about suppressions themselves, sorted.
+    pub kept: Diagnostics,
+    /// What was silenced, in the order of the input diagnostics.
+    pub suppressed: Vec<Suppressed>,
+}
+
+/// An object policyctl checked: `Kind namespace/name` and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub object: String,
+    pub span: Span,
+}
+
+/// Every modelled object as findings name it (`Kind namespace/name`), with its metadata.
+fn objects(model: &Model) -> Vec<(String, &Meta)> {
+    let mut all: Vec<(&str, &Meta)> = Vec::with_capacity(model.object_count());
+    all.extend(
+        model
+            .gateway_classes
+            .iter()
+            .map(|o| ("GatewayClass", &o.meta)),
+    );
+    all.extend(model.gateways.iter().map(|o| ("Gateway", &o.meta)));
+    all.extend(model.routes.iter().map(|o| (o.spec.kind.kind(), &o.meta)));
+    all.extend(model.namespaces.iter().map(|o| ("Namespace", &o.meta)));
+    all.extend(model.services.iter().map(|o| ("Service", &o.meta)));
+    all.extend(model.policies.iter().map(|p| (p.kind.kind(), &p.meta)));
+    all.extend(model.kuadrants.iter().map(|o| ("Kuadrant", &o.meta)));
+    all.extend(model.limitadors.iter().map(|o| ("Limitador", &o.meta)));
+    all.extend(model.authorinos.iter().map(|o| ("Authorino", &o.meta)));
+    all.into_iter()
+        .map(|(kind, m)| (format!("{kind} {}", m.key()), m))
+        .collect()
+}
+
+/// The objects checked, for reports with one entry per object (JUnit): every modelled object,
+/// plus the objects findings name that were left out of the model (an object the schema
+/// rejects), sorted by name.
+pub fn checked(model: &Model, diags: &Diagnostics) -> Vec<Checked> {
+    let mut out: Vec<Checked> = objects(model)
+        .into_iter()
+        .map(|(object, m)| Checked {
+            object,
+            span: m.origin.object,
+        })
+        .collect();
+    let known: std::collections::BTreeSet<String> = out.iter().map(|c| c.object.clone()).collect();
+    for d in diags {
+        if let (Some(o), Some(span)) = (&d.object, d.primary_span())
+            && !known.contains(o)
+            && !out.iter().any(|c| &c.object == o)
+        {
+            out.push(Checked {
+                object: o.clone(),
+                span,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.object.cmp(&b.object));
+    out
+}
+
+/// `*` matches any run of characters, everything else itself.
+pub fn matches(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// One annotation on one object, parsed.
+struct Annotated<'a> {
+    object: String,
+    meta: &'a Meta,
+    codes: Vec<Code>,
+    reason: String,
+    used: Vec<bool>,
+}
+
+/// Silence the findings the annotations of `model` and the settings `rules` name. Errors stay
+/// (with a `PCTL4010` beside them). With `complete` (the diagnostics of the whole analysis, not
+/// of a command that runs only part of it, like `graph`), every suppression that silenced nothing
+/// is a `PCTL4009`.
+pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) -> Outcome {
+    let mut extra = Diagnostics::new();
+    let mut annotated = Vec::new();
+    for (object, meta) in objects(model) {
+        let Some(value) = meta.annotations.get(ANNOTATION) else {
+            continue;
+        };
+        let mut codes = Vec::new();
+        for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match Code::parse(item) {
+                Some(c) if c.can_be_suppressed() => codes.push(c),
+                Some(c) => extra.push(
+                    Diagnostic::new(
+                        Code::SuppressionRefused,
+                        format!(
+                            "annotation {ANNOTATION} names {}, an error: it cannot be silenced",
+                            c.as_str()
+                        ),
+                    )
+                    .object(object.clone())
+                    .at(meta.origin.name, "the annotated object")
+                    .help("fix the cause: the API server or the operator rejects this object"),
+                ),
+                None => extra.push(
+                    Diagnostic::new(
+                        Code::SuppressionInvalid,
+                        format!("annotation {ANNOTATION} names {item:?}, which is not a policyctl code"),
+                    )
+                    .object(object.clone())
+                    .at(meta.origin.name, "the annotated object")
+                    .help("write codes such as PCTL3004, separated by commas (see `policyctl lint --help`)"),
+                ),
+            }
+        }
+        let used = vec![false; codes.len()];
+        annotated.push(Annotated {
+            object,
+            meta,
+            codes,
+            reason: meta
+                .annotations
+                .get(REASON_ANNOTATION)
+                .cloned()
+                .unwrap_or_default(),
+            used,
+        });
+    }
+    let mut rule_used = vec![false; rules.len()];
+    let mut kept = Diagnostics::new();
+    let mut suppressed = Vec::new();
+    for d in diags.into_vec() {
+        let silenceable = d.code.can_be_suppressed() && d.severity != Severity::Error;
+        let mut by = None;
+        if silenceable && let Some(o) = &d.object {
+            for a in annotated.iter_mut().filter(|a| &a.object == o) {
+                if let Some(i) = a.codes.iter().position(|c| *c == d.code) {
+                    a.used[i] = true;
+                    by.get_or_insert(("annotation", a.reason.clone()));
+                }
+            }
+        }
+        if silenceable {
+            for (i, r) in rules.iter().enumerate() {
+                let object_ok = match (&r.object, &d.object) {
+                    (None, _) => true,
+                    (Some(p), Some(o)) => matches(p, o),
+                    (Some(_), None) => false,
+                };
+                if r.code == d.code && object_ok {
+                    rule_used[i] = true;
+                    by.get_or_insert(("settings", r.reason.clone()));
+                }
+            }
+        }
+        match by {
+            Some((by, reason)) => suppressed.push(Suppressed {
+                diagnostic: d,
+                by,
+                reason,
+            }),
+            None => kept.push(d),
+        }
+    }
+    for a in annotated.iter().filter(|_| complete) {
+        for (c, used) in a.codes.iter().zip(&a.used) {
+            if !used {
+                extra.push(
+                    Diagnostic::new(
+                        Code::SuppressionUnused,
+                        format!(
+                            "annotation {ANNOTATION} silences {} but there is no such finding on this object",
+                            c.as_str()
+                        ),
+                    )
+                    .object(a.object.clone())
+                    .at(a.meta.origin.name, "the annotated object")
+                    .help("remove the code from the annotation"),
+                );
+            }
+        }
+    }
+    for (r, used) in rules.iter().zip(&rule_used) {
+        if complete && !used {
+            let what = match &r.object {
+                Some(p) => format!("{} on {p:?}", r.code.as_str()),
+                None => r.code.as_str().to_string(),
+            };
+            extra.push(
+                Diagnostic::new(
+                    Code::SuppressionUnused,
+                    format!("settings `ignore` entry for {what} matches no finding"),
+                )
+                .at(r.span, "this entry")
+                .help("remove the entry, or fix its code or object pattern"),
+            );
+        }
+    }
+    kept.extend(extra);
+    kept.sort();
+    Outcome { kept, suppressed }
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    #[serde(default)]
+    ignore: Option<Vec<Sp<RawRule>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    code: Option<Sp<String>>,
+    object: Option<Sp<String>>,
+    reason: Option<Sp<String>>,
+}
+
+/// Read the settings file's `ignore:` list from its `text` (in `source`). An entry without a known
+/// code or without a reason is a `PCTL4002`; one that names an error is a `PCTL4010`.
+pub fn read_rules(source: SourceId, text: &str, diags: &mut Diagnostics) -> Vec<Rule> {
+    let help = "write entries as `- {code: PCTL3004, object: \"HTTPRoute toystore/*\", reason: \"…\"}` (object is optional)";
+    let doc = match crate::load::parse_small::<Doc>(source, text, crate::config::MAX_SIZE as usize)
+    {
+        Ok(d) => d,
+        Err((span, message)) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::ConfigInvalid,
+                    format!("settings key `ignore`: {message}"),
+                )
+                .at(span, "here")
+                .help(help),
+            );
+            return Vec::new();
+        }
+    };
+    let mut rules = Vec::new();
+    for entry in doc.ignore.unwrap_or_default() {
+        let invalid = |m: String| {
+            Diagnostic::new(Code::ConfigInvalid, format!("settings key `ignore`: {m}"))
+                .at(entry.span, "this entry")
+                .help(help)
+        };
+        let Some(code_text) = &entry.value.code else {
+            diags.push(invalid("an entry has no `code`".into()));
+            continue;
+        };
+        let Some(code) = Code::parse(code_text) else {
+            diags.push(invalid(format!(
+                "{:?} is not a policyctl code",
+                code_text.value
+            )));
+            continue;
+        };
+        let reason = entry
+            .value
+            .reason
+            .as_ref()
+            .map(|r| r.value.trim().to_string())
+            .unwrap_or_default();
+        if reason.is_empty() {
+            diags.push(invalid(format!(
+                "the entry for {} has no `reason`: say why the finding is acceptable",
+                code.as_str()
+            )));
+            continue;
+        }
+        if !code.can_be_suppressed() {
+            diags.push(
+                Diagnostic::new(
+                    Code::SuppressionRefused,
+                    format!(
+                        "settings `ignore` entry names {}, an error: it cannot be silenced",
+                        code.as_str()
+                    ),
+                )
+                .at(entry.span, "this entry")
+                .help("fix the cause: the API server or the operator rejects the object"),
+            );
+            continue;
+        }
+        rules.push(Rule {
+            code,
+            object: entry
+                .value
+                .object
+                .as_ref()
+                .map(|o| o.value.trim().to_string())
+                .filter(|o| !o.is_empty()),
+            reason,
+            span: entry.span,
+        });
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn star_patterns() {
+        assert!(matches("HTTPRoute toystore/*", "HTTPRoute toystore/api"));
+        assert!(!matches("HTTPRoute toystore/*", "HTTPRoute shop/api"));
+        assert!(matches("* legacy/*", "RateLimitPolicy legacy/old"));
+        assert!(matches("*", ""));
+        assert!(matches("a*b*c", "aXbYc"));
+        assert!(!matches("a*b*c", "aXcYb"));
+        assert!(!matches("ab*ba", "aba"));
+        assert!(matches("Gateway gw", "Gateway gw"));
+        assert!(!matches("Gateway gw", "Gateway gw2"));
+    }
+
+    #[test]
+    fn errors_cannot_be_suppressed() {
+        for c in Code::ALL {
+            if c.severity() == Severity::Error {
+                assert!(!c.can_be_suppressed(), "{}", c.as_str());
+            }
+        }
+        assert!(Code::TieBreakByName.can_be_suppressed());
+        assert!(!Code::TargetNotFound.can_be_suppressed());
+        assert_eq!(Code::parse(" pctl3004"), Some(Code::TieBreakByName));
+        assert_eq!(Code::parse("PCTL9999"), None);
+    }
+
+    fn settings(text: &str) -> (Vec<Rule>, Vec<(Code, usize)>) {
+        let loaded = crate::config::parse("s.yaml", text);
+        let diags = loaded
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let line = d
+                    .primary_span()
+                    .and_then(|s| loaded.sources.position(s))
+                    .map_or(0, |p| p.line);
+                (d.code, line)
+            })
+            .collect();
+        (loaded.settings.ignore, diags)
+    }
+
+    #[test]
+    fn settings_entries_need_a_known_code_and_a_reason() {
+        let (rules, diags) = settings(
+            "failOn: warning\nignore:\n  - code: pctl3004\n    object: \"HTTPRoute a/*\"\n    reason: ok\n  - code: PCTL2006\n    reason: \"  \"\n  - code: PCTL0000\n    reason: x\n  - reason: x\n  - code: PCTL2001\n    reason: x\n",
+        );
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].code, Code::TieBreakByName);
+        assert_eq!(rules[0].object.as_deref(), Some("HTTPRoute a/*"));
+        assert_eq!(rules[0].reason, "ok");
+        assert_eq!(
+            diags,
+            vec![
+                (Code::ConfigInvalid, 6),
+                (Code::ConfigInvalid, 8),
+                (Code::ConfigInvalid, 10),
+                (Code::SuppressionRefused, 11),
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_entries_with_unknown_keys_or_the_wrong_shape_are_invalid() {
+        let (rules, diags) =
+            settings("ignore:\n  - code: PCTL3004\n    reason: x\n    because: y\n");
+        assert!(rules.is_empty());
+        assert_eq!(diags.first().map(|d| d.0), Some(Code::ConfigInvalid));
+        let (rules, diags) = settings("ignore: PCTL3004\n");
+        assert!(rules.is_empty());
+        assert_eq!(diags, vec![(Code::ConfigInvalid, 1)]);
+    }
+
+    #[test]
+    fn unused_rules_are_reported_only_for_a_complete_run() {
+        let rule = Rule {
+            code: Code::TieBreakByName,
+            object: Some("Gateway *".into()),
+            reason: "r".into(),
+            span: Span::default(),
+        };
+        let model = Model::default();
+        let mut diags = Diagnostics::new();
+        diags.push(Diagnostic::new(Code::TieBreakByName, "m").object("HTTPRoute a/b"));
+        let out = apply(diags.clone(), &model, std::slice::from_ref(&rule), true);
+        assert!(out.suppressed.is_empty(), "the pattern does not match");
+        let codes: Vec<Code> = out.kept.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec![Code::TieBreakByName, Code::SuppressionUnused]);
+        let out = apply(diags.clone(), &model, std::slice::from_ref(&rule), false);
+        assert_eq!(out.kept.len(), 1);
+        let matching = Rule {
+            object: Some("HTTPRoute a/*".into()),
+            ..rule
+        };
+        let out = apply(diags, &model, &[matching], true);
+        assert_eq!(out.suppressed.len(), 1);
+        assert_eq!(out.suppressed[0].by, "settings");
+        assert!(out.kept.is_empty());
+    }
+}
