@@ -302,7 +302,7 @@ kind: TLSPolicy
 metadata: {name: own, namespace: ns}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: own}
-  issuerRef: {name: ns-issuer}
+  issuerRef: {kind: Issuer, name: ns-issuer}
 "#;
     for v in VERSIONS {
         let r = run(text, v);
@@ -319,7 +319,7 @@ spec:
             got,
             [
                 ("gw-https", &json!({"kind": "ClusterIssuer", "name": "le"})),
-                ("gw-own", &json!({"name": "ns-issuer"})),
+                ("gw-own", &json!({"kind": "Issuer", "name": "ns-issuer"})),
             ]
         );
         let no_cert: Vec<&String> = r
@@ -360,7 +360,7 @@ kind: TLSPolicy
 metadata: {name: p, namespace: ns}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
-  issuerRef: {name: i}
+  issuerRef: {kind: Issuer, name: i}
 "#;
     for v in VERSIONS {
         let r = run(text, v);
@@ -497,7 +497,7 @@ kind: TLSPolicy
 metadata: {name: t, namespace: my-gateway-namespace}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: external}
-  issuerRef: {name: i}"#
+  issuerRef: {kind: Issuer, name: i}"#
     );
     // The DNS gateway's listeners have no tls block: give one a tls block for a Certificate.
     let text = text.replace(
@@ -599,7 +599,7 @@ kind: TLSPolicy
 metadata: {name: p, namespace: ns}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
-  issuerRef: {name: i}
+  issuerRef: {kind: Issuer, name: i}
   duration: 90d
 "#;
     let l = load_docs(&[text.to_string()], KuadrantVersion::V1_5);
@@ -624,7 +624,7 @@ fn document_order_does_not_matter() {
         .collect();
     assert_eq!(certs.len(), 3);
     // test2's own policy `b` replaced the Gateway's `a` there.
-    assert_eq!(certs[1]["spec"]["issuerRef"], json!({"name": "b"}));
+    assert_eq!(certs[1]["spec"]["issuerRef"], json!({"kind": "Issuer", "name": "b"}));
     assert_eq!(forward, backward);
 }
 
@@ -635,12 +635,12 @@ kind: TLSPolicy
 metadata: {name: b, namespace: test}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: test-gateway, sectionName: test2.example.com}
-  issuerRef: {name: b}
+  issuerRef: {kind: Issuer, name: b}
 ---
 apiVersion: kuadrant.io/v1
 kind: TLSPolicy
 metadata: {name: a, namespace: test}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: test-gateway}
-  issuerRef: {name: a}
+  issuerRef: {kind: Issuer, name: a}
 "#;
