@@ -62,6 +62,7 @@ codes! {
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    CelIssuesOneProvider = "PCTL3010", Warning, false, "Istio and Envoy Gateway gateways both have CEL issues: the operator reports one provider's, whichever it stores last";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

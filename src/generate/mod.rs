@@ -44,7 +44,7 @@ pub mod predicates;
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, Model, Obj, PolicyKind, RuleMatches};
-use crate::resolve::{CelIssue, PathEffective, RuleValue};
+use crate::resolve::{CelIssue, Component, Components, PathEffective, Provider, RuleValue};
 use crate::topology::{Path, Topology};
 use actions::{
     AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
@@ -152,13 +152,10 @@ pub struct Generated {
     pub objects: Vec<Object>,
     /// CEL validation failures in PathID order, then action order.
     pub cel_issues: Vec<CelIssue>,
+    /// The data-plane objects produced per gateway, whatever `only` keeps (`gateway` does filter
+    /// them: the pipeline reads them from an unfiltered run).
+    pub components: Components,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Provider {
-    Istio,
-    EnvoyGateway,
 }
 
 /// Runtime context read from the Kuadrant, Limitador and Authorino objects.
@@ -712,9 +709,9 @@ fn path_pass<'a>(
             });
         }
 
-        if (ctx.provider)(p.class).is_none() {
+        let Some(provider) = (ctx.provider)(p.class) else {
             continue;
-        }
+        };
         let go = out.gateways.entry(p.gateway).or_default();
         go.any_policy = true;
         if counts && (pe.rate_limit.is_some() || pe.token_rate_limit.is_some()) {
@@ -746,6 +743,7 @@ fn path_pass<'a>(
                 kind: *kind,
                 path_id: p.id.clone(),
                 message: message.clone(),
+                provider,
             }));
         if ra.list.is_empty() || !valid {
             continue;
@@ -868,6 +866,37 @@ fn generate_in_runs(
         let wasm_name = format!("kuadrant-{gw}");
         let has_sets = !sets.is_empty();
         let config = wasm_config(&rt, sets);
+        let tracing = go.any_policy
+            && rt
+                .tracing
+                .as_ref()
+                .is_some_and(|(url, _)| cluster::tracing_endpoint(url).is_some());
+        let produced = match prov {
+            Provider::Istio => [
+                (
+                    has_sets,
+                    if v15 {
+                        Component::WasmEnvoyFilter
+                    } else {
+                        Component::WasmPlugin
+                    },
+                ),
+                (go.rate_limit, Component::RateLimitEnvoyFilter),
+                (go.auth, Component::AuthEnvoyFilter),
+                (tracing, Component::TracingEnvoyFilter),
+            ],
+            Provider::EnvoyGateway => [
+                (has_sets, Component::EnvoyExtensionPolicy),
+                (go.rate_limit, Component::EnvoyPatchPolicy),
+                (go.auth, Component::EnvoyPatchPolicy),
+                (tracing, Component::EnvoyPatchPolicy),
+            ],
+        };
+        for (made, c) in produced {
+            if made {
+                out.components.insert(gi, c);
+            }
+        }
         match prov {
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {
