@@ -267,3 +267,194 @@ fn cel_issues_of_one_provider_are_reported_without_a_warning() {
     );
     assert!(codes(&a.diagnostics, "PCTL3010").is_empty());
 }
+
+/// `line:col object` of every diagnostic with `code`, sorted.
+fn placed(l: &Loaded, d: &Diagnostics, code: &str) -> Vec<String> {
+    let mut v: Vec<String> = d
+        .iter()
+        .filter(|x| x.code.as_str() == code)
+        .map(|x| {
+            let pos = x
+                .primary_span()
+                .and_then(|s| l.sources.position(s))
+                .map(|p| format!("{}:{}", p.line, p.column))
+                .unwrap_or_default();
+            format!("{pos} {}", x.object.clone().unwrap_or_default())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every string of the wasm carrier of `gateway` (1.4 WasmPlugin, 1.5 EnvoyFilter whose
+/// configuration is a JSON string, read as JSON too).
+fn wasm_strings(a: &Analysis<'_>, gateway: &str) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => {
+                if let Ok(inner @ serde_json::Value::Object(_)) = serde_json::from_str(s) {
+                    walk(&inner, out);
+                }
+                out.push(s.clone());
+            }
+            serde_json::Value::Array(xs) => xs.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(m) => m.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(v) = a
+        .generated
+        .objects
+        .iter()
+        .map(|o| o.to_value())
+        .find(|v| v["metadata"]["name"] == format!("kuadrant-{gateway}"))
+    {
+        walk(&v, &mut out);
+    }
+    out
+}
+
+/// A `RegularExpression` path or header value is copied unescaped into a single-quoted CEL string
+/// (kuadrant-operator v1.4.6 internal/wasm/utils.go `predicatesFromHTTPRouteMatch`:
+/// `request.url_path.matches('%s')`; the header match type is ignored and the value compared with
+/// `==`; v1.5.2 the same). `\.` and `\d` are not CEL escapes (cel-spec doc/langdef.md), so wasm-shim
+/// fails to parse the predicate and refuses the gateway's whole configuration (wasm-shim v0.12.3 and
+/// v0.14.1 src/filter/root_context.rs `on_configure` returns false when `PipelineFactory::try_from`
+/// fails). policyctl generates exactly what the operator does and warns on the value, naming the
+/// gateway; a counter expression (never checked by the operator) breaks its gateway the same way.
+/// The same regex as a character class, `[.]`, is fine.
+#[test]
+fn regex_matches_and_bad_counters_break_the_gateway_they_reach() {
+    for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+        let l = load_fixture("regex-match", v);
+        let a = analysis(&l, v);
+        // Generated as the operator does: the value verbatim inside the quotes.
+        let prod = wasm_strings(&a, "prod");
+        for p in [
+            r"request.url_path.matches('.*\.png$')",
+            r"request.headers.exists(h, h.lowerAscii() == 'x-build' && request.headers[h] == '\d+')",
+            "request.url_path.matches('.*[.]png$')",
+        ] {
+            assert!(prod.iter().any(|s| s == p), "{p} not in {prod:?}");
+        }
+        assert_eq!(
+            placed(&l, &a.diagnostics, "PCTL3008"),
+            [
+                "124:21 RateLimitPolicy shop/reports",
+                "56:16 HTTPRoute shop/assets",
+                "60:16 HTTPRoute shop/assets",
+            ]
+        );
+        for d in a
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == "PCTL3008")
+        {
+            let gw = if d.object.as_deref() == Some("RateLimitPolicy shop/reports") {
+                "Gateway gateway-system/internal:"
+            } else {
+                "Gateway gateway-system/prod:"
+            };
+            assert!(d.message.contains(gw), "{}", d.message);
+            assert!(d.message.contains("rejects the whole wasm configuration"));
+        }
+    }
+}
+
+/// `Duration.Seconds()` is `int(time.ParseDuration(d).Seconds())` (kuadrant-operator v1.4.6 and
+/// v1.5.2 api/v1/ratelimitpolicy_types.go), so Limitador gets 500ms as 0 s and 1500ms as 1 s; a
+/// zero-second counter has always expired when Limitador reads it (limitador
+/// limitador/src/storage/atomic_expiring_value.rs `value_at`), so that limit is never enforced.
+#[test]
+fn sub_second_windows_are_truncated_and_warned_on() {
+    for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+        let l = load_fixture("sub-second-window", v);
+        let a = analysis(&l, v);
+        let limitador = a
+            .generated
+            .objects
+            .iter()
+            .find(|o| o.kind() == "Limitador")
+            .unwrap()
+            .to_value();
+        let mut seconds: Vec<i64> = limitador["spec"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["seconds"].as_i64().unwrap())
+            .collect();
+        seconds.sort();
+        assert_eq!(seconds, [0, 1, 60]);
+        assert_eq!(
+            placed(&l, &a.diagnostics, "PCTL3009"),
+            [
+                "49:17 RateLimitPolicy gateway-system/burst",
+                "51:17 RateLimitPolicy gateway-system/burst",
+            ]
+        );
+        let msgs: Vec<&str> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == "PCTL3009")
+            .map(|d| d.message.as_str())
+            .collect();
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("500ms") && m.contains("never enforces"))
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("1500ms") && m.contains("`seconds: 1`"))
+        );
+    }
+}
+
+/// PCTL3008 and PCTL3009 fire on the two fixtures made for them and on nothing else in testdata.
+#[test]
+fn shim_and_window_warnings_fire_only_on_their_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut estates = Vec::new();
+    for group in std::fs::read_dir(&root).unwrap() {
+        let group = group.unwrap().path();
+        if !group.is_dir() {
+            continue;
+        }
+        for e in std::fs::read_dir(&group).unwrap() {
+            estates.push(e.unwrap().path());
+        }
+    }
+    estates.sort();
+    assert!(estates.len() > 40, "{estates:?}");
+    let mut fired = Vec::new();
+    for e in &estates {
+        if e.extension().is_some_and(|x| x == "svg") {
+            continue;
+        }
+        for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let l = load(
+                &[Input::Path(e.clone())],
+                &LoadOptions {
+                    default_namespace: "default".into(),
+                    version: v,
+                },
+            );
+            let a = analysis(&l, v);
+            for d in a.diagnostics.iter() {
+                if matches!(d.code.as_str(), "PCTL3008" | "PCTL3009") {
+                    let name = e.strip_prefix(&root).unwrap().display().to_string();
+                    fired.push(format!("{} {name}", d.code.as_str()));
+                }
+            }
+        }
+    }
+    fired.sort();
+    fired.dedup();
+    assert_eq!(
+        fired,
+        [
+            "PCTL3008 dataplane/regex-match",
+            "PCTL3009 dataplane/sub-second-window"
+        ]
+    );
+}

@@ -62,6 +62,8 @@ codes! {
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    WasmShimRejects = "PCTL3008", Warning, false, "a route match value or policy expression is not CEL the wasm-shim can parse: it rejects the gateway's whole wasm configuration";
+    WindowTruncated = "PCTL3009", Warning, false, "a rate window is not whole seconds: Limitador gets it truncated (500ms: 0 s, never enforced; 1500ms: 1 s)";
     CelIssuesOneProvider = "PCTL3010", Warning, false, "Istio and Envoy Gateway gateways both have CEL issues: the operator reports one provider's, whichever it stores last";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
