@@ -35,18 +35,25 @@ pub fn analyze<'m>(
     // CEL issues decide `InvalidCelExpression`; they must come from the whole estate, not a filtered view.
     let filtered = gen_opts.only.is_some() || gen_opts.gateway.is_some();
     let unfiltered;
-    let cel = if filtered {
+    // So do the data-plane objects the status updaters wait for.
+    let whole = if filtered {
         let all = GenerateOptions {
             only: None,
             gateway: None,
             ..gen_opts.clone()
         };
         unfiltered = generate::generate(&topology, &effective, &all);
-        &unfiltered.cel_issues
+        &unfiltered
     } else {
-        &generated.cel_issues
+        &generated
     };
-    let statuses = status::status(&topology, &effective, cel, status_opts);
+    let statuses = status::status(
+        &topology,
+        &effective,
+        &whole.cel_issues,
+        Some(&whole.components),
+        status_opts,
+    );
     let mut generated = generated;
     let mut accepted = vec![false; model.policies.len()];
     for s in &statuses {

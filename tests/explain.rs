@@ -168,6 +168,7 @@ fn name_tie_break_is_reported() {
         &t,
         &policyctl::resolve::effective(&t),
         &[],
+        None,
         &Default::default(),
     );
     let d = policyctl::resolve::status::diagnostics(&t, &s);

@@ -63,6 +63,9 @@ codes! {
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
     InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
+    WasmShimRejects = "PCTL3008", Warning, false, "a route match value or policy expression is not CEL the wasm-shim can parse: it rejects the gateway's whole wasm configuration";
+    WindowTruncated = "PCTL3009", Warning, false, "a rate window is not whole seconds: Limitador gets it truncated (500ms: 0 s, never enforced; 1500ms: 1 s)";
+    CelIssuesOneProvider = "PCTL3010", Warning, false, "Istio and Envoy Gateway gateways both have CEL issues: the operator reports one provider's, whichever it stores last";
     EqualTimestampConflict = "PCTL3013", Warning, false, "two DNSPolicies or TLSPolicies without creationTimestamp target the same object: whichever is created second will be Conflicted";
     IssuerNotFound = "PCTL3014", Error, false, "a TLSPolicy's issuerRef names an Issuer or ClusterIssuer the operator would not find (operator: Accepted=False Invalid)";
     IssuerAssumed = "PCTL3015", Info, false, "the input holds no Issuer (or ClusterIssuer): a TLSPolicy's issuer is assumed to exist";

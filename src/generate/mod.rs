@@ -4,7 +4,10 @@
 //! Owns action sets (names, hostnames, predicates, order), wasm actions (placement around auth, merging,
 //! CEL validation), the wasm carriers (`WasmPlugin` on 1.4, `EnvoyFilter` on 1.5, `EnvoyExtensionPolicy`
 //! on Envoy Gateway), the cluster `EnvoyFilter`s / `EnvoyPatchPolicy`s, the Limitador CR limits and the
-//! AuthConfigs. Must not read files or format text.
+//! AuthConfigs. Must not read files or format text. It also reports what the data plane will refuse
+//! or ignore in what it generates, faithfully, anyway: CEL the wasm-shim cannot parse (`shim`,
+//! PCTL3008) and rate windows Limitador gets truncated (PCTL3009); and the objects it produced per
+//! gateway, which the status updaters wait for.
 //!
 //! Objects are [`object::Object`]s: small ones are trees; action sets and AuthConfigs keep their
 //! repeated parts typed and shared (see `object`). The per-path pass runs on contiguous runs of whole
@@ -45,10 +48,11 @@ pub mod names;
 pub mod object;
 pub mod predicates;
 pub mod tls;
+pub mod shim;
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, Model, Obj, PolicyKind, RuleMatches};
-use crate::resolve::{CelIssue, PathEffective, RuleValue};
+use crate::resolve::{CelIssue, Component, Components, PathEffective, Provider, RuleValue};
 use crate::topology::{Path, Topology};
 use actions::{
     AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
@@ -182,13 +186,10 @@ pub struct Generated {
     pub objects: Vec<Object>,
     /// CEL validation failures in PathID order, then action order.
     pub cel_issues: Vec<CelIssue>,
+    /// The data-plane objects produced per gateway, whatever `only` keeps (`gateway` does filter
+    /// them: the pipeline reads them from an unfiltered run).
+    pub components: Components,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Provider {
-    Istio,
-    EnvoyGateway,
 }
 
 /// Runtime context read from the Kuadrant, Limitador and Authorino objects.
@@ -590,6 +591,18 @@ struct PathsOut<'a> {
     auth_configs: Vec<object::AuthConfig>,
     /// In PathID order.
     cel_issues: Vec<CelIssue>,
+    /// What the wasm-shim of each gateway parses: the route rules with action sets there, and the
+    /// effective policies whose actions survived validation (see `shim`).
+    shim_rules: BTreeSet<(usize, usize, usize)>,
+    shim_actions: Vec<ShimActions<'a>>,
+}
+
+/// The effective policies of a path whose merged actions reach a gateway's wasm configuration.
+struct ShimActions<'a> {
+    gateway: usize,
+    effective: &'a PathEffective,
+    /// Which actions survived validation: rate limit, auth, token rate limit.
+    kept: [bool; 3],
 }
 
 /// Split the paths into at most `n` contiguous runs of about the same length, cut only where the
@@ -637,6 +650,8 @@ fn path_pass<'a>(
     let mut host_texts: HashMap<&'a str, Arc<str>> = HashMap::new();
     // Each rule's matches.
     let mut rule_matches_memo: HashMap<(usize, usize), RuleMatchList<'a>> = HashMap::new();
+    // Gateway and effective policies whose actions were recorded for the shim check.
+    let mut shim_seen: HashSet<(usize, [usize; 3])> = HashSet::new();
 
     for (p, pe) in paths.iter().zip(eff) {
         let g = &m.gateways[p.gateway];
@@ -742,9 +757,9 @@ fn path_pass<'a>(
             });
         }
 
-        if (ctx.provider)(p.class).is_none() {
+        let Some(provider) = (ctx.provider)(p.class) else {
             continue;
-        }
+        };
         let go = out.gateways.entry(p.gateway).or_default();
         go.any_policy = true;
         if counts && (pe.rate_limit.is_some() || pe.token_rate_limit.is_some()) {
@@ -776,6 +791,7 @@ fn path_pass<'a>(
                 kind: *kind,
                 path_id: p.id.clone(),
                 message: message.clone(),
+                provider,
             }));
         if ra.list.is_empty() || !valid {
             continue;
@@ -788,6 +804,26 @@ fn path_pass<'a>(
         let matches = rule_matches_memo
             .entry((p.route, p.rule))
             .or_insert_with(|| rule_matches(t, p, &ctx.route_keys[p.route]));
+        if !matches.is_empty() {
+            out.shim_rules.insert((p.gateway, p.route, p.rule));
+            let ids = [
+                identity(pe.rate_limit.as_ref()),
+                identity(pe.auth.as_ref()),
+                identity(pe.token_rate_limit.as_ref()),
+            ];
+            if shim_seen.insert((p.gateway, ids)) {
+                let has = |f: &dyn Fn(&str) -> bool| ra.list.iter().any(|a| f(a.service));
+                out.shim_actions.push(ShimActions {
+                    gateway: p.gateway,
+                    effective: pe,
+                    kept: [
+                        has(&|s| s == RATELIMIT_SERVICE),
+                        has(&|s| s == AUTH_SERVICE),
+                        has(&|s| s == RATELIMIT_CHECK_SERVICE || s == RATELIMIT_REPORT_SERVICE),
+                    ],
+                });
+            }
+        }
         for &h in &hosts {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);
@@ -803,6 +839,64 @@ fn path_pass<'a>(
         }
     }
 
+    out
+}
+
+/// PCTL3009: a rate window that is not whole seconds. The operator writes Limitador's `seconds` as
+/// `int(time.ParseDuration(window).Seconds())`, truncated (kuadrant-operator v1.4.6 and v1.5.2
+/// api/v1/ratelimitpolicy_types.go `Duration.Seconds`; TokenRateLimitPolicy uses the same `Rate`).
+/// Limitador expires a counter `seconds` after its first hit (limitador
+/// limitador/src/storage/atomic_expiring_value.rs): with 0 the counter has expired whenever it is
+/// read, so no request is ever limited.
+fn window_diagnostics(m: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for p in &m.policies {
+        let (crate::model::PolicyBody::RateLimit(spec)
+        | crate::model::PolicyBody::TokenRateLimit(spec)) = &p.body
+        else {
+            continue;
+        };
+        for (name, limit) in &spec.limits {
+            for rate in &limit.rates {
+                let Some(ms) = crate::model::parse_go_duration_millis(&rate.window) else {
+                    continue;
+                };
+                if ms % 1000 == 0 {
+                    continue;
+                }
+                let seconds = rate.seconds();
+                let (msg, label, help) = if seconds == 0 {
+                    (
+                        format!(
+                            "window {:?} of limit {name:?} is shorter than one second: Limitador gets `seconds: 0` and never enforces the limit",
+                            rate.window
+                        ),
+                        "truncated to 0 s: never enforced".to_string(),
+                        "use a window of at least 1s; Limitador counts in whole seconds"
+                            .to_string(),
+                    )
+                } else {
+                    (
+                        format!(
+                            "window {:?} of limit {name:?} is not whole seconds: Limitador gets `seconds: {seconds}`, a shorter window than written",
+                            rate.window
+                        ),
+                        format!("truncated to {seconds} s"),
+                        format!(
+                            "write the window in whole seconds ({seconds}s or {}s); the operator drops the milliseconds",
+                            seconds + 1
+                        ),
+                    )
+                };
+                out.push(
+                    Diagnostic::new(Code::WindowTruncated, msg)
+                        .object(p.display())
+                        .at(rate.span, label)
+                        .help(help),
+                );
+            }
+        }
+    }
     out
 }
 
@@ -822,6 +916,7 @@ fn generate_in_runs(
     let v15 = opts.version == KuadrantVersion::V1_5;
     let mut out = Generated::default();
     let rt = runtime(m, opts, &mut out.diagnostics);
+    out.diagnostics.extend(window_diagnostics(m));
     let want = |f: Family| opts.only.as_ref().is_none_or(|o| o.contains(&f));
     let image = opts
         .wasm_image
@@ -856,7 +951,11 @@ fn generate_in_runs(
     let mut gateways: BTreeMap<usize, GatewayOut<'_>> = BTreeMap::new();
     let mut limits: BTreeMap<String, Vec<LimitadorLimit>> = BTreeMap::new();
     let mut auth_configs: Vec<object::AuthConfig> = Vec::new();
+    let mut shim_rules = BTreeSet::new();
+    let mut shim_actions = Vec::new();
     for part in parts {
+        shim_rules.extend(part.shim_rules);
+        shim_actions.extend(part.shim_actions);
         for (gi, go) in part.gateways {
             let into = gateways.entry(gi).or_default();
             into.action_sets.extend(go.action_sets);
@@ -871,6 +970,9 @@ fn generate_in_runs(
         auth_configs.extend(part.auth_configs);
         out.cel_issues.extend(part.cel_issues);
     }
+
+    out.diagnostics
+        .extend(shim::diagnostics(t, &shim_rules, &shim_actions));
 
     // Per-gateway objects.
     for (gi, mut go) in gateways {
@@ -898,6 +1000,37 @@ fn generate_in_runs(
         let wasm_name = format!("kuadrant-{gw}");
         let has_sets = !sets.is_empty();
         let config = wasm_config(&rt, sets);
+        let tracing = go.any_policy
+            && rt
+                .tracing
+                .as_ref()
+                .is_some_and(|(url, _)| cluster::tracing_endpoint(url).is_some());
+        let produced = match prov {
+            Provider::Istio => [
+                (
+                    has_sets,
+                    if v15 {
+                        Component::WasmEnvoyFilter
+                    } else {
+                        Component::WasmPlugin
+                    },
+                ),
+                (go.rate_limit, Component::RateLimitEnvoyFilter),
+                (go.auth, Component::AuthEnvoyFilter),
+                (tracing, Component::TracingEnvoyFilter),
+            ],
+            Provider::EnvoyGateway => [
+                (has_sets, Component::EnvoyExtensionPolicy),
+                (go.rate_limit, Component::EnvoyPatchPolicy),
+                (go.auth, Component::EnvoyPatchPolicy),
+                (tracing, Component::EnvoyPatchPolicy),
+            ],
+        };
+        for (made, c) in produced {
+            if made {
+                out.components.insert(gi, c);
+            }
+        }
         match prov {
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {

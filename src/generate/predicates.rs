@@ -1,10 +1,10 @@
 //! Route matches → `routeRuleConditions.predicates` (outputs.md §1.4) and the action-set comparator
 //! (§1.9). Values are interpolated raw, exactly like the operator (no escaping of `'` or `\`).
 
-use crate::model::{GrpcMatch, HttpMatch, PathMatchType};
+use crate::model::{GrpcMatch, GrpcMethodMatch, HttpMatch, PathMatchType};
 use std::cmp::Ordering;
 
-fn path_predicate(kind: PathMatchType, value: &str) -> String {
+pub fn path_predicate(kind: PathMatchType, value: &str) -> String {
     match kind {
         PathMatchType::Exact => format!("request.url_path == '{value}'"),
         PathMatchType::PathPrefix => format!("request.url_path.startsWith('{value}')"),
@@ -12,10 +12,16 @@ fn path_predicate(kind: PathMatchType, value: &str) -> String {
     }
 }
 
-fn header_predicate(name: &str, value: &str) -> String {
+pub fn header_predicate(name: &str, value: &str) -> String {
     format!(
         "request.headers.exists(h, h.lowerAscii() == '{}' && request.headers[h] == '{value}')",
         name.to_lowercase()
+    )
+}
+
+pub fn query_predicate(name: &str, value: &str) -> String {
+    format!(
+        "'{name}' in queryMap(request.query) ? queryMap(request.query)['{name}'] == '{value}' : false"
     )
 }
 
@@ -33,33 +39,32 @@ pub fn http(m: &HttpMatch) -> Vec<String> {
     let mut seen = foldhash::HashSet::default();
     for q in &m.query_params {
         if seen.insert(q.name.as_str()) {
-            out.push(format!(
-                "'{0}' in queryMap(request.query) ? queryMap(request.query)['{0}'] == '{1}' : false",
-                q.name, q.value
-            ));
+            out.push(query_predicate(&q.name, &q.value));
         }
     }
     out
+}
+
+/// The predicate of a GRPCMethodMatch, when service or method is set.
+pub fn grpc_method_predicate(mm: &GrpcMethodMatch) -> Option<String> {
+    let svc = mm.service.as_deref().filter(|s| !s.is_empty());
+    let meth = mm.method.as_deref().filter(|s| !s.is_empty());
+    let regex = mm.kind == "RegularExpression";
+    match (regex, svc, meth) {
+        (_, None, None) => None,
+        (false, Some(s), Some(m)) => Some(format!("request.url_path == '/{s}/{m}'")),
+        (false, Some(s), None) => Some(format!("request.url_path.startsWith('/{s}/')")),
+        (true, Some(s), Some(m)) => Some(format!("request.url_path.matches('^/{s}/{m}$')")),
+        (true, Some(s), None) => Some(format!("request.url_path.matches('^/{s}/.*$')")),
+        (_, None, Some(m)) => Some(format!("request.url_path.matches('^/[^/]+/{m}$')")),
+    }
 }
 
 /// Predicates of a GRPCRouteMatch (1.5): the method predicate (when service or method is set), then
 /// the headers.
 pub fn grpc(m: &GrpcMatch) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(mm) = &m.method {
-        let svc = mm.service.as_deref().filter(|s| !s.is_empty());
-        let meth = mm.method.as_deref().filter(|s| !s.is_empty());
-        let regex = mm.kind == "RegularExpression";
-        let p = match (regex, svc, meth) {
-            (_, None, None) => None,
-            (false, Some(s), Some(m)) => Some(format!("request.url_path == '/{s}/{m}'")),
-            (false, Some(s), None) => Some(format!("request.url_path.startsWith('/{s}/')")),
-            (true, Some(s), Some(m)) => Some(format!("request.url_path.matches('^/{s}/{m}$')")),
-            (true, Some(s), None) => Some(format!("request.url_path.matches('^/{s}/.*$')")),
-            (_, None, Some(m)) => Some(format!("request.url_path.matches('^/[^/]+/{m}$')")),
-        };
-        out.extend(p);
-    }
+    out.extend(m.method.as_ref().and_then(grpc_method_predicate));
     for h in &m.headers {
         out.push(header_predicate(&h.name, &h.value));
     }
@@ -209,13 +214,14 @@ pub fn compare(i: &SortKey, j: &SortKey) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{GrpcMethodMatch, KeyValueMatch, PathMatch};
+    use crate::model::{KeyValueMatch, PathMatch};
 
     fn kv(name: &str, value: &str) -> KeyValueMatch {
         KeyValueMatch {
             kind: "Exact".into(),
             name: name.into(),
             value: value.into(),
+            span: Default::default(),
         }
     }
 
@@ -226,6 +232,7 @@ mod tests {
             path: PathMatch {
                 kind: PathMatchType::PathPrefix,
                 value: "/admin".into(),
+                span: Default::default(),
             },
             headers: vec![kv("X-Auth", "kuadrant")],
             query_params: vec![kv("foo", "bar"), kv("foo", "baz"), kv("kua", "drant")],
@@ -252,6 +259,7 @@ mod tests {
                 kind: kind.into(),
                 service: s.map(Into::into),
                 method: m.map(Into::into),
+                span: Default::default(),
             }),
             headers,
         }

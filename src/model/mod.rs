@@ -465,6 +465,8 @@ pub enum PathMatchType {
 pub struct PathMatch {
     pub kind: PathMatchType,
     pub value: String,
+    /// The source of `value` (of the match when the path is defaulted).
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -473,6 +475,8 @@ pub struct KeyValueMatch {
     pub kind: String,
     pub name: String,
     pub value: String,
+    /// The source of `value` (of `name` when the value is missing).
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -490,6 +494,7 @@ impl Default for HttpMatch {
             path: PathMatch {
                 kind: PathMatchType::PathPrefix,
                 value: "/".into(),
+                span: Span::default(),
             },
             headers: vec![],
             query_params: vec![],
@@ -504,6 +509,8 @@ pub struct GrpcMethodMatch {
     pub kind: String,
     pub service: Option<String>,
     pub method: Option<String>,
+    /// The source of the match's `service` (else its `method`, else the match).
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -703,6 +710,12 @@ impl Rate {
 
 /// Whole seconds of a Go duration string restricted to the CRD's units (h, m, s, ms), truncated.
 pub fn parse_go_duration_seconds(s: &str) -> Option<i64> {
+    i64::try_from(parse_go_duration_millis(s)? / 1000).ok()
+}
+
+/// The whole milliseconds of a window in the CRD's `h`/`m`/`s`/`ms` segments; `None` when Go's
+/// `time.ParseDuration` would fail.
+pub fn parse_go_duration_millis(s: &str) -> Option<i128> {
     if s.is_empty() {
         return None;
     }
@@ -732,7 +745,7 @@ pub fn parse_go_duration_seconds(s: &str) -> Option<i64> {
         };
         total_ms = total_ms.checked_add(n.checked_mul(mult)?)?;
     }
-    i64::try_from(total_ms / 1000).ok()
+    Some(total_ms)
 }
 
 #[derive(Clone, Debug)]

@@ -786,10 +786,15 @@ fn header_matches(
                 "use Exact or RegularExpression",
             );
         }
+        let (value, span) = match m.value {
+            Some(v) => (v.value, v.span),
+            None => (String::new(), name.span),
+        };
         out.push(KeyValueMatch {
             kind,
             name: name.value,
-            value: m.value.map(|v| v.value).unwrap_or_default(),
+            value,
+            span,
         });
     }
     tight(out)
@@ -803,7 +808,10 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
     let at = m.span;
     let m = m.value;
     let path = match m.path {
-        None => HttpMatch::default().path,
+        None => PathMatch {
+            span: at,
+            ..HttpMatch::default().path
+        },
         Some(p) => {
             let kind = match p.type_.as_ref().map(|t| t.value.as_str()) {
                 None | Some("PathPrefix") => PathMatchType::PathPrefix,
@@ -829,7 +837,8 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
                 let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
                 c.cel(span, "value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']");
             }
-            PathMatch { kind, value }
+            let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
+            PathMatch { kind, value, span }
         }
     };
     let method = m.method.map(|mm| {
@@ -982,10 +991,16 @@ fn grpc_route(
                         if mm.service.is_none() && mm.method.is_none() {
                             c.cel(at, "One or both of 'service' or 'method' must be specified");
                         }
+                        let span = mm
+                            .service
+                            .as_ref()
+                            .or(mm.method.as_ref())
+                            .map_or(at, |s| s.span);
                         GrpcMethodMatch {
                             kind,
                             service: mm.service.map(|s| s.value),
                             method: mm.method.map(|s| s.value),
+                            span,
                         }
                     });
                     GrpcMatch {

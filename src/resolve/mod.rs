@@ -129,4 +129,54 @@ pub struct CelIssue {
     pub path_id: String,
     /// One entry of the operator's `validation issues: [...]` list (cel-go's error text).
     pub message: String,
+    /// Whose extension reconciler found it: the operator keeps the Istio and the Envoy Gateway
+    /// findings apart (see [`status`]).
+    pub provider: Provider,
+}
+
+/// The gateway provider a data-plane object or a CEL issue belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Provider {
+    Istio,
+    EnvoyGateway,
+}
+
+/// A Kuadrant data-plane object the operator's status updaters look for among a gateway's children
+/// (`gatewayComponentsToSync` / `gatewayComponentsToSyncWithName` in kuadrant-operator v1.4.6 and
+/// v1.5.2 internal/controller/data_plane_policies_workflow.go).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Component {
+    /// 1.4 Istio: `WasmPlugin kuadrant-<gateway>`.
+    WasmPlugin,
+    /// 1.5 Istio: the wasm `EnvoyFilter kuadrant-<gateway>`.
+    WasmEnvoyFilter,
+    /// Istio `EnvoyFilter kuadrant-ratelimiting-<gateway>`.
+    RateLimitEnvoyFilter,
+    /// Istio `EnvoyFilter kuadrant-auth-<gateway>`.
+    AuthEnvoyFilter,
+    /// Istio `EnvoyFilter kuadrant-tracing-<gateway>`.
+    TracingEnvoyFilter,
+    /// Envoy Gateway `EnvoyExtensionPolicy kuadrant-<gateway>`.
+    EnvoyExtensionPolicy,
+    /// Envoy Gateway `EnvoyPatchPolicy` (rate-limit, auth or tracing cluster).
+    EnvoyPatchPolicy,
+}
+
+/// The data-plane objects `generate` produced, by gateway (index into `Model::gateways`), before any
+/// `--only` / `--gateway` filter: what the status updaters will find in the cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Components(std::collections::BTreeSet<(usize, Component)>);
+
+impl Components {
+    pub fn insert(&mut self, gateway: usize, c: Component) {
+        self.0.insert((gateway, c));
+    }
+
+    pub fn contains(&self, gateway: usize, c: Component) -> bool {
+        self.0.contains(&(gateway, c))
+    }
+
+    pub fn extend(&mut self, other: Components) {
+        self.0.extend(other.0);
+    }
 }

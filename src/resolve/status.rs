@@ -3,12 +3,15 @@
 //!
 //! Offline assumptions (cli.md): a Kuadrant object exists (one in `kuadrant-system` when the input has
 //! none), Limitador/Authorino and the generated data-plane objects are ready, a TLSPolicy's issuer
-//! exists when the input holds no issuer of the kind it names (else see [`issuer_check`]), and listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set.
+//! exists when the input holds no issuer of the kind it names (else see [`issuer_check`]), and
+//! listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set. A
+//! data-plane object the status updaters look for but `generate` does not produce is waited for, as
+//! the operator does (`Enforced=False Unknown "… waiting for the following components to sync"`).
 //! DNSPolicy/TLSPolicy `Enforced` depends on DNSRecords and Certificates and is not predicted.
 
 use super::effective::{self, Instant};
 use super::merge::{self, LossReason};
-use super::{CelIssue, Effective, PathEffective};
+use super::{CelIssue, Component, Components, Effective, PathEffective, Provider};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
     GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyBody, PolicyKind, RouteKind,
@@ -71,6 +74,11 @@ pub struct PolicyStatus {
     pub enforced_on: Vec<usize>,
     /// `namespace/name` of the policies that override some rule of this one, sorted.
     pub overridden_by: Vec<String>,
+    /// `Some` when both Istio and Envoy Gateway gateways have CEL issues and this policy has some on
+    /// its paths, so that its live status depends on which of the operator's extension reconcilers
+    /// stored its issues last (see [`status`]): the Envoy Gateway issues the prediction leaves out
+    /// (possibly none).
+    pub cel_not_shown: Option<Vec<String>>,
 }
 
 impl PolicyStatus {
@@ -378,6 +386,8 @@ struct Walk {
     /// rule key → who overrides it (a key is present once some path did not take it from this policy).
     overriding: BTreeMap<String, Overriders>,
     cel: Vec<String>,
+    /// Issues of the provider whose findings the operator may have overwritten (see [`status`]).
+    cel_not_shown: Vec<String>,
     enforced_on: Vec<usize>,
     /// Whether some rule of the policy is effective in an effective policy, by address: paths share
     /// effective policies, and what the rules say depends on nothing else.
@@ -414,6 +424,7 @@ fn walks(
     paths: &[Path],
     eff: &[PathEffective],
     cel: &[CelIssue],
+    shown: Option<Provider>,
     opts: &StatusOptions,
     wanted: &[bool],
 ) -> Vec<Option<Walk>> {
@@ -425,6 +436,7 @@ fn walks(
                 affected_gateways: BTreeSet::new(),
                 overriding: BTreeMap::new(),
                 cel: Vec::new(),
+                cel_not_shown: Vec::new(),
                 enforced_on: Vec::new(),
                 affected_in: HashMap::new(),
             })
@@ -435,6 +447,7 @@ fn walks(
     for c in cel {
         cel_at.entry(c.path_id.as_str()).or_default().push(c);
     }
+    let shown = |c: &&CelIssue| shown.is_none_or(|p| c.provider == p);
     for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
         let mut valid = None;
         let mut ready = None;
@@ -462,7 +475,7 @@ fn walks(
                     t,
                     (index, path),
                     e,
-                    cel_at.get(path.id.as_str()),
+                    (cel_at.get(path.id.as_str()), &shown),
                     opts,
                     pi,
                     keys,
@@ -476,13 +489,19 @@ fn walks(
     out
 }
 
+/// The CEL issues of one path, and which of them the prediction shows.
+type PathIssues<'a> = (
+    Option<&'a Vec<&'a CelIssue>>,
+    &'a dyn Fn(&&CelIssue) -> bool,
+);
+
 /// One step of a policy's walk: `path` is a path whose effective policy of the policy's kind lists it.
 #[allow(clippy::too_many_arguments)]
 fn walk_path(
     t: &Topology,
     (index, path): (usize, &Path),
     e: &Effective,
-    cel: Option<&Vec<&CelIssue>>,
+    (cel, shown): PathIssues<'_>,
     opts: &StatusOptions,
     pi: usize,
     keys: &[String],
@@ -493,12 +512,13 @@ fn walk_path(
     let m = t.model;
     let p = &m.policies[pi];
     {
-        w.cel.extend(
-            cel.into_iter()
-                .flatten()
-                .filter(|c| c.kind == p.kind)
-                .map(|c| c.message.clone()),
-        );
+        for c in cel.into_iter().flatten().filter(|c| c.kind == p.kind) {
+            if shown(c) {
+                w.cel.push(c.message.clone());
+            } else {
+                w.cel_not_shown.push(c.message.clone());
+            }
+        }
         // TokenRateLimitPolicy ignores path validity (semantics-tags.md §4.3).
         if p.kind != PolicyKind::TokenRateLimit
             && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
@@ -558,7 +578,46 @@ fn overridden_by(m: &Model, w: &Walk) -> Vec<String> {
     v
 }
 
-fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
+/// The components a status updater looks for under one gateway, in the order it looks (kuadrant-operator
+/// v1.4.6 and v1.5.2 internal/controller/{ratelimit_policy,auth_policy,tokenratelimitpolicy}_status_updater.go):
+/// each entry is the kind it names and the generated objects that satisfy it. 1.4 accepts any child
+/// of the kind; 1.5 wants Istio's `EnvoyFilter`s by name.
+fn gateway_components(
+    version: KuadrantVersion,
+    kind: PolicyKind,
+    provider: Provider,
+) -> [(&'static str, &'static [Component]); 2] {
+    use Component as C;
+    const ANY_ENVOY_FILTER: &[Component] = &[
+        C::RateLimitEnvoyFilter,
+        C::AuthEnvoyFilter,
+        C::TracingEnvoyFilter,
+        C::WasmEnvoyFilter,
+    ];
+    match (provider, version) {
+        (Provider::EnvoyGateway, _) => [
+            ("EnvoyPatchPolicy", &[C::EnvoyPatchPolicy]),
+            ("EnvoyExtensionPolicy", &[C::EnvoyExtensionPolicy]),
+        ],
+        (Provider::Istio, KuadrantVersion::V1_4) => [
+            ("EnvoyFilter", ANY_ENVOY_FILTER),
+            ("WasmPlugin", &[C::WasmPlugin]),
+        ],
+        (Provider::Istio, KuadrantVersion::V1_5) => [
+            (
+                "EnvoyFilter",
+                if kind == PolicyKind::Auth {
+                    &[C::AuthEnvoyFilter]
+                } else {
+                    &[C::RateLimitEnvoyFilter]
+                },
+            ),
+            ("EnvoyFilter", &[C::WasmEnvoyFilter]),
+        ],
+    }
+}
+
+fn enforced(t: &Topology, p: &Policy, w: &Walk, components: Option<&Components>) -> Condition {
     let m = t.model;
     let kind = p.kind.kind();
     let overriders = || overridden_by(m, w);
@@ -598,19 +657,31 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
             ),
         );
     }
-    // Components: Limitador/Authorino and the Istio/Envoy Gateway objects are assumed synced; a gateway
-    // of any other controller is always pending.
-    let pending: Vec<String> = w
-        .affected_gateways
-        .iter()
-        .filter_map(|&gi| {
-            let g = &m.gateways[gi];
-            let class = m.gateway_class(&g.spec.class_name.value)?;
-            let c = class.spec.controller_name.as_str();
-            (c != ISTIO_CONTROLLER && c != ENVOY_GATEWAY_CONTROLLER)
-                .then(|| format!("Gateway ({})", g.meta.key()))
-        })
-        .collect();
+    // Components: Limitador/Authorino are assumed synced, and so are the Istio/Envoy Gateway objects
+    // that `generate` produced; one it did not produce is waited for forever, as the operator does (an
+    // affected gateway with no action set has no wasm object). A gateway of any other controller is
+    // always pending.
+    let mut pending: Vec<String> = Vec::new();
+    for &gi in &w.affected_gateways {
+        let g = &m.gateways[gi];
+        let Some(class) = m.gateway_class(&g.spec.class_name.value) else {
+            continue;
+        };
+        let provider = match class.spec.controller_name.as_str() {
+            ISTIO_CONTROLLER => Provider::Istio,
+            ENVOY_GATEWAY_CONTROLLER => Provider::EnvoyGateway,
+            _ => {
+                pending.push(format!("Gateway ({})", g.meta.key()));
+                continue;
+            }
+        };
+        let Some(made) = components else { continue };
+        for (name, satisfied_by) in gateway_components(t.version, p.kind, provider) {
+            if !satisfied_by.iter().any(|&c| made.contains(gi, c)) {
+                pending.push(format!("{name} ({})", g.meta.key()));
+            }
+        }
+    }
     if !w.cel.is_empty() {
         return Condition::new(
             "Enforced",
@@ -649,21 +720,32 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk) -> Condition {
 
 /// Predicted status of every policy, in model order. `eff` is [`super::effective()`] of `t`; `cel` the
 /// generator's CEL issues (any order: entries are taken path by path in PathID order).
+///
+/// `components` are the objects `generate` produced (`None`: assume every one exists). When both
+/// Istio and Envoy Gateway gateways have CEL issues, only the Istio ones are shown: the operator's two
+/// extension reconcilers run as concurrent tasks and each stores its own issue collection under the
+/// same state key (`StateCELValidationErrors`; kuadrant-operator v1.4.6 and v1.5.2
+/// internal/controller/istio_extension_reconciler.go and envoy_gateway_extension_reconciler.go), so
+/// the live status carries whichever set was written last. The issues left out are in
+/// [`PolicyStatus::cel_not_shown`] and [`diagnostics`] warns about them.
 pub fn status(
     t: &Topology,
     eff: &[PathEffective],
     cel: &[CelIssue],
+    components: Option<&Components>,
     opts: &StatusOptions,
 ) -> Vec<PolicyStatus> {
     let m = t.model;
     let paths = t.path_list();
+    let has = |p: Provider| cel.iter().any(|c| c.provider == p);
+    let shown = (has(Provider::Istio) && has(Provider::EnvoyGateway)).then_some(Provider::Istio);
     let acc: Vec<Condition> = (0..m.policies.len()).map(|pi| accepted(t, pi)).collect();
     let wanted: Vec<bool> = acc
         .iter()
         .zip(&m.policies)
         .map(|(a, p)| a.is_true() && p.kind.is_inherited())
         .collect();
-    let mut walks = walks(t, paths, eff, cel, opts, &wanted);
+    let mut walks = walks(t, paths, eff, cel, shown, opts, &wanted);
     acc.into_iter()
         .enumerate()
         .map(|(pi, acc)| {
@@ -676,6 +758,7 @@ pub fn status(
                     note: None,
                     enforced_on: vec![],
                     overridden_by: vec![],
+                    cel_not_shown: None,
                 };
             }
             if !p.kind.is_inherited() {
@@ -694,12 +777,13 @@ pub fn status(
                     )),
                     enforced_on: vec![],
                     overridden_by: vec![],
+                    cel_not_shown: None,
                 };
             }
             let Some(w) = walks[pi].take() else {
                 unreachable!("every accepted inherited policy is walked")
             };
-            let enf = enforced(t, p, &w);
+            let enf = enforced(t, p, &w, components);
             let overridden_by = overridden_by(m, &w);
             PolicyStatus {
                 policy: pi,
@@ -708,6 +792,9 @@ pub fn status(
                 note: None,
                 enforced_on: w.enforced_on,
                 overridden_by,
+                cel_not_shown: (shown.is_some()
+                    && !(w.cel.is_empty() && w.cel_not_shown.is_empty()))
+                .then_some(w.cel_not_shown),
             }
         })
         .collect()
@@ -755,6 +842,23 @@ pub fn diagnostics(t: &Topology, statuses: &[PolicyStatus]) -> Diagnostics {
                     .help("see `policyctl explain` for which rules are overridden"),
             ),
             _ => {}
+        }
+        if let Some(other) = &s.cel_not_shown {
+            let msg = format!(
+                "the operator reports the CEL issues of either the Istio or the Envoy Gateway gateways, whichever its extension reconcilers store last: policyctl shows the Istio ones ({}), the live status may show {}",
+                match e.reason.as_str() {
+                    "InvalidCelExpression" => "Enforced=False InvalidCelExpression",
+                    _ => "no validation issue for this policy",
+                },
+                if other.is_empty() {
+                    "no validation issue for this policy instead".to_string()
+                } else {
+                    format!("validation issues: [{}] instead", other.join(" "))
+                }
+            );
+            d.push(at(Code::CelIssuesOneProvider, msg).help(
+                "fix the CEL issues on both kinds of gateway; until then the Enforced condition depends on timing",
+            ));
         }
     }
     equal_timestamp_conflicts(t, &mut d);

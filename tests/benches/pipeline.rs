@@ -96,7 +96,13 @@ fn predicted_status(b: Bencher, name: &str) {
     let eff = resolve::effective(&t);
     let g = generate::generate(&t, &eff, &GenerateOptions::default());
     b.bench(|| {
-        let s = status::status(&t, &eff, &g.cel_issues, &Default::default());
+        let s = status::status(
+            &t,
+            &eff,
+            &g.cel_issues,
+            Some(&g.components),
+            &Default::default(),
+        );
         status::diagnostics(&t, &s).len()
     });
 }
@@ -144,7 +150,13 @@ fn stages(files: &str) {
     lap("effective");
     let g = generate::generate(&t, &eff, &GenerateOptions::default());
     lap("generate");
-    let s = status::status(&t, &eff, &g.cel_issues, &Default::default());
+    let s = status::status(
+        &t,
+        &eff,
+        &g.cel_issues,
+        Some(&g.components),
+        &Default::default(),
+    );
     lap("status");
     let d = status::diagnostics(&t, &s);
     lap("status diagnostics");
