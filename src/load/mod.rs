@@ -183,23 +183,120 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
         match input {
             Input::Text { name, bytes } => add(name.clone(), bytes, out),
             Input::Path(p) => {
-                for file in discover(p, &mut out.diagnostics) {
-                    let name = file.display().to_string();
-                    match std::fs::read(&file) {
+                for found in discover(p, &mut out.diagnostics) {
+                    let name = found.path.display().to_string();
+                    match read_found(&found) {
                         Ok(bytes) => add(name, &bytes, out),
-                        Err(e) => out.diagnostics.push(
-                            Diagnostic::new(
-                                Code::UnreadableInput,
-                                format!("cannot read {name}: {e}"),
-                            )
-                            .help("check the path and its permissions"),
-                        ),
+                        Err(d) => out.diagnostics.push(d),
                     }
                 }
             }
         }
     }
     texts
+}
+
+/// The most a stream (a pipe, a FIFO, process substitution such as `<(kubectl get … -o yaml)`,
+/// `/dev/stdin` or `-`) may give: 256 MiB. A stream has no size to check before reading, and one that
+/// never ends (`/dev/zero`, `yes`) must not grow to the memory limit. Regular files are not bounded
+/// here: their size is known and they are read whole.
+pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a stream could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamError {
+    /// Reading failed; the operating system's message.
+    Io(String),
+    /// The stream gave more than the bound, in bytes.
+    TooLarge(u64),
+}
+
+impl StreamError {
+    /// The message (naming the stream) and what to do, for a diagnostic.
+    pub fn explain(&self, name: &str) -> (String, &'static str) {
+        match self {
+            StreamError::Io(e) => (
+                format!("cannot read {name}: {e}"),
+                "check the path and its permissions",
+            ),
+            StreamError::TooLarge(max) => (
+                format!(
+                    "{name} gave more than {} MiB, the most policyctl reads from a pipe, a FIFO or stdin",
+                    max / (1024 * 1024)
+                ),
+                "write the text to a file and pass the file with -f, or split it into several inputs",
+            ),
+        }
+    }
+}
+
+/// Read a stream to its end, refusing one that gives more than `max` bytes (without reading more
+/// than one byte past it).
+pub fn read_stream(r: impl std::io::Read, max: u64) -> Result<Vec<u8>, StreamError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| StreamError::Io(e.to_string()))?;
+    if bytes.len() as u64 > max {
+        return Err(StreamError::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
+/// A path to read and how: a regular file whole, a stream up to [`MAX_STREAM_BYTES`].
+struct Found {
+    path: PathBuf,
+    stream: bool,
+}
+
+fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
+    let name = found.path.display().to_string();
+    let result = if found.stream {
+        std::fs::File::open(&found.path)
+            .map_err(|e| StreamError::Io(e.to_string()))
+            .and_then(|f| read_stream(f, MAX_STREAM_BYTES))
+    } else {
+        std::fs::read(&found.path).map_err(|e| StreamError::Io(e.to_string()))
+    };
+    result.map_err(|e| {
+        let (message, help) = e.explain(&name);
+        Diagnostic::new(Code::UnreadableInput, message).help(help)
+    })
+}
+
+/// What kind of non-regular, non-directory file a path is: `Some(true)` for a stream policyctl reads
+/// (a pipe or FIFO, or the null device, which reads as empty), `Some(false)` for one it refuses
+/// (another character device, a block device, a socket).
+#[cfg(unix)]
+pub fn special_file(meta: &std::fs::Metadata) -> Option<bool> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        return Some(true);
+    }
+    if t.is_char_device() {
+        return Some(is_null_device(meta));
+    }
+    (t.is_block_device() || t.is_socket()).then_some(false)
+}
+
+/// Whether a file is the null device (`/dev/null`), which reads as empty.
+#[cfg(unix)]
+pub fn is_null_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    meta.file_type().is_char_device()
+        && std::fs::metadata("/dev/null").is_ok_and(|n| n.rdev() == meta.rdev())
+}
+
+#[cfg(not(unix))]
+pub fn is_null_device(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(not(unix))]
+pub fn special_file(_meta: &std::fs::Metadata) -> Option<bool> {
+    None
 }
 
 fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
@@ -215,7 +312,7 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
         return None;
     }
     match std::str::from_utf8(bytes) {
-        Ok(s) => Some(s.to_owned()),
+        Ok(s) => Some(line_feeds(s)),
         Err(e) => {
             // Point at the bad byte: register the readable prefix so the position can be shown.
             // Slice: `valid_up_to` is at most `bytes.len()`.
@@ -237,9 +334,35 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
     }
 }
 
-/// Files under a path: the path itself if it is a file; else every `.yaml`/`.yml`/`.json` below it,
-/// in sorted path order, skipping hidden entries. Symlinks are followed; loops are reported.
-fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+/// The text with every lone carriage return (old Mac OS line ends) turned into a line feed. YAML 1.2
+/// reads a lone CR as a line break (spec 5.4, `b-break`), but neither the YAML crate nor the line
+/// index here does; one byte for one byte, so every offset and `line:column` stays right. A CR before
+/// a LF is left alone.
+fn line_feeds(s: &str) -> String {
+    if !s.contains('\r') {
+        return s.to_owned();
+    }
+    let b = s.as_bytes();
+    let out: Vec<u8> = b
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == b'\r' && b.get(i + 1) != Some(&b'\n') {
+                b'\n'
+            } else {
+                c
+            }
+        })
+        .collect();
+    // Replacing one ASCII byte by another keeps the text UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Files under a path: the path itself if it is a file or a stream (a pipe, a FIFO, `/dev/stdin`,
+/// process substitution, the null device); else every `.yaml`/`.yml`/`.json` below it, in sorted path
+/// order, skipping hidden entries and anything that is not a regular file. Symlinks are followed;
+/// loops are reported. Other special files named directly are refused.
+fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<Found> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -254,7 +377,32 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         }
     };
     if meta.is_file() {
-        return vec![path.to_path_buf()];
+        return vec![Found {
+            path: path.to_path_buf(),
+            stream: false,
+        }];
+    }
+    match special_file(&meta) {
+        Some(true) => {
+            return vec![Found {
+                path: path.to_path_buf(),
+                stream: true,
+            }];
+        }
+        Some(false) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::UnreadableInput,
+                    format!(
+                        "cannot read {}: it is a device or socket, not a file, directory or pipe",
+                        path.display()
+                    ),
+                )
+                .help("pass manifest files or directories with -f, or pipe the text in with -f -"),
+            );
+            return vec![];
+        }
+        None => {}
     }
     let mut files = Vec::new();
     let walker = walkdir::WalkDir::new(path)
@@ -266,7 +414,10 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         match entry {
             Ok(e) => {
                 if e.file_type().is_file() && is_manifest(e.path()) {
-                    files.push(e.into_path());
+                    files.push(Found {
+                        path: e.into_path(),
+                        stream: false,
+                    });
                 }
             }
             Err(e) => {
@@ -466,9 +617,10 @@ pub fn parse_only(inputs: &[Input]) -> usize {
         match input {
             Input::Text { name, bytes } => texts.extend(decode(name, bytes, &mut scratch)),
             Input::Path(p) => {
-                for file in discover(p, &mut scratch.diagnostics) {
-                    if let Ok(bytes) = std::fs::read(&file) {
-                        texts.extend(decode(&file.display().to_string(), &bytes, &mut scratch));
+                for found in discover(p, &mut scratch.diagnostics) {
+                    if let Ok(bytes) = read_found(&found) {
+                        let name = found.path.display().to_string();
+                        texts.extend(decode(&name, &bytes, &mut scratch));
                     }
                 }
             }

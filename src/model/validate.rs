@@ -250,16 +250,27 @@ impl Check<'_> {
     }
 }
 
-fn dns1123_subdomain(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|l| {
-            !l.is_empty()
-                && l.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-        })
+/// One label of a DNS name as Kubernetes writes it: lower-case letters, digits and `-`, starting and
+/// ending with a letter or digit (no length check).
+fn label_chars(l: &str) -> bool {
+    !l.is_empty()
+        && l.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !l.starts_with('-')
+        && !l.ends_with('-')
+}
+
+/// apimachinery's `IsDNS1123Subdomain`: at most 253 characters, labels as [`label_chars`] joined by
+/// `.`. The name rule of custom resources (Gateway API kinds, Kuadrant policies) and of most
+/// built-in kinds.
+pub fn dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(label_chars)
+}
+
+/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as [`label_chars`]. The rule of
+/// namespaces (a Namespace's name and every object's `metadata.namespace`).
+pub fn dns1123_label(s: &str) -> bool {
+    s.len() <= 63 && label_chars(s)
 }
 
 /// Gateway API `Hostname`: optional leading `*.` then a DNS subdomain; no IPs, no ports.
