@@ -235,3 +235,64 @@ fn missing_path_is_trouble() {
     let l = load_paths(&[PathBuf::from("/nonexistent/policyctl")]);
     assert!(l.diagnostics.has_trouble());
 }
+
+/// Two definitions of one object in two files: the same one is kept and the same diagnostic given
+/// whatever the files are called and in whichever order they are passed (issue 16).
+#[test]
+fn duplicate_objects_do_not_depend_on_file_names_or_order() {
+    let gc = |controller: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: {controller}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for (first, second) in [("a.yaml", "b.yaml"), ("b.yaml", "a.yaml")] {
+        std::fs::write(dir.path().join(first), gc("example.com/zzz")).unwrap();
+        std::fs::write(dir.path().join(second), gc("example.com/aaa")).unwrap();
+        for order in [[first, second], [second, first]] {
+            let paths: Vec<PathBuf> = order.iter().map(|f| dir.path().join(f)).collect();
+            let l = load_paths(&paths);
+            assert_eq!(codes(&l), [Code::DuplicateObject]);
+            let controllers: Vec<_> = l
+                .model
+                .gateway_classes
+                .iter()
+                .map(|c| c.spec.controller_name.clone())
+                .collect();
+            results.push(controllers);
+        }
+    }
+    assert!(
+        results.iter().all(|r| r == &["example.com/aaa"]),
+        "{results:?}"
+    );
+}
+
+/// A document that is not valid YAML is a syntax error (exit 2), even where the typed read first
+/// meets a value of the wrong shape.
+#[test]
+fn unclosed_flow_collection_is_a_syntax_error() {
+    for text in [
+        "apiVersion: v1\nkind: [unclosed\n",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: x\n",
+    ] {
+        let l = load_text("u.yaml", text.as_bytes());
+        assert_eq!(codes(&l), [Code::YamlSyntax], "{text}: {:?}", found(&l));
+    }
+}
+
+/// A limit's message says in words which limit was passed, never the YAML crate's debug print.
+#[test]
+fn limit_messages_are_words() {
+    let deep = format!("a: {}{}\n", "[".repeat(100), "]".repeat(100));
+    let l = load_text("deep.yaml", deep.as_bytes());
+    assert_eq!(codes(&l), [Code::InputLimit]);
+    let m = &l.diagnostics.iter().next().unwrap().message;
+    assert!(m.contains("more than 64 levels deep"), "{m}");
+    assert!(!m.contains('{') && !m.contains("budget"), "{m}");
+    let bomb = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/alias-bomb.yaml");
+    let l = load_paths(&[bomb]);
+    let m = &l.diagnostics.iter().next().unwrap().message;
+    assert!(m.contains("100,000 values") && !m.contains('{'), "{m}");
+}

@@ -132,7 +132,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
             out.diagnostics.extend(one.diagnostics);
         }
     }
-    out.model = assemble(validated, &mut out.diagnostics);
+    out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     out
 }
 
@@ -568,34 +568,54 @@ fn accept(
 }
 
 /// Sort objects canonically, report duplicates, and build the model.
-fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
-    // Duplicates: same group, kind, namespace and name; the first definition is kept.
-    let mut first: HashMap<(&str, &str, &str, &str), Span> = HashMap::with_capacity(objs.len());
-    let mut keep = Vec::with_capacity(objs.len());
-    for o in &objs {
-        let key = o.identity();
-        match first.get(&key) {
-            Some(at) => {
-                let (kind, meta) = (key.1, o.meta());
-                diags.push(
-                    Diagnostic::new(
-                        Code::DuplicateObject,
-                        format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
-                    )
-                    .at(meta.origin.name, "defined again here")
-                    .also(*at, "first defined here")
-                    .object(format!("{kind} {}", meta.key()))
-                    .help("remove one of the two definitions; the second is ignored"),
-                );
-                keep.push(false);
-            }
-            None => {
-                first.insert(key, o.meta().origin.name);
-                keep.push(true);
-            }
+///
+/// Of two or more objects with the same group, kind, namespace and name, the one kept is the first in
+/// the order of their content (the object as JSON with sorted keys, then input order), so the result
+/// does not depend on file names or the order of `-f` flags; every other one is reported and left
+/// out.
+fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnostics) -> Model {
+    let mut groups: HashMap<(&str, &str, &str, &str), Vec<usize>> =
+        HashMap::with_capacity(objs.len());
+    let mut repeated = Vec::new();
+    for (i, o) in objs.iter().enumerate() {
+        let group = groups.entry(o.identity()).or_default();
+        group.push(i);
+        if group.len() == 2 {
+            repeated.push(o.identity());
         }
     }
-    drop(first);
+    let mut keep = vec![true; objs.len()];
+    for key in repeated {
+        let Some(group) = groups.get(&key) else {
+            continue;
+        };
+        let content = |i: usize| -> String {
+            let origin = &objs[i].meta().origin;
+            let mut out = String::new();
+            if let Some(v) = object_value(sources, origin) {
+                canonical(&v, &mut out);
+            }
+            out
+        };
+        let mut order: Vec<(String, usize)> = group.iter().map(|&i| (content(i), i)).collect();
+        order.sort();
+        let kept = order[0].1;
+        for &(_, i) in &order[1..] {
+            keep[i] = false;
+            let (kind, meta) = (key.1, objs[i].meta());
+            diags.push(
+                Diagnostic::new(
+                    Code::DuplicateObject,
+                    format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
+                )
+                .at(meta.origin.name, "left out")
+                .also(objs[kept].meta().origin.name, "kept")
+                .object(format!("{kind} {}", meta.key()))
+                .help("remove one of the definitions; policyctl keeps the one that sorts first by content, whatever the file names"),
+            );
+        }
+    }
+    drop(groups);
     let mut keep = keep.into_iter();
     objs.retain(|_| keep.next().unwrap_or(true));
     let mut model = Model::with_room_for(&objs);
@@ -604,6 +624,40 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
     }
     validate::sort_model(&mut model);
     model
+}
+
+/// A value as JSON with every mapping's keys sorted (the same text whatever order the keys were
+/// written in).
+fn canonical(v: &serde_json::Value, out: &mut String) {
+    match v {
+        serde_json::Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                out.push(':');
+                if let Some(x) = m.get(k) {
+                    canonical(x, out);
+                }
+            }
+            out.push('}');
+        }
+        serde_json::Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// The floor `load` is measured against (issue 7): read the inputs, split them into documents and parse
