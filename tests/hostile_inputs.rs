@@ -36,7 +36,7 @@ fn lint_exit_code(path: &Path) -> i32 {
 /// Fixture → (sorted `CODE line:col` of the loader's diagnostics, `policyctl lint` exit code).
 /// `limits.sh` holds the same exit codes.
 const EXPECTED: &[(&str, &[&str], i32)] = &[
-    ("absurd-numbers.yaml", &["PCTL1007 15:16"], 1),
+    ("absurd-numbers.yaml", &["PCTL1007 15:9"], 1),
     ("alias-bomb.yaml", &["PCTL1011 22:18"], 2),
     ("alias-bomb-mutated.yaml", &["PCTL1011 22:18"], 2),
     ("alias-only-document.yaml", &["PCTL1001 2:1"], 2),
@@ -53,7 +53,7 @@ const EXPECTED: &[(&str, &[&str], i32)] = &[
             "PCTL1007 13:15",
             "PCTL1007 22:14",
             "PCTL1007 27:11",
-            "PCTL1007 35:7",
+            "PCTL1007 34:13",
             "PCTL1007 5:9",
         ],
         1,

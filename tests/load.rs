@@ -296,3 +296,41 @@ fn limit_messages_are_words() {
     let m = &l.diagnostics.iter().next().unwrap().message;
     assert!(m.contains("100,000 values") && !m.contains('{'), "{m}");
 }
+
+/// Integer fields take what the API server takes: an integral number written with a decimal point
+/// (kube-openapi accepts a float64 that is a JSON integer), not a quoted number or a fraction; a
+/// string field refuses an unquoted number (quoted fixtures in testdata/invalid/schema).
+#[test]
+fn integers_and_strings_are_typed_as_the_api_server_types_them() {
+    let rlp = |limit: &str| {
+        format!(
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: p\n  namespace: default\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: Gateway, name: gw}}\n  limits:\n    a:\n      rates:\n      - limit: {limit}\n        window: 10s\n"
+        )
+    };
+    let limit_of = |l: &Loaded| format!("{:?}", l.model.policies);
+    let five = load_text("a.yaml", rlp("5").as_bytes());
+    assert!(five.diagnostics.is_empty(), "{:?}", found(&five));
+    let five_point_zero = load_text("a.yaml", rlp("5.0").as_bytes());
+    assert!(
+        five_point_zero.diagnostics.is_empty(),
+        "{:?}",
+        found(&five_point_zero)
+    );
+    for l in [&five, &five_point_zero] {
+        assert!(
+            limit_of(l).contains("Rate { limit: 5, window: \"10s\""),
+            "{}",
+            limit_of(l)
+        );
+    }
+    for bad in ["\"5\"", "5.5", "'5'", "true"] {
+        let l = load_text("a.yaml", rlp(bad).as_bytes());
+        assert_eq!(codes(&l), [Code::InvalidType], "{bad}: {:?}", found(&l));
+    }
+    // A plain number or boolean in a string field (the window) is refused; quoted it is a string.
+    let l = load_text(
+        "a.yaml",
+        rlp("5").replace("window: 10s", "window: 10").as_bytes(),
+    );
+    assert_eq!(codes(&l), [Code::InvalidType], "{:?}", found(&l));
+}

@@ -12,6 +12,64 @@ use std::collections::BTreeMap;
 
 pub type Str = Sp<String>;
 
+/// Integer fields read as the API server reads them (`type: integer` in a CRD, `int32`/`int64` in a
+/// built-in type): a YAML number, never a quoted one (`"5"` is a string to the API server, refused
+/// in an integer field); a number with a decimal point only when it is integral (`5.0`), as
+/// kube-openapi's type check accepts a float64 that is a JSON integer (`swag.IsFloat64AJSONInteger`:
+/// integral and within ±(2^53 − 1)).
+pub mod int {
+    use super::Sp;
+    use serde::de::{self, Deserialize, Deserializer, Visitor};
+    use std::fmt;
+
+    /// The largest magnitude of a float the API server takes as an integer.
+    const MAX_JSON_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+    pub struct Int(pub i64);
+
+    impl<'de> Deserialize<'de> for Int {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'v> Visitor<'v> for V {
+                type Value = Int;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an integer")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Int, E> {
+                    Err(E::custom(format!(
+                        "expected an integer, found the string {v:?}: the API server refuses a quoted number in an integer field; remove the quotes"
+                    )))
+                }
+                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                    Ok(Int(v))
+                }
+                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                    i64::try_from(v)
+                        .map(Int)
+                        .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+                }
+                fn visit_f64<E: de::Error>(self, v: f64) -> Result<Int, E> {
+                    if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_JSON_INTEGER {
+                        // Exact: integral and within 2^53.
+                        Ok(Int(v as i64))
+                    } else {
+                        Err(E::invalid_value(de::Unexpected::Float(v), &self))
+                    }
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    pub fn opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Ok(Option::<Int>::deserialize(d)?.map(|i| i.0))
+    }
+
+    pub fn opt_sp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sp<i64>>, D::Error> {
+        Ok(Option::<Sp<Int>>::deserialize(d)?.map(|s| Sp::new(s.value.0, s.span)))
+    }
+}
+
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawMeta {
@@ -19,6 +77,7 @@ pub struct RawMeta {
     pub namespace: Option<Str>,
     pub uid: Option<String>,
     pub creation_timestamp: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub generation: Option<i64>,
     pub labels: Option<BTreeMap<String, String>>,
     pub annotations: Option<BTreeMap<String, String>>,
@@ -54,6 +113,7 @@ pub struct GatewaySpec {
 pub struct RawListener {
     pub name: Option<Str>,
     pub hostname: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub port: Option<Sp<i64>>,
     pub protocol: Option<Str>,
     pub allowed_routes: Option<RawAllowedRoutes>,
@@ -117,6 +177,7 @@ pub struct RawParentRef {
     pub namespace: Option<Str>,
     pub name: Option<Str>,
     pub section_name: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub port: Option<Sp<i64>>,
 }
 
@@ -127,6 +188,7 @@ pub struct RawBackendRef {
     pub kind: Option<String>,
     pub namespace: Option<String>,
     pub name: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub port: Option<i64>,
 }
 
@@ -228,6 +290,7 @@ pub struct ServiceSpec {
 #[serde(rename_all = "camelCase")]
 pub struct RawServicePort {
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub port: Option<i64>,
 }
 
@@ -257,6 +320,7 @@ pub struct RawCounter {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawRate {
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub limit: Option<Sp<i64>>,
     pub window: Option<Str>,
 }
@@ -349,6 +413,7 @@ pub struct DirectPolicySpec {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawLoadBalancing {
+    #[serde(default, deserialize_with = "int::opt")]
     pub weight: Option<i64>,
     pub geo: Option<Str>,
     pub default_geo: Option<bool>,
