@@ -236,6 +236,14 @@ fn kuadrant_namespace_flag_is_a_namespace_name() {
     let dir = tempfile::tempdir().unwrap();
     for bad in ["evil/../../x", "a\nb", "Upper", &"a".repeat(64)] {
         let (code, _, err) = run(policyctl(dir.path())
+            .args(["lint", "-n", bad, "-f"])
+            .arg(gateway_file()));
+        assert_eq!(code, 2, "-n {bad:?}: {err}");
+        assert!(
+            err.contains("--namespace must be a namespace name"),
+            "{err}"
+        );
+        let (code, _, err) = run(policyctl(dir.path())
             .args(["compute", "--kuadrant-namespace", bad, "-f"])
             .arg(gateway_file()));
         assert_eq!(code, 2, "{bad:?}: {err}");

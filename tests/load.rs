@@ -299,7 +299,7 @@ fn limit_messages_are_words() {
 
 /// Integer fields take what the API server takes: an integral number written with a decimal point
 /// (kube-openapi accepts a float64 that is a JSON integer), not a quoted number or a fraction; a
-/// string field refuses an unquoted number (quoted fixtures in testdata/invalid/schema).
+/// label value refuses an unquoted number or boolean (fixtures in testdata/invalid/schema).
 #[test]
 fn integers_and_strings_are_typed_as_the_api_server_types_them() {
     let rlp = |limit: &str| {
@@ -327,10 +327,20 @@ fn integers_and_strings_are_typed_as_the_api_server_types_them() {
         let l = load_text("a.yaml", rlp(bad).as_bytes());
         assert_eq!(codes(&l), [Code::InvalidType], "{bad}: {:?}", found(&l));
     }
-    // A plain number or boolean in a string field (the window) is refused; quoted it is a string.
-    let l = load_text(
-        "a.yaml",
-        rlp("5").replace("window: 10s", "window: 10").as_bytes(),
+    // A label value is a string: unquoted 2 or yes is refused, quoted it is kept.
+    let gw = |v: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\n  labels:\n    v: {v}\nspec:\n  gatewayClassName: istio\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n"
+        )
+    };
+    for bad in ["2", "yes", "1.5"] {
+        let l = load_text("gw.yaml", gw(bad).as_bytes());
+        assert_eq!(codes(&l), [Code::InvalidType], "{bad}: {:?}", found(&l));
+    }
+    let l = load_text("gw.yaml", gw("\"2\"").as_bytes());
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    assert_eq!(
+        l.model.gateways[0].meta.labels.get("v").map(String::as_str),
+        Some("2")
     );
-    assert_eq!(codes(&l), [Code::InvalidType], "{:?}", found(&l));
 }

@@ -100,6 +100,12 @@ impl InputArgs {
 
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
+        if !policyctl::model::validate::dns1123_label(&self.namespace) {
+            return Err(CliError::Usage(format!(
+                "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
+                self.namespace
+            )));
+        }
         let mut inputs = Vec::new();
         let mut stdin_used = false;
         for f in &self.filenames {

@@ -161,10 +161,6 @@ fn options() -> serde_saphyr::Options {
             max_total_replayed_events: l.alias_events,
         },
         legacy_octal_numbers: true,
-        // A string field takes a string: a plain scalar that reads as a number or a boolean (`5`,
-        // `true`, `yes`) is a number or a boolean to the API server, which refuses it in a string
-        // field (labels, annotations, names, every `type: string` of a CRD); it must be quoted.
-        no_schema: true,
         with_snippet: false,
     }
 }
@@ -235,16 +231,6 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
         return ParseError {
             code: Code::InputLimit,
             message,
-            span,
-        };
-    }
-    if let serde_saphyr::Error::QuotingRequired { value, .. } = original(e) {
-        return ParseError {
-            code: Code::InvalidType,
-            message: format!(
-                "expected a string, found `{}`: a number or boolean to the API server, which refuses it in a string field",
-                truncate(value, 40)
-            ),
             span,
         };
     }

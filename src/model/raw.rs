@@ -12,6 +12,58 @@ use std::collections::BTreeMap;
 
 pub type Str = Sp<String>;
 
+/// A label or annotation value as the API server reads one (`map[string]string`): a string, or
+/// null for the empty string. A plain scalar YAML reads as a number or boolean (`2`, `true`, `yes`)
+/// reaches the API server as a number or boolean, which it refuses: it must be quoted.
+struct LabelValue(String);
+
+impl<'de> Deserialize<'de> for LabelValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'v> serde::de::Visitor<'v> for V {
+            type Value = LabelValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LabelValue, E> {
+                Ok(LabelValue(v.to_string()))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<LabelValue, E> {
+                Ok(LabelValue(String::new()))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<LabelValue, E> {
+                Ok(LabelValue(String::new()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn not_a_string<E: serde::de::Error>(v: impl std::fmt::Display) -> E {
+    E::custom(format!(
+        "expected a string, found `{v}`: label and annotation values are strings, and the API server refuses a number or boolean; quote it"
+    ))
+}
+
+fn string_values<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, String>>, D::Error> {
+    Ok(Option::<BTreeMap<String, LabelValue>>::deserialize(d)?
+        .map(|m| m.into_iter().map(|(k, v)| (k, v.0)).collect()))
+}
+
 /// Integer fields read as the API server reads them (`type: integer` in a CRD, `int32`/`int64` in a
 /// built-in type): a YAML number, never a quoted one (`"5"` is a string to the API server, refused
 /// in an integer field); a number with a decimal point only when it is integral (`5.0`), as
@@ -79,7 +131,9 @@ pub struct RawMeta {
     pub creation_timestamp: Option<Str>,
     #[serde(default, deserialize_with = "int::opt")]
     pub generation: Option<i64>,
+    #[serde(default, deserialize_with = "string_values")]
     pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default, deserialize_with = "string_values")]
     pub annotations: Option<BTreeMap<String, String>>,
 }
 
