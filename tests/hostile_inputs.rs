@@ -36,7 +36,7 @@ fn lint_exit_code(path: &Path) -> i32 {
 /// Fixture → (sorted `CODE line:col` of the loader's diagnostics, `policyctl lint` exit code).
 /// `limits.sh` holds the same exit codes.
 const EXPECTED: &[(&str, &[&str], i32)] = &[
-    ("absurd-numbers.yaml", &["PCTL1007 15:9"], 1),
+    ("absurd-numbers.yaml", &["PCTL1007 15:16"], 1),
     ("alias-bomb.yaml", &["PCTL1011 22:18"], 2),
     ("alias-bomb-mutated.yaml", &["PCTL1011 22:18"], 2),
     ("alias-only-document.yaml", &["PCTL1001 2:1"], 2),

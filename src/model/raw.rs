@@ -88,9 +88,13 @@ pub mod int {
                     f.write_str("an integer")
                 }
                 fn visit_str<E: de::Error>(self, v: &str) -> Result<Int, E> {
-                    Err(E::custom(format!(
-                        "expected an integer, found the string {v:?}: the API server refuses a quoted number in an integer field; remove the quotes"
-                    )))
+                    Err(E::custom(if v.trim().parse::<f64>().is_ok() {
+                        format!(
+                            "expected an integer, found the string {v:?}: the API server refuses a quoted number in an integer field; remove the quotes"
+                        )
+                    } else {
+                        format!("expected an integer, found `{v}`")
+                    }))
                 }
                 fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
                     Ok(Int(v))
@@ -105,7 +109,9 @@ pub mod int {
                         // Exact: integral and within 2^53.
                         Ok(Int(v as i64))
                     } else {
-                        Err(E::invalid_value(de::Unexpected::Float(v), &self))
+                        Err(E::custom(format!(
+                            "expected an integer, found `{v}`: not a whole number the API server takes as an integer (at most 2^53 - 1 in magnitude)"
+                        )))
                     }
                 }
             }
