@@ -181,6 +181,15 @@ pub fn parse_document(
         if first.code == Code::YamlSyntax || first.code == Code::InputLimit {
             return first;
         }
+        // Only a flow collection where a scalar belongs can hide an unclosed bracket: other type
+        // errors are not read twice.
+        let at = first.span.offset.saturating_sub(base);
+        if !text
+            .get(at..)
+            .is_some_and(|t| t.starts_with('[') || t.starts_with('{'))
+        {
+            return first;
+        }
         // A typed read stops at the first value of the wrong shape, which may be where the YAML
         // itself is broken (`kind: [unclosed` is a list where a string belongs): a document that is
         // not valid YAML is a syntax error wherever the typed read stopped.
