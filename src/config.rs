@@ -69,22 +69,68 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
 }
 
-/// The nearest `.policyctl.yaml` in `start` or one of its ancestors.
+/// The settings file that applies in `start`: the nearest `.policyctl.yaml` in `start` or a folder
+/// above it, up to and including the repository root (the nearest folder holding `.git`, a folder or
+/// a file as in a git worktree or submodule), never above it. Outside a repository only `start`
+/// itself is looked in. In CI the checkout is attacker-controlled but what lies above it is not
+/// theirs to choose, and the reverse: a file above the checkout must not change how the
+/// repository's own files are judged.
 pub fn find(start: &Path) -> Option<PathBuf> {
-    start
+    let root = start
         .ancestors()
+        .find(|d| d.join(".git").symlink_metadata().is_ok());
+    let dirs: Vec<&Path> = match root {
+        Some(root) => {
+            let depth = start.ancestors().count() - root.ancestors().count();
+            start.ancestors().take(depth + 1).collect()
+        }
+        None => vec![start],
+    };
+    dirs.into_iter()
         .map(|d| d.join(FILE_NAME))
-        .find(|p| p.is_file())
+        .find(|p| p.symlink_metadata().is_ok())
 }
 
-/// Read and validate the settings file at `path`.
+/// Read and validate the settings file at `path`, named with `--config` (symbolic links are
+/// followed). Only a regular file or the null device (no settings) is read: a FIFO or another device
+/// would block or never end.
 pub fn read(path: &Path) -> Loaded {
+    read_checked(path, true)
+}
+
+/// Read and validate the settings file [`find`] found. A symbolic link is refused: discovery must
+/// not read a file outside the repository.
+pub fn read_found(path: &Path) -> Loaded {
+    read_checked(path, false)
+}
+
+fn read_checked(path: &Path, follow: bool) -> Loaded {
     let name = path.display().to_string();
-    let too_big = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_SIZE);
-    let bytes = if too_big {
-        Err(format!("larger than {} bytes", MAX_SIZE))
+    let meta = if follow {
+        std::fs::metadata(path)
     } else {
-        std::fs::read(path).map_err(|e| e.to_string())
+        std::fs::symlink_metadata(path)
+    };
+    let bytes = match meta {
+        Err(e) => Err(e.to_string()),
+        Ok(m) if m.file_type().is_symlink() => Err(
+            "it is a symbolic link, and a settings file found by searching is read only when it is a regular file"
+                .to_string(),
+        ),
+        Ok(m) if m.is_file() => std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(|f| {
+                crate::load::read_stream(f, MAX_SIZE).map_err(|e| match e {
+                    crate::load::StreamError::Io(e) => e,
+                    crate::load::StreamError::TooLarge(max) => {
+                        format!("larger than {max} bytes, the most a settings file may hold")
+                    }
+                })
+            }),
+        Ok(m) if crate::load::is_null_device(&m) => Ok(Vec::new()),
+        Ok(_) => Err(
+            "it is not a regular file (a pipe, FIFO or device would block or never end)".to_string(),
+        ),
     };
     let text = bytes.and_then(|b| {
         String::from_utf8(b)
@@ -243,7 +289,18 @@ fn apply(
                 None => diags.push(invalid("\"1.4\" or \"1.5\"")),
             }
         }
-        "kuadrantNamespace" => settings.kuadrant_namespace = string(diags),
+        "kuadrantNamespace" => {
+            settings.kuadrant_namespace = string(diags).and_then(|ns| {
+                if crate::model::validate::dns1123_label(&ns) {
+                    Some(ns)
+                } else {
+                    diags.push(invalid(
+                        "a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)",
+                    ));
+                    None
+                }
+            })
+        }
         "wasmImage" => settings.wasm_image = string(diags),
         "wasmSha256" => {
             // An all-digit hash (or one like `12e4…`) is a YAML number: read it as written.

@@ -1,4 +1,5 @@
-//! The `.policyctl.yaml` settings file: found upward from the current directory or named by
+//! The `.policyctl.yaml` settings file: found upward from the current directory (up to the
+//! repository root, never above it) or named by
 //! `--config`; flags and POLICYCTL_* variables override it; unknown keys are PCTL4001 warnings at
 //! the key; invalid files are PCTL4002 and exit 2.
 
@@ -78,6 +79,8 @@ fn settings_file_in_the_current_directory_sets_the_version() {
 #[test]
 fn settings_file_is_found_in_a_parent_directory() {
     let d = settings_dir("kuadrantVersion: 1.5\n");
+    // Searched upward only inside a repository, up to its root.
+    std::fs::create_dir(d.path().join(".git")).unwrap();
     let deep = d.path().join("a/b/c");
     std::fs::create_dir_all(&deep).unwrap();
     assert!(!compute_kinds(&deep, &[]).contains("kind: WasmPlugin"));
@@ -299,6 +302,9 @@ fn find_walks_up_and_stops_at_the_nearest_file() {
     let d = settings_dir("failOn: never\n");
     let inner = d.path().join("x/y");
     std::fs::create_dir_all(&inner).unwrap();
+    // Not in a repository: only the folder itself.
+    assert_eq!(config::find(&inner), None);
+    std::fs::create_dir(d.path().join(".git")).unwrap();
     assert_eq!(
         config::find(&inner).as_deref(),
         Some(d.path().join(".policyctl.yaml").as_path())

@@ -89,15 +89,11 @@ fn fuzz_alias_bomb_is_refused_within_100k_events() {
         let d: Vec<_> = l.diagnostics.iter().collect();
         assert_eq!(d.len(), 1, "{name}: {:?}", found(&l));
         assert_eq!(d[0].code, Code::InputLimit);
-        let events: usize = d[0]
-            .message
-            .rsplit(": ")
-            .next()
-            .and_then(|s| s.trim_end_matches(['}', ' ']).parse().ok())
-            .unwrap_or_else(|| panic!("{name}: no event count in {:?}", d[0].message));
+        // The message names the limit in words (it used to be the YAML crate's debug print of
+        // the count, `RecordedAnchorEvents { recorded_anchor_events: 100001 }`).
         assert!(
-            events <= 100_001,
-            "{name}: refused after {events} events: {}",
+            d[0].message.contains("more than 100,000 values"),
+            "{name}: {}",
             d[0].message
         );
     }

@@ -235,3 +235,112 @@ fn missing_path_is_trouble() {
     let l = load_paths(&[PathBuf::from("/nonexistent/policyctl")]);
     assert!(l.diagnostics.has_trouble());
 }
+
+/// Two definitions of one object in two files: the same one is kept and the same diagnostic given
+/// whatever the files are called and in whichever order they are passed (issue 16).
+#[test]
+fn duplicate_objects_do_not_depend_on_file_names_or_order() {
+    let gc = |controller: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: {controller}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for (first, second) in [("a.yaml", "b.yaml"), ("b.yaml", "a.yaml")] {
+        std::fs::write(dir.path().join(first), gc("example.com/zzz")).unwrap();
+        std::fs::write(dir.path().join(second), gc("example.com/aaa")).unwrap();
+        for order in [[first, second], [second, first]] {
+            let paths: Vec<PathBuf> = order.iter().map(|f| dir.path().join(f)).collect();
+            let l = load_paths(&paths);
+            assert_eq!(codes(&l), [Code::DuplicateObject]);
+            let controllers: Vec<_> = l
+                .model
+                .gateway_classes
+                .iter()
+                .map(|c| c.spec.controller_name.clone())
+                .collect();
+            results.push(controllers);
+        }
+    }
+    assert!(
+        results.iter().all(|r| r == &["example.com/aaa"]),
+        "{results:?}"
+    );
+}
+
+/// A document that is not valid YAML is a syntax error (exit 2), even where the typed read first
+/// meets a value of the wrong shape.
+#[test]
+fn unclosed_flow_collection_is_a_syntax_error() {
+    for text in [
+        "apiVersion: v1\nkind: [unclosed\n",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: x\n",
+    ] {
+        let l = load_text("u.yaml", text.as_bytes());
+        assert_eq!(codes(&l), [Code::YamlSyntax], "{text}: {:?}", found(&l));
+    }
+}
+
+/// A limit's message says in words which limit was passed, never the YAML crate's debug print.
+#[test]
+fn limit_messages_are_words() {
+    let deep = format!("a: {}{}\n", "[".repeat(100), "]".repeat(100));
+    let l = load_text("deep.yaml", deep.as_bytes());
+    assert_eq!(codes(&l), [Code::InputLimit]);
+    let m = &l.diagnostics.iter().next().unwrap().message;
+    assert!(m.contains("more than 64 levels deep"), "{m}");
+    assert!(!m.contains('{') && !m.contains("budget"), "{m}");
+    let bomb = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/alias-bomb.yaml");
+    let l = load_paths(&[bomb]);
+    let m = &l.diagnostics.iter().next().unwrap().message;
+    assert!(m.contains("100,000 values") && !m.contains('{'), "{m}");
+}
+
+/// Integer fields take what the API server takes: an integral number written with a decimal point
+/// (kube-openapi accepts a float64 that is a JSON integer), not a quoted number or a fraction; a
+/// label value refuses an unquoted number or boolean (fixtures in testdata/invalid/schema).
+#[test]
+fn integers_and_strings_are_typed_as_the_api_server_types_them() {
+    let rlp = |limit: &str| {
+        format!(
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: p\n  namespace: default\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: Gateway, name: gw}}\n  limits:\n    a:\n      rates:\n      - limit: {limit}\n        window: 10s\n"
+        )
+    };
+    let limit_of = |l: &Loaded| format!("{:?}", l.model.policies);
+    let five = load_text("a.yaml", rlp("5").as_bytes());
+    assert!(five.diagnostics.is_empty(), "{:?}", found(&five));
+    let five_point_zero = load_text("a.yaml", rlp("5.0").as_bytes());
+    assert!(
+        five_point_zero.diagnostics.is_empty(),
+        "{:?}",
+        found(&five_point_zero)
+    );
+    for l in [&five, &five_point_zero] {
+        assert!(
+            limit_of(l).contains("Rate { limit: 5, window: \"10s\""),
+            "{}",
+            limit_of(l)
+        );
+    }
+    for bad in ["\"5\"", "5.5", "'5'", "true"] {
+        let l = load_text("a.yaml", rlp(bad).as_bytes());
+        assert_eq!(codes(&l), [Code::InvalidType], "{bad}: {:?}", found(&l));
+    }
+    // A label value is a string: unquoted 2 or yes is refused, quoted it is kept.
+    let gw = |v: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\n  labels:\n    v: {v}\nspec:\n  gatewayClassName: istio\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n"
+        )
+    };
+    for bad in ["2", "yes", "1.5"] {
+        let l = load_text("gw.yaml", gw(bad).as_bytes());
+        assert_eq!(codes(&l), [Code::InvalidType], "{bad}: {:?}", found(&l));
+    }
+    let l = load_text("gw.yaml", gw("\"2\"").as_bytes());
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    assert_eq!(
+        l.model.gateways[0].meta.labels.get("v").map(String::as_str),
+        Some("2")
+    );
+}

@@ -11,7 +11,7 @@ use policyctl::render::{self, Style};
 use policyctl::source::{SourceId, SourceMap};
 use policyctl::suppress;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -164,6 +164,12 @@ impl InputArgs {
 
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
+        if !policyctl::model::validate::dns1123_label(&self.namespace) {
+            return Err(CliError::Usage(format!(
+                "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
+                self.namespace
+            )));
+        }
         let gateway_classes = self.gateway_classes()?;
         let mut inputs = Vec::new();
         let mut stdin_used = false;
@@ -173,10 +179,14 @@ impl InputArgs {
                     return Err(CliError::Usage("-f - may be given only once".into()));
                 }
                 stdin_used = true;
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+                let bytes = policyctl::load::read_stream(
+                    std::io::stdin().lock(),
+                    policyctl::load::MAX_STREAM_BYTES,
+                )
+                .map_err(|e| {
+                    let (message, help) = e.explain("stdin");
+                    CliError::Io(format!("{message}; {help}"))
+                })?;
                 inputs.push(Input::Text {
                     name: self.stdin_name.clone(),
                     bytes,
@@ -606,6 +616,13 @@ impl GenArgs {
             return Err(CliError::Usage(
                 "--wasm-sha256 must be 64 hexadecimal characters".into(),
             ));
+        }
+        if let Some(ns) = &self.kuadrant_namespace
+            && !policyctl::model::validate::dns1123_label(ns)
+        {
+            return Err(CliError::Usage(format!(
+                "--kuadrant-namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {ns:?}"
+            )));
         }
         Ok(GenerateOptions {
             version,

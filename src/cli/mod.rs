@@ -87,15 +87,28 @@ fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> 
     let Some(input) = cli.command.input_mut() else {
         return Ok(Default::default());
     };
-    let path = cli.config.clone().or_else(|| {
-        std::env::current_dir()
-            .ok()
-            .and_then(|d| policyctl::config::find(&d))
-    });
-    let Some(path) = path else {
-        return Ok(Default::default());
+    let loaded = match &cli.config {
+        Some(path) => policyctl::config::read(path),
+        None => {
+            let found = std::env::current_dir()
+                .ok()
+                .and_then(|d| policyctl::config::find(&d));
+            match found {
+                Some(path) => policyctl::config::read_found(&path),
+                None => {
+                    if ui.verbose {
+                        ui.err("settings: no .policyctl.yaml in the current folder or above it up to the repository root\n");
+                    }
+                    return Ok(Default::default());
+                }
+            }
+        }
     };
-    let loaded = policyctl::config::read(&path);
+    if ui.verbose
+        && let Some(path) = &loaded.settings.path
+    {
+        ui.err(&format!("settings: {}\n", path.display()));
+    }
     ui.diagnostics_in(&loaded.sources, &loaded.diagnostics);
     if loaded.diagnostics.has_trouble() {
         return Err(());

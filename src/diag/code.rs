@@ -48,6 +48,7 @@ codes! {
     SchemaViolation = "PCTL1009", Error, false, "a value breaks the CRD schema (pattern, enum, length, range); the object is left out";
     CelRule = "PCTL1010", Error, false, "a CRD validation rule (x-kubernetes-validations) rejects the object";
     InputLimit = "PCTL1011", Error, true, "a document exceeds the safety limits (aliases, depth, size)";
+    InvalidName = "PCTL1012", Error, false, "metadata.name or metadata.namespace is not a name the API server accepts for the kind; the object is left out";
     TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";

@@ -145,7 +145,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
             out.diagnostics.extend(one.diagnostics);
         }
     }
-    out.model = assemble(validated, &mut out.diagnostics);
+    out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     crate::model::assume_gateway_classes(
         &mut out.model,
         &opts.gateway_classes,
@@ -201,23 +201,120 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
         match input {
             Input::Text { name, bytes } => add(name.clone(), bytes, out),
             Input::Path(p) => {
-                for file in discover(p, &mut out.diagnostics) {
-                    let name = file.display().to_string();
-                    match std::fs::read(&file) {
+                for found in discover(p, &mut out.diagnostics) {
+                    let name = found.path.display().to_string();
+                    match read_found(&found) {
                         Ok(bytes) => add(name, &bytes, out),
-                        Err(e) => out.diagnostics.push(
-                            Diagnostic::new(
-                                Code::UnreadableInput,
-                                format!("cannot read {name}: {e}"),
-                            )
-                            .help("check the path and its permissions"),
-                        ),
+                        Err(d) => out.diagnostics.push(d),
                     }
                 }
             }
         }
     }
     texts
+}
+
+/// The most a stream (a pipe, a FIFO, process substitution such as `<(kubectl get … -o yaml)`,
+/// `/dev/stdin` or `-`) may give: 256 MiB. A stream has no size to check before reading, and one that
+/// never ends (`/dev/zero`, `yes`) must not grow to the memory limit. Regular files are not bounded
+/// here: their size is known and they are read whole.
+pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a stream could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamError {
+    /// Reading failed; the operating system's message.
+    Io(String),
+    /// The stream gave more than the bound, in bytes.
+    TooLarge(u64),
+}
+
+impl StreamError {
+    /// The message (naming the stream) and what to do, for a diagnostic.
+    pub fn explain(&self, name: &str) -> (String, &'static str) {
+        match self {
+            StreamError::Io(e) => (
+                format!("cannot read {name}: {e}"),
+                "check the path and its permissions",
+            ),
+            StreamError::TooLarge(max) => (
+                format!(
+                    "{name} gave more than {} MiB, the most policyctl reads from a pipe, a FIFO or stdin",
+                    max / (1024 * 1024)
+                ),
+                "write the text to a file and pass the file with -f, or split it into several inputs",
+            ),
+        }
+    }
+}
+
+/// Read a stream to its end, refusing one that gives more than `max` bytes (without reading more
+/// than one byte past it).
+pub fn read_stream(r: impl std::io::Read, max: u64) -> Result<Vec<u8>, StreamError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| StreamError::Io(e.to_string()))?;
+    if bytes.len() as u64 > max {
+        return Err(StreamError::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
+/// A path to read and how: a regular file whole, a stream up to [`MAX_STREAM_BYTES`].
+struct Found {
+    path: PathBuf,
+    stream: bool,
+}
+
+fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
+    let name = found.path.display().to_string();
+    let result = if found.stream {
+        std::fs::File::open(&found.path)
+            .map_err(|e| StreamError::Io(e.to_string()))
+            .and_then(|f| read_stream(f, MAX_STREAM_BYTES))
+    } else {
+        std::fs::read(&found.path).map_err(|e| StreamError::Io(e.to_string()))
+    };
+    result.map_err(|e| {
+        let (message, help) = e.explain(&name);
+        Diagnostic::new(Code::UnreadableInput, message).help(help)
+    })
+}
+
+/// What kind of non-regular, non-directory file a path is: `Some(true)` for a stream policyctl reads
+/// (a pipe or FIFO, or the null device, which reads as empty), `Some(false)` for one it refuses
+/// (another character device, a block device, a socket).
+#[cfg(unix)]
+pub fn special_file(meta: &std::fs::Metadata) -> Option<bool> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        return Some(true);
+    }
+    if t.is_char_device() {
+        return Some(is_null_device(meta));
+    }
+    (t.is_block_device() || t.is_socket()).then_some(false)
+}
+
+/// Whether a file is the null device (`/dev/null`), which reads as empty.
+#[cfg(unix)]
+pub fn is_null_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    meta.file_type().is_char_device()
+        && std::fs::metadata("/dev/null").is_ok_and(|n| n.rdev() == meta.rdev())
+}
+
+#[cfg(not(unix))]
+pub fn is_null_device(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(not(unix))]
+pub fn special_file(_meta: &std::fs::Metadata) -> Option<bool> {
+    None
 }
 
 fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
@@ -233,7 +330,7 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
         return None;
     }
     match std::str::from_utf8(bytes) {
-        Ok(s) => Some(s.to_owned()),
+        Ok(s) => Some(line_feeds(s)),
         Err(e) => {
             // Point at the bad byte: register the readable prefix so the position can be shown.
             // Slice: `valid_up_to` is at most `bytes.len()`.
@@ -255,9 +352,35 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
     }
 }
 
-/// Files under a path: the path itself if it is a file; else every `.yaml`/`.yml`/`.json` below it,
-/// in sorted path order, skipping hidden entries. Symlinks are followed; loops are reported.
-fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+/// The text with every lone carriage return (old Mac OS line ends) turned into a line feed. YAML 1.2
+/// reads a lone CR as a line break (spec 5.4, `b-break`), but neither the YAML crate nor the line
+/// index here does; one byte for one byte, so every offset and `line:column` stays right. A CR before
+/// a LF is left alone.
+fn line_feeds(s: &str) -> String {
+    if !s.contains('\r') {
+        return s.to_owned();
+    }
+    let b = s.as_bytes();
+    let out: Vec<u8> = b
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == b'\r' && b.get(i + 1) != Some(&b'\n') {
+                b'\n'
+            } else {
+                c
+            }
+        })
+        .collect();
+    // Replacing one ASCII byte by another keeps the text UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Files under a path: the path itself if it is a file or a stream (a pipe, a FIFO, `/dev/stdin`,
+/// process substitution, the null device); else every `.yaml`/`.yml`/`.json` below it, in sorted path
+/// order, skipping hidden entries and anything that is not a regular file. Symlinks are followed;
+/// loops are reported. Other special files named directly are refused.
+fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<Found> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -272,7 +395,32 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         }
     };
     if meta.is_file() {
-        return vec![path.to_path_buf()];
+        return vec![Found {
+            path: path.to_path_buf(),
+            stream: false,
+        }];
+    }
+    match special_file(&meta) {
+        Some(true) => {
+            return vec![Found {
+                path: path.to_path_buf(),
+                stream: true,
+            }];
+        }
+        Some(false) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::UnreadableInput,
+                    format!(
+                        "cannot read {}: it is a device or socket, not a file, directory or pipe",
+                        path.display()
+                    ),
+                )
+                .help("pass manifest files or directories with -f, or pipe the text in with -f -"),
+            );
+            return vec![];
+        }
+        None => {}
     }
     let mut files = Vec::new();
     let walker = walkdir::WalkDir::new(path)
@@ -284,7 +432,10 @@ fn discover(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         match entry {
             Ok(e) => {
                 if e.file_type().is_file() && is_manifest(e.path()) {
-                    files.push(e.into_path());
+                    files.push(Found {
+                        path: e.into_path(),
+                        stream: false,
+                    });
                 }
             }
             Err(e) => {
@@ -435,34 +586,54 @@ fn accept(
 }
 
 /// Sort objects canonically, report duplicates, and build the model.
-fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
-    // Duplicates: same group, kind, namespace and name; the first definition is kept.
-    let mut first: HashMap<(&str, &str, &str, &str), Span> = HashMap::with_capacity(objs.len());
-    let mut keep = Vec::with_capacity(objs.len());
-    for o in &objs {
-        let key = o.identity();
-        match first.get(&key) {
-            Some(at) => {
-                let (kind, meta) = (key.1, o.meta());
-                diags.push(
-                    Diagnostic::new(
-                        Code::DuplicateObject,
-                        format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
-                    )
-                    .at(meta.origin.name, "defined again here")
-                    .also(*at, "first defined here")
-                    .object(format!("{kind} {}", meta.key()))
-                    .help("remove one of the two definitions; the second is ignored"),
-                );
-                keep.push(false);
-            }
-            None => {
-                first.insert(key, o.meta().origin.name);
-                keep.push(true);
-            }
+///
+/// Of two or more objects with the same group, kind, namespace and name, the one kept is the first in
+/// the order of their content (the object as JSON with sorted keys, then input order), so the result
+/// does not depend on file names or the order of `-f` flags; every other one is reported and left
+/// out.
+fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnostics) -> Model {
+    let mut groups: HashMap<(&str, &str, &str, &str), Vec<usize>> =
+        HashMap::with_capacity(objs.len());
+    let mut repeated = Vec::new();
+    for (i, o) in objs.iter().enumerate() {
+        let group = groups.entry(o.identity()).or_default();
+        group.push(i);
+        if group.len() == 2 {
+            repeated.push(o.identity());
         }
     }
-    drop(first);
+    let mut keep = vec![true; objs.len()];
+    for key in repeated {
+        let Some(group) = groups.get(&key) else {
+            continue;
+        };
+        let content = |i: usize| -> String {
+            let origin = &objs[i].meta().origin;
+            let mut out = String::new();
+            if let Some(v) = object_value(sources, origin) {
+                canonical(&v, &mut out);
+            }
+            out
+        };
+        let mut order: Vec<(String, usize)> = group.iter().map(|&i| (content(i), i)).collect();
+        order.sort();
+        let kept = order[0].1;
+        for &(_, i) in &order[1..] {
+            keep[i] = false;
+            let (kind, meta) = (key.1, objs[i].meta());
+            diags.push(
+                Diagnostic::new(
+                    Code::DuplicateObject,
+                    format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
+                )
+                .at(meta.origin.name, "left out")
+                .also(objs[kept].meta().origin.name, "kept")
+                .object(format!("{kind} {}", meta.key()))
+                .help("remove one of the definitions; policyctl keeps the one that sorts first by content, whatever the file names"),
+            );
+        }
+    }
+    drop(groups);
     let mut keep = keep.into_iter();
     objs.retain(|_| keep.next().unwrap_or(true));
     let mut model = Model::with_room_for(&objs);
@@ -471,6 +642,40 @@ fn assemble(mut objs: Vec<Validated>, diags: &mut Diagnostics) -> Model {
     }
     validate::sort_model(&mut model);
     model
+}
+
+/// A value as JSON with every mapping's keys sorted (the same text whatever order the keys were
+/// written in).
+fn canonical(v: &serde_json::Value, out: &mut String) {
+    match v {
+        serde_json::Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                out.push(':');
+                if let Some(x) = m.get(k) {
+                    canonical(x, out);
+                }
+            }
+            out.push('}');
+        }
+        serde_json::Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// The floor `load` is measured against (issue 7): read the inputs, split them into documents and parse
@@ -484,9 +689,10 @@ pub fn parse_only(inputs: &[Input]) -> usize {
         match input {
             Input::Text { name, bytes } => texts.extend(decode(name, bytes, &mut scratch)),
             Input::Path(p) => {
-                for file in discover(p, &mut scratch.diagnostics) {
-                    if let Ok(bytes) = std::fs::read(&file) {
-                        texts.extend(decode(&file.display().to_string(), &bytes, &mut scratch));
+                for found in discover(p, &mut scratch.diagnostics) {
+                    if let Ok(bytes) = read_found(&found) {
+                        let name = found.path.display().to_string();
+                        texts.extend(decode(&name, &bytes, &mut scratch));
                     }
                 }
             }

@@ -39,22 +39,126 @@ pub struct ParseError {
     pub span: Span,
 }
 
+/// The limits one document is read within (the README's input section lists them).
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    nodes: usize,
+    events: usize,
+    depth: usize,
+    aliases: usize,
+    anchors: usize,
+    scalar_bytes: usize,
+    /// Events copied or replayed through anchors and aliases.
+    alias_events: usize,
+}
+
+/// Limits of one manifest document.
+const DOCUMENT: Limits = Limits {
+    nodes: 5_000_000,
+    events: 20_000_000,
+    depth: 64,
+    aliases: 10_000,
+    anchors: 10_000,
+    scalar_bytes: 256 * 1024 * 1024,
+    // Alias expansion is bounded far below the library's million events: a 1 KiB alias bomb must not
+    // cost seconds and hundreds of MiB before it is refused (fuzzing finding).
+    alias_events: 100_000,
+};
+
+/// Limits of the settings file (a few lines); `scalar_bytes` is the caller's.
+const SETTINGS: Limits = Limits {
+    nodes: 10_000,
+    events: 100_000,
+    depth: 8,
+    aliases: 100,
+    anchors: 100,
+    scalar_bytes: 0,
+    alias_events: 100_000,
+};
+
+/// `n` with thousands separators, as the README writes limits.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The error under the alias and snippet wrappers the YAML crate adds.
+fn original(mut e: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = e
+    {
+        e = error;
+    }
+    e
+}
+
+/// In words, which limit a document exceeded, or `None` when the error is not a limit. (The YAML
+/// crate's own text is a Rust debug print such as `Nodes { nodes: 5000001 }`.)
+fn limit_message(e: &serde_saphyr::Error, l: &Limits) -> Option<String> {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let what = match original(e) {
+        serde_saphyr::Error::AliasExpansionLimitExceeded { .. } => format!(
+            "its aliases (*name) expand to more than {} copied values, the most policyctl expands in one document",
+            thousands(l.alias_events)
+        ),
+        serde_saphyr::Error::Budget { breach, .. } => match breach {
+            B::Nodes { .. } => format!(
+                "it holds more than {} values (mappings, lists and scalars), the most policyctl reads in one document",
+                thousands(l.nodes)
+            ),
+            B::Events { .. } => format!(
+                "it holds more than {} YAML events (values, starts and ends of mappings and lists), the most policyctl reads in one document",
+                thousands(l.events)
+            ),
+            B::Depth { .. } => format!(
+                "it nests mappings and lists more than {} levels deep",
+                l.depth
+            ),
+            B::Aliases { .. } => {
+                format!("it uses more than {} aliases (*name)", thousands(l.aliases))
+            }
+            B::Anchors { .. } => format!(
+                "it defines more than {} anchors (&name)",
+                thousands(l.anchors)
+            ),
+            B::ScalarBytes { .. } => format!(
+                "its strings add up to more than {} MiB",
+                l.scalar_bytes / (1024 * 1024)
+            ),
+            B::RecordedAnchorEvents { .. } | B::RecordedAnchorBytes { .. } => format!(
+                "its anchors (&name) hold more than {} values to copy through aliases, the most policyctl keeps in one document",
+                thousands(l.alias_events)
+            ),
+            B::Documents { .. } => "it holds more than one YAML document".to_string(),
+            _ => "it exceeds one of policyctl's parsing limits".to_string(),
+        },
+        _ => return None,
+    };
+    Some(format!("policyctl does not read this document: {what}"))
+}
+
 fn options() -> serde_saphyr::Options {
+    let l = DOCUMENT;
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_documents: 2,
-            max_nodes: 5_000_000,
-            max_events: 20_000_000,
-            max_depth: 64,
-            max_aliases: 10_000,
-            max_anchors: 10_000,
-            max_total_scalar_bytes: 256 * 1024 * 1024,
-            // Alias expansion is bounded far below the library's million events: a 1 KiB alias bomb
-            // must not cost seconds and hundreds of MiB before it is refused (fuzzing finding).
-            max_recorded_anchor_events: 100_000,
+            max_nodes: l.nodes,
+            max_events: l.events,
+            max_depth: l.depth,
+            max_aliases: l.aliases,
+            max_anchors: l.anchors,
+            max_total_scalar_bytes: l.scalar_bytes,
+            max_recorded_anchor_events: l.alias_events,
         },
         alias_limits: serde_saphyr::alias_limits! {
-            max_total_replayed_events: 100_000,
+            max_total_replayed_events: l.alias_events,
         },
         legacy_octal_numbers: true,
         with_snippet: false,
@@ -72,7 +176,35 @@ pub fn parse_document(
     serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
         DocSeed { hint }.deserialize(de)
     })
-    .map_err(|e| classify(source, base, text, &e))
+    .map_err(|e| {
+        let first = classify(source, base, text, &e);
+        if first.code == Code::YamlSyntax || first.code == Code::InputLimit {
+            return first;
+        }
+        // Only a flow collection where a scalar belongs can hide an unclosed bracket: other type
+        // errors are not read twice.
+        let at = first.span.offset.saturating_sub(base);
+        if !text
+            .get(at..)
+            .is_some_and(|t| t.starts_with('[') || t.starts_with('{'))
+        {
+            return first;
+        }
+        // A typed read stops at the first value of the wrong shape, which may be where the YAML
+        // itself is broken (`kind: [unclosed` is a list where a string belongs): a document that is
+        // not valid YAML is a syntax error wherever the typed read stopped.
+        match serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, options()) {
+            Err(syntax) => {
+                let second = classify(source, base, text, &syntax);
+                if second.code == Code::YamlSyntax {
+                    second
+                } else {
+                    first
+                }
+            }
+            Ok(_) => first,
+        }
+    })
 }
 
 /// Byte offset and length (within `text`) of where a parse error was found; (0, 0) when unknown.
@@ -104,6 +236,13 @@ fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) 
     let message = e.without_snippet().to_string();
     let message = strip_location_suffix(&message).to_string();
     let lower = message.to_lowercase();
+    if let Some(message) = limit_message(e, &DOCUMENT) {
+        return ParseError {
+            code: Code::InputLimit,
+            message,
+            span,
+        };
+    }
     let code = if matches!(e, serde_saphyr::Error::Budget { .. })
         || lower.contains("budget")
         // An alias to an anchor that does not exist is a syntax error, not a limit.
@@ -227,7 +366,7 @@ pub fn parse_value(text: &str) -> Option<serde_json::Value> {
 /// Like [`parse_value`], with the parser's message on failure.
 pub fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
     serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
-        let m = e.without_snippet().to_string();
+        let m = limit_message(&e, &DOCUMENT).unwrap_or_else(|| e.without_snippet().to_string());
         let p = e
             .location()
             .map(|l| format!(" (line {} of the document)", l.line()))
@@ -244,24 +383,28 @@ pub fn parse_small<T: serde::de::DeserializeOwned>(
     max_bytes: usize,
 ) -> Result<T, (Span, String)> {
     BASE.with(|b| b.set((source, 0)));
+    let l = Limits {
+        scalar_bytes: max_bytes,
+        ..SETTINGS
+    };
     let opts = serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_documents: 1,
-            max_nodes: 10_000,
-            max_events: 100_000,
-            max_depth: 8,
-            max_aliases: 100,
-            max_anchors: 100,
-            max_total_scalar_bytes: max_bytes,
+            max_nodes: l.nodes,
+            max_events: l.events,
+            max_depth: l.depth,
+            max_aliases: l.aliases,
+            max_anchors: l.anchors,
+            max_total_scalar_bytes: l.scalar_bytes,
         },
         with_snippet: false,
     };
     serde_saphyr::from_str_with_options(text, opts).map_err(|e| {
         let (off, len) = error_position(text, &e);
-        let m = e.without_snippet().to_string();
-        (
-            Span::new(source, off, len),
-            strip_location_suffix(&m).to_string(),
-        )
+        let m = match limit_message(&e, &l) {
+            Some(m) => m,
+            None => strip_location_suffix(&e.without_snippet().to_string()).to_string(),
+        };
+        (Span::new(source, off, len), m)
     })
 }

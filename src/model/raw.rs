@@ -12,6 +12,122 @@ use std::collections::BTreeMap;
 
 pub type Str = Sp<String>;
 
+/// A label or annotation value as the API server reads one (`map[string]string`): a string, or
+/// null for the empty string. A plain scalar YAML reads as a number or boolean (`2`, `true`, `yes`)
+/// reaches the API server as a number or boolean, which it refuses: it must be quoted.
+struct LabelValue(String);
+
+impl<'de> Deserialize<'de> for LabelValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'v> serde::de::Visitor<'v> for V {
+            type Value = LabelValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LabelValue, E> {
+                Ok(LabelValue(v.to_string()))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<LabelValue, E> {
+                Ok(LabelValue(String::new()))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<LabelValue, E> {
+                Ok(LabelValue(String::new()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<LabelValue, E> {
+                Err(not_a_string(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn not_a_string<E: serde::de::Error>(v: impl std::fmt::Display) -> E {
+    E::custom(format!(
+        "expected a string, found `{v}`: label and annotation values are strings, and the API server refuses a number or boolean; quote it"
+    ))
+}
+
+fn string_values<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, String>>, D::Error> {
+    Ok(Option::<BTreeMap<String, LabelValue>>::deserialize(d)?
+        .map(|m| m.into_iter().map(|(k, v)| (k, v.0)).collect()))
+}
+
+/// Integer fields read as the API server reads them (`type: integer` in a CRD, `int32`/`int64` in a
+/// built-in type): a YAML number, never a quoted one (`"5"` is a string to the API server, refused
+/// in an integer field); a number with a decimal point only when it is integral (`5.0`), as
+/// kube-openapi's type check accepts a float64 that is a JSON integer (`swag.IsFloat64AJSONInteger`:
+/// integral and within ±(2^53 − 1)).
+pub mod int {
+    use super::Sp;
+    use serde::de::{self, Deserialize, Deserializer, Visitor};
+    use std::fmt;
+
+    /// The largest magnitude of a float the API server takes as an integer.
+    const MAX_JSON_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+    pub struct Int(pub i64);
+
+    impl<'de> Deserialize<'de> for Int {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'v> Visitor<'v> for V {
+                type Value = Int;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an integer")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Int, E> {
+                    Err(E::custom(if v.trim().parse::<f64>().is_ok() {
+                        format!(
+                            "expected an integer, found the string {v:?}: the API server refuses a quoted number in an integer field; remove the quotes"
+                        )
+                    } else {
+                        format!("expected an integer, found `{v}`")
+                    }))
+                }
+                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                    Ok(Int(v))
+                }
+                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                    i64::try_from(v)
+                        .map(Int)
+                        .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+                }
+                fn visit_f64<E: de::Error>(self, v: f64) -> Result<Int, E> {
+                    if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_JSON_INTEGER {
+                        // Exact: integral and within 2^53.
+                        Ok(Int(v as i64))
+                    } else {
+                        Err(E::custom(format!(
+                            "expected an integer, found `{v}`: not a whole number the API server takes as an integer (at most 2^53 - 1 in magnitude)"
+                        )))
+                    }
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    pub fn opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Ok(Option::<Int>::deserialize(d)?.map(|i| i.0))
+    }
+
+    pub fn opt_sp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sp<i64>>, D::Error> {
+        Ok(Option::<Sp<Int>>::deserialize(d)?.map(|s| Sp::new(s.value.0, s.span)))
+    }
+}
+
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawMeta {
@@ -19,8 +135,11 @@ pub struct RawMeta {
     pub namespace: Option<Str>,
     pub uid: Option<String>,
     pub creation_timestamp: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub generation: Option<i64>,
+    #[serde(default, deserialize_with = "string_values")]
     pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default, deserialize_with = "string_values")]
     pub annotations: Option<BTreeMap<String, String>>,
 }
 
@@ -54,6 +173,7 @@ pub struct GatewaySpec {
 pub struct RawListener {
     pub name: Option<Str>,
     pub hostname: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub port: Option<Sp<i64>>,
     pub protocol: Option<Str>,
     pub allowed_routes: Option<RawAllowedRoutes>,
@@ -145,6 +265,7 @@ pub struct RawParentRef {
     pub namespace: Option<Str>,
     pub name: Option<Str>,
     pub section_name: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub port: Option<Sp<i64>>,
 }
 
@@ -155,6 +276,7 @@ pub struct RawBackendRef {
     pub kind: Option<String>,
     pub namespace: Option<String>,
     pub name: Option<Str>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub port: Option<i64>,
 }
 
@@ -256,6 +378,7 @@ pub struct ServiceSpec {
 #[serde(rename_all = "camelCase")]
 pub struct RawServicePort {
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "int::opt")]
     pub port: Option<i64>,
 }
 
@@ -285,6 +408,7 @@ pub struct RawCounter {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawRate {
+    #[serde(default, deserialize_with = "int::opt_sp")]
     pub limit: Option<Sp<i64>>,
     pub window: Option<Str>,
 }
@@ -394,6 +518,7 @@ pub struct RawPrivateKey {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawLoadBalancing {
+    #[serde(default, deserialize_with = "int::opt")]
     pub weight: Option<i64>,
     pub geo: Option<Str>,
     pub default_geo: Option<bool>,

@@ -264,16 +264,27 @@ impl Check<'_> {
     }
 }
 
-fn dns1123_subdomain(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|l| {
-            !l.is_empty()
-                && l.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-        })
+/// One label of a DNS name as Kubernetes writes it: lower-case letters, digits and `-`, starting and
+/// ending with a letter or digit (no length check).
+fn label_chars(l: &str) -> bool {
+    !l.is_empty()
+        && l.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !l.starts_with('-')
+        && !l.ends_with('-')
+}
+
+/// apimachinery's `IsDNS1123Subdomain`: at most 253 characters, labels as [`label_chars`] joined by
+/// `.`. The name rule of custom resources (Gateway API kinds, Kuadrant policies) and of most
+/// built-in kinds.
+pub fn dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(label_chars)
+}
+
+/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as [`label_chars`]. The rule of
+/// namespaces (a Namespace's name and every object's `metadata.namespace`).
+pub fn dns1123_label(s: &str) -> bool {
+    s.len() <= 63 && label_chars(s)
 }
 
 /// Gateway API `Hostname`: optional leading `*.` then a DNS subdomain; no IPs, no ports.
@@ -342,7 +353,7 @@ pub fn object(
                 span,
                 seq,
                 place,
-                false,
+                None,
                 opts,
                 &mut Check {
                     diags,
@@ -379,7 +390,7 @@ pub fn object(
         doc: span,
         failed: false,
     };
-    let meta = meta(&doc, span, seq, place, ok.cluster_scoped(), opts, &mut c)?;
+    let meta = meta(&doc, span, seq, place, Some(ok), opts, &mut c)?;
     c.object = format!("{} {}", ok.kind(), meta.key());
     let v = match (ok, doc.spec) {
         (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, *s, &mut c),
@@ -458,15 +469,59 @@ fn route_status(s: RawStatus) -> Option<RouteStatus> {
     }
 }
 
+/// Which name rule a kind's `metadata.name` follows on the API server: a Namespace's is a DNS-1123
+/// label (apimachinery `ValidateNamespaceName`), a Service's a DNS-1035 label (`ValidateServiceName`:
+/// starts with a letter), and a custom resource's (every Gateway API and Kuadrant kind) a DNS-1123
+/// subdomain (apiextensions-apiserver validates custom resource names with `NameIsDNSSubdomain`).
+fn name_rule(kind: ObjectKind) -> (&'static str, fn(&str) -> bool) {
+    match kind {
+        ObjectKind::Namespace => ("a DNS-1123 label (at most 63 characters)", dns1123_label),
+        ObjectKind::Service => (
+            "a DNS-1035 label (at most 63 characters, starting with a letter)",
+            |s: &str| dns1123_label(s) && s.starts_with(|c: char| c.is_ascii_lowercase()),
+        ),
+        _ => (
+            "a DNS-1123 subdomain (at most 253 characters)",
+            dns1123_subdomain,
+        ),
+    }
+}
+
+/// A value that looks like a template placeholder left unexpanded (`${VAR}`, `$VAR`, `{{ .x }}`).
+fn looks_like_placeholder(s: &str) -> bool {
+    s.contains('$') || s.contains("{{")
+}
+
+/// An invalid `metadata.name` or `metadata.namespace` (`PCTL1012`), with a hint for a placeholder.
+fn bad_name(c: &mut Check, at: Span, field: &str, value: &str, rule: &str) {
+    let help = if looks_like_placeholder(value) {
+        "this looks like a template placeholder that was not expanded: render the template (envsubst, helm template, kustomize) before passing it".to_string()
+    } else {
+        "use lower-case letters, digits and '-' (and '.' between labels in a subdomain), starting and ending with a letter or digit".to_string()
+    };
+    c.push(
+        Diagnostic::new(
+            Code::InvalidName,
+            format!(
+                "{field} {:?} is not a valid name: the API server requires {rule}",
+                value
+            ),
+        )
+        .at(at, "invalid name")
+        .help(help),
+    );
+}
+
 fn meta(
     doc: &RawDocument,
     span: Span,
     seq: usize,
     place: (Span, Option<usize>),
-    cluster_scoped: bool,
+    kind: Option<ObjectKind>,
     opts: &LoadOptions,
     c: &mut Check,
 ) -> Option<Meta> {
+    let cluster_scoped = kind.is_some_and(|k| k.cluster_scoped());
     let Some(m) = &doc.metadata else {
         c.missing(span, "metadata.name");
         return None;
@@ -483,11 +538,30 @@ fn meta(
         );
         return None;
     }
+    if let Some(kind) = kind {
+        let (rule, valid) = name_rule(kind);
+        if !valid(&name.value) {
+            bad_name(c, name.span, "metadata.name", &name.value, rule);
+            return None;
+        }
+    }
     let namespace = if cluster_scoped {
         String::new()
     } else {
         match &m.value.namespace {
-            Some(ns) if !ns.value.is_empty() => ns.value.clone(),
+            Some(ns) if !ns.value.is_empty() => {
+                if kind.is_some() && !dns1123_label(&ns.value) {
+                    bad_name(
+                        c,
+                        ns.span,
+                        "metadata.namespace",
+                        &ns.value,
+                        "a DNS-1123 label (at most 63 characters)",
+                    );
+                    return None;
+                }
+                ns.value.clone()
+            }
             _ => opts.default_namespace.clone(),
         }
     };
@@ -718,6 +792,20 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
         let Some(name) = c.required(&r.name, span, "spec.parentRefs[].name").cloned() else {
             continue;
         };
+        // Gateway API `Namespace`: pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, 1-63 characters
+        // (gateway-api v1.2.1 apis/v1/shared_types.go).
+        if let Some(ns) = &r.namespace
+            && !dns1123_label(&ns.value)
+        {
+            c.schema(
+                ns.span,
+                format!(
+                    "spec.parentRefs[].namespace {:?} is not a namespace name (a DNS-1123 label)",
+                    ns.value
+                ),
+                "name the Gateway's namespace: lower-case letters, digits and '-', at most 63 characters",
+            );
+        }
         out.push(ParentRef {
             group: r
                 .group

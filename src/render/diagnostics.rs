@@ -120,9 +120,12 @@ pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
     let file = primary.and_then(|s| sources.get(s.source).map(|f| (s.source, f)));
     let mut labels = Vec::new();
     let mut notes = Vec::new();
+    // miette pads a label to its column with a width argument, which panics past 65,535: a label
+    // that far along its line (a 100,000-character key) is shown as a position note instead.
+    let far = |span: Span| sources.position(span).is_some_and(|p| p.column > 10_000);
     for l in &d.labels {
         match file {
-            Some((id, _)) if l.span.source == id => {
+            Some((id, _)) if l.span.source == id && !far(l.span) => {
                 let (off, len) = clamp(sources, l.span);
                 labels.push(if l.primary {
                     LabeledSpan::new_primary_with_span(Some(l.message.clone()), (off, len))
