@@ -29,4 +29,6 @@ pub mod render;
 
 pub mod config;
 
+pub mod simulate;
+
 mod par;

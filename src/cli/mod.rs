@@ -45,6 +45,8 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
     Lint(commands::lint::LintArgs),
+    /// Trace a request through gateway, route, wasm actions, AuthConfig and Limitador.
+    Simulate(commands::simulate::SimulateArgs),
     /// Print shell completions.
     Completions(commands::completions::CompletionsArgs),
 }
@@ -59,6 +61,7 @@ impl Command {
             Command::Status(a) => Some(&mut a.input),
             Command::Explain(a) => Some(&mut a.input),
             Command::Lint(a) => Some(&mut a.input),
+            Command::Simulate(a) => Some(&mut a.input),
             Command::Completions(_) => None,
         }
     }
@@ -72,7 +75,9 @@ impl Command {
             Command::Status(a) => a.input.fail_on(a.fail_on),
             Command::Explain(a) => a.input.fail_on(a.fail_on),
             Command::Lint(a) => a.input.fail_on(a.fail_on),
-            Command::Diff(_) | Command::Completions(_) => common::FailOn::Never,
+            Command::Diff(_) | Command::Simulate(_) | Command::Completions(_) => {
+                common::FailOn::Never
+            }
         }
     }
 }
@@ -157,6 +162,7 @@ pub fn main() -> ExitCode {
         Command::Status(a) => commands::status::run(a, &ui),
         Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
+        Command::Simulate(a) => commands::simulate::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
     };
     match result {

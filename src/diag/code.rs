@@ -5,7 +5,7 @@ use super::Severity;
 macro_rules! codes {
     ($( $variant:ident = $code:literal, $sev:ident, $trouble:literal, $desc:literal; )*) => {
         /// Every diagnostic policyctl can emit. `PCTL1xxx` input and schema, `PCTL2xxx` references and
-        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions.
+        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions, `PCTL5xxx` simulation and test cases.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code { $( $variant, )* }
 
@@ -66,6 +66,9 @@ codes! {
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";
     RuntimeValueUnknown = "PCTL4004", Warning, false, "a value only known at run time was written as a placeholder (e.g. the 1.5 wasm sha256)";
+    BadRequest = "PCTL5001", Error, true, "a simulated request is malformed (method, URL, header, identity, source, interval)";
+    BadTestCase = "PCTL5002", Error, true, "a test case file cannot be read or does not follow the test case format";
+    SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";
 }
 
 #[cfg(test)]

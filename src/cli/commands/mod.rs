@@ -6,4 +6,5 @@ pub mod diff;
 pub mod explain;
 pub mod graph;
 pub mod lint;
+pub mod simulate;
 pub mod status;
