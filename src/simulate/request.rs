@@ -97,10 +97,25 @@ impl Request {
             }
             parsed.push((name.to_ascii_lowercase(), value.trim().to_string()));
         }
+        // As with curl, a Host header names the host Envoy sees (`:authority`); the URL's host
+        // and port still say where the request is sent.
+        let mut host = host.to_ascii_lowercase();
+        if let Some(i) = parsed.iter().position(|(n, _)| n == "host") {
+            let (_, v) = parsed.remove(i);
+            let h = v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h);
+            if h.is_empty()
+                || !h
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+            {
+                return Err(format!("-H 'Host: {v}': {h:?} is not a host name"));
+            }
+            host = h.to_ascii_lowercase();
+        }
         Ok(Request {
             method: method.to_ascii_uppercase(),
             scheme,
-            host: host.to_ascii_lowercase(),
+            host,
             port,
             path: path.to_string(),
             query: query.to_string(),
@@ -214,6 +229,13 @@ mod tests {
         let r = Request::parse("GET", "toystore.example.com", &[]).unwrap();
         assert_eq!((r.port, r.path.as_str()), (80, "/"));
         assert_eq!(r.url(), "http://toystore.example.com/");
+        let r = Request::parse(
+            "GET",
+            "http://10.0.0.1/toy",
+            &["Host: api.toystore.com".into()],
+        )
+        .unwrap();
+        assert_eq!((r.host.as_str(), r.headers.len()), ("api.toystore.com", 0));
     }
 
     #[test]

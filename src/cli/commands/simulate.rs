@@ -101,7 +101,14 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &a.input.generate_options(),
         &Default::default(),
     );
-    ui.diagnostics(&loaded, &analysis.diagnostics);
+    // The 1.5 wasm sha256 placeholder does not matter to a simulation.
+    let mut diags = policyctl::diag::Diagnostics::default();
+    for d in analysis.diagnostics.iter() {
+        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
+            diags.push(d.clone());
+        }
+    }
+    ui.diagnostics(&loaded, &diags);
     if analysis.diagnostics.has_trouble() {
         return Ok(Outcome::Trouble);
     }
