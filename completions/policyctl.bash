@@ -43,6 +43,9 @@ _policyctl() {
             policyctl,status)
                 cmd="policyctl__subcmd__status"
                 ;;
+            policyctl,test)
+                cmd="policyctl__subcmd__test"
+                ;;
             policyctl__subcmd__help,completions)
                 cmd="policyctl__subcmd__help__subcmd__completions"
                 ;;
@@ -70,6 +73,9 @@ _policyctl() {
             policyctl__subcmd__help,status)
                 cmd="policyctl__subcmd__help__subcmd__status"
                 ;;
+            policyctl__subcmd__help,test)
+                cmd="policyctl__subcmd__help__subcmd__test"
+                ;;
             *)
                 ;;
         esac
@@ -77,7 +83,7 @@ _policyctl() {
 
     case "${cmd}" in
         policyctl)
-            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint simulate completions help"
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint simulate test completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -433,7 +439,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help)
-            opts="compute diff graph status explain lint simulate completions help"
+            opts="compute diff graph status explain lint simulate test completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,6 +565,20 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -765,6 +785,60 @@ _policyctl() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__test)
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --output --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kuadrant-version)
+                    COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+            cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -216,6 +217,26 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'policyctl;test'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand -o 'Output: text (a line per case and a summary) or junit (XML)'
+            cand --output 'Output: text (a line per case and a summary) or junit (XML)'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'policyctl;completions'= {
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
@@ -236,6 +257,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+            cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand completions 'Print shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -252,6 +274,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
         &'policyctl;help;lint'= {
         }
         &'policyctl;help;simulate'= {
+        }
+        &'policyctl;help;test'= {
         }
         &'policyctl;help;completions'= {
         }

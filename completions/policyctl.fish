@@ -39,6 +39,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Pre
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
@@ -199,6 +200,21 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s q -l qu
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
+junit\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -207,12 +223,13 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s q -l
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

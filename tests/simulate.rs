@@ -194,3 +194,81 @@ fn bad_requests_exit_2_with_a_code() {
             .stderr(predicates::str::contains("PCTL5001"));
     }
 }
+
+/// The shipped test cases pass: those of the bundled example and of the guide-shaped estates.
+#[test]
+fn shipped_test_cases_pass() {
+    Command::cargo_bin("policyctl")
+        .unwrap()
+        .args([
+            "test",
+            "-f",
+            "testdata/examples/",
+            "testdata/tests/toystore/",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("5 passed, 0 failed"));
+    Command::cargo_bin("policyctl")
+        .unwrap()
+        .args([
+            "test",
+            "-f",
+            "testdata/guides/simple-rl",
+            "--kuadrant-version",
+            "1.5",
+        ])
+        .args(["testdata/tests/guides/simple-rl.yaml"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("2 passed, 0 failed"));
+}
+
+/// A wrong expectation fails the run (exit 1) and says what the request got; a malformed file is
+/// trouble (exit 2, PCTL5002).
+#[test]
+fn failing_and_malformed_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.yaml");
+    std::fs::write(
+        &wrong,
+        "cases:\n- name: too generous\n  url: http://api.toystore.example.com/toys\n  identity: {username: alice}\n  count: 7\n  expect: {limitedAfter: 6}\n",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("policyctl")
+        .unwrap()
+        .args(["test", "-f", "testdata/examples/"])
+        .arg(&wrong)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("FAIL"), "{text}");
+    assert!(text.contains("request 6"), "{text}");
+    assert!(text.contains("0 passed, 1 failed"), "{text}");
+    let junit = Command::cargo_bin("policyctl")
+        .unwrap()
+        .args(["test", "-f", "testdata/examples/", "-o", "junit"])
+        .arg(&wrong)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(junit)
+            .unwrap()
+            .contains("<failure message=\"expected allowed (limited after 6), request 6")
+    );
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "cases:\n- url: http://x/\n  expect: {alowed: true}\n").unwrap();
+    Command::cargo_bin("policyctl")
+        .unwrap()
+        .args(["test", "-f", "testdata/examples/"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("PCTL5002"));
+}

@@ -47,6 +47,8 @@ pub enum Command {
     Lint(commands::lint::LintArgs),
     /// Trace a request through gateway, route, wasm actions, AuthConfig and Limitador.
     Simulate(commands::simulate::SimulateArgs),
+    /// Run test cases (requests and expected verdicts) against the simulated estate.
+    Test(commands::test::TestArgs),
     /// Print shell completions.
     Completions(commands::completions::CompletionsArgs),
 }
@@ -62,6 +64,7 @@ impl Command {
             Command::Explain(a) => Some(&mut a.input),
             Command::Lint(a) => Some(&mut a.input),
             Command::Simulate(a) => Some(&mut a.input),
+            Command::Test(a) => Some(&mut a.input),
             Command::Completions(_) => None,
         }
     }
@@ -75,9 +78,10 @@ impl Command {
             Command::Status(a) => a.input.fail_on(a.fail_on),
             Command::Explain(a) => a.input.fail_on(a.fail_on),
             Command::Lint(a) => a.input.fail_on(a.fail_on),
-            Command::Diff(_) | Command::Simulate(_) | Command::Completions(_) => {
-                common::FailOn::Never
-            }
+            Command::Diff(_)
+            | Command::Simulate(_)
+            | Command::Test(_)
+            | Command::Completions(_) => common::FailOn::Never,
         }
     }
 }
@@ -163,6 +167,7 @@ pub fn main() -> ExitCode {
         Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
         Command::Simulate(a) => commands::simulate::run(a, &ui),
+        Command::Test(a) => commands::test::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
     };
     match result {

@@ -8,3 +8,4 @@ pub mod graph;
 pub mod lint;
 pub mod simulate;
 pub mod status;
+pub mod test;
