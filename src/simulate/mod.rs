@@ -111,6 +111,16 @@ pub struct AuthTrace {
     pub reason: String,
 }
 
+/// What depends only on the request's method, URL and headers.
+#[derive(Clone)]
+struct Memo {
+    cands: Vec<usize>,
+    routed: Option<Routing>,
+    hostname: Option<String>,
+    /// Indices into the gateway's action sets.
+    sets: Vec<usize>,
+}
+
 /// A simulation over one analysed estate; counters persist across [`Simulation::run`] calls.
 pub struct Simulation<'t> {
     topology: &'t Topology<'t>,
@@ -121,6 +131,9 @@ pub struct Simulation<'t> {
     pub limits: Vec<LimitSpec>,
     limitador: Limitador,
     cel: Cel,
+    /// Routing and action-set candidates per distinct request (identity and time aside): a
+    /// sequence repeats one request, and both scans grow with the estate.
+    memo: std::cell::RefCell<std::collections::HashMap<String, Memo>>,
     /// `namespace/name` of the gateway to use when several have a listener for a request.
     pub gateway: Option<String>,
 }
@@ -183,6 +196,7 @@ impl<'t> Simulation<'t> {
             limits,
             limitador,
             cel: Cel::default(),
+            memo: Default::default(),
             gateway: None,
         })
     }
@@ -224,10 +238,52 @@ impl<'t> Simulation<'t> {
             let gw = &t.model.gateways[g];
             format!("{}/{}", gw.meta.namespace, gw.meta.name)
         };
-        let mut cands = routing::candidate_gateways(t, req);
-        if let Some(want) = &self.gateway {
-            cands.retain(|g| key(*g) == *want);
-        }
+        let memo_key = format!(
+            "{:?}",
+            (
+                &self.gateway,
+                &req.method,
+                &req.scheme,
+                &req.host,
+                req.port,
+                &req.path,
+                &req.query,
+                &req.headers,
+            )
+        );
+        let cached = self.memo.borrow().get(&memo_key).cloned();
+        let memo = match cached {
+            Some(m) => m,
+            None => {
+                let mut cands = routing::candidate_gateways(t, req);
+                if let Some(want) = &self.gateway {
+                    cands.retain(|g| key(*g) == *want);
+                }
+                let routed = cands.first().and_then(|&g| routing::route(t, g, req));
+                let (hostname, sets) = match cands.first().and_then(|&g| self.wasm.get(&key(g))) {
+                    Some((config, _)) => {
+                        let (h, sets) = shim::candidates(config, &req.host);
+                        let idx = sets
+                            .iter()
+                            .filter_map(|s| {
+                                config.action_sets.iter().position(|x| std::ptr::eq(x, *s))
+                            })
+                            .collect();
+                        (h, idx)
+                    }
+                    None => (None, vec![]),
+                };
+                let m = Memo {
+                    cands,
+                    routed,
+                    hostname,
+                    sets,
+                };
+                self.memo.borrow_mut().insert(memo_key, m.clone());
+                m
+            }
+        };
+        let cands = &memo.cands;
         let Some(&g) = cands.first() else {
             trace.decided_by = format!(
                 "no Gateway listener for {} port {}{}",
@@ -241,12 +297,12 @@ impl<'t> Simulation<'t> {
             return trace;
         };
         trace.other_gateways = cands[1..].iter().map(|g| key(*g)).collect();
-        let routed = routing::route(t, g, req);
+        let routed = memo.routed.clone();
         trace.routing = routed.clone();
-        let act = Activation::new(req);
+        let act = Activation::new(req, &self.cel);
         if let Some((config, services)) = self.wasm.get(&key(g)) {
-            let (hostname, sets) = shim::candidates(config, &req.host);
-            trace.action_set_hostname = hostname;
+            trace.action_set_hostname = memo.hostname.clone();
+            let sets = memo.sets.iter().map(|&i| &config.action_sets[i]);
             let mut selected = None;
             for set in sets {
                 match self.cel.all(&set.route_rule_conditions.predicates, &act) {

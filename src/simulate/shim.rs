@@ -140,12 +140,10 @@ impl Default for Cel {
     }
 }
 
-/// The variables of one request.
+/// The variables of one request, bound once in a context every expression of the request is
+/// evaluated in (binding converts the values, which costs more than most evaluations).
 pub struct Activation {
-    request: Value,
-    source: Value,
-    destination: Value,
-    auth: Value,
+    ctx: Context<'static, 'static>,
 }
 
 fn map(entries: Vec<(&str, Value)>) -> Value {
@@ -161,7 +159,7 @@ fn s(v: &str) -> Value {
 }
 
 impl Activation {
-    pub fn new(req: &Request) -> Activation {
+    pub fn new(req: &Request, cel: &Cel) -> Activation {
         let mut headers: HashMap<String, String> = HashMap::new();
         for (n, v) in &req.headers {
             headers
@@ -210,12 +208,12 @@ impl Activation {
             Some(id) => map(vec![("identity", json_to_cel(id))]),
             None => map(vec![]),
         };
-        Activation {
-            request: map(r),
-            source,
-            destination,
-            auth,
-        }
+        let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        ctx.add_variable_from_value("request", map(r));
+        ctx.add_variable_from_value("source", source);
+        ctx.add_variable_from_value("destination", destination);
+        ctx.add_variable_from_value("auth", auth);
+        Activation { ctx }
     }
 }
 
@@ -259,12 +257,7 @@ impl Cel {
     /// Evaluate `src` over the request's variables.
     pub fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
         let p = self.program(src)?;
-        let mut ctx = Context::with_env(Arc::clone(&self.env));
-        ctx.add_variable_from_value("request", act.request.clone());
-        ctx.add_variable_from_value("source", act.source.clone());
-        ctx.add_variable_from_value("destination", act.destination.clone());
-        ctx.add_variable_from_value("auth", act.auth.clone());
-        p.execute(&ctx).map_err(|e| format!("{src}: {e}"))
+        p.execute(&act.ctx).map_err(|e| format!("{src}: {e}"))
     }
 
     /// Whether every predicate holds; the first that does not, or an evaluation error.
@@ -345,8 +338,8 @@ mod tests {
         .unwrap();
         req.identity = Some(serde_json::json!({"username": "alice", "groups": ["a"]}));
         req.source = Some(("10.0.0.7".into(), 5000));
-        let act = Activation::new(&req);
         let cel = Cel::default();
+        let act = Activation::new(&req, &cel);
         for p in [
             "request.method == 'POST'",
             "request.url_path.startsWith('/toys')",
