@@ -37,6 +37,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -212,6 +214,60 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'policyctl;simulate' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('-X', '-X ', [CompletionResultType]::ParameterName, 'The request method')
+            [CompletionResult]::new('--request', '--request', [CompletionResultType]::ParameterName, 'The request method')
+            [CompletionResult]::new('-H', '-H ', [CompletionResultType]::ParameterName, 'A request header, ''Name: value''. Repeatable')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A request header, ''Name: value''. Repeatable')
+            [CompletionResult]::new('--identity', '--identity', [CompletionResultType]::ParameterName, 'What Authorino would put under auth.identity: JSON, or @FILE holding it')
+            [CompletionResult]::new('--source', '--source', [CompletionResultType]::ParameterName, 'The client''s address (source.address, source.port): ADDRESS[:PORT]')
+            [CompletionResult]::new('--tokens', '--tokens', [CompletionResultType]::ParameterName, 'Token usage reported after each response, for TokenRateLimitPolicies')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Send the request N times')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]')
+            [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL''s port')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: text (a tree for one request, a line per request for several) or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: text (a tree for one request, a line per request for several) or json')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;test' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: text (a line per case and a summary) or junit (XML)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: text (a line per case and a summary) or junit (XML)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'policyctl;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
@@ -245,6 +301,8 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -266,6 +324,12 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             break
         }
         'policyctl;help;lint' {
+            break
+        }
+        'policyctl;help;simulate' {
+            break
+        }
+        'policyctl;help;test' {
             break
         }
         'policyctl;help;completions' {

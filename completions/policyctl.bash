@@ -37,8 +37,14 @@ _policyctl() {
             policyctl,lint)
                 cmd="policyctl__subcmd__lint"
                 ;;
+            policyctl,simulate)
+                cmd="policyctl__subcmd__simulate"
+                ;;
             policyctl,status)
                 cmd="policyctl__subcmd__status"
+                ;;
+            policyctl,test)
+                cmd="policyctl__subcmd__test"
                 ;;
             policyctl,version)
                 cmd="policyctl__subcmd__version"
@@ -64,8 +70,14 @@ _policyctl() {
             policyctl__subcmd__help,lint)
                 cmd="policyctl__subcmd__help__subcmd__lint"
                 ;;
+            policyctl__subcmd__help,simulate)
+                cmd="policyctl__subcmd__help__subcmd__simulate"
+                ;;
             policyctl__subcmd__help,status)
                 cmd="policyctl__subcmd__help__subcmd__status"
+                ;;
+            policyctl__subcmd__help,test)
+                cmd="policyctl__subcmd__help__subcmd__test"
                 ;;
             policyctl__subcmd__help,version)
                 cmd="policyctl__subcmd__help__subcmd__version"
@@ -77,7 +89,7 @@ _policyctl() {
 
     case "${cmd}" in
         policyctl)
-            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint completions version help"
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint simulate test completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,7 +493,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help)
-            opts="compute diff graph status explain lint completions version help"
+            opts="compute diff graph status explain lint simulate test completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -592,7 +604,35 @@ _policyctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        policyctl__subcmd__help__subcmd__simulate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         policyctl__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -682,6 +722,104 @@ _policyctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        policyctl__subcmd__simulate)
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --request --header --identity --source --tokens --count --interval --gateway --output --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kuadrant-version)
+                    COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -H)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gateway)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         policyctl__subcmd__status)
             opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --diagnostics-format --diagnostics-file --output --respect-status --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -735,6 +873,64 @@ _policyctl() {
                     ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__test)
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kuadrant-version)
+                    COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text junit" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text junit" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -34,6 +34,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand status 'Predict every policy''s Accepted and Enforced conditions'
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+            cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand completions 'Print shell completions'
             cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -202,6 +204,58 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'policyctl;simulate'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand -X 'The request method'
+            cand --request 'The request method'
+            cand -H 'A request header, ''Name: value''. Repeatable'
+            cand --header 'A request header, ''Name: value''. Repeatable'
+            cand --identity 'What Authorino would put under auth.identity: JSON, or @FILE holding it'
+            cand --source 'The client''s address (source.address, source.port): ADDRESS[:PORT]'
+            cand --tokens 'Token usage reported after each response, for TokenRateLimitPolicies'
+            cand --count 'Send the request N times'
+            cand --interval 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]'
+            cand --gateway 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL''s port'
+            cand -o 'Output: text (a tree for one request, a line per request for several) or json'
+            cand --output 'Output: text (a tree for one request, a line per request for several) or json'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;test'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]'
+            cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand -o 'Output: text (a line per case and a summary) or junit (XML)'
+            cand --output 'Output: text (a line per case and a summary) or junit (XML)'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'policyctl;completions'= {
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
@@ -233,6 +287,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand status 'Predict every policy''s Accepted and Enforced conditions'
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+            cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand completions 'Print shell completions'
             cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -248,6 +304,10 @@ set edit:completion:arg-completer[policyctl] = {|@words|
         &'policyctl;help;explain'= {
         }
         &'policyctl;help;lint'= {
+        }
+        &'policyctl;help;simulate'= {
+        }
+        &'policyctl;help;test'= {
         }
         &'policyctl;help;completions'= {
         }

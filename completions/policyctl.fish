@@ -38,6 +38,8 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "graph" -d 'Draw
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -214,6 +216,46 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s q -l quiet 
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l request -d 'The request method' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s H -l header -d 'A request header, \'Name: value\'. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l identity -d 'What Authorino would put under auth.identity: JSON, or @FILE holding it' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l source -d 'The client\'s address (source.address, source.port): ADDRESS[:PORT]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l tokens -d 'Token usage reported after each response, for TokenRateLimitPolicies' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l count -d 'Send the request N times' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l interval -d 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway -d 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL\'s port' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s o -l output -d 'Output: text (a tree for one request, a line per request for several) or json' -r -f -a "text\t''
+json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
+junit\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -230,12 +272,14 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s q -l qui
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

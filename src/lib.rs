@@ -30,5 +30,6 @@ pub mod render;
 pub mod config;
 
 pub mod suppress;
+pub mod simulate;
 
 mod par;

@@ -26,6 +26,7 @@ fn load_fixture(name: &str, version: KuadrantVersion) -> Loaded {
         &LoadOptions {
             default_namespace: "default".into(),
             version,
+            ..LoadOptions::default()
         },
     )
 }
@@ -253,6 +254,7 @@ fn cel_issues_of_one_provider_are_reported_without_a_warning() {
         &LoadOptions {
             default_namespace: "default".into(),
             version: v,
+            ..LoadOptions::default()
         },
     );
     let a = analysis(&l, v);
@@ -437,6 +439,7 @@ fn shim_and_window_warnings_fire_only_on_their_fixtures() {
                 &LoadOptions {
                     default_namespace: "default".into(),
                     version: v,
+                    ..LoadOptions::default()
                 },
             );
             let a = analysis(&l, v);

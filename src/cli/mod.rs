@@ -45,6 +45,10 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
     Lint(commands::lint::LintArgs),
+    /// Trace a request through gateway, route, wasm actions, AuthConfig and Limitador.
+    Simulate(commands::simulate::SimulateArgs),
+    /// Run test cases (requests and expected verdicts) against the simulated estate.
+    Test(commands::test::TestArgs),
     /// Print shell completions.
     Completions(commands::completions::CompletionsArgs),
     /// Print policyctl's version, the operator releases it emulates and what they ship.
@@ -61,6 +65,8 @@ impl Command {
             Command::Status(a) => Some(&mut a.input),
             Command::Explain(a) => Some(&mut a.input),
             Command::Lint(a) => Some(&mut a.input),
+            Command::Simulate(a) => Some(&mut a.input),
+            Command::Test(a) => Some(&mut a.input),
             Command::Completions(_) | Command::Version(_) => None,
         }
     }
@@ -74,9 +80,11 @@ impl Command {
             Command::Status(a) => a.input.fail_on(a.fail_on),
             Command::Explain(a) => a.input.fail_on(a.fail_on),
             Command::Lint(a) => a.input.fail_on(a.fail_on),
-            Command::Diff(_) | Command::Completions(_) | Command::Version(_) => {
-                common::FailOn::Never
-            }
+            Command::Diff(_)
+            | Command::Simulate(_)
+            | Command::Test(_)
+            | Command::Completions(_)
+            | Command::Version(_) => common::FailOn::Never,
         }
     }
 }
@@ -175,6 +183,8 @@ pub fn main() -> ExitCode {
         Command::Status(a) => commands::status::run(a, &ui),
         Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
+        Command::Simulate(a) => commands::simulate::run(a, &ui),
+        Command::Test(a) => commands::test::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
         Command::Version(a) => commands::version::run(a, &ui),
     };

@@ -5,7 +5,7 @@ use super::Severity;
 macro_rules! codes {
     ($( $variant:ident = $code:literal, $sev:ident, $trouble:literal, $desc:literal; )*) => {
         /// Every diagnostic policyctl can emit. `PCTL1xxx` input and schema, `PCTL2xxx` references and
-        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions.
+        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions, `PCTL5xxx` simulation and test cases.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code { $( $variant, )* }
 
@@ -80,6 +80,9 @@ codes! {
     SuppressionUnused = "PCTL4009", Warning, false, "a suppression (ignore annotation or settings `ignore:` entry) matched no finding";
     SuppressionRefused = "PCTL4010", Warning, false, "a suppression names an error: errors mean the object is rejected and cannot be silenced";
     SuppressionInvalid = "PCTL4011", Warning, false, "an ignore annotation names something that is not a policyctl code";
+    BadRequest = "PCTL5001", Error, true, "a simulated request is malformed (method, URL, header, identity, source, interval)";
+    BadTestCase = "PCTL5002", Error, true, "a test case file cannot be read or does not follow the test case format";
+    SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";
 }
 
 impl Code {

@@ -6,5 +6,7 @@ pub mod diff;
 pub mod explain;
 pub mod graph;
 pub mod lint;
+pub mod simulate;
 pub mod status;
+pub mod test;
 pub mod version;

@@ -1,0 +1,176 @@
+//! `policyctl test`: run declarative test cases (see `policyctl::simulate::cases`) against the
+//! simulated estate. Exit codes of a test runner: 0 every case passed, 1 a case failed, 2 trouble.
+
+use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
+use clap::{Args, ValueEnum};
+use policyctl::simulate::cases;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum TestFormat {
+    #[default]
+    Text,
+    Junit,
+}
+
+/// Run test cases (requests and expected verdicts) against the simulated estate.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    policyctl test -f manifests/ tests/\n  \
+    policyctl test -f testdata/examples/ testdata/tests/toystore/ -o junit > report.xml\n\n\
+CASES are YAML files, or directories read recursively for .yaml and .yml files; the README\n\
+documents the format. Exit codes: 0 every case passed, 1 a case failed, 2 trouble.")]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Test case files or directories.
+    #[arg(value_name = "CASES", required = true)]
+    pub cases: Vec<std::path::PathBuf>,
+    /// Output: text (a line per case and a summary) or junit (XML).
+    #[arg(short, long, value_enum, default_value_t = TestFormat::Text)]
+    pub output: TestFormat,
+}
+
+fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<_> = walkdir::WalkDir::new(p)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_file())
+                .map(|e| e.into_path())
+                .filter(|f| matches!(f.extension().and_then(|x| x.to_str()), Some("yaml" | "yml")))
+                .collect();
+            if found.is_empty() {
+                return Err(format!("{}: no .yaml test case file", p.display()));
+            }
+            out.append(&mut found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn bad_case(ui: &Ui, msg: String) -> Outcome {
+    let d = policyctl::diag::Diagnostic::new(policyctl::diag::Code::BadTestCase, msg)
+        .help("the README's `test` section documents the test case format");
+    let mut diags = policyctl::diag::Diagnostics::default();
+    diags.push(d);
+    ui.diagnostics_in(&Default::default(), &diags);
+    Outcome::Trouble
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    let files = match case_files(&a.cases) {
+        Ok(f) => f,
+        Err(m) => return Ok(bad_case(ui, m)),
+    };
+    let mut suites = Vec::new();
+    for f in &files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => return Ok(bad_case(ui, format!("{}: cannot read: {e}", f.display()))),
+        };
+        match cases::parse(&text) {
+            Ok(c) => suites.push((f.display().to_string(), c)),
+            Err(m) => return Ok(bad_case(ui, format!("{}: {m}", f.display()))),
+        }
+    }
+    let loaded = a.input.load()?;
+    let analysis = policyctl::pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &a.input.generate_options(),
+        &Default::default(),
+    );
+    let mut diags = policyctl::diag::Diagnostics::default();
+    for d in analysis.diagnostics.iter() {
+        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
+            diags.push(d.clone());
+        }
+    }
+    ui.diagnostics(&loaded, &diags);
+    if analysis.diagnostics.has_trouble() {
+        return Ok(Outcome::Trouble);
+    }
+    let mut results = Vec::new();
+    for (file, c) in &suites {
+        match cases::run(&analysis.topology, &analysis.generated.objects, c) {
+            Ok(r) => results.push((file.clone(), r)),
+            Err(m) => return Ok(super::simulate::unsupported(ui, m)),
+        }
+    }
+    let total: usize = results.iter().map(|(_, r)| r.len()).sum();
+    let failed: usize = results
+        .iter()
+        .map(|(_, r)| r.iter().filter(|o| !o.failures.is_empty()).count())
+        .sum();
+    let mut out = String::new();
+    match a.output {
+        TestFormat::Text => {
+            for (file, r) in &results {
+                for o in r {
+                    let mark = if o.failures.is_empty() {
+                        "ok  "
+                    } else {
+                        "FAIL"
+                    };
+                    out.push_str(&format!("{mark} {file}: {}\n", o.name));
+                    for f in &o.failures {
+                        out.push_str(&format!("       {f}\n"));
+                    }
+                }
+            }
+            out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
+        }
+        TestFormat::Junit => {
+            out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+            out.push_str(&format!(
+                "<testsuites name=\"policyctl test\" tests=\"{total}\" failures=\"{failed}\">\n"
+            ));
+            for (file, r) in &results {
+                let f = r.iter().filter(|o| !o.failures.is_empty()).count();
+                out.push_str(&format!(
+                    "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\">\n",
+                    xml(file),
+                    r.len()
+                ));
+                for o in r {
+                    out.push_str(&format!(
+                        "    <testcase classname=\"{}\" name=\"{}\"",
+                        xml(file),
+                        xml(&o.name)
+                    ));
+                    if o.failures.is_empty() {
+                        out.push_str("/>\n");
+                    } else {
+                        out.push_str(&format!(
+                            ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                            xml(&o.failures[0]),
+                            xml(&o.failures.join("\n"))
+                        ));
+                    }
+                }
+                out.push_str("  </testsuite>\n");
+            }
+            out.push_str("</testsuites>\n");
+        }
+    }
+    ui.out(&out)?;
+    std::mem::forget(analysis);
+    std::mem::forget(loaded);
+    Ok(if failed > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}

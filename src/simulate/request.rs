@@ -1,0 +1,282 @@
+//! The simulated request: curl's habits (`-X`, `-H 'Name: value'`, a URL) turned into the attributes
+//! Envoy gives the wasm shim (`request.*`, `source.*`, `destination.*`) and, optionally, the identity
+//! Authorino would publish under `auth.identity`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Request {
+    /// Upper case, as Envoy's `:method`.
+    pub method: String,
+    /// `http` or `https`.
+    pub scheme: String,
+    /// Lower case, without the port (the shim strips `:port` from `request.host` before it picks an
+    /// action set; Gateway API ignores the port when it matches hostnames).
+    pub host: String,
+    pub port: u16,
+    /// The path without the query (`request.url_path`).
+    pub path: String,
+    /// The query without `?` (`request.query`), empty when there is none.
+    pub query: String,
+    /// Headers in the order given; names lower case, as Envoy presents them.
+    pub headers: Vec<(String, String)>,
+    /// `source.address` and `source.port`.
+    pub source: Option<(String, u16)>,
+    /// What Authorino would put under `auth.identity`; `None` when no identity is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Value>,
+    /// Token usage reported for token rate limits (`--tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+}
+
+impl Request {
+    /// A request from curl-like arguments. `Err` says what is wrong with which argument.
+    pub fn parse(method: &str, url: &str, headers: &[String]) -> Result<Request, String> {
+        let method = method.trim();
+        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(format!(
+                "-X {method:?}: a method is letters only, e.g. GET or POST"
+            ));
+        }
+        let (scheme, rest) = match url.split_once("://") {
+            Some((s, r)) => (s.to_ascii_lowercase(), r),
+            None => ("http".to_string(), url),
+        };
+        let default_port = match scheme.as_str() {
+            "http" => 80,
+            "https" => 443,
+            other => {
+                return Err(format!(
+                    "URL {url:?}: scheme {other:?} is not http or https"
+                ));
+            }
+        };
+        let (authority, path_query) = match rest.find(['/', '?']) {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !p.is_empty() => {
+                let port = p
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| format!("URL {url:?}: port {p:?} is not 1-65535"))?;
+                (h, port)
+            }
+            Some((h, _)) => (h, default_port),
+            None => (authority, default_port),
+        };
+        if host.is_empty()
+            || !host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        {
+            return Err(format!(
+                "URL {url:?}: {host:?} is not a host name (letters, digits, '.', '-')"
+            ));
+        }
+        let path_query = path_query.split_once('#').map_or(path_query, |(p, _)| p);
+        let (path, query) = match path_query.split_once('?') {
+            Some((p, q)) => (p, q),
+            None => (path_query, ""),
+        };
+        let path = if path.is_empty() { "/" } else { path };
+        let mut parsed = Vec::with_capacity(headers.len());
+        for h in headers {
+            let Some((name, value)) = h.split_once(':') else {
+                return Err(format!("-H {h:?}: a header is 'Name: value'"));
+            };
+            let name = name.trim();
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+                return Err(format!("-H {h:?}: {name:?} is not a header name"));
+            }
+            parsed.push((name.to_ascii_lowercase(), value.trim().to_string()));
+        }
+        // As with curl, a Host header names the host Envoy sees (`:authority`); the URL's host
+        // and port still say where the request is sent.
+        let mut host = host.to_ascii_lowercase();
+        if let Some(i) = parsed.iter().position(|(n, _)| n == "host") {
+            let (_, v) = parsed.remove(i);
+            let h = v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h);
+            if h.is_empty()
+                || !h
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+            {
+                return Err(format!("-H 'Host: {v}': {h:?} is not a host name"));
+            }
+            host = h.to_ascii_lowercase();
+        }
+        Ok(Request {
+            method: method.to_ascii_uppercase(),
+            scheme,
+            host,
+            port,
+            path: path.to_string(),
+            query: query.to_string(),
+            headers: parsed,
+            source: None,
+            identity: None,
+            tokens: None,
+        })
+    }
+
+    /// The first value of header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The query parameters, in order, `+` and percent escapes left as written.
+    pub fn query_params(&self) -> Vec<(&str, &str)> {
+        self.query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .collect()
+    }
+
+    /// `path?query`, as Envoy's `:path`.
+    pub fn full_path(&self) -> String {
+        if self.query.is_empty() {
+            self.path.clone()
+        } else {
+            format!("{}?{}", self.path, self.query)
+        }
+    }
+
+    /// The URL as curl would show it.
+    pub fn url(&self) -> String {
+        let default = matches!(
+            (self.scheme.as_str(), self.port),
+            ("http", 80) | ("https", 443)
+        );
+        if default {
+            format!("{}://{}{}", self.scheme, self.host, self.full_path())
+        } else {
+            format!(
+                "{}://{}:{}{}",
+                self.scheme,
+                self.host,
+                self.port,
+                self.full_path()
+            )
+        }
+    }
+}
+
+/// `ADDRESS[:PORT]` of `--source`.
+pub fn parse_source(s: &str) -> Result<(String, u16), String> {
+    match s.rsplit_once(':') {
+        Some((a, p)) if !a.is_empty() && !a.ends_with(':') => {
+            let port = p
+                .parse::<u16>()
+                .map_err(|_| format!("--source {s:?}: port {p:?} is not 0-65535"))?;
+            Ok((a.trim_matches(['[', ']']).to_string(), port))
+        }
+        _ if !s.is_empty() => Ok((s.to_string(), 0)),
+        _ => Err("--source: an address is needed, e.g. 10.0.0.7:52000".into()),
+    }
+}
+
+/// A duration as Kuadrant writes windows (`10s`, `1m`, `500ms`, `2h`) or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (e.g. 500ms, 10s, 1m)"))?;
+    let ms = match unit {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => return Err(format!("{s:?} is not a duration (e.g. 500ms, 10s, 1m)")),
+    };
+    ms.map(std::time::Duration::from_millis)
+        .ok_or_else(|| format!("{s:?} is too long a duration"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_parts() {
+        let r = Request::parse(
+            "post",
+            "https://API.example.com:8443/toys?q=1&x#frag",
+            &["X-Api-Key: abc ".into()],
+        )
+        .unwrap();
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.scheme, "https");
+        assert_eq!(r.host, "api.example.com");
+        assert_eq!(r.port, 8443);
+        assert_eq!(r.path, "/toys");
+        assert_eq!(r.query, "q=1&x");
+        assert_eq!(r.query_params(), vec![("q", "1"), ("x", "")]);
+        assert_eq!(r.header("x-api-key"), Some("abc"));
+        assert_eq!(r.url(), "https://api.example.com:8443/toys?q=1&x");
+        let r = Request::parse("GET", "toystore.example.com", &[]).unwrap();
+        assert_eq!((r.port, r.path.as_str()), (80, "/"));
+        assert_eq!(r.url(), "http://toystore.example.com/");
+        let r = Request::parse(
+            "GET",
+            "http://10.0.0.1/toy",
+            &["Host: api.toystore.com".into()],
+        )
+        .unwrap();
+        assert_eq!((r.host.as_str(), r.headers.len()), ("api.toystore.com", 0));
+    }
+
+    #[test]
+    fn bad_arguments_say_which() {
+        assert!(
+            Request::parse("GET", "ftp://x/", &[])
+                .unwrap_err()
+                .contains("scheme")
+        );
+        assert!(
+            Request::parse("GET", "http://x:99999/", &[])
+                .unwrap_err()
+                .contains("port")
+        );
+        assert!(
+            Request::parse("GET", "http:///a", &[])
+                .unwrap_err()
+                .contains("host")
+        );
+        assert!(
+            Request::parse("G T", "http://x/", &[])
+                .unwrap_err()
+                .contains("-X")
+        );
+        assert!(
+            Request::parse("GET", "http://x/", &["nocolon".into()])
+                .unwrap_err()
+                .contains("-H")
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").unwrap().as_millis(), 10_000);
+        assert_eq!(parse_duration("2").unwrap().as_millis(), 2_000);
+        assert_eq!(parse_duration("1m").unwrap().as_millis(), 60_000);
+        assert_eq!(parse_duration("250ms").unwrap().as_millis(), 250);
+        assert!(parse_duration("10 parsecs").is_err());
+        assert_eq!(
+            parse_source("10.0.0.7:52000").unwrap(),
+            ("10.0.0.7".into(), 52000)
+        );
+    }
+}

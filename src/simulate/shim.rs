@@ -1,0 +1,359 @@
+//! The wasm shim's part, on the configuration `compute` prints (wasm-shim v0.12.3 and v0.14.1,
+//! `src/kuadrant/pipeline/factory.rs`, `blueprint.rs`, `tasks/ratelimit.rs`, `src/data/cel.rs`):
+//!
+//! - an action set is chosen by hostname first: each set's hostnames are indexed reversed (`*.`
+//!   dropped for a wildcard, `$` marking an exact name) and the request's host, without its port,
+//!   takes the sets of the *longest* indexed key it starts with. Only those: when none of their
+//!   route predicates holds, no set applies, shorter wildcards are not tried;
+//! - among those sets, in configuration order, the first whose `routeRuleConditions.predicates`
+//!   all hold;
+//! - its actions run in order; an action whose `predicates` do not all hold is skipped;
+//! - a rate-limit action builds one descriptor from the `conditionalData` entries whose predicates
+//!   hold, each `expression` item evaluated to a scalar and written as text (`ratelimit.domain` and
+//!   `ratelimit.hits_addend` are not entries); with no entry it sends nothing; the domain is the
+//!   action's scope, the limit namespace.
+//!
+//! Expressions are evaluated with the `cel` crate's interpreter (the lineage of the one the shim
+//! embeds) and the strings extension (`lowerAscii` and the like), over the shim's variables:
+//! `request.{method,scheme,host,path,url_path,query,protocol,headers,useragent,referer}`,
+//! `source.{address,port}`, `destination.port` and `auth.identity`.
+
+use super::request::Request;
+use cel::{Context, Env, Value};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A gateway's wasm configuration, as printed.
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WasmConfig {
+    #[serde(default)]
+    pub action_sets: Vec<ActionSet>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionSet {
+    pub name: String,
+    pub route_rule_conditions: RouteRuleConditions,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct RouteRuleConditions {
+    #[serde(default)]
+    pub hostnames: Vec<String>,
+    #[serde(default)]
+    pub predicates: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Action {
+    pub service: String,
+    pub scope: String,
+    #[serde(default)]
+    pub predicates: Vec<String>,
+    #[serde(default)]
+    pub conditional_data: Vec<ConditionalData>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct ConditionalData {
+    #[serde(default)]
+    pub predicates: Vec<String>,
+    #[serde(default)]
+    pub data: Vec<DataItem>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct DataItem {
+    pub expression: KeyValue,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+/// The shim's index key of a hostname.
+fn index_key(hostname: &str) -> String {
+    let mut s = hostname.to_string();
+    s.push('.');
+    if let Some(rest) = s.strip_prefix('*') {
+        s = rest.to_string();
+    } else {
+        s.insert(0, '$');
+    }
+    s.chars().rev().collect()
+}
+
+/// The action sets the shim would consider for `host`: those of the longest indexed hostname key
+/// that the host's key starts with, in configuration order; and that hostname.
+pub fn candidates<'c>(config: &'c WasmConfig, host: &str) -> (Option<String>, Vec<&'c ActionSet>) {
+    let key = index_key(host);
+    let mut best: Option<(usize, &str)> = None;
+    for set in &config.action_sets {
+        for h in &set.route_rule_conditions.hostnames {
+            let k = index_key(h);
+            if key.starts_with(&k) && best.is_none_or(|(len, _)| k.len() > len) {
+                best = Some((k.len(), h));
+            }
+        }
+    }
+    let Some((len, hostname)) = best else {
+        return (None, vec![]);
+    };
+    let sets = config
+        .action_sets
+        .iter()
+        .filter(|s| {
+            s.route_rule_conditions
+                .hostnames
+                .iter()
+                .any(|h| index_key(h).len() == len && key.starts_with(&index_key(h)))
+        })
+        .collect();
+    (Some(hostname.to_string()), sets)
+}
+
+/// The CEL environment of the shim: the standard library and the strings extension.
+pub struct Cel {
+    env: Arc<Env>,
+    programs: std::sync::Mutex<HashMap<String, Arc<cel::Program>>>,
+}
+
+impl Default for Cel {
+    fn default() -> Self {
+        let mut env = Env::stdlib();
+        // Registering the extension on a fresh standard environment cannot clash.
+        let _ = cel::extensions::strings(&mut env);
+        Cel {
+            env: Arc::new(env),
+            programs: Default::default(),
+        }
+    }
+}
+
+/// The variables of one request, bound once in a context every expression of the request is
+/// evaluated in (binding converts the values, which costs more than most evaluations).
+pub struct Activation {
+    ctx: Context<'static, 'static>,
+}
+
+fn map(entries: Vec<(&str, Value)>) -> Value {
+    let m: HashMap<String, Value> = entries
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    Value::from(m)
+}
+
+fn s(v: &str) -> Value {
+    Value::String(Arc::new(v.to_string()))
+}
+
+impl Activation {
+    pub fn new(req: &Request, cel: &Cel) -> Activation {
+        let mut headers: HashMap<String, String> = HashMap::new();
+        for (n, v) in &req.headers {
+            headers
+                .entry(n.clone())
+                .and_modify(|x| {
+                    x.push(',');
+                    x.push_str(v);
+                })
+                .or_insert_with(|| v.clone());
+        }
+        let default_port = matches!(
+            (req.scheme.as_str(), req.port),
+            ("http", 80) | ("https", 443)
+        );
+        let authority = if default_port {
+            req.host.clone()
+        } else {
+            format!("{}:{}", req.host, req.port)
+        };
+        headers
+            .entry(":authority".into())
+            .or_insert(authority.clone());
+        let mut r = vec![
+            ("method", s(&req.method)),
+            ("scheme", s(&req.scheme)),
+            ("host", s(&authority)),
+            ("path", s(&req.full_path())),
+            ("url_path", s(&req.path)),
+            ("query", s(&req.query)),
+            ("protocol", s("HTTP/1.1")),
+        ];
+        if let Some(ua) = req.header("user-agent") {
+            r.push(("useragent", s(ua)));
+        }
+        if let Some(rf) = req.header("referer") {
+            r.push(("referer", s(rf)));
+        }
+        let hv: HashMap<String, Value> = headers.into_iter().map(|(k, v)| (k, s(&v))).collect();
+        r.push(("headers", Value::from(hv)));
+        let source = match &req.source {
+            Some((a, p)) => map(vec![("address", s(a)), ("port", Value::Int(i64::from(*p)))]),
+            None => map(vec![]),
+        };
+        let destination = map(vec![("port", Value::Int(i64::from(req.port)))]);
+        let auth = match &req.identity {
+            Some(id) => map(vec![("identity", json_to_cel(id))]),
+            None => map(vec![]),
+        };
+        let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        ctx.add_variable_from_value("request", map(r));
+        ctx.add_variable_from_value("source", source);
+        ctx.add_variable_from_value("destination", destination);
+        ctx.add_variable_from_value("auth", auth);
+        Activation { ctx }
+    }
+}
+
+/// A JSON value as CEL sees it (numbers: int when integral, else double).
+pub fn json_to_cel(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => n
+                .as_u64()
+                .map(Value::UInt)
+                .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(0.0))),
+        },
+        serde_json::Value::String(x) => s(x),
+        serde_json::Value::Array(a) => Value::List(Arc::new(a.iter().map(json_to_cel).collect())),
+        serde_json::Value::Object(o) => {
+            let m: HashMap<String, Value> =
+                o.iter().map(|(k, v)| (k.clone(), json_to_cel(v))).collect();
+            Value::from(m)
+        }
+    }
+}
+
+impl Cel {
+    fn program(&self, src: &str) -> Result<Arc<cel::Program>, String> {
+        let mut cache = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = cache.get(src) {
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(
+            self.env
+                .compile(src)
+                .map_err(|e| format!("{src}: does not parse: {e}"))?,
+        );
+        cache.insert(src.to_string(), Arc::clone(&p));
+        Ok(p)
+    }
+
+    /// Evaluate `src` over the request's variables.
+    pub fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
+        let p = self.program(src)?;
+        p.execute(&act.ctx).map_err(|e| format!("{src}: {e}"))
+    }
+
+    /// Whether every predicate holds; the first that does not, or an evaluation error.
+    pub fn all(&self, predicates: &[String], act: &Activation) -> Result<Option<String>, String> {
+        for p in predicates {
+            match self.eval(p, act)? {
+                Value::Bool(true) => {}
+                Value::Bool(false) => return Ok(Some(p.clone())),
+                other => return Err(format!("{p}: is not a boolean but {other:?}")),
+            }
+        }
+        Ok(None)
+    }
+
+    /// A descriptor entry value: scalars as text, as the shim writes them.
+    pub fn scalar(&self, src: &str, act: &Activation) -> Result<String, String> {
+        match self.eval(src, act)? {
+            Value::Int(n) => Ok(n.to_string()),
+            Value::UInt(n) => Ok(n.to_string()),
+            Value::Float(n) => Ok(n.to_string()),
+            Value::String(x) => Ok(x.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Null => Ok("null".into()),
+            _ => Err(format!("{src}: only scalar values can be sent as data")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(hosts: &[(&str, &[&str])]) -> WasmConfig {
+        WasmConfig {
+            action_sets: hosts
+                .iter()
+                .enumerate()
+                .map(|(i, (h, p))| ActionSet {
+                    name: format!("set-{i}"),
+                    route_rule_conditions: RouteRuleConditions {
+                        hostnames: vec![h.to_string()],
+                        predicates: p.iter().map(|x| x.to_string()).collect(),
+                    },
+                    actions: vec![],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn exact_beats_wildcard_and_longer_wildcards_win() {
+        let c = config(&[
+            ("*.example.com", &[]),
+            ("api.example.com", &[]),
+            ("*.b.example.com", &[]),
+        ]);
+        let names = |host| -> Vec<String> {
+            candidates(&c, host)
+                .1
+                .iter()
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        assert_eq!(names("api.example.com"), ["set-1"]);
+        assert_eq!(names("x.example.com"), ["set-0"]);
+        assert_eq!(names("a.b.example.com"), ["set-2"]);
+        assert!(names("example.com").is_empty());
+        assert!(names("api.example.org").is_empty());
+    }
+
+    #[test]
+    fn predicates_see_the_shims_variables() {
+        let mut req = Request::parse(
+            "POST",
+            "http://api.example.com:8080/toys?x=1",
+            &["X-Tenant: acme".into()],
+        )
+        .unwrap();
+        req.identity = Some(serde_json::json!({"username": "alice", "groups": ["a"]}));
+        req.source = Some(("10.0.0.7".into(), 5000));
+        let cel = Cel::default();
+        let act = Activation::new(&req, &cel);
+        for p in [
+            "request.method == 'POST'",
+            "request.url_path.startsWith('/toys')",
+            "request.host == 'api.example.com:8080'",
+            "request.path == '/toys?x=1'",
+            "request.headers.exists(h, h.lowerAscii() == 'x-tenant' && request.headers[h] == 'acme')",
+            "auth.identity.username == 'alice'",
+            "'a' in auth.identity.groups",
+            "source.port == 5000",
+            "request.url_path.matches('^/to')",
+        ] {
+            assert_eq!(cel.eval(p, &act).unwrap(), Value::Bool(true), "{p}");
+        }
+        assert_eq!(cel.scalar("auth.identity.username", &act).unwrap(), "alice");
+        assert!(cel.eval("auth.identity.nope", &act).is_err());
+    }
+}

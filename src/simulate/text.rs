@@ -1,0 +1,179 @@
+//! The people's view of traces: a short tree for one request, one line per request for a sequence.
+
+use super::{ActionTrace, Trace};
+
+fn short(h: &str) -> &str {
+    if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        &h[..12]
+    } else {
+        h
+    }
+}
+
+fn verdict(t: &Trace) -> String {
+    let status = t
+        .status
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "-".into());
+    let word = if t.allowed {
+        "allowed".to_string()
+    } else if let Some(l) = &t.limit {
+        format!("limited by {l:?}")
+    } else {
+        "refused".to_string()
+    };
+    format!("{status} {word}")
+}
+
+fn seconds(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}.{:03}s", ms / 1000, ms % 1000)
+    }
+}
+
+/// The counters an action hit, as `name 4/5 left, resets in 10s`.
+fn counters(a: &ActionTrace) -> Vec<String> {
+    a.limitador
+        .iter()
+        .flat_map(|d| d.counters.iter())
+        .map(|c| {
+            format!(
+                "{} {}/{} left, resets in {}",
+                if c.limit.is_empty() { &c.key } else { &c.limit },
+                c.remaining,
+                c.max_value,
+                seconds(c.resets_in_ms)
+            )
+        })
+        .collect()
+}
+
+/// One request as a tree.
+pub fn tree(t: &Trace) -> String {
+    let mut lines = vec![format!("{} {} -> {}", t.method, t.url, verdict(t))];
+    let mut items: Vec<(String, Vec<String>)> = Vec::new();
+    match &t.routing {
+        Some(r) => {
+            let host = r
+                .listener_hostname
+                .as_deref()
+                .map(|h| format!(", {h}"))
+                .unwrap_or_default();
+            items.push((
+                format!(
+                    "gateway {} listener {} ({} {}{host})",
+                    r.gateway, r.listener, r.listener_protocol, r.listener_port
+                ),
+                vec![],
+            ));
+            match (&r.route, &r.rule) {
+                (Some(route), Some(rule)) => items.push((format!("route {route} {rule}"), vec![])),
+                _ => items.push(("no route rule matches".into(), vec![])),
+            }
+        }
+        None => items.push(("no gateway listener".into(), vec![])),
+    }
+    if !t.other_gateways.is_empty() {
+        items.push((
+            format!(
+                "also listening: {} (choose with --gateway)",
+                t.other_gateways.join(", ")
+            ),
+            vec![],
+        ));
+    }
+    match &t.action_set {
+        Some(s) => {
+            let mut sub = Vec::new();
+            for a in &t.actions {
+                let head = format!("{} {}", a.service, short(&a.scope));
+                if let Some(p) = &a.skipped_by {
+                    sub.push(format!("{head}: skipped, {p} is false"));
+                } else if let Some(e) = &a.error {
+                    sub.push(format!("{head}: error: {e}"));
+                } else if let Some(auth) = &a.auth {
+                    sub.push(format!(
+                        "{head}: {}",
+                        if auth.authenticated {
+                            "authenticated"
+                        } else {
+                            "denied"
+                        }
+                    ));
+                    sub.push(format!("  {}", auth.reason));
+                } else if a.descriptor.is_empty() {
+                    sub.push(format!("{head}: no descriptor entry, nothing sent"));
+                } else {
+                    let d: Vec<String> = a
+                        .descriptor
+                        .iter()
+                        .map(|e| format!("{}={}", e.key, e.value))
+                        .collect();
+                    sub.push(format!("{head}: {}", d.join(" ")));
+                    for c in counters(a) {
+                        sub.push(format!("  {c}"));
+                    }
+                }
+            }
+            items.push((
+                format!(
+                    "action set {} ({})",
+                    short(s),
+                    t.action_set_hostname.as_deref().unwrap_or("")
+                ),
+                sub,
+            ));
+        }
+        None => items.push(("no action set: no Kuadrant policy applies".into(), vec![])),
+    }
+    items.push((t.decided_by.clone(), vec![]));
+    let n = items.len();
+    for (i, (head, sub)) in items.into_iter().enumerate() {
+        let last = i + 1 == n;
+        lines.push(format!("{}{head}", if last { "└─ " } else { "├─ " }));
+        let bar = if last { "   " } else { "│  " };
+        for s in sub {
+            lines.push(format!("{bar}{s}"));
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// One line per request.
+pub fn lines(traces: &[Trace]) -> String {
+    let mut out = String::new();
+    for (i, t) in traces.iter().enumerate() {
+        let detail = if t.allowed {
+            t.actions
+                .iter()
+                .flat_map(counters)
+                .collect::<Vec<_>>()
+                .join("; ")
+        } else {
+            t.decided_by.clone()
+        };
+        out.push_str(&format!(
+            "{:>3} {:>8} {} {} {}{}\n",
+            i + 1,
+            format!("+{}", seconds(t.at_ms)),
+            t.method,
+            t.url,
+            verdict(t),
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!("  ({detail})")
+            }
+        ));
+    }
+    let allowed = traces.iter().filter(|t| t.allowed).count();
+    out.push_str(&format!(
+        "{allowed} allowed, {} refused\n",
+        traces.len() - allowed
+    ));
+    out
+}
