@@ -17,6 +17,8 @@ pub mod topology;
 
 pub mod resolve;
 
+pub mod cel;
+
 pub mod generate;
 
 pub mod pipeline;

@@ -62,7 +62,7 @@ codes! {
     NotInPath = "PCTL3003", Warning, false, "a policy is not in the path to any existing route";
     TieBreakByName = "PCTL3004", Warning, false, "policies without creationTimestamp were ordered by namespace/name, and that decided a rule";
     Conflicted = "PCTL3005", Error, false, "two DNSPolicies or TLSPolicies target the same object (operator: Conflicted)";
-    InvalidCel = "PCTL3006", Error, false, "a predicate or counter uses a variable the path does not declare (operator: InvalidCelExpression)";
+    InvalidCel = "PCTL3006", Error, false, "a predicate fails cel-go's parse or type check (operator: InvalidCelExpression)";
     KuadrantAssumed = "PCTL3007", Info, false, "no Kuadrant object in the input: one in kuadrant-system is assumed";
     WasmShimRejects = "PCTL3008", Warning, false, "a route match value or policy expression is not CEL the wasm-shim can parse: it rejects the gateway's whole wasm configuration";
     WindowTruncated = "PCTL3009", Warning, false, "a rate window is not whole seconds: Limitador gets it truncated (500ms: 0 s, never enforced; 1500ms: 1 s)";

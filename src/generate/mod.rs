@@ -40,7 +40,6 @@
 
 pub mod actions;
 pub mod authconfig;
-pub mod cel;
 pub mod cluster;
 pub mod dns;
 pub mod hostnames;
@@ -444,7 +443,7 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
     let mut kept = Vec::new();
     let mut failures = Vec::new();
     for a in list {
-        let env = cel::CelEnv {
+        let env = crate::cel::CelEnv {
             auth,
             ratelimit: a.service != AUTH_SERVICE,
         };
@@ -477,11 +476,11 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
 struct CelMemo(HashMap<(String, bool, bool), Result<(), String>>);
 
 impl CelMemo {
-    fn validate(&mut self, expr: &str, env: cel::CelEnv) -> &Result<(), String> {
+    fn validate(&mut self, expr: &str, env: crate::cel::CelEnv) -> &Result<(), String> {
         let key = (expr.to_string(), env.auth, env.ratelimit);
         self.0
             .entry(key)
-            .or_insert_with(|| cel::validate(expr, env))
+            .or_insert_with(|| crate::cel::validate(expr, env))
     }
 }
 
