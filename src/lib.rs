@@ -31,7 +31,7 @@ pub mod render;
 
 pub mod config;
 
-pub mod suppress;
 pub mod simulate;
+pub mod suppress;
 
 mod par;

@@ -624,7 +624,10 @@ fn document_order_does_not_matter() {
         .collect();
     assert_eq!(certs.len(), 3);
     // test2's own policy `b` replaced the Gateway's `a` there.
-    assert_eq!(certs[1]["spec"]["issuerRef"], json!({"kind": "Issuer", "name": "b"}));
+    assert_eq!(
+        certs[1]["spec"]["issuerRef"],
+        json!({"kind": "Issuer", "name": "b"})
+    );
     assert_eq!(forward, backward);
 }
 

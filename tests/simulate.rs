@@ -48,7 +48,7 @@ fn allowed_then_limited(
 fn create_toy_five_per_ten_seconds() {
     let base = [
         "-f",
-        "testdata/guides/simple-rl",
+        "testdata/guides/simple-rl-simulate",
         "--kuadrant-version",
         "1.5",
         "-H",
@@ -214,7 +214,7 @@ fn shipped_test_cases_pass() {
         .args([
             "test",
             "-f",
-            "testdata/guides/simple-rl",
+            "testdata/guides/simple-rl-simulate",
             "--kuadrant-version",
             "1.5",
         ])

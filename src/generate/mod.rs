@@ -46,8 +46,8 @@ pub mod hostnames;
 pub mod names;
 pub mod object;
 pub mod predicates;
-pub mod tls;
 pub mod shim;
+pub mod tls;
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, Model, Obj, PolicyKind, RuleMatches};

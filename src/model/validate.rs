@@ -1637,7 +1637,12 @@ fn direct_policy(
     let issuer = s.issuer_ref.as_ref().and_then(|ir| {
         Some(IssuerRef {
             name: ir.value.name.clone()?,
-            kind: ir.value.kind.as_ref().map(|k| k.value.clone()).unwrap_or_default(),
+            kind: ir
+                .value
+                .kind
+                .as_ref()
+                .map(|k| k.value.clone())
+                .unwrap_or_default(),
         })
     });
     let issuer_ref = s.issuer_ref.map(|r| {
