@@ -46,7 +46,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -80,7 +80,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s V -l ver
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -114,7 +114,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s V -l versio
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -142,7 +142,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s V -l versi
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -170,7 +170,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s V -l vers
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -197,7 +197,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s V -l ver
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)' -r -f -a "text\t'For people: the graphical report (one line each with -q)'

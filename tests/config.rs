@@ -67,13 +67,13 @@ fn estate_without_kuadrant(dir: &Path, controller: Option<&str>) -> PathBuf {
 
 #[test]
 fn settings_file_in_the_current_directory_sets_the_version() {
-    let d = settings_dir("kuadrantVersion: \"1.5\"\n");
+    let d = settings_dir("kuadrantVersion: \"1.4\"\n");
     let out = compute_kinds(d.path(), &[]);
-    assert!(!out.contains("kind: WasmPlugin"), "1.5 has no WasmPlugin");
+    assert!(out.contains("kind: WasmPlugin"), "1.4 has a WasmPlugin");
     assert!(out.contains("name: kuadrant-prod-web"));
-    // Without the file, 1.4 (a WasmPlugin).
+    // Without the file, the default 1.5 (no WasmPlugin).
     let plain = tempfile::tempdir().unwrap();
-    assert!(compute_kinds(plain.path(), &[]).contains("kind: WasmPlugin"));
+    assert!(!compute_kinds(plain.path(), &[]).contains("kind: WasmPlugin"));
 }
 
 #[test]

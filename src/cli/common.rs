@@ -65,8 +65,8 @@ pub struct InputArgs {
     /// Namespace given to namespaced objects that have none (like kubectl apply).
     #[arg(short = 'n', long, value_name = "NS", default_value = "default")]
     pub namespace: String,
-    /// Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings
-    /// file].
+    /// Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in
+    /// the settings file].
     #[arg(long, value_enum, env = "POLICYCTL_KUADRANT_VERSION")]
     pub kuadrant_version: Option<VersionArg>,
     /// Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in:
@@ -84,7 +84,7 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The flag (or `POLICYCTL_KUADRANT_VERSION`), else the settings file, else 1.4.
+    /// The flag (or `POLICYCTL_KUADRANT_VERSION`), else the settings file, else 1.5.
     pub fn version(&self) -> KuadrantVersion {
         self.kuadrant_version
             .map(KuadrantVersion::from)

@@ -26,9 +26,10 @@ pub const KUADRANT_GROUP: &str = "kuadrant.io";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum KuadrantVersion {
     /// Operator v1.4.x (policy-machinery pinned at 1ca17a0; WasmPlugin).
-    #[default]
     V1_4,
-    /// Operator v1.5.x (policy-machinery v0.8.0; wasm in an EnvoyFilter, GRPCRoute, rule names).
+    /// Operator v1.5.x (policy-machinery v0.8.0; wasm in an EnvoyFilter, GRPCRoute, rule names): the
+    /// newest release line, the default.
+    #[default]
     V1_5,
 }
 
