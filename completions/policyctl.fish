@@ -219,7 +219,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l versio
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l request -d 'The request method' -r
@@ -243,7 +243,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s V -l ve
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.4, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
