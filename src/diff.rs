@@ -54,13 +54,14 @@ pub struct ObjectDiff {
 }
 
 impl ObjectDiff {
-    /// `Kind namespace/name`.
+    /// `Kind namespace/name`, control characters escaped for a terminal.
     pub fn display(&self) -> String {
-        if self.namespace.is_empty() {
+        let d = if self.namespace.is_empty() {
             format!("{} {}", self.kind, self.name)
         } else {
             format!("{} {}/{}", self.kind, self.namespace, self.name)
-        }
+        };
+        crate::render::terminal::line(&d).into_owned()
     }
 }
 
@@ -484,7 +485,14 @@ mod tests {
 /// (`kuadrant.io/managed: "true"`), the Limitador CR, and the cert-manager `Certificate`s and
 /// `DNSRecord`s the operator created (its common labels: `app.kubernetes.io/managed-by:
 /// kuadrant-operator`). Everything else in a dump is not ours.
+///
+/// Objects of kind `Secret` are never compared, whatever their labels: policyctl generates none, and
+/// comparing one would print its data (in every output of `diff --against`, a pull-request comment
+/// included). They are skipped as `kubectl get` output of other kinds is.
 pub fn is_comparable(v: &Value) -> bool {
+    if v.get("kind").and_then(Value::as_str) == Some("Secret") {
+        return false;
+    }
     let managed = v
         .pointer("/metadata/labels/kuadrant.io~1managed")
         .and_then(Value::as_str)

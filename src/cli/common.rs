@@ -455,7 +455,9 @@ impl Ui {
         let _ = e.write_all(s.as_bytes());
     }
 
+    /// A fatal error; what it quotes from the input (paths, names) has its control characters escaped.
     pub fn error(&self, msg: &str) {
+        let msg = policyctl::render::terminal::text(msg);
         self.err(&format!("error: {msg}\n"));
     }
 

@@ -18,7 +18,39 @@ use std::fmt;
 /// diagnostics in a 50 MB input). Here miette scans only from a few lines before the span, found
 /// through the file's line index, and the line numbers are shifted back: the same report, in time
 /// proportional to the lines shown.
-struct FileSource<'a>(&'a SourceFile);
+///
+/// Source lines go to a terminal: when the lines around the spans hold control characters (an
+/// escape sequence in a comment), miette reads a copy of them with each such byte shown as `?`
+/// (same length, so every offset and line stays where it was).
+struct FileSource<'a>(&'a SourceFile, Option<(usize, String)>);
+
+/// The copy of a file's text that [`FileSource`] shows around the spans `lo..hi`: `(start, text)`,
+/// or `None` when those lines are safe to print as they are.
+fn safe_window(f: &SourceFile, lo: usize, hi: usize) -> Option<(usize, String)> {
+    // Generous margins: miette reads a line or two around each span (a whole file with lone CRs).
+    let (start, end) = if f.line_feeds_only() {
+        (
+            f.line_start(f.line_index(lo).saturating_sub(8)),
+            f.line_start(f.line_index(hi) + 8),
+        )
+    } else {
+        (0, f.text.len())
+    };
+    let window = f.text.get(start..end)?;
+    let bad = |c: char| super::terminal::is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t');
+    if !window.chars().any(bad) {
+        return None;
+    }
+    let mut out = String::with_capacity(window.len());
+    for c in window.chars() {
+        if !bad(c) {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        }
+    }
+    Some((start, out))
+}
 
 impl SourceCode for FileSource<'_> {
     fn read_span<'b>(
@@ -39,12 +71,17 @@ impl SourceCode for FileSource<'_> {
         // Starting at a line start at least `context_lines_before + 1` lines before the span leaves
         // miette's scan in the state it would have reached from the start of the text.
         let start = f.line_start(first);
-        let window = text.get(start..).unwrap_or_default();
+        let window = match &self.1 {
+            Some((ps, patched)) if start >= *ps => {
+                patched.as_bytes().get(start - ps..).unwrap_or_default()
+            }
+            _ => text.get(start..).unwrap_or_default(),
+        };
         let shifted = SourceSpan::new(span.offset().saturating_sub(start).into(), span.len());
         let c = window.read_span(&shifted, context_lines_before, context_lines_after)?;
         let data: &'b [u8] = c.data();
         Ok(Box::new(MietteSpanContents::new_named(
-            f.name.clone(),
+            super::terminal::line(&f.name).into_owned(),
             data,
             SourceSpan::new((c.span().offset() + start).into(), c.span().len()),
             c.line() + first,
@@ -64,13 +101,13 @@ struct Report<'a> {
 
 impl fmt::Debug for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&super::terminal::text(&self.d.message))
     }
 }
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&super::terminal::text(&self.d.message))
     }
 }
 
@@ -127,10 +164,11 @@ pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
         match file {
             Some((id, _)) if l.span.source == id && !far(l.span) => {
                 let (off, len) = clamp(sources, l.span);
+                let message = super::terminal::line(&l.message).into_owned();
                 labels.push(if l.primary {
-                    LabeledSpan::new_primary_with_span(Some(l.message.clone()), (off, len))
+                    LabeledSpan::new_primary_with_span(Some(message), (off, len))
                 } else {
-                    LabeledSpan::new_with_span(Some(l.message.clone()), (off, len))
+                    LabeledSpan::new_with_span(Some(message), (off, len))
                 });
             }
             _ => {
@@ -148,9 +186,16 @@ pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
             None => n,
         });
     }
+    let help = help.map(|h| super::terminal::text(&h).into_owned());
+    let lo = labels.iter().map(|l| l.offset()).min().unwrap_or(0);
+    let hi = labels
+        .iter()
+        .map(|l| l.offset() + l.len())
+        .max()
+        .unwrap_or(0);
     let report = Report {
         d,
-        source: file.map(|(_, f)| FileSource(f)),
+        source: file.map(|(_, f)| FileSource(f, safe_window(f, lo, hi))),
         labels,
         help,
     };
@@ -172,11 +217,12 @@ pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
             "{}: {} {}\n",
             d.severity.as_str(),
             d.code.as_str(),
-            d.message
+            super::terminal::text(&d.message)
         );
     }
-    if let Some(obj) = &d.object
-        && !out.contains(obj.as_str())
+    let object = d.object.as_deref().map(super::terminal::line);
+    if let Some(obj) = &object
+        && !out.contains(obj.as_ref())
     {
         // miette has no slot for the object; keep it visible on the first line.
         if let Some(first_nl) = out.find('\n') {
@@ -245,10 +291,14 @@ pub fn json(ds: &Diagnostics, suppressed: usize, sources: &SourceMap) -> String 
     s
 }
 
+/// Workflow-command data; other control characters are escaped too, since GitHub's log viewer
+/// renders escape sequences.
 fn gh_escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::terminal::text(&s).into_owned()
 }
 
 fn gh_escape_prop(s: &str) -> String {
@@ -301,12 +351,14 @@ pub fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
             .as_ref()
             .map(|o| format!(" ({o})"))
             .unwrap_or_default();
-        out.push_str(&format!(
-            "{pos}{}[{}]: {}{obj}\n",
+        let line = format!(
+            "{pos}{}[{}]: {}{obj}",
             d.severity.as_str(),
             d.code.as_str(),
             d.message
-        ));
+        );
+        out.push_str(&super::terminal::text(&line));
+        out.push('\n');
     }
     out
 }
@@ -693,7 +745,7 @@ mod tests {
         ];
         for text in &texts {
             let file = SourceFile::new("t.yaml", text.as_str());
-            let windowed = FileSource(&file);
+            let windowed = FileSource(&file, None);
             let whole = text.as_bytes();
             for offset in 0..=text.len() {
                 for len in [0, 1, 3, 12] {

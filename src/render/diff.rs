@@ -30,8 +30,13 @@ pub fn unified(diffs: &[ObjectDiff], color: bool) -> String {
             "{}",
             paint(&format!("=== {} {}", d.change.as_str(), d.display()), color)
         );
+        // The dump's text, escaped for the terminal.
         for line in d.unified.lines() {
-            let _ = writeln!(out, "{}", paint(line, color));
+            let _ = writeln!(
+                out,
+                "{}",
+                paint(&crate::render::terminal::line(line), color)
+            );
         }
     }
     out
@@ -77,7 +82,7 @@ pub fn impact(i: &Impact) -> String {
         if !items.is_empty() {
             let _ = writeln!(out, "{title}:");
             for x in items {
-                let _ = writeln!(out, "  {x}");
+                let _ = writeln!(out, "  {}", crate::render::terminal::line(x));
             }
         }
     };
@@ -126,7 +131,7 @@ pub fn markdown(diffs: &[ObjectDiff], imp: Option<&Impact>) -> String {
             "\n<details><summary>{} {}</summary>\n\n```diff\n{}```\n\n</details>\n",
             d.change.as_str(),
             d.display(),
-            d.unified
+            crate::render::terminal::text(&d.unified)
         );
     }
     out

@@ -32,3 +32,5 @@ pub mod graph;
 pub mod objects;
 
 pub mod table;
+
+pub mod terminal;

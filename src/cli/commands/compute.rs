@@ -81,8 +81,14 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);
         }
-        let steps = outdir::plan_objects(dir, &generated.objects)
-            .map_err(|e| CliError::Io(e.to_string()))?;
+        let io = |e: outdir::OutDirError| CliError::Io(e.to_string());
+        // Held until the files are written: a second run on the folder stops instead of mixing
+        // its files with ours or pruning what we write.
+        if !a.check {
+            outdir::prepare(dir).map_err(io)?;
+        }
+        let _lock = outdir::lock(dir, !a.check).map_err(io)?;
+        let steps = outdir::plan_objects(dir, &generated.objects).map_err(io)?;
         let stale: Vec<_> = steps
             .iter()
             .filter(|s| s.action != outdir::Action::Unchanged)
@@ -99,7 +105,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
             };
             report.push_str(&format!(
                 "{verb:<10} {} ({})\n",
-                dir.join(&s.file).display(),
+                shown(&dir.join(&s.file)),
                 s.object
             ));
         }
@@ -107,7 +113,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
             if stale.is_empty() {
                 ui.out(&format!(
                     "{} is up to date ({} files)\n",
-                    dir.display(),
+                    shown(dir),
                     steps.len()
                 ))?;
             } else {
@@ -116,13 +122,13 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
                     "{} of {} generated files are stale: run `policyctl compute … --out-dir {}`\n",
                     stale.len(),
                     steps.len(),
-                    dir.display()
+                    shown(dir)
                 ))?;
                 return Ok(findings.worst(Outcome::Findings));
             }
             return Ok(findings);
         }
-        outdir::apply(dir, &steps).map_err(|e| CliError::Io(e.to_string()))?;
+        outdir::apply(dir, &steps).map_err(io)?;
         ui.out(&report)?;
         return Ok(findings);
     }
@@ -137,4 +143,9 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outco
         })?,
     }
     Ok(findings)
+}
+
+/// A path for the terminal: control characters escaped.
+fn shown(p: &std::path::Path) -> String {
+    render::terminal::line(&p.display().to_string()).into_owned()
 }

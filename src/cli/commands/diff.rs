@@ -190,18 +190,38 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
 /// Text of `--against` parsed and compared at a time: bounds the trees held for a large dump.
 const CURRENT_WINDOW: usize = 16 << 20;
 
-/// Write both sides into temporary folders (one file per object, normalised) and run the user's differ.
+/// Write both sides into a fresh private temporary folder (one file per object, normalised) and run
+/// the user's differ on its `LIVE` and `MERGED` folders. The folder has an unpredictable name and
+/// mode 0700 (`tempfile::TempDir`, created exclusively), so nothing in the temp folder can be planted
+/// in it; it is removed afterwards, whatever the differ did.
 fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliError> {
-    let tmp = std::env::temp_dir().join(format!("policyctl-diff-{}", std::process::id()));
-    let live = tmp.join("LIVE");
-    let merged = tmp.join("MERGED");
+    let tmp = tempfile::Builder::new()
+        .prefix("policyctl-diff-")
+        .tempdir()
+        .map_err(|e| CliError::Io(format!("cannot create a temporary folder: {e}")))?;
+    let live = tmp.path().join("LIVE");
+    let merged = tmp.path().join("MERGED");
     let write = |dir: &std::path::Path, objs: &[Value], others: &[Value]| -> Result<(), CliError> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir(dir)?;
         let others = diff::by_key(others);
         for o in objs {
             let other = diff::key_of(o).and_then(|k| others.get(&k).copied());
             if let Some(name) = policyctl::outdir::file_name(o) {
-                std::fs::write(dir.join(name), diff::to_yaml(&diff::normalize(o, other)))?;
+                // A new file each time: two objects with one file name are an error, not an overwrite.
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(dir.join(&name))
+                    .map_err(|e| {
+                        CliError::Io(format!(
+                            "cannot write {} for POLICYCTL_EXTERNAL_DIFF: {e}",
+                            render::terminal::line(&name)
+                        ))
+                    })?;
+                std::io::Write::write_all(
+                    &mut f,
+                    diff::to_yaml(&diff::normalize(o, other)).as_bytes(),
+                )?;
             }
         }
         Ok(())
@@ -211,21 +231,23 @@ fn external(cmd: &str, desired: &[Value], current: &[Value]) -> Result<(), CliEr
         write(&merged, desired, &[])?;
         let mut parts = cmd.split_whitespace();
         let prog = parts.next().unwrap_or("diff");
+        let shown = render::terminal::line(prog);
         let status = std::process::Command::new(prog)
             .args(parts)
             .arg(&live)
             .arg(&merged)
             .status()
             .map_err(|e| {
-                CliError::Io(format!("cannot run POLICYCTL_EXTERNAL_DIFF ({prog}): {e}"))
+                CliError::Io(format!("cannot run POLICYCTL_EXTERNAL_DIFF ({shown}): {e}"))
             })?;
         if status.code().is_some_and(|c| c > 1) || status.code().is_none() {
             return Err(CliError::Io(format!(
-                "POLICYCTL_EXTERNAL_DIFF ({prog}) failed: {status}"
+                "POLICYCTL_EXTERNAL_DIFF ({shown}) failed: {status}"
             )));
         }
         Ok(())
     })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    result
+    let removed = tmp.close();
+    result?;
+    removed.map_err(|e| CliError::Io(format!("cannot remove the temporary folder: {e}")))
 }

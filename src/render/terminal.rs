@@ -1,0 +1,58 @@
+//! Text from the input made safe for a terminal: names, paths and messages are printed with their
+//! control characters escaped, so a hostile name cannot move the cursor, change colours, set the
+//! window title or hide text (ANSI escape sequences start with ESC, or with the C1 control CSI).
+
+use std::borrow::Cow;
+
+/// Whether `c` must not reach a terminal as is: C0 controls, DEL, C1 controls, and the Unicode
+/// bidirectional overrides and isolates, which reorder what is shown.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// One line of text (a name, a path, a message): every control character escaped, line breaks too
+/// (`\n`, `\r`, `\t`, `\e`, otherwise `\u{..}`).
+pub fn line(s: &str) -> Cow<'_, str> {
+    escape(s, false)
+}
+
+/// Text of several lines: as [`line`], but line breaks and tabs are kept.
+pub fn text(s: &str) -> Cow<'_, str> {
+    escape(s, true)
+}
+
+fn escape(s: &str, keep_breaks: bool) -> Cow<'_, str> {
+    let keep = |c: char| keep_breaks && (c == '\n' || c == '\t');
+    if !s.chars().any(|c| is_unsafe(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !is_unsafe(c) || keep(c) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{1b}' => out.push_str("\\e"),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_and_escape_sequences_are_escaped() {
+        assert_eq!(line("gw\u{1b}[2J\u{7}x"), "gw\\e[2J\\u{7}x");
+        assert_eq!(line("a\nb\r\tc"), "a\\nb\\r\\tc");
+        assert_eq!(line("\u{9b}31m\u{202e}"), "\\u{9b}31m\\u{202e}");
+        assert_eq!(text("a\n\tb\u{1b}]0;t\u{7}"), "a\n\tb\\e]0;t\\u{7}");
+        assert!(matches!(line("plain-name.v1 ünï"), Cow::Borrowed(_)));
+    }
+}

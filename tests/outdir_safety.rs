@@ -1,0 +1,509 @@
+//! `compute --out-dir` and `diff` against a hostile checkout (issue 16): planted symlinks, killed and
+//! concurrent runs, leftovers, long and colliding names, escape sequences, Secrets in a dump.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn policyctl() -> Command {
+    let mut c = Command::cargo_bin("policyctl").unwrap();
+    c.env_remove("POLICYCTL_EXTERNAL_DIFF").env("NO_COLOR", "1");
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The README's example estate plus `routes` routes, each with an AuthPolicy (one AuthConfig file
+/// each): a folder of `routes + 6` generated files.
+fn estate(dir: &Path, routes: usize) -> PathBuf {
+    let input = dir.join("manifests");
+    std::fs::create_dir_all(&input).unwrap();
+    for f in std::fs::read_dir("testdata/examples/toystore").unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, input.join(f.file_name().unwrap())).unwrap();
+    }
+    const ROUTE: &str = r#"---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: rNUM
+  namespace: team
+spec:
+  parentRefs:
+  - name: prod-web
+    namespace: gateway-system
+    sectionName: api
+  hostnames:
+  - rNUM.toystore.example.com
+  rules:
+  - matches:
+    - path:
+        type: PathPrefix
+        value: /rNUM
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata:
+  name: pNUM
+  namespace: team
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: rNUM
+  rules:
+    authentication:
+      key:
+        apiKey:
+          selector:
+            matchLabels:
+              app: rNUM
+"#;
+    let s: String = (0..routes)
+        .map(|i| ROUTE.replace("NUM", &i.to_string()))
+        .collect();
+    std::fs::write(input.join("90-routes.yaml"), s).unwrap();
+    input
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+        .collect()
+}
+
+/// A run killed with SIGKILL in the middle of a large write leaves temporary files; the next
+/// `--check` counts them as stale, and the next run removes and reports them.
+#[cfg(unix)]
+#[test]
+fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = estate(dir.path(), 1000);
+    let out = dir.path().join("generated");
+    let bin = assert_cmd::cargo::cargo_bin("policyctl");
+    let mut caught = false;
+    // The kill must land while a file is being written; a few tries make that certain enough.
+    for _ in 0..20 {
+        let _ = std::fs::remove_dir_all(&out);
+        let mut child = std::process::Command::new(&bin)
+            .args(["compute", "-f"])
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until the writers are busy, then kill without warning.
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(60) {
+            if out.is_dir() && std::fs::read_dir(&out).unwrap().count() > 100 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if !temp_files(&out).is_empty() {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "no run was killed in the middle of a write");
+    let left = temp_files(&out);
+    let o = out.to_str().unwrap();
+    let i = input.to_str().unwrap();
+    let check = policyctl()
+        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let check = text(&check);
+    for t in &left {
+        assert!(
+            check.contains(&format!("stale (removed) {}", out.join(t).display())),
+            "{t} not reported by --check:\n{check}"
+        );
+    }
+    assert_eq!(temp_files(&out), left, "--check removes nothing");
+    let run = policyctl()
+        .args(["compute", "-f", i, "--out-dir", o])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let run = text(&run);
+    for t in &left {
+        assert!(
+            run.contains(&format!("removed    {}", out.join(t).display())),
+            "{t} not reported:\n{}",
+            &run[run.len().saturating_sub(2000)..]
+        );
+    }
+    assert!(temp_files(&out).is_empty(), "{:?}", temp_files(&out));
+    policyctl()
+        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .assert()
+        .code(0);
+}
+
+/// A temporary file of the old naming scheme (`.<file>.policyctl-<pid>.tmp`) is a leftover too.
+#[test]
+fn leftover_temp_files_are_stale_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("generated");
+    let o = out.to_str().unwrap();
+    policyctl()
+        .args(["compute", "-f", "testdata/examples/", "--out-dir", o])
+        .assert()
+        .code(0);
+    let tmp = out.join(".core_v1_ConfigMap_x.yaml.policyctl-4242.tmp");
+    std::fs::write(&tmp, "half a fi").unwrap();
+    let check = policyctl()
+        .args([
+            "compute",
+            "-f",
+            "testdata/examples/",
+            "--out-dir",
+            o,
+            "--check",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(text(&check).contains("stale (removed)"), "{}", text(&check));
+    let run = policyctl()
+        .args(["compute", "-f", "testdata/examples/", "--out-dir", o])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        text(&run).contains(&format!(
+            "removed    {} (temporary file left by an earlier run)",
+            tmp.display()
+        )),
+        "{}",
+        text(&run)
+    );
+    assert!(!tmp.exists());
+}
+
+/// Symlinks planted in the checkout are never written through: at a final file name, at what the
+/// temporary file of an earlier version was called, or as the output folder itself.
+#[cfg(unix)]
+#[test]
+fn planted_symlinks_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let out = dir.path().join("generated");
+    let o = out.to_str().unwrap();
+    policyctl()
+        .args(["compute", "-f", "testdata/examples/", "--out-dir", o])
+        .assert()
+        .code(0);
+    let files = names(&out);
+    // A symlink at a final name that points to a file with the marker is still not ours.
+    let target = dir.path().join("elsewhere.yaml");
+    std::fs::copy(out.join(&files[0]), &target).unwrap();
+    std::fs::remove_file(out.join(&files[0])).unwrap();
+    std::os::unix::fs::symlink(&target, out.join(&files[0])).unwrap();
+    // Symlinks at temporary-file names, as the repository could plant them.
+    for n in 0..50 {
+        std::os::unix::fs::symlink(
+            &victim,
+            out.join(format!(".{}.policyctl-{n}.tmp", files[1])),
+        )
+        .unwrap();
+    }
+    let before = std::fs::read_to_string(&target).unwrap();
+    let err = policyctl()
+        .args(["compute", "-f", "testdata/diff/pr-head/", "--out-dir", o])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        text(&err).contains("was not generated by policyctl"),
+        "{}",
+        text(&err)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), before);
+    // Without the symlink at the final name, the run goes through: the planted temp-file links are
+    // removed (not their target) and nothing is written through them.
+    std::fs::remove_file(out.join(&files[0])).unwrap();
+    let run = policyctl()
+        .args(["compute", "-f", "testdata/diff/pr-head/", "--out-dir", o])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(text(&run).matches("removed ").count(), 50, "{}", text(&run));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(temp_files(&out).is_empty());
+
+    // The output folder itself a symlink: refused, nothing written.
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = dir.path().join("linked");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    for l in [
+        link.to_str().unwrap().to_string(),
+        format!("{}/", link.display()),
+    ] {
+        let err = policyctl()
+            .args(["compute", "-f", "testdata/examples/", "--out-dir", &l])
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        assert!(text(&err).contains("is a symbolic link"), "{}", text(&err));
+    }
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
+}
+
+/// While one run holds the folder, a second one stops with exit 2 and says why.
+#[cfg(unix)]
+#[test]
+fn a_second_run_on_a_locked_folder_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("generated");
+    std::fs::create_dir(&out).unwrap();
+    let o = out.to_str().unwrap();
+    let held = std::fs::File::open(&out).unwrap();
+    held.lock().unwrap();
+    for check in [false, true] {
+        let mut args = vec!["compute", "-f", "testdata/examples/", "--out-dir", o];
+        if check {
+            args.push("--check");
+        }
+        let err = policyctl()
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        assert!(
+            text(&err).contains("another policyctl run is writing to"),
+            "{}",
+            text(&err)
+        );
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+    drop(held);
+    policyctl()
+        .args(["compute", "-f", "testdata/examples/", "--out-dir", o])
+        .assert()
+        .code(0);
+}
+
+/// Two real runs with different inputs started together on one folder: each either finishes or
+/// stops with exit 2 because of the lock, and the folder holds exactly one input's output.
+#[cfg(unix)]
+#[test]
+fn two_concurrent_runs_never_mix_their_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = estate(&dir.path().join("a"), 300);
+    let out = dir.path().join("generated");
+    let bin = assert_cmd::cargo::cargo_bin("policyctl");
+    let run = |input: &Path| {
+        std::process::Command::new(&bin)
+            .args(["compute", "-f"])
+            .arg(input)
+            .arg("--out-dir")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        let _ = std::fs::remove_dir_all(&out);
+        let a = run(&big);
+        let b = run(Path::new("testdata/examples/"));
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        let mut ok = 0;
+        for r in [&a, &b] {
+            match r.status.code() {
+                Some(0) => ok += 1,
+                Some(2) => assert!(
+                    text(&r.stderr).contains("another policyctl run is writing to"),
+                    "{}",
+                    text(&r.stderr)
+                ),
+                c => panic!("exit {c:?}: {}", text(&r.stderr)),
+            }
+        }
+        assert!(ok >= 1);
+        let o = out.to_str().unwrap();
+        let up_to_date = |input: &Path| {
+            policyctl()
+                .args([
+                    "compute",
+                    "-f",
+                    input.to_str().unwrap(),
+                    "--out-dir",
+                    o,
+                    "--check",
+                ])
+                .output()
+                .unwrap()
+                .status
+                .code()
+                == Some(0)
+        };
+        assert!(
+            up_to_date(&big) ^ up_to_date(Path::new("testdata/examples/")),
+            "the folder is exactly one input's output"
+        );
+    }
+}
+
+/// A valid 200-character Gateway name gives the WasmPlugin `kuadrant-<name>`, whose file name is
+/// over 255 bytes: it is shortened with a hash of the full name, and the next run finds it again.
+#[test]
+fn a_long_gateway_name_gets_a_file_name_of_at_most_255_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("manifests");
+    std::fs::create_dir(&input).unwrap();
+    let long = format!("gw{}", "a".repeat(198));
+    for f in std::fs::read_dir("testdata/examples/toystore").unwrap() {
+        let f = f.unwrap().path();
+        let t = std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("prod-web", &long);
+        std::fs::write(input.join(f.file_name().unwrap()), t).unwrap();
+    }
+    let out = dir.path().join("generated");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let run = policyctl()
+        .args(["compute", "-f", i, "--out-dir", o])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let files = names(&out);
+    assert_eq!(files.len(), 6, "{}", text(&run));
+    assert!(files.iter().all(|f| f.len() <= 255), "{files:?}");
+    let wasm = files
+        .iter()
+        .find(|f| f.starts_with("extensions.istio.io_v1alpha1_WasmPlugin_"))
+        .unwrap();
+    assert_eq!(wasm.len(), 255, "{wasm}");
+    let full =
+        format!("extensions.istio.io_v1alpha1_WasmPlugin_gateway-system_kuadrant-{long}.yaml");
+    assert_eq!(wasm[..233], full[..233]);
+    assert!(
+        std::fs::read_to_string(out.join(wasm))
+            .unwrap()
+            .contains(&format!("name: kuadrant-{long}\n"))
+    );
+    policyctl()
+        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .assert()
+        .code(0);
+}
+
+/// `diff --against` a dump that holds a Secret labelled as Kuadrant-managed prints none of its
+/// data, in any output.
+#[test]
+fn secrets_in_a_dump_are_never_printed() {
+    let dump = std::fs::read_to_string("testdata/diff/live-dump.yaml").unwrap();
+    let secret = "\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: api-key\n  namespace: toystore\n  labels:\n    kuadrant.io/managed: \"true\"\ntype: Opaque\ndata:\n  api_key: c3VwZXItc2VjcmV0LXRva2Vu\nstringData:\n  plain: super-secret-token\n";
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: in-a-list\n    namespace: toystore\n    labels:\n      kuadrant.io/managed: \"true\"\n  data:\n    token: c3VwZXItc2VjcmV0LXRva2Vu\n---\n{dump}"
+    );
+    for stdin in [format!("{dump}{secret}"), list] {
+        for o in ["unified", "stat", "json", "markdown"] {
+            let out = policyctl()
+                .args([
+                    "diff",
+                    "-f",
+                    "testdata/examples/",
+                    "--against",
+                    "-",
+                    "-o",
+                    o,
+                ])
+                .write_stdin(stdin.clone())
+                .assert()
+                .code(1)
+                .get_output()
+                .clone();
+            let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert!(!all.contains("c3VwZXItc2VjcmV0LXRva2Vu"), "-o {o}: {all}");
+            assert!(!all.contains("super-secret-token"), "-o {o}: {all}");
+            assert!(!all.contains("Secret"), "-o {o}: {all}");
+        }
+        // An external differ sees no Secret file either (grep exits 0 and prints when it finds one).
+        let out = policyctl()
+            .env(
+                "POLICYCTL_EXTERNAL_DIFF",
+                "grep -rl c3VwZXItc2VjcmV0LXRva2Vu",
+            )
+            .args(["diff", "-f", "testdata/examples/", "--against", "-"])
+            .write_stdin(stdin.clone())
+            .output()
+            .unwrap();
+        assert_eq!(text(&out.stdout), "", "{}", text(&out.stderr));
+    }
+}
+
+/// Names, paths and source lines reach the terminal with their escape sequences escaped.
+#[test]
+fn escape_sequences_in_paths_and_source_lines_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("in\u{1b}[2Jput");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(
+        bad.join("x.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw # \u{1b}]0;pwned\u{7}\n  namespace: ns\nspec:\n  gatewayClassName: x\n  listeners: 5 # \u{1b}[31m\n",
+    )
+    .unwrap();
+    let out = policyctl()
+        .args(["lint", "-f", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    assert!(all.contains("in\\e[2Jput"), "{all}");
+    // The out-dir report and its errors.
+    let out_dir = dir.path().join("gen\u{1b}[31m");
+    let out = policyctl()
+        .args([
+            "compute",
+            "-f",
+            "testdata/examples/",
+            "--out-dir",
+            out_dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!all.contains('\u{1b}'), "{all:?}");
+    assert!(all.contains("gen\\e[31m/"), "{all}");
+}
