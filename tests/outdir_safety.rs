@@ -381,7 +381,7 @@ fn two_concurrent_runs_never_mix_their_outputs() {
     }
 }
 
-/// A valid 200-character Gateway name gives the WasmPlugin `kuadrant-<name>`, whose file name is
+/// A valid 200-character Gateway name gives the (1.4) WasmPlugin `kuadrant-<name>`, whose file name is
 /// over 255 bytes: it is shortened with a hash of the full name, and the next run finds it again.
 #[test]
 fn a_long_gateway_name_gets_a_file_name_of_at_most_255_bytes() {
@@ -399,7 +399,15 @@ fn a_long_gateway_name_gets_a_file_name_of_at_most_255_bytes() {
     let out = dir.path().join("generated");
     let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
     let run = policyctl()
-        .args(["compute", "-f", i, "--out-dir", o])
+        .args([
+            "compute",
+            "-f",
+            i,
+            "--out-dir",
+            o,
+            "--kuadrant-version",
+            "1.4",
+        ])
         .assert()
         .code(0)
         .get_output()
@@ -422,7 +430,16 @@ fn a_long_gateway_name_gets_a_file_name_of_at_most_255_bytes() {
             .contains(&format!("name: kuadrant-{long}\n"))
     );
     policyctl()
-        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .args([
+            "compute",
+            "-f",
+            i,
+            "--out-dir",
+            o,
+            "--check",
+            "--kuadrant-version",
+            "1.4",
+        ])
         .assert()
         .code(0);
 }
