@@ -10,7 +10,8 @@
 //! and the whole configuration is refused: every Kuadrant policy on that gateway stops working.
 //!
 //! The operator validates action predicates with cel-go (`crate::cel`; kuadrant-operator v1.5.2
-//! internal/cel/kuadrant_validator.go), so the ones that reach the shim parse; route predicates and counter expressions are never checked. Route
+//! internal/cel/kuadrant_validator.go), so the ones that reach the shim parse; route predicates and
+//! counter expressions are never checked. Route
 //! predicates interpolate the HTTPRoute's values unescaped into single-quoted CEL strings
 //! (kuadrant-operator v1.4.6 / v1.5.2 internal/wasm/utils.go): a regex such as `.*\.png$` becomes
 //! `request.url_path.matches('.*\.png$')`, and `\.` is not an escape CEL's string grammar accepts
