@@ -1,11 +1,12 @@
 //! The binary's contract: exit codes, stdin, output formats.
 
+use crate::common;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
 fn policyctl() -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
-    c.env_remove("NO_COLOR").env("COLUMNS", "100");
+    let mut c = common::policyctl();
+    c.env("COLUMNS", "100");
     c
 }
 

@@ -1,11 +1,11 @@
 //! The committed shell completions in completions/ are exactly what `policyctl completions SHELL`
 //! prints, so a CLI change that does not refresh them fails `cargo test`.
 //!
-//! Stale? Run `UPDATE_EXPECT=1 cargo test --test completions` to rewrite the files, then review the
+//! Stale? Run `UPDATE_EXPECT=1 cargo test --test tests completions::` to rewrite the files, then review the
 //! git diff. The rewrite is refused when `CI` is set, so CI always compares.
 
+use crate::common;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// (shell argument, committed file)
 const SHELLS: &[(&str, &str)] = &[
@@ -17,9 +17,8 @@ const SHELLS: &[(&str, &str)] = &[
 ];
 
 fn script(shell: &str) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_policyctl"))
+    let out = common::policyctl_std()
         .args(["completions", shell])
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
         .output()
         .expect("run policyctl");
     assert!(
@@ -58,7 +57,7 @@ fn committed_completions_match_the_binary() {
     }
     assert!(
         stale.is_empty(),
-        "stale completions: {}; run UPDATE_EXPECT=1 cargo test --test completions",
+        "stale completions: {}; run UPDATE_EXPECT=1 cargo test --test tests completions::",
         stale.join(", ")
     );
 }
@@ -83,7 +82,7 @@ fn completions_know_every_command_and_the_config_flag() {
 
 #[test]
 fn unknown_shell_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_policyctl"))
+    let out = common::policyctl_std()
         .args(["completions", "tcsh"])
         .output()
         .expect("run policyctl");

@@ -3,6 +3,7 @@
 //! `--config`; flags and POLICYCTL_* variables override it; unknown keys are PCTL4001 warnings at
 //! the key; invalid files are PCTL4002 and exit 2.
 
+use crate::common;
 use assert_cmd::Command;
 use policyctl::config::{self, FailOn};
 use policyctl::diag::Code;
@@ -16,9 +17,8 @@ fn examples() -> PathBuf {
 
 /// policyctl run from `dir`, with no inherited settings from the environment.
 fn policyctl(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
+    let mut c = common::policyctl();
     c.current_dir(dir)
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100");
     c

@@ -1,12 +1,13 @@
 //! `policyctl diff` and `compute --out-dir/--check`: the CI gate for GitOps repositories.
 
+use crate::common;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 
 fn policyctl() -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
-    c.env_remove("POLICYCTL_EXTERNAL_DIFF").env("NO_COLOR", "1");
+    let mut c = common::policyctl();
+    c.env("NO_COLOR", "1");
     c
 }
 

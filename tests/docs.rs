@@ -1,5 +1,6 @@
 //! The README and CHANGELOG stay in step with the code.
 
+use crate::common;
 use policyctl::diag::Code;
 
 fn readme() -> String {
@@ -37,7 +38,7 @@ fn readme_lists_every_diagnostic_code() {
     assert_eq!(
         table,
         expected_table(),
-        "README code table is stale: run UPDATE_EXPECT=1 cargo test --test docs"
+        "README code table is stale: run UPDATE_EXPECT=1 cargo test --test tests docs::"
     );
 }
 
@@ -148,14 +149,12 @@ fn readme_console_examples_run_as_shown() {
     .unwrap();
     // In README order: later examples may read what earlier ones wrote (`--out-dir generated/`).
     for ex in &examples {
-        let out = std::process::Command::new("bash")
+        let out = common::scrub(&mut std::process::Command::new("bash"))
             .args(["-o", "pipefail", "-c", &ex.command])
             .current_dir(work.path())
             .env("PATH", &path)
             .env("NO_COLOR", "1")
             .env("COLUMNS", "100")
-            .env_remove("POLICYCTL_KUADRANT_VERSION")
-            .env_remove("POLICYCTL_EXTERNAL_DIFF")
             .output()
             .expect("run bash");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -207,7 +206,7 @@ fn readme_graph_picture_is_committed_and_current() {
     ))
     .expect("testdata/examples/toystore.svg is committed");
     // Every node of today's graph is in the picture (dot writes each label line as a <text>).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_policyctl"))
+    let out = common::policyctl_std()
         .args(["graph", "-f", "testdata/examples/"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

@@ -1,8 +1,8 @@
 //! `explain` over the scenario fixtures: every HTTPRoute of a case is explained and the text tree is
 //! compared with `testdata/cases/<case>/explain.txt`. Rewrite the expected files after a deliberate
-//! change with `UPDATE_EXPECT=1 cargo test --test explain` (never under `CI=true`), then review the diff.
+//! change with `UPDATE_EXPECT=1 cargo test --test tests explain::` (never under `CI=true`), then review the diff.
 
-mod common;
+use crate::common;
 use common::{cases, version_of};
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::{KuadrantVersion, PolicyKind};

@@ -3,7 +3,7 @@
 //! types with the locations `lint -o json` reports; the exit code the same for every format; and
 //! `--diagnostics-format` of the other commands printing what `lint -o` prints.
 
-use assert_cmd::Command;
+use crate::common;
 use serde_sarif::sarif::Sarif;
 use std::collections::BTreeSet;
 
@@ -15,12 +15,10 @@ const FORMATS: [&str; 5] = ["text", "json", "github", "sarif", "junit"];
 /// `policyctl ARGS` from the repository root, with a fixed width and no colour; stdout and the
 /// exit code.
 fn run(args: &[&str]) -> (String, i32) {
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("COLUMNS", "100")
         .env("NO_COLOR", "1")
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
         .args(args)
         .output()
         .unwrap();
@@ -160,8 +158,7 @@ fn sarif_fingerprints_survive_added_lines() {
     let a = dir.path().join("a.yaml");
     std::fs::write(&a, &src).unwrap();
     let fingerprints = |cwd: &std::path::Path| {
-        let out = Command::cargo_bin("policyctl")
-            .unwrap()
+        let out = common::policyctl()
             .current_dir(cwd)
             .args(["lint", "-o", "sarif", "-f", "a.yaml"])
             .output()
@@ -258,8 +255,7 @@ fn suppressions_change_the_exit_code_only_for_what_may_be_silenced() {
     std::fs::write(dir.path().join("in.yaml"), &src).unwrap();
     let lint = |settings: &str| {
         std::fs::write(dir.path().join("s.yaml"), settings).unwrap();
-        let out = Command::cargo_bin("policyctl")
-            .unwrap()
+        let out = common::policyctl()
             .current_dir(dir.path())
             .args(["lint", "--config", "s.yaml", "-f", "in.yaml", "-o", "json"])
             .args(["--fail-on", "warning"])
@@ -278,8 +274,7 @@ fn suppressions_change_the_exit_code_only_for_what_may_be_silenced() {
     assert_eq!(v["summary"]["suppressed"], 1, "{v}");
     // Without a reason the file is refused (exit 2).
     std::fs::write(dir.path().join("s.yaml"), "ignore:\n  - code: PCTL2003\n").unwrap();
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .current_dir(dir.path())
         .args(["lint", "--config", "s.yaml", "-f", "in.yaml"])
         .output()
@@ -309,8 +304,7 @@ fn errors_stay_when_named_in_a_suppression() {
         "ignore:\n  - code: PCTL2001\n    reason: not allowed\n",
     )
     .unwrap();
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .current_dir(dir.path())
         .args(["lint", "--config", "s.yaml", "-f", "in.yaml", "-o", "json"])
         .output()

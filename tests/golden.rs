@@ -2,6 +2,7 @@
 //! the manifests under `testdata/golden/<case>/input.yaml`. Field-by-field comparisons; hashes exact.
 //! (G1–G4 and the predicate/comparator tables are unit tests in `src/generate/`; G11 is main-only.)
 
+use crate::common;
 use policyctl::generate::{self, GenerateOptions, Generated, object};
 use policyctl::load::{Input, LoadOptions, load};
 use policyctl::model::{KuadrantVersion, PolicyKind};
@@ -615,8 +616,7 @@ fn compute_cli_yaml_json_and_filters() {
         "{}/testdata/golden/g6/input.yaml",
         env!("CARGO_MANIFEST_DIR")
     );
-    let out = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args([
             "compute",
             "-f",
@@ -638,8 +638,7 @@ fn compute_cli_yaml_json_and_filters() {
         .map(|o| o["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["Limitador", "AuthConfig", "AuthConfig"]);
-    let out = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args([
             "compute",
             "-f",
@@ -655,14 +654,12 @@ fn compute_cli_yaml_json_and_filters() {
         String::from_utf8_lossy(&out.stdout),
         "apiVersion: limitador.kuadrant.io/v1alpha1\nkind: Limitador\nmetadata:\n  name: limitador\n  namespace: kuadrant-system\nspec:\n  metricLabelsDefault: descriptors[1]\n"
     );
-    let out = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args(["compute", "-f", &input, "--only", "bogus"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let help = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
+    let help = common::policyctl()
         .args(["compute", "--help"])
         .output()
         .unwrap();

@@ -5,7 +5,7 @@
 //! testdata/invalid/. Every DOT text produced here goes through a real DOT parser (graphviz-rust); with
 //! `POLICYCTL_REQUIRE_DOT=1` every testdata graph must also be accepted by Graphviz's `dot -Tsvg`.
 
-use assert_cmd::Command;
+use crate::common;
 use graphviz_rust::dot_structures::{EdgeTy, Graph, Id, Stmt, Vertex};
 use policyctl::diag::{Code, Severity};
 use policyctl::load::{Input, LoadOptions, Loaded, load};
@@ -148,8 +148,7 @@ fn compat_dot_matches_the_worked_example_byte_for_byte() {
 
 #[test]
 fn compat_dot_through_the_binary() {
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args(["graph", "--compat", "policy-machinery", "-f"])
         .arg(root().join("testdata/topology/worked-example"))
         .output()
@@ -402,7 +401,7 @@ fn case_e_rule_names_by_version() {
 // ------------------------------------------------------------------ formats, focus, determinism
 
 fn graph_cmd(args: &[&str], paths: &[PathBuf]) -> std::process::Output {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
+    let mut c = common::policyctl();
     c.arg("graph").args(args);
     for p in paths {
         c.arg("-f").arg(p);
@@ -629,8 +628,7 @@ fn unattached_policy_is_drawn_without_edge_and_fails_the_run() {
 
 #[test]
 fn help_shows_an_example() {
-    let o = Command::cargo_bin("policyctl")
-        .unwrap()
+    let o = common::policyctl()
         .args(["graph", "--help"])
         .output()
         .unwrap();
@@ -752,8 +750,7 @@ fn lint_messages_follow_the_operator() {
 #[test]
 fn lint_command_reports_topology_findings_with_positions() {
     let f = root().join("testdata/invalid/target-not-found.yaml");
-    let o = Command::cargo_bin("policyctl")
-        .unwrap()
+    let o = common::policyctl()
         .args(["lint", "-q", "-f"])
         .arg(&f)
         .output()

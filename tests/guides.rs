@@ -3,14 +3,13 @@
 //! names and values. Expected values come from the operator's source at v1.4.6 and v1.5.2 (cited at
 //! each assertion), not from policyctl's own output.
 
+use crate::common;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
 fn policyctl() -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
-    c.env_remove("NO_COLOR")
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
-        .env("COLUMNS", "1000");
+    let mut c = common::policyctl();
+    c.env("COLUMNS", "1000");
     c
 }
 

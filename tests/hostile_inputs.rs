@@ -3,12 +3,11 @@
 //! `tests/hostile/limits.sh` runs the same corpus against the release binary with time and memory
 //! bounds.
 
-mod common;
+use crate::common;
 use common::found;
 use policyctl::diag::Code;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,12 +20,11 @@ fn load_fixture(name: &str) -> Loaded {
 }
 
 fn lint_exit_code(path: &Path) -> i32 {
-    let out = Command::new(env!("CARGO_BIN_EXE_policyctl"))
+    let out = common::policyctl_std()
         .arg("lint")
         .arg("-f")
         .arg(path)
         .env("NO_COLOR", "1")
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();

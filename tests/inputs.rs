@@ -2,6 +2,7 @@
 //! FIFOs, process substitution and `/dev/stdin` are read as streams with a bound; devices are
 //! refused; `--config` never blocks; settings are searched for only inside the repository.
 
+use crate::common;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
@@ -10,9 +11,8 @@ fn gateway_file() -> PathBuf {
 }
 
 fn policyctl(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
+    let mut c = common::policyctl();
     c.current_dir(dir)
-        .env_remove("POLICYCTL_KUADRANT_VERSION")
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100");
     c
@@ -41,9 +41,11 @@ fn process_substitution_is_read() {
         bin.display(),
         gateway_file().display()
     );
-    let (code, _, err) = run(Command::new("bash")
-        .args(["-c", &script])
-        .env("NO_COLOR", "1"));
+    let (code, _, err) = run(
+        Command::from_std(common::scrub_std(std::process::Command::new("bash")))
+            .args(["-c", &script])
+            .env("NO_COLOR", "1"),
+    );
     assert_eq!(code, 0, "{err}");
     assert!(
         summary(&err).starts_with("Summary: 1 files, 3 documents, 3 objects"),
@@ -113,9 +115,11 @@ fn an_endless_stream_is_cut_at_the_bound_with_a_message() {
             "head -c 300000000 /dev/zero | {} lint -f {arg}",
             bin.display()
         );
-        let (code, _, err) = run(Command::new("bash")
-            .args(["-c", &script])
-            .env("NO_COLOR", "1"));
+        let (code, _, err) = run(
+            Command::from_std(common::scrub_std(std::process::Command::new("bash")))
+                .args(["-c", &script])
+                .env("NO_COLOR", "1"),
+        );
         assert_eq!(code, 2, "{arg}: {err}");
         assert!(
             err.contains("more than 256 MiB") && err.contains("write the text to a file"),

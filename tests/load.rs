@@ -1,7 +1,7 @@
 //! Loading and validation: every fixture in testdata/invalid/schema declares the diagnostics it must
 //! produce (`# expect: CODE line:col`), and hostile inputs end in a diagnostic, never a panic.
 
-mod common;
+use crate::common;
 use common::found;
 use policyctl::diag::Code;
 use policyctl::load::{Input, LoadOptions, Loaded, load};

@@ -1,12 +1,13 @@
 //! `compute --out-dir` and `diff` against a hostile checkout (issue 16): planted symlinks, killed and
 //! concurrent runs, leftovers, long and colliding names, escape sequences, Secrets in a dump.
 
+use crate::common;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn policyctl() -> Command {
-    let mut c = Command::cargo_bin("policyctl").unwrap();
-    c.env_remove("POLICYCTL_EXTERNAL_DIFF").env("NO_COLOR", "1");
+    let mut c = common::policyctl();
+    c.env("NO_COLOR", "1");
     c
 }
 
@@ -91,12 +92,11 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
     let dir = tempfile::tempdir().unwrap();
     let input = estate(dir.path(), 1000);
     let out = dir.path().join("generated");
-    let bin = assert_cmd::cargo::cargo_bin("policyctl");
     let mut caught = false;
     // The kill must land while a file is being written; a few tries make that certain enough.
     for _ in 0..20 {
         let _ = std::fs::remove_dir_all(&out);
-        let mut child = std::process::Command::new(&bin)
+        let mut child = common::policyctl_std()
             .args(["compute", "-f"])
             .arg(&input)
             .arg("--out-dir")
@@ -327,9 +327,8 @@ fn two_concurrent_runs_never_mix_their_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let big = estate(&dir.path().join("a"), 300);
     let out = dir.path().join("generated");
-    let bin = assert_cmd::cargo::cargo_bin("policyctl");
     let run = |input: &Path| {
-        std::process::Command::new(&bin)
+        common::policyctl_std()
             .args(["compute", "-f"])
             .arg(input)
             .arg("--out-dir")

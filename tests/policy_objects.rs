@@ -6,7 +6,7 @@
 //! is empty, and both pin dns-operator f74008dc171c), so every case runs on both and expects the same.
 //! Expected values come from that Go source and the operator's tests, cited per test.
 
-mod common;
+use crate::common;
 use common::load_docs;
 use policyctl::diag::{Code, Diagnostics};
 use policyctl::generate::{Family, GenerateOptions, object};
@@ -557,9 +557,7 @@ fn diff_and_out_dir_show_the_certificate() {
         format!("{}{}", &full[..policy_at], &full[end..]),
     )
     .unwrap();
-    let out = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
-        .env_remove("POLICYCTL_EXTERNAL_DIFF")
+    let out = common::policyctl()
         .env("NO_COLOR", "1")
         .args(["diff", "-f", "testdata/guides/tls/", "--base"])
         .arg(&base)
@@ -575,8 +573,7 @@ fn diff_and_out_dir_show_the_certificate() {
     assert!(text.contains("1 created, 0 updated, 0 deleted"), "{text}");
 
     let gen_dir = dir.path().join("generated");
-    let out = assert_cmd::Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args(["compute", "-f", "testdata/guides/tls/", "--out-dir"])
         .arg(&gen_dir)
         .output()

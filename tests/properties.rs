@@ -4,17 +4,16 @@
 //! estate. Case counts are fixed in each `ProptestConfig` (independent of `PROPTEST_CASES`) so the suite
 //! stays fast in a debug build.
 
+use crate::common;
+use common::load_docs;
 use policyctl::diag::Severity;
 use policyctl::generate::GenerateOptions;
-mod common;
-use common::load_docs;
 use policyctl::load::Loaded;
 use policyctl::model::KuadrantVersion;
 use policyctl::pipeline::{Analysis, analyze};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 // ---------------------------------------------------------------------------------------------------
 // Random valid estates.
@@ -363,13 +362,11 @@ fn outputs(dir: &Path, cwd: &Path) -> Vec<(String, Vec<u8>)> {
     commands
         .into_iter()
         .map(|args| {
-            let out = Command::new(env!("CARGO_BIN_EXE_policyctl"))
+            let out = common::policyctl_std()
                 .args(&args)
                 .current_dir(cwd)
                 .env("NO_COLOR", "1")
                 .env("COLUMNS", "120")
-                .env_remove("POLICYCTL_KUADRANT_VERSION")
-                .env_remove("POLICYCTL_EXTERNAL_DIFF")
                 .output()
                 .unwrap();
             assert!(

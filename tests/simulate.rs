@@ -1,12 +1,11 @@
 //! `policyctl simulate` against guide-shaped estates: each expectation is what the Kuadrant
 //! operator v1.5.2 user guides say `curl` returns (doc/user-guides/ratelimiting/*.md).
 
-use assert_cmd::Command;
+use crate::common;
 use serde_json::Value;
 
 fn simulate(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .arg("simulate")
         .args(args)
         .args(["-o", "json"])
@@ -185,8 +184,7 @@ fn bad_requests_exit_2_with_a_code() {
         vec!["--identity", "{not json", "http://x/"],
         vec!["--interval", "soon", "http://x/"],
     ] {
-        Command::cargo_bin("policyctl")
-            .unwrap()
+        common::policyctl()
             .args(["simulate", "-f", "testdata/examples/"])
             .args(&args)
             .assert()
@@ -198,8 +196,7 @@ fn bad_requests_exit_2_with_a_code() {
 /// The shipped test cases pass: those of the bundled example and of the guide-shaped estates.
 #[test]
 fn shipped_test_cases_pass() {
-    Command::cargo_bin("policyctl")
-        .unwrap()
+    common::policyctl()
         .args([
             "test",
             "-f",
@@ -209,8 +206,7 @@ fn shipped_test_cases_pass() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains("5 passed, 0 failed"));
-    Command::cargo_bin("policyctl")
-        .unwrap()
+    common::policyctl()
         .args([
             "test",
             "-f",
@@ -235,8 +231,7 @@ fn failing_and_malformed_cases() {
         "cases:\n- name: too generous\n  url: http://api.toystore.example.com/toys\n  identity: {username: alice}\n  count: 7\n  expect: {limitedAfter: 6}\n",
     )
     .unwrap();
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args(["test", "-f", "testdata/examples/"])
         .arg(&wrong)
         .assert()
@@ -248,8 +243,7 @@ fn failing_and_malformed_cases() {
     assert!(text.contains("FAIL"), "{text}");
     assert!(text.contains("request 6"), "{text}");
     assert!(text.contains("0 passed, 1 failed"), "{text}");
-    let junit = Command::cargo_bin("policyctl")
-        .unwrap()
+    let junit = common::policyctl()
         .args(["test", "-f", "testdata/examples/", "-o", "junit"])
         .arg(&wrong)
         .assert()
@@ -264,8 +258,7 @@ fn failing_and_malformed_cases() {
     );
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "cases:\n- url: http://x/\n  expect: {alowed: true}\n").unwrap();
-    Command::cargo_bin("policyctl")
-        .unwrap()
+    common::policyctl()
         .args(["test", "-f", "testdata/examples/"])
         .arg(&bad)
         .assert()

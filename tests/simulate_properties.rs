@@ -4,7 +4,7 @@
 //! Limitador applies are exactly the generated Limitador limits of the action's namespace whose
 //! conditions the descriptor satisfies.
 
-mod common;
+use crate::common;
 use common::load_docs;
 use policyctl::generate::GenerateOptions;
 use policyctl::model::KuadrantVersion;

@@ -1,11 +1,11 @@
 //! `status` over the scenario fixtures in `testdata/cases/*/input.yaml`.
 //!
 //! Each case's expected output lives in `testdata/cases/<case>/status.txt`. To rewrite the expected
-//! files after a deliberate change run `UPDATE_EXPECT=1 cargo test --test status` and review the git
+//! files after a deliberate change run `UPDATE_EXPECT=1 cargo test --test tests status::` and review the git
 //! diff; with `CI=true` nothing is ever rewritten (a stale file fails the run). A case directory may hold
 //! a `version` file (`1.4` or `1.5`; default `1.4`).
 
-mod common;
+use crate::common;
 use common::{cases, load_docs, version_of};
 use policyctl::diag::Diagnostics;
 use policyctl::load::Loaded;

@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests (each test file includes the module with `mod common;`).
+//! Helpers shared by the integration test modules (declared once in tests/tests.rs).
 #![allow(dead_code)]
 
 use policyctl::load::{Input, LoadOptions, Loaded, load};
@@ -62,4 +62,44 @@ pub fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
             ..LoadOptions::default()
         },
     )
+}
+
+/// Variables of the developer's shell that would change what policyctl prints: every `POLICYCTL_*`
+/// setting, the colour switches and the terminal width. Tests set what they need explicitly.
+fn inherited_settings() -> Vec<std::ffi::OsString> {
+    std::env::vars_os()
+        .map(|(k, _)| k)
+        .filter(|k| {
+            k.to_str().is_some_and(|k| {
+                k.starts_with("POLICYCTL_")
+                    || matches!(k, "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "COLUMNS")
+            })
+        })
+        .collect()
+}
+
+/// Remove [`inherited_settings`] from a command about to run policyctl (directly or through a shell).
+pub fn scrub(c: &mut std::process::Command) -> &mut std::process::Command {
+    for k in inherited_settings() {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// The binary under test, with a clean environment.
+pub fn policyctl_std() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_policyctl"));
+    scrub(&mut c);
+    c
+}
+
+/// The binary under test, with a clean environment, as an `assert_cmd` command.
+pub fn policyctl() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(policyctl_std())
+}
+
+/// [`scrub`] for a command built by value (a shell that runs policyctl).
+pub fn scrub_std(mut c: std::process::Command) -> std::process::Command {
+    scrub(&mut c);
+    c
 }
