@@ -4,6 +4,7 @@
 use super::effective::{self, Instant};
 use super::merge::{self, LossReason, MergeStrategy};
 use super::status;
+use super::{AUTH_CONDITIONS_KEY, RuleValue, TOP_LEVEL_PREDICATES_KEY};
 use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind};
 use crate::topology::Topology;
 use serde::Serialize;
@@ -52,10 +53,94 @@ pub struct Loser {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleEntry {
+    /// The operator's rule key (`create-toy`, `authentication#api-key-users`, `conditions#`).
     pub key: String,
+    /// Where the rule is written in the policy that holds it (the winner's; the first loser's when
+    /// every candidate lost): `limits.create-toy`, `defaults.when`,
+    /// `rules.authentication.api-key-users`, `rules.response.success.filters.identity`.
+    pub field: String,
     /// `namespace/name` of the policy whose rule is effective; `None` when every candidate lost.
     pub winner: Option<String>,
+    /// What the effective rule does, as its policy writes it; `None` when every candidate lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<RuleContent>,
     pub losers: Vec<Loser>,
+}
+
+/// The content of an effective rule in the policy's own vocabulary.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleContent {
+    /// A limit's rates, `<limit> per <window>` (`5 per 10s`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<String>,
+    /// The `when` predicates of a limit, or of the policy when the rule is its top-level `when`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
+    /// A limit's counters (CEL expressions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<String>,
+    /// An AuthPolicy section (pattern, authentication, metadata, authorization, callback, response
+    /// entry) as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<serde_json::Value>,
+}
+
+impl RuleContent {
+    pub fn of(value: &RuleValue) -> Self {
+        let texts = |v: &[crate::model::Sp<String>]| v.iter().map(|p| p.value.clone()).collect();
+        match value {
+            RuleValue::Limit(l) => RuleContent {
+                rates: l
+                    .rates
+                    .iter()
+                    .map(|r| format!("{} per {}", r.limit, r.window))
+                    .collect(),
+                when: texts(&l.when),
+                counters: texts(&l.counters),
+                spec: None,
+            },
+            RuleValue::When(w) => RuleContent {
+                when: texts(w),
+                ..Default::default()
+            },
+            RuleValue::Auth(v) => RuleContent {
+                spec: Some(v.clone()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The field path of a rule key in a policy of `kind` whose rules sit in `block`: the top-level
+/// `when` (RLP/TRLP key `###_TOP_LEVEL_PREDICATES_###`, AuthPolicy `conditions#`) is `when`, a limit
+/// `limits.<name>`, an AuthPolicy `patterns#<name>` is `patterns.<name>` and `<section>#<name>` is
+/// `rules.<section>.<name>`, where the operator's `response.success.metadata` section is the
+/// policy's `response.success.filters` (kuadrant-operator v1.5.2 api/v1/authpolicy_types.go, the
+/// `json` tags of `AuthPolicySpecProper`, `AuthSchemeSpec` and `MergeableWrappedSuccessResponseSpec`).
+pub fn field_path(key: &str, kind: PolicyKind, block: Block) -> String {
+    let prefix = match block {
+        Block::Implicit => "",
+        Block::Defaults => "defaults.",
+        Block::Overrides => "overrides.",
+    };
+    let rest = if key == TOP_LEVEL_PREDICATES_KEY || key == AUTH_CONDITIONS_KEY {
+        "when".to_string()
+    } else if kind != PolicyKind::Auth {
+        format!("limits.{key}")
+    } else {
+        let (section, name) = key.split_once('#').unwrap_or((key, ""));
+        let section = match section {
+            "response.success.metadata" => "response.success.filters",
+            s => s,
+        };
+        match (section, name) {
+            ("patterns", n) => format!("patterns.{n}"),
+            (s, "") => format!("rules.{s}"),
+            (s, n) => format!("rules.{s}.{n}"),
+        }
+    };
+    format!("{prefix}{rest}")
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -212,6 +297,11 @@ pub fn explain(
     .collect();
     // Index: called with policy indices of this model only (from the effective fold).
     let key = |i: usize| m.policies[i].meta.key();
+    let field = |rule: &str, i: usize| {
+        let p = &m.policies[i];
+        let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
+        field_path(rule, p.kind, block)
+    };
     let mut out = Vec::new();
     for path in t.paths() {
         if !t.path_locators(&path).contains(target) {
@@ -249,7 +339,9 @@ pub fn explain(
                     r.key.clone(),
                     RuleEntry {
                         key: r.key.clone(),
+                        field: field(&r.key, r.source),
                         winner: Some(key(r.source)),
+                        content: Some(RuleContent::of(&r.value)),
                         losers: vec![],
                     },
                 );
@@ -257,7 +349,9 @@ pub fn explain(
             for loss in &tr.folded.losses {
                 let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
                     key: loss.key.clone(),
+                    field: field(&loss.key, loss.loser),
                     winner: None,
+                    content: None,
                     losers: vec![],
                 });
                 let rival = match loss.reason {
