@@ -536,7 +536,12 @@ fn explain_shows_limits_and_auth_sections_as_the_user_wrote_them() {
     // api/v1/ratelimitpolicy_types.go (`limits`, `rates`, `limit`, `window`, `when`, `counters`) and
     // api/v1/authpolicy_types.go (`rules`, `authentication`, `response`, `success`, and `filters`
     // for the operator's `response.success.metadata#` rules, `DynamicMetadata json:"filters"`).
-    let text = stdout(&["explain", "-f", TOUR_RL, "httproute/toystore/toystore#rule-1"]);
+    let text = stdout(&[
+        "explain",
+        "-f",
+        TOUR_RL,
+        "httproute/toystore/toystore#rule-1",
+    ]);
     for want in [
         "    rules:\n      rules.authentication.api-key-users: toystore/toystore\n        apiKey:\n",
         "          prefix: APIKEY\n",
@@ -588,7 +593,12 @@ fn explain_shows_limits_and_auth_sections_as_the_user_wrote_them() {
     );
 
     // The simple rate-limiting guide: the rule named create-toy, as the guide's policy writes it.
-    let text = stdout(&["explain", "-f", SIMPLE_RL, "httproute/default/toystore#create-toy"]);
+    let text = stdout(&[
+        "explain",
+        "-f",
+        SIMPLE_RL,
+        "httproute/default/toystore#create-toy",
+    ]);
     assert!(
         text.contains(
             "      limits.create-toy: default/toystore\n        rates: 5 per 10s\n        when:\n          - request.method == 'POST'\n"
@@ -653,7 +663,9 @@ fn diff_names_a_policy_that_becomes_overridden_and_counters_as_written() {
             "{text}"
         );
         assert!(
-            text.contains("limits removed:\n  RateLimitPolicy toystore/toystore limits.alice-limit"),
+            text.contains(
+                "limits removed:\n  RateLimitPolicy toystore/toystore limits.alice-limit"
+            ),
             "{text}"
         );
     }
@@ -694,7 +706,13 @@ fn diff_names_authconfigs_by_the_route_rule_they_protect() {
         "{line}"
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(&[
-        "diff", "-f", TOUR_AUTH, "--against", against, "-o", "json",
+        "diff",
+        "-f",
+        TOUR_AUTH,
+        "--against",
+        against,
+        "-o",
+        "json",
     ]))
     .unwrap();
     let auth = json["objects"]
@@ -717,7 +735,14 @@ fn status_routes_predicts_the_affected_conditions_on_the_route_parents() {
     // "Object affected by <Kind> [ns/name]", on a parent entry per Gateway with controllerName
     // kuadrant.io/policy-controller.
     for version in ["1.4", "1.5"] {
-        let text = stdout(&["status", "-f", TOUR_RL, "--routes", "--kuadrant-version", version]);
+        let text = stdout(&[
+            "status",
+            "-f",
+            TOUR_RL,
+            "--routes",
+            "--kuadrant-version",
+            version,
+        ]);
         assert_eq!(
             text,
             "NAMESPACE   KIND        NAME       GATEWAY                CONDITION                             STATUS   MESSAGE\n\
@@ -816,11 +841,25 @@ spec:
     )
     .unwrap();
     let path = dir.path().to_str().unwrap();
-    let on_15 = stdout(&["status", "-f", path, "--routes", "--kuadrant-version", "1.5"]);
+    let on_15 = stdout(&[
+        "status",
+        "-f",
+        path,
+        "--routes",
+        "--kuadrant-version",
+        "1.5",
+    ]);
     assert!(
         on_15.contains("toystore    GRPCRoute   grpcstore   api-gateway/external   kuadrant.io/RateLimitPolicyAffected   True     Object affected by RateLimitPolicy [toystore/grpcstore]"),
         "{on_15}"
     );
-    let on_14 = stdout(&["status", "-f", path, "--routes", "--kuadrant-version", "1.4"]);
+    let on_14 = stdout(&[
+        "status",
+        "-f",
+        path,
+        "--routes",
+        "--kuadrant-version",
+        "1.4",
+    ]);
     assert_eq!(on_14.lines().count(), 1, "{on_14}");
 }

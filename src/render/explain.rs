@@ -42,10 +42,18 @@ fn kind_tree(out: &mut String, k: &KindEntry, pad: &str) {
     for r in &k.rules {
         match &r.winner {
             Some(w) => {
-                let _ = writeln!(out, "{pad}    {}: {w}", crate::render::terminal::line(&r.field));
+                let _ = writeln!(
+                    out,
+                    "{pad}    {}: {w}",
+                    crate::render::terminal::line(&r.field)
+                );
             }
             None => {
-                let _ = writeln!(out, "{pad}    {}: (not effective)", crate::render::terminal::line(&r.field));
+                let _ = writeln!(
+                    out,
+                    "{pad}    {}: (not effective)",
+                    crate::render::terminal::line(&r.field)
+                );
             }
         }
         if let Some(c) = &r.content {
