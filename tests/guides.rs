@@ -863,3 +863,43 @@ spec:
     ]);
     assert_eq!(on_14.lines().count(), 1, "{on_14}");
 }
+
+#[test]
+fn a_valid_tls_policy_on_the_gateway_marks_its_routes_and_an_invalid_one_does_not() {
+    // common.go IsPolicyAccepted: a TLSPolicy counts when IsTLSPolicyValid (the validator's verdict),
+    // so one whose Issuer is missing (Accepted=False, tlspolicies_validator.go isIssuerFound) is not
+    // listed; TLSPolicyAffected comes after the RateLimitPolicy kinds (policyGroupKinds).
+    let route = "apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: toystore
+  namespace: toystore
+spec:
+  parentRefs:
+  - name: prod-web
+    namespace: my-gateways
+  hostnames:
+  - api.toystore.local
+  rules:
+  - backendRefs:
+    - name: toystore
+      port: 80
+";
+    for (issuer, listed) in [(true, true), (false, false)] {
+        let dir = gateway_tls_with(|p| p, issuer);
+        std::fs::write(dir.path().join("30-route.yaml"), route).unwrap();
+        if !issuer {
+            // The Issuer is absent but another one is in the input, so it is not assumed.
+            std::fs::write(
+                dir.path().join("10-other-issuer.yaml"),
+                std::fs::read_to_string(format!("{GATEWAY_TLS}10-issuer.yaml"))
+                    .unwrap()
+                    .replace("name: selfsigned-issuer", "name: other-issuer"),
+            )
+            .unwrap();
+        }
+        let text = stdout(&["status", "-f", dir.path().to_str().unwrap(), "--routes"]);
+        let row = "toystore    HTTPRoute   toystore   my-gateways/prod-web   kuadrant.io/TLSPolicyAffected   True     Object affected by TLSPolicy [my-gateways/prod-web]";
+        assert_eq!(text.contains(row), listed, "issuer {issuer}:\n{text}");
+    }
+}
