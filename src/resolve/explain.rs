@@ -267,6 +267,64 @@ fn sentence(reason: LossReason, step: &str, by: DecidedBy) -> String {
     }
 }
 
+/// The rules of one fold: every effective rule with its winner and content, and every rule that
+/// lost, with the reason, in rule-key order.
+fn rule_entries(t: &Topology, tr: &effective::Traced) -> Vec<RuleEntry> {
+    let m = t.model;
+    // Index: called with policy indices of this model only (from the effective fold).
+    let key = |i: usize| m.policies[i].meta.key();
+    let field = |rule: &str, i: usize| {
+        let p = &m.policies[i];
+        let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
+        field_path(rule, p.kind, block)
+    };
+    let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
+    for r in tr.folded.rules.values() {
+        rules.insert(
+            r.key.clone(),
+            RuleEntry {
+                key: r.key.clone(),
+                field: field(&r.key, r.source),
+                winner: Some(key(r.source)),
+                content: Some(RuleContent::of(&r.value)),
+                losers: vec![],
+            },
+        );
+    }
+    for loss in &tr.folded.losses {
+        let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
+            key: loss.key.clone(),
+            field: field(&loss.key, loss.loser),
+            winner: None,
+            content: None,
+            losers: vec![],
+        });
+        let rival = match loss.reason {
+            LossReason::DiscardedByAtomicOverride
+            | LossReason::OverriddenByMergeOverride
+            | LossReason::ReplacedByAtomicDefaults => loss.step_source,
+            _ => loss
+                .beaten_by
+                .iter()
+                .copied()
+                .find(|&b| decided_by(t, loss.loser, b) != DecidedBy::Specificity)
+                .or(loss.beaten_by.first().copied())
+                .unwrap_or(loss.step_source),
+        };
+        let by = decided_by(t, loss.loser, rival);
+        let step = key(loss.step_source);
+        e.losers.push(Loser {
+            policy: key(loss.loser),
+            reason: loss.reason,
+            explanation: sentence(loss.reason, &step, by),
+            step,
+            beaten_by: loss.beaten_by.iter().map(|&b| key(b)).collect(),
+            decided_by: by,
+        });
+    }
+    rules.into_values().collect()
+}
+
 /// Explain every path through `target`, optionally for one policy kind. `Err` when the target is not in
 /// the topology.
 pub fn explain(
@@ -297,11 +355,6 @@ pub fn explain(
     .collect();
     // Index: called with policy indices of this model only (from the effective fold).
     let key = |i: usize| m.policies[i].meta.key();
-    let field = |rule: &str, i: usize| {
-        let p = &m.policies[i];
-        let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
-        field_path(rule, p.kind, block)
-    };
     let mut out = Vec::new();
     for path in t.paths() {
         if !t.path_locators(&path).contains(target) {
@@ -333,54 +386,11 @@ pub fn explain(
                     }
                 })
                 .collect();
-            let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
-            for r in tr.folded.rules.values() {
-                rules.insert(
-                    r.key.clone(),
-                    RuleEntry {
-                        key: r.key.clone(),
-                        field: field(&r.key, r.source),
-                        winner: Some(key(r.source)),
-                        content: Some(RuleContent::of(&r.value)),
-                        losers: vec![],
-                    },
-                );
-            }
-            for loss in &tr.folded.losses {
-                let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
-                    key: loss.key.clone(),
-                    field: field(&loss.key, loss.loser),
-                    winner: None,
-                    content: None,
-                    losers: vec![],
-                });
-                let rival = match loss.reason {
-                    LossReason::DiscardedByAtomicOverride
-                    | LossReason::OverriddenByMergeOverride
-                    | LossReason::ReplacedByAtomicDefaults => loss.step_source,
-                    _ => loss
-                        .beaten_by
-                        .iter()
-                        .copied()
-                        .find(|&b| decided_by(t, loss.loser, b) != DecidedBy::Specificity)
-                        .or(loss.beaten_by.first().copied())
-                        .unwrap_or(loss.step_source),
-                };
-                let by = decided_by(t, loss.loser, rival);
-                let step = key(loss.step_source);
-                e.losers.push(Loser {
-                    policy: key(loss.loser),
-                    reason: loss.reason,
-                    explanation: sentence(loss.reason, &step, by),
-                    step,
-                    beaten_by: loss.beaten_by.iter().map(|&b| key(b)).collect(),
-                    decided_by: by,
-                });
-            }
+            let rules = rule_entries(t, &tr);
             entries.push(KindEntry {
                 kind: k.kind(),
                 policies,
-                rules: rules.into_values().collect(),
+                rules,
                 source_policies: tr
                     .effective
                     .sources
@@ -404,6 +414,39 @@ pub fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_paths_follow_the_policy_json_tags() {
+        use PolicyKind::{Auth, RateLimit, TokenRateLimit};
+        let f = field_path;
+        assert_eq!(
+            f("create-toy", RateLimit, Block::Implicit),
+            "limits.create-toy"
+        );
+        assert_eq!(f("x", TokenRateLimit, Block::Defaults), "defaults.limits.x");
+        assert_eq!(
+            f(TOP_LEVEL_PREDICATES_KEY, RateLimit, Block::Overrides),
+            "overrides.when"
+        );
+        assert_eq!(f(AUTH_CONDITIONS_KEY, Auth, Block::Implicit), "when");
+        assert_eq!(
+            f("authentication#api-key-users", Auth, Block::Implicit),
+            "rules.authentication.api-key-users"
+        );
+        assert_eq!(
+            f("response.success.metadata#identity", Auth, Block::Implicit),
+            "rules.response.success.filters.identity"
+        );
+        assert_eq!(
+            f("response.success.headers#x-user", Auth, Block::Defaults),
+            "defaults.rules.response.success.headers.x-user"
+        );
+        assert_eq!(
+            f("response.unauthenticated#", Auth, Block::Implicit),
+            "rules.response.unauthenticated"
+        );
+        assert_eq!(f("patterns#admin", Auth, Block::Implicit), "patterns.admin");
+    }
 
     #[test]
     fn targets_parse() {
