@@ -19,6 +19,13 @@
 //!
 //! Predicted as written on a route that had no Kuadrant entry before (new entries and conditions are
 //! appended in the order above). Owns nothing else: acceptance comes from [`super::status`].
+//!
+//! One order is the operator's by chance: `getRoutePath` takes the route's listeners from
+//! policy-machinery's `Parents` (v0.8.0 machinery/topology.go), which ranges over a Go map, so with
+//! two or more parent listeners the live order of listeners (and of their Gateways) varies between
+//! reconciliations. Here they follow the route's parentRefs, then each Gateway's listener order; a
+//! message naming policies attached to different listeners or Gateways of such a route may list them
+//! in another order in the cluster.
 
 use super::status::{Condition, PolicyStatus};
 use crate::model::{PolicyKind, RouteKind};
