@@ -903,3 +903,40 @@ spec:
         assert_eq!(text.contains(row), listed, "issuer {issuer}:\n{text}");
     }
 }
+
+#[test]
+fn diff_names_a_policy_that_stops_being_accepted() {
+    // A typo in the guide's targetRef: Accepted=False, reason TargetNotFound, message
+    // "%s target %s was not found" (internal/kuadrant/errors.go ErrTargetNotFound at v1.4.6 and
+    // v1.5.2), and no Enforced condition any more.
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(TOUR_RL).unwrap() {
+        let e = e.unwrap();
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let text = if e.file_name() == "30-ratelimitpolicy.yaml" {
+            text.replace("    name: toystore\n", "    name: toystore-typo\n")
+        } else {
+            text
+        };
+        std::fs::write(dir.path().join(e.file_name()), text).unwrap();
+    }
+    let text = stdout(&[
+        "diff",
+        "-f",
+        dir.path().to_str().unwrap(),
+        "--base",
+        TOUR_RL,
+        "-o",
+        "stat",
+    ]);
+    assert!(
+        text.contains(
+            "policies whose predicted status changes:\n  RateLimitPolicy toystore/toystore: Accepted True → False (TargetNotFound), Enforced True → absent — RateLimitPolicy target toystore-typo was not found\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("limits removed:\n  RateLimitPolicy toystore/toystore limits.alice-limit"),
+        "{text}"
+    );
+}

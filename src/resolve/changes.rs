@@ -149,6 +149,16 @@ fn status_line(policy: &str, before: Option<&Conds>, after: Option<&Conds>) -> O
                     Some((t, st, r, _)) if r == t => st.clone(),
                     Some((_, st, r, _)) => format!("{st} ({r})"),
                 };
+                let same_verdict =
+                    matches!((&x, &y), (Some(a), Some(b)) if a.1 == b.1 && a.2 == b.2);
+                if same_verdict {
+                    // Only the message changed (say, partially → successfully enforced).
+                    let msg = |c: &Option<(String, String, String, String)>| {
+                        c.as_ref().map(|c| c.3.clone()).unwrap_or_default()
+                    };
+                    parts.push(format!("{t} {}: {} → {}", show(&y), msg(&x), msg(&y)));
+                    continue;
+                }
                 parts.push(format!("{t} {} → {}", show(&x), show(&y)));
                 if message.is_none() {
                     message = y.map(|c| c.3);
@@ -207,6 +217,15 @@ mod tests {
             "RateLimitPolicy ns/p: Enforced True → False (Overridden) — overridden by [x/y]"
         );
         assert_eq!(status_line("p", Some(&before), Some(&before)), None);
+        let partial = [
+            c("Accepted", "True", "Accepted", "a"),
+            c("Enforced", "True", "Enforced", "partially"),
+        ];
+        assert_eq!(
+            status_line("p", Some(&before), Some(&partial)).unwrap(),
+            "p: Enforced True: e → partially"
+        );
+        assert_eq!(status_line("p", Some(&before), None).unwrap(), "p: removed");
         assert_eq!(
             status_line("p", None, Some(&after)).unwrap(),
             "p: new, Accepted=True, Enforced=False (Overridden)"
