@@ -940,3 +940,104 @@ fn diff_names_a_policy_that_stops_being_accepted() {
         "{text}"
     );
 }
+
+#[test]
+fn route_lists_its_own_policy_and_the_parent_policies_as_the_operator_tests_say() {
+    // kuadrant-operator tests/common/discoverability/policy_discoverability_reconciler_test.go (v1.4.6
+    // and v1.5.2), "route should list it's own policy and the parent policies": a Gateway with two
+    // listeners, a route attached to both, AuthPolicies on the Gateway (gateway-ap), on the listener
+    // test-listener-toystore-com (section-ap) and on the route (route-ap): the route's condition
+    // names all three. The route's own comes first (getRoutePath starts at the route); the operator
+    // test checks each name with ContainsSubstring, as the listeners' order is a Go map's.
+    let dir = tempfile::tempdir().unwrap();
+    let ap = |name: &str, kind: &str, target: &str, section: &str| {
+        format!(
+            "apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata:
+  name: {name}
+  namespace: test
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: {kind}
+    name: {target}
+{section}  defaults:
+    rules:
+      authentication:
+        anonymous:
+          anonymous: {{}}
+---
+"
+        )
+    };
+    let estate = format!(
+        "apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: test-placed-gateway
+  namespace: test
+spec:
+  gatewayClassName: istio
+  listeners:
+  - name: test-listener-toystore-com
+    hostname: '*.toystore-abc.com'
+    port: 80
+    protocol: HTTP
+  - name: test-listener-2
+    hostname: '*.toystore-abc.com'
+    port: 88
+    protocol: HTTP
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: toystore-route
+  namespace: test
+spec:
+  parentRefs:
+  - name: test-placed-gateway
+  hostnames:
+  - api.toystore-abc.com
+  rules:
+  - backendRefs:
+    - name: toystore
+      port: 80
+---
+{}{}{}",
+        ap("gateway-ap", "Gateway", "test-placed-gateway", ""),
+        ap(
+            "section-ap",
+            "Gateway",
+            "test-placed-gateway",
+            "    sectionName: test-listener-toystore-com\n"
+        ),
+        ap("route-ap", "HTTPRoute", "toystore-route", ""),
+    );
+    std::fs::write(dir.path().join("estate.yaml"), estate).unwrap();
+    for version in ["1.4", "1.5"] {
+        let text = stdout(&[
+            "status",
+            "-f",
+            dir.path().to_str().unwrap(),
+            "--routes",
+            "--kuadrant-version",
+            version,
+        ]);
+        let rows: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(
+            rows.len(),
+            1,
+            "{version}: one parent Gateway, one kind\n{text}"
+        );
+        assert!(
+            rows[0].starts_with(
+                "test        HTTPRoute   toystore-route   test/test-placed-gateway   kuadrant.io/AuthPolicyAffected   True     Object affected by AuthPolicy [test/route-ap "
+            ),
+            "{version}\n{text}"
+        );
+        for name in ["test/gateway-ap", "test/section-ap"] {
+            assert!(rows[0].contains(name), "{version}: {name}\n{text}");
+        }
+    }
+}
