@@ -84,12 +84,13 @@ fn route_path(t: &Topology, route: usize) -> Option<(Vec<NodeIndex>, Vec<usize>)
         let g = &m.gateways[gi];
         let gl = topology::gateway_locator(&g.meta.namespace, &g.meta.name);
         let ll = gl.section(&g.spec.listeners[li].name.value);
-        for n in [t.node_index(&ll), t.node_index(&gl)].into_iter().flatten() {
+        let gn = t.node_index(&gl);
+        for n in [t.node_index(&ll), gn].into_iter().flatten() {
             if !nodes.contains(&n) {
                 nodes.push(n);
             }
         }
-        if !gateways.contains(&gi) {
+        if gn.is_some() && !gateways.contains(&gi) {
             gateways.push(gi);
         }
     }
