@@ -155,6 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
             [CompletionResult]::new('--respect-status', '--respect-status', [CompletionResultType]::ParameterName, 'Read listener and route readiness from the objects'' status instead of assuming it')
+            [CompletionResult]::new('--routes', '--routes', [CompletionResultType]::ParameterName, 'Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the routes as written with the predicted status.parents entries)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')

@@ -148,6 +148,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
             cand --respect-status 'Read listener and route readiness from the objects'' status instead of assuming it'
+            cand --routes 'Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the routes as written with the predicted status.parents entries)'
             cand -q 'Quiet: print findings as one line each, nothing else on stderr'
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'

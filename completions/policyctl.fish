@@ -163,6 +163,7 @@ always\t''
 never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l respect-status -d 'Read listener and route readiness from the objects\' status instead of assuming it'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l routes -d 'Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the routes as written with the predicted status.parents entries)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'

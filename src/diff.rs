@@ -51,18 +51,41 @@ pub struct ObjectDiff {
     pub unified: String,
     pub added_lines: usize,
     pub removed_lines: usize,
+    /// For an AuthConfig: the route rule it protects, `HTTPRoute namespace/name#rule` (from its
+    /// `<RuleKind>.gateway.networking.k8s.io` annotation), since its name is a hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protects: Option<String>,
 }
 
 impl ObjectDiff {
-    /// `Kind namespace/name`, control characters escaped for a terminal.
+    /// `Kind namespace/name` (an AuthConfig followed by ` (protects <route rule>)`), control
+    /// characters escaped for a terminal.
     pub fn display(&self) -> String {
-        let d = if self.namespace.is_empty() {
+        let mut d = if self.namespace.is_empty() {
             format!("{} {}", self.kind, self.name)
         } else {
             format!("{} {}/{}", self.kind, self.namespace, self.name)
         };
+        if let Some(p) = &self.protects {
+            d.push_str(&format!(" (protects {p})"));
+        }
         crate::render::terminal::line(&d).into_owned()
     }
+}
+
+/// The route rule an AuthConfig's annotation names, `HTTPRoute namespace/name#rule`: the key is
+/// `<RuleKind>.gateway.networking.k8s.io` and the value the rule's locator
+/// (`httproute.gateway.networking.k8s.io:ns/name#rule`).
+pub fn protected_rule(v: &Value) -> Option<String> {
+    if v.get("kind").and_then(Value::as_str) != Some("AuthConfig") {
+        return None;
+    }
+    let annotations = v.pointer("/metadata/annotations")?.as_object()?;
+    annotations.iter().find_map(|(k, x)| {
+        let kind = k.strip_suffix("Rule.gateway.networking.k8s.io")?;
+        let (_, rule) = x.as_str()?.split_once(':')?;
+        Some(format!("{kind} {rule}"))
+    })
 }
 
 /// The identity of an object value; `None` when it has no kind or name.
@@ -253,6 +276,10 @@ fn compare(
     context: usize,
 ) -> ObjectDiff {
     let cn = current.map(|v| normalize(v, desired.as_deref()));
+    let protects = desired
+        .as_deref()
+        .and_then(protected_rule)
+        .or_else(|| current.and_then(protected_rule));
     let sides = (desired.is_some(), current.is_some());
     let dn = desired.map(|t| normalize_owned(t.into_owned(), None));
     let change = match sides {
@@ -283,6 +310,7 @@ fn compare(
         unified,
         added_lines: added,
         removed_lines: removed,
+        protects,
     }
 }
 
@@ -548,10 +576,14 @@ pub struct Impact {
     pub gateways: Vec<String>,
     /// `namespace/name` of routes whose limits, action sets or AuthConfigs change.
     pub routes: Vec<String>,
-    /// Limitador limits only in the new state.
+    /// Limits only in the new state: Limitador limits, or with both input trees at hand the effective
+    /// limits as their policies write them ([`crate::resolve::changes`]).
     pub limits_added: Vec<String>,
-    /// Limitador limits only in the old state.
+    /// Limits only in the old state (as `limits_added`).
     pub limits_removed: Vec<String>,
+    /// Policies whose predicted status changes (with both input trees at hand).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policy_status: Vec<String>,
 }
 
 fn gateway_of(v: &Value) -> Option<String> {
@@ -712,5 +744,6 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
         routes: routes.into_iter().collect(),
         limits_added: added.into_iter().collect(),
         limits_removed: removed.into_iter().collect(),
+        policy_status: Vec::new(),
     }
 }

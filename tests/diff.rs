@@ -174,8 +174,8 @@ fn base_and_head_name_the_impact() {
             "updated   Limitador kuadrant-system/limitador (+1 -1)\n\
              0 created, 1 updated, 0 deleted, 5 unchanged\n\
              routes with changed enforcement:\n  toystore/toystore\n\
-             Limitador limits added:\n  per-route on toystore/toystore: 20 per 10s\n\
-             Limitador limits removed:\n  per-route on toystore/toystore: 10 per 10s\n",
+             limits added:\n  RateLimitPolicy toystore/toystore limits.per-route: 20 per 10s\n\
+             limits removed:\n  RateLimitPolicy toystore/toystore limits.per-route: 10 per 10s\n",
         );
     policyctl()
         .args([

@@ -487,3 +487,556 @@ fn tls_policy_issuer_is_checked_against_the_issuers_in_the_input() {
     assert!(stdout.contains(message), "{stdout}");
     assert!(stderr.contains("issuerRef.kind is blank"), "{stderr}");
 }
+
+// ------------------------------------------------------------------ the tour: authenticated rate limiting
+
+/// `doc/user-guides/ratelimiting/authenticated-rl-for-app-developers.md` in two steps, no
+/// GatewayClass: the route and its AuthPolicy, then the guide's RateLimitPolicy added.
+const TOUR_AUTH: &str = "testdata/guides/tour/1-auth/";
+const TOUR_RL: &str = "testdata/guides/tour/2-ratelimit/";
+
+/// A folder holding the tour's second step plus `extra` as one more file.
+fn tour_rl_with(extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(TOUR_RL).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    std::fs::write(dir.path().join("90-extra.yaml"), extra).unwrap();
+    dir
+}
+
+/// A RateLimitPolicy on the guide's Gateway `api-gateway/external`.
+const GATEWAY_RLP: &str = "apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata:
+  name: gw-rlp
+  namespace: api-gateway
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: Gateway
+    name: external
+  overrides:
+    limits:
+      global:
+        rates:
+        - limit: 100
+          window: 1m
+        counters:
+        - expression: auth.identity.userid
+";
+
+// ------------------------------------------------------------------ 4. explain shows the rule content
+
+#[test]
+fn explain_shows_limits_and_auth_sections_as_the_user_wrote_them() {
+    // Field paths are the policies' json tags: kuadrant-operator v1.5.2 (and v1.4.6)
+    // api/v1/ratelimitpolicy_types.go (`limits`, `rates`, `limit`, `window`, `when`, `counters`) and
+    // api/v1/authpolicy_types.go (`rules`, `authentication`, `response`, `success`, and `filters`
+    // for the operator's `response.success.metadata#` rules, `DynamicMetadata json:"filters"`).
+    let text = stdout(&[
+        "explain",
+        "-f",
+        TOUR_RL,
+        "httproute/toystore/toystore#rule-1",
+    ]);
+    for want in [
+        "    rules:\n      rules.authentication.api-key-users: toystore/toystore\n        apiKey:\n",
+        "          prefix: APIKEY\n",
+        "      rules.response.success.filters.identity: toystore/toystore\n        json:\n",
+        "      limits.alice-limit: toystore/toystore\n        rates: 5 per 10s\n        when:\n          - auth.identity.userid == 'alice'\n",
+        "      limits.bob-limit: toystore/toystore\n        rates: 2 per 10s\n        when:\n          - auth.identity.userid == 'bob'\n",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    assert!(!text.contains("response.success.metadata#"), "{text}");
+    assert!(!text.contains("authentication#"), "{text}");
+
+    // The same content in -o json, with the operator's key kept beside the field path.
+    let json: serde_json::Value = serde_json::from_str(&stdout(&[
+        "explain",
+        "-f",
+        TOUR_RL,
+        "httproute/toystore/toystore#rule-1",
+        "--kind",
+        "RateLimitPolicy",
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    let rules = &json["paths"][0]["kinds"][0]["rules"];
+    assert_eq!(rules[0]["key"], "alice-limit");
+    assert_eq!(rules[0]["field"], "limits.alice-limit");
+    assert_eq!(rules[0]["content"]["rates"][0], "5 per 10s");
+    assert_eq!(
+        rules[0]["content"]["when"][0],
+        "auth.identity.userid == 'alice'"
+    );
+
+    // Counters and a defaults/overrides block: the field path starts at the block.
+    let dir = tour_rl_with(GATEWAY_RLP);
+    let text = stdout(&[
+        "explain",
+        "-f",
+        dir.path().to_str().unwrap(),
+        "httproute/toystore/toystore#rule-1",
+        "--kind",
+        "RateLimitPolicy",
+    ]);
+    assert!(
+        text.contains(
+            "      overrides.limits.global: api-gateway/gw-rlp\n        rates: 100 per 1m\n        counters:\n          - auth.identity.userid\n"
+        ),
+        "{text}"
+    );
+
+    // The simple rate-limiting guide: the rule named create-toy, as the guide's policy writes it.
+    let text = stdout(&[
+        "explain",
+        "-f",
+        SIMPLE_RL,
+        "httproute/default/toystore#create-toy",
+    ]);
+    assert!(
+        text.contains(
+            "      limits.create-toy: default/toystore\n        rates: 5 per 10s\n        when:\n          - request.method == 'POST'\n"
+        ),
+        "{text}"
+    );
+}
+
+// ------------------------------------------------------------------ 5. diff says more
+
+#[test]
+fn diff_of_the_guides_next_step_lists_limits_as_written_and_the_new_policy_status() {
+    // The RateLimitPolicy the guide adds: its limits as written, and its predicted status
+    // (internal/kuadrant/conditions.go at both tags: reasons Accepted and Enforced).
+    let out = policyctl()
+        .args(["diff", "-f", TOUR_RL, "--base", TOUR_AUTH, "-o", "stat"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "limits added:\n  RateLimitPolicy toystore/toystore limits.alice-limit: 5 per 10s, when auth.identity.userid == 'alice'\n  RateLimitPolicy toystore/toystore limits.bob-limit: 2 per 10s, when auth.identity.userid == 'bob'\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "policies whose predicted status changes:\n  RateLimitPolicy toystore/toystore: new, Accepted=True, Enforced=True\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("descriptors["), "{text}");
+}
+
+#[test]
+fn diff_names_a_policy_that_becomes_overridden_and_counters_as_written() {
+    // A Gateway policy with overrides replaces the route's limits: the route policy becomes
+    // Enforced=False, reason Overridden, message "%s is overridden by %s"
+    // (internal/kuadrant/errors.go ErrOverridden at v1.4.6 and v1.5.2).
+    let dir = tour_rl_with(GATEWAY_RLP);
+    for format in ["stat", "markdown"] {
+        let text = stdout(&[
+            "diff",
+            "-f",
+            dir.path().to_str().unwrap(),
+            "--base",
+            TOUR_RL,
+            "-o",
+            format,
+        ]);
+        assert!(
+            text.contains(
+                "  RateLimitPolicy toystore/toystore: Enforced True → False (Overridden) — RateLimitPolicy is overridden by [api-gateway/gw-rlp]\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  RateLimitPolicy api-gateway/gw-rlp overrides.limits.global: 100 per 1m, counters auth.identity.userid\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "limits removed:\n  RateLimitPolicy toystore/toystore limits.alice-limit"
+            ),
+            "{text}"
+        );
+    }
+    let json: serde_json::Value = serde_json::from_str(&stdout(&[
+        "diff",
+        "-f",
+        dir.path().to_str().unwrap(),
+        "--base",
+        TOUR_RL,
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    assert!(
+        json["impact"]["policy_status"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains("(Overridden)")),
+        "{json}"
+    );
+}
+
+#[test]
+fn diff_names_authconfigs_by_the_route_rule_they_protect() {
+    // The operator annotates each AuthConfig with the route rule it serves
+    // (internal/controller/authconfigs_reconciler.go at both tags: the annotation key is the rule's
+    // kind and group, its value the rule's locator).
+    let empty = tempfile::tempdir().unwrap();
+    let against = empty.path().to_str().unwrap();
+    let text = stdout(&["diff", "-f", TOUR_AUTH, "--against", against, "-o", "stat"]);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("created   AuthConfig kuadrant-system/"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains(" (protects HTTPRoute toystore/toystore#rule-1) "),
+        "{line}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&[
+        "diff",
+        "-f",
+        TOUR_AUTH,
+        "--against",
+        against,
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    let auth = json["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "AuthConfig")
+        .unwrap();
+    assert_eq!(auth["protects"], "HTTPRoute toystore/toystore#rule-1");
+}
+
+// ------------------------------------------------------------------ 6. route-side conditions
+
+#[test]
+fn status_routes_predicts_the_affected_conditions_on_the_route_parents() {
+    // kuadrant-operator v1.5.2 internal/controller/route_policy_discoverability_reconciler.go (v1.4.6
+    // httproute_policy_discoverability_reconciler.go) and common.go: per kind in the order AuthPolicy,
+    // RateLimitPolicy, TokenRateLimitPolicy, TLSPolicy, DNSPolicy, the accepted policies of the
+    // route's path; type kuadrant.io/<Kind>Affected, True, reason Accepted, message
+    // "Object affected by <Kind> [ns/name]", on a parent entry per Gateway with controllerName
+    // kuadrant.io/policy-controller.
+    for version in ["1.4", "1.5"] {
+        let text = stdout(&[
+            "status",
+            "-f",
+            TOUR_RL,
+            "--routes",
+            "--kuadrant-version",
+            version,
+        ]);
+        assert_eq!(
+            text,
+            "NAMESPACE   KIND        NAME       GATEWAY                CONDITION                             STATUS   MESSAGE\n\
+             toystore    HTTPRoute   toystore   api-gateway/external   kuadrant.io/AuthPolicyAffected        True     Object affected by AuthPolicy [toystore/toystore]\n\
+             toystore    HTTPRoute   toystore   api-gateway/external   kuadrant.io/RateLimitPolicyAffected   True     Object affected by RateLimitPolicy [toystore/toystore]\n",
+            "{version}"
+        );
+    }
+    let yaml = stdout(&["status", "-f", TOUR_RL, "--routes", "-o", "yaml"]);
+    for want in [
+        "kind: HTTPRoute\n",
+        "  parents:\n  - conditions:\n    - message: Object affected by AuthPolicy [toystore/toystore]\n      reason: Accepted\n      status: \"True\"\n      type: kuadrant.io/AuthPolicyAffected\n",
+        "    controllerName: kuadrant.io/policy-controller\n    parentRef:\n      kind: Gateway\n      name: external\n      namespace: api-gateway\n",
+    ] {
+        assert!(yaml.contains(want), "missing {want:?} in\n{yaml}");
+    }
+    // The path is the route, its listeners and their gateways (getRoutePath): route policies first,
+    // then the gateway's, each by creation time (PoliciesInPath).
+    let dir = tour_rl_with(GATEWAY_RLP);
+    let text = stdout(&["status", "-f", dir.path().to_str().unwrap(), "--routes"]);
+    assert!(
+        text.contains(
+            "Object affected by RateLimitPolicy [toystore/toystore api-gateway/gw-rlp]\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn route_conditions_leave_out_rule_targeted_and_not_accepted_policies() {
+    // getRoutePath holds the route, listeners and gateways but no route rules: the simple
+    // rate-limiting guide's policy targets the rule create-toy, so the route gets no condition.
+    let text = stdout(&["status", "-f", SIMPLE_RL, "--routes"]);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    // Only accepted policies are listed (IsPolicyAccepted): one whose target is missing is not.
+    let dir = tour_rl_with(
+        &GATEWAY_RLP
+            .replace("name: external", "name: missing")
+            .replace("gw-rlp", "gw-missing"),
+    );
+    let text = stdout(&["status", "-f", dir.path().to_str().unwrap(), "--routes"]);
+    assert!(!text.contains("gw-missing"), "{text}");
+    assert!(
+        text.contains("Object affected by RateLimitPolicy [toystore/toystore]\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn grpcroutes_get_route_conditions_on_1_5_only() {
+    // v1.5.2 extractDiscoverableRoutes takes HTTPRoutes and GRPCRoutes; v1.4.6's reconciler filters
+    // HTTPRoutes only (and 1.4 has no GRPCRoutes in its topology).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        format!("{TOUR_AUTH}00-gateway.yaml"),
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("10-grpc.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata:
+  name: grpcstore
+  namespace: toystore
+spec:
+  parentRefs:
+  - name: external
+    namespace: api-gateway
+  hostnames:
+  - grpc.toystore.com
+  rules:
+  - matches:
+    - method:
+        service: toystore.Toystore
+    backendRefs:
+    - name: grpcstore
+      port: 9000
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata:
+  name: grpcstore
+  namespace: toystore
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: GRPCRoute
+    name: grpcstore
+  limits:
+    per-client:
+      rates:
+      - limit: 2
+        window: 10s
+",
+    )
+    .unwrap();
+    let path = dir.path().to_str().unwrap();
+    let on_15 = stdout(&[
+        "status",
+        "-f",
+        path,
+        "--routes",
+        "--kuadrant-version",
+        "1.5",
+    ]);
+    assert!(
+        on_15.contains("toystore    GRPCRoute   grpcstore   api-gateway/external   kuadrant.io/RateLimitPolicyAffected   True     Object affected by RateLimitPolicy [toystore/grpcstore]"),
+        "{on_15}"
+    );
+    let on_14 = stdout(&[
+        "status",
+        "-f",
+        path,
+        "--routes",
+        "--kuadrant-version",
+        "1.4",
+    ]);
+    assert_eq!(on_14.lines().count(), 1, "{on_14}");
+}
+
+#[test]
+fn a_valid_tls_policy_on_the_gateway_marks_its_routes_and_an_invalid_one_does_not() {
+    // common.go IsPolicyAccepted: a TLSPolicy counts when IsTLSPolicyValid (the validator's verdict),
+    // so one whose Issuer is missing (Accepted=False, tlspolicies_validator.go isIssuerFound) is not
+    // listed; TLSPolicyAffected comes after the RateLimitPolicy kinds (policyGroupKinds).
+    let route = "apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: toystore
+  namespace: toystore
+spec:
+  parentRefs:
+  - name: prod-web
+    namespace: my-gateways
+  hostnames:
+  - api.toystore.local
+  rules:
+  - backendRefs:
+    - name: toystore
+      port: 80
+";
+    for (issuer, listed) in [(true, true), (false, false)] {
+        let dir = gateway_tls_with(|p| p, issuer);
+        std::fs::write(dir.path().join("30-route.yaml"), route).unwrap();
+        if !issuer {
+            // The Issuer is absent but another one is in the input, so it is not assumed.
+            std::fs::write(
+                dir.path().join("10-other-issuer.yaml"),
+                std::fs::read_to_string(format!("{GATEWAY_TLS}10-issuer.yaml"))
+                    .unwrap()
+                    .replace("name: selfsigned-issuer", "name: other-issuer"),
+            )
+            .unwrap();
+        }
+        let text = stdout(&["status", "-f", dir.path().to_str().unwrap(), "--routes"]);
+        let row = "toystore    HTTPRoute   toystore   my-gateways/prod-web   kuadrant.io/TLSPolicyAffected   True     Object affected by TLSPolicy [my-gateways/prod-web]";
+        assert_eq!(text.contains(row), listed, "issuer {issuer}:\n{text}");
+    }
+}
+
+#[test]
+fn diff_names_a_policy_that_stops_being_accepted() {
+    // A typo in the guide's targetRef: Accepted=False, reason TargetNotFound, message
+    // "%s target %s was not found" (internal/kuadrant/errors.go ErrTargetNotFound at v1.4.6 and
+    // v1.5.2), and no Enforced condition any more.
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(TOUR_RL).unwrap() {
+        let e = e.unwrap();
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let text = if e.file_name() == "30-ratelimitpolicy.yaml" {
+            text.replace("    name: toystore\n", "    name: toystore-typo\n")
+        } else {
+            text
+        };
+        std::fs::write(dir.path().join(e.file_name()), text).unwrap();
+    }
+    let text = stdout(&[
+        "diff",
+        "-f",
+        dir.path().to_str().unwrap(),
+        "--base",
+        TOUR_RL,
+        "-o",
+        "stat",
+    ]);
+    assert!(
+        text.contains(
+            "policies whose predicted status changes:\n  RateLimitPolicy toystore/toystore: Accepted True → False (TargetNotFound), Enforced True → absent — RateLimitPolicy target toystore-typo was not found\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("limits removed:\n  RateLimitPolicy toystore/toystore limits.alice-limit"),
+        "{text}"
+    );
+}
+
+#[test]
+fn route_lists_its_own_policy_and_the_parent_policies_as_the_operator_tests_say() {
+    // kuadrant-operator tests/common/discoverability/policy_discoverability_reconciler_test.go (v1.4.6
+    // and v1.5.2), "route should list it's own policy and the parent policies": a Gateway with two
+    // listeners, a route attached to both, AuthPolicies on the Gateway (gateway-ap), on the listener
+    // test-listener-toystore-com (section-ap) and on the route (route-ap): the route's condition
+    // names all three. The route's own comes first (getRoutePath starts at the route); the operator
+    // test checks each name with ContainsSubstring, as the listeners' order is a Go map's.
+    let dir = tempfile::tempdir().unwrap();
+    let ap = |name: &str, kind: &str, target: &str, section: &str| {
+        format!(
+            "apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata:
+  name: {name}
+  namespace: test
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: {kind}
+    name: {target}
+{section}  defaults:
+    rules:
+      authentication:
+        anonymous:
+          anonymous: {{}}
+---
+"
+        )
+    };
+    let estate = format!(
+        "apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: test-placed-gateway
+  namespace: test
+spec:
+  gatewayClassName: istio
+  listeners:
+  - name: test-listener-toystore-com
+    hostname: '*.toystore-abc.com'
+    port: 80
+    protocol: HTTP
+  - name: test-listener-2
+    hostname: '*.toystore-abc.com'
+    port: 88
+    protocol: HTTP
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: toystore-route
+  namespace: test
+spec:
+  parentRefs:
+  - name: test-placed-gateway
+  hostnames:
+  - api.toystore-abc.com
+  rules:
+  - backendRefs:
+    - name: toystore
+      port: 80
+---
+{}{}{}",
+        ap("gateway-ap", "Gateway", "test-placed-gateway", ""),
+        ap(
+            "section-ap",
+            "Gateway",
+            "test-placed-gateway",
+            "    sectionName: test-listener-toystore-com\n"
+        ),
+        ap("route-ap", "HTTPRoute", "toystore-route", ""),
+    );
+    std::fs::write(dir.path().join("estate.yaml"), estate).unwrap();
+    for version in ["1.4", "1.5"] {
+        let text = stdout(&[
+            "status",
+            "-f",
+            dir.path().to_str().unwrap(),
+            "--routes",
+            "--kuadrant-version",
+            version,
+        ]);
+        let rows: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(
+            rows.len(),
+            1,
+            "{version}: one parent Gateway, one kind\n{text}"
+        );
+        assert!(
+            rows[0].starts_with(
+                "test        HTTPRoute   toystore-route   test/test-placed-gateway   kuadrant.io/AuthPolicyAffected   True     Object affected by AuthPolicy [test/route-ap "
+            ),
+            "{version}\n{text}"
+        );
+        for name in ["test/gateway-ap", "test/section-ap"] {
+            assert!(rows[0].contains(name), "{version}: {name}\n{text}");
+        }
+    }
+}

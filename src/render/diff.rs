@@ -92,8 +92,13 @@ pub fn impact(i: &Impact) -> String {
         &i.gateways,
     );
     list(&mut out, "routes with changed enforcement", &i.routes);
-    list(&mut out, "Limitador limits added", &i.limits_added);
-    list(&mut out, "Limitador limits removed", &i.limits_removed);
+    list(&mut out, "limits added", &i.limits_added);
+    list(&mut out, "limits removed", &i.limits_removed);
+    list(
+        &mut out,
+        "policies whose predicted status changes",
+        &i.policy_status,
+    );
     out
 }
 

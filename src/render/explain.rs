@@ -1,6 +1,6 @@
 //! `policyctl explain` as a text tree.
 
-use crate::resolve::explain::{Explanation, KindEntry};
+use crate::resolve::explain::{Explanation, KindEntry, RuleContent};
 use crate::resolve::merge::MergeStrategy;
 use std::fmt::Write;
 
@@ -42,11 +42,22 @@ fn kind_tree(out: &mut String, k: &KindEntry, pad: &str) {
     for r in &k.rules {
         match &r.winner {
             Some(w) => {
-                let _ = writeln!(out, "{pad}    {}: {w}", r.key);
+                let _ = writeln!(
+                    out,
+                    "{pad}    {}: {w}",
+                    crate::render::terminal::line(&r.field)
+                );
             }
             None => {
-                let _ = writeln!(out, "{pad}    {}: (not effective)", r.key);
+                let _ = writeln!(
+                    out,
+                    "{pad}    {}: (not effective)",
+                    crate::render::terminal::line(&r.field)
+                );
             }
+        }
+        if let Some(c) = &r.content {
+            content(out, c, &format!("{pad}      "));
         }
         for l in &r.losers {
             let _ = writeln!(out, "{pad}      ✗ {}: {}", l.policy, l.explanation);
@@ -57,6 +68,28 @@ fn kind_tree(out: &mut String, k: &KindEntry, pad: &str) {
         "{pad}  source policies: [{}]",
         k.source_policies.join(" ")
     );
+}
+
+/// A rule's content under its field path: rates on one line, `when` and `counters` as lists, an
+/// AuthPolicy section as the YAML it was written as.
+fn content(out: &mut String, c: &RuleContent, pad: &str) {
+    if !c.rates.is_empty() {
+        let _ = writeln!(out, "{pad}rates: {}", c.rates.join(", "));
+    }
+    for (title, items) in [("when", &c.when), ("counters", &c.counters)] {
+        if !items.is_empty() {
+            let _ = writeln!(out, "{pad}{title}:");
+            for x in items {
+                let _ = writeln!(out, "{pad}  - {}", crate::render::terminal::line(x));
+            }
+        }
+    }
+    if let Some(v) = &c.spec {
+        let yaml = crate::render::objects::yaml_document(v).unwrap_or_else(|e| format!("{e}\n"));
+        for line in yaml.lines().filter(|l| *l != "---") {
+            let _ = writeln!(out, "{pad}{}", crate::render::terminal::line(line));
+        }
+    }
 }
 
 /// The explanation as an indented tree (no colour).

@@ -128,6 +128,68 @@ fn columns(rows: &[StatusRow], wide: bool) -> String {
     out
 }
 
+/// One row of `status --routes`: a condition the operator writes on a route's parent entry.
+#[derive(Clone, Debug, Default)]
+pub struct RouteRow {
+    pub namespace: String,
+    pub kind: String,
+    pub name: String,
+    /// The parent Gateway, `namespace/name`.
+    pub gateway: String,
+    pub condition: String,
+    pub status: String,
+    pub message: String,
+}
+
+/// The `status --routes` table: plain borderless columns like `kubectl get` (messages are not wrapped:
+/// they name the policies, which a reader wants whole).
+pub fn routes(rows: &[RouteRow]) -> String {
+    let header = [
+        "NAMESPACE",
+        "KIND",
+        "NAME",
+        "GATEWAY",
+        "CONDITION",
+        "STATUS",
+        "MESSAGE",
+    ];
+    let cells = |r: &RouteRow| -> [String; 7] {
+        [
+            &r.namespace,
+            &r.kind,
+            &r.name,
+            &r.gateway,
+            &r.condition,
+            &r.status,
+            &r.message,
+        ]
+        .map(|c| crate::render::terminal::line(c).into_owned())
+    };
+    let body: Vec<[String; 7]> = rows.iter().map(cells).collect();
+    let mut widths = header.map(str::width);
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.width());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[&str]| {
+        let start = out.len();
+        for (c, w) in cells.iter().zip(&widths) {
+            out.push_str(c);
+            out.extend(std::iter::repeat_n(' ', w.saturating_sub(c.width()) + GAP));
+        }
+        let kept = out[start..].trim_end().len();
+        out.truncate(start + kept);
+        out.push('\n');
+    };
+    line(&header);
+    for row in &body {
+        line(&row.each_ref().map(String::as_str));
+    }
+    out
+}
+
 /// The table through comfy-table: the only way with a terminal width to wrap to.
 fn comfy(rows: &[StatusRow], wide: bool, width: Option<usize>) -> String {
     let mut t = Table::new();

@@ -4,6 +4,7 @@
 use super::effective::{self, Instant};
 use super::merge::{self, LossReason, MergeStrategy};
 use super::status;
+use super::{AUTH_CONDITIONS_KEY, RuleValue, TOP_LEVEL_PREDICATES_KEY};
 use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind};
 use crate::topology::Topology;
 use serde::Serialize;
@@ -52,10 +53,94 @@ pub struct Loser {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleEntry {
+    /// The operator's rule key (`create-toy`, `authentication#api-key-users`, `conditions#`).
     pub key: String,
+    /// Where the rule is written in the policy that holds it (the winner's; the first loser's when
+    /// every candidate lost): `limits.create-toy`, `defaults.when`,
+    /// `rules.authentication.api-key-users`, `rules.response.success.filters.identity`.
+    pub field: String,
     /// `namespace/name` of the policy whose rule is effective; `None` when every candidate lost.
     pub winner: Option<String>,
+    /// What the effective rule does, as its policy writes it; `None` when every candidate lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<RuleContent>,
     pub losers: Vec<Loser>,
+}
+
+/// The content of an effective rule in the policy's own vocabulary.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleContent {
+    /// A limit's rates, `<limit> per <window>` (`5 per 10s`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<String>,
+    /// The `when` predicates of a limit, or of the policy when the rule is its top-level `when`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
+    /// A limit's counters (CEL expressions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<String>,
+    /// An AuthPolicy section (pattern, authentication, metadata, authorization, callback, response
+    /// entry) as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<serde_json::Value>,
+}
+
+impl RuleContent {
+    pub fn of(value: &RuleValue) -> Self {
+        let texts = |v: &[crate::model::Sp<String>]| v.iter().map(|p| p.value.clone()).collect();
+        match value {
+            RuleValue::Limit(l) => RuleContent {
+                rates: l
+                    .rates
+                    .iter()
+                    .map(|r| format!("{} per {}", r.limit, r.window))
+                    .collect(),
+                when: texts(&l.when),
+                counters: texts(&l.counters),
+                spec: None,
+            },
+            RuleValue::When(w) => RuleContent {
+                when: texts(w),
+                ..Default::default()
+            },
+            RuleValue::Auth(v) => RuleContent {
+                spec: Some(v.clone()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The field path of a rule key in a policy of `kind` whose rules sit in `block`: the top-level
+/// `when` (RLP/TRLP key `###_TOP_LEVEL_PREDICATES_###`, AuthPolicy `conditions#`) is `when`, a limit
+/// `limits.<name>`, an AuthPolicy `patterns#<name>` is `patterns.<name>` and `<section>#<name>` is
+/// `rules.<section>.<name>`, where the operator's `response.success.metadata` section is the
+/// policy's `response.success.filters` (kuadrant-operator v1.5.2 api/v1/authpolicy_types.go, the
+/// `json` tags of `AuthPolicySpecProper`, `AuthSchemeSpec` and `MergeableWrappedSuccessResponseSpec`).
+pub fn field_path(key: &str, kind: PolicyKind, block: Block) -> String {
+    let prefix = match block {
+        Block::Implicit => "",
+        Block::Defaults => "defaults.",
+        Block::Overrides => "overrides.",
+    };
+    let rest = if key == TOP_LEVEL_PREDICATES_KEY || key == AUTH_CONDITIONS_KEY {
+        "when".to_string()
+    } else if kind != PolicyKind::Auth {
+        format!("limits.{key}")
+    } else {
+        let (section, name) = key.split_once('#').unwrap_or((key, ""));
+        let section = match section {
+            "response.success.metadata" => "response.success.filters",
+            s => s,
+        };
+        match (section, name) {
+            ("patterns", n) => format!("patterns.{n}"),
+            (s, "") => format!("rules.{s}"),
+            (s, n) => format!("rules.{s}.{n}"),
+        }
+    };
+    format!("{prefix}{rest}")
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -182,6 +267,64 @@ fn sentence(reason: LossReason, step: &str, by: DecidedBy) -> String {
     }
 }
 
+/// The rules of one fold: every effective rule with its winner and content, and every rule that
+/// lost, with the reason, in rule-key order.
+fn rule_entries(t: &Topology, tr: &effective::Traced) -> Vec<RuleEntry> {
+    let m = t.model;
+    // Index: called with policy indices of this model only (from the effective fold).
+    let key = |i: usize| m.policies[i].meta.key();
+    let field = |rule: &str, i: usize| {
+        let p = &m.policies[i];
+        let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
+        field_path(rule, p.kind, block)
+    };
+    let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
+    for r in tr.folded.rules.values() {
+        rules.insert(
+            r.key.clone(),
+            RuleEntry {
+                key: r.key.clone(),
+                field: field(&r.key, r.source),
+                winner: Some(key(r.source)),
+                content: Some(RuleContent::of(&r.value)),
+                losers: vec![],
+            },
+        );
+    }
+    for loss in &tr.folded.losses {
+        let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
+            key: loss.key.clone(),
+            field: field(&loss.key, loss.loser),
+            winner: None,
+            content: None,
+            losers: vec![],
+        });
+        let rival = match loss.reason {
+            LossReason::DiscardedByAtomicOverride
+            | LossReason::OverriddenByMergeOverride
+            | LossReason::ReplacedByAtomicDefaults => loss.step_source,
+            _ => loss
+                .beaten_by
+                .iter()
+                .copied()
+                .find(|&b| decided_by(t, loss.loser, b) != DecidedBy::Specificity)
+                .or(loss.beaten_by.first().copied())
+                .unwrap_or(loss.step_source),
+        };
+        let by = decided_by(t, loss.loser, rival);
+        let step = key(loss.step_source);
+        e.losers.push(Loser {
+            policy: key(loss.loser),
+            reason: loss.reason,
+            explanation: sentence(loss.reason, &step, by),
+            step,
+            beaten_by: loss.beaten_by.iter().map(|&b| key(b)).collect(),
+            decided_by: by,
+        });
+    }
+    rules.into_values().collect()
+}
+
 /// Explain every path through `target`, optionally for one policy kind. `Err` when the target is not in
 /// the topology.
 pub fn explain(
@@ -243,50 +386,11 @@ pub fn explain(
                     }
                 })
                 .collect();
-            let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
-            for r in tr.folded.rules.values() {
-                rules.insert(
-                    r.key.clone(),
-                    RuleEntry {
-                        key: r.key.clone(),
-                        winner: Some(key(r.source)),
-                        losers: vec![],
-                    },
-                );
-            }
-            for loss in &tr.folded.losses {
-                let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
-                    key: loss.key.clone(),
-                    winner: None,
-                    losers: vec![],
-                });
-                let rival = match loss.reason {
-                    LossReason::DiscardedByAtomicOverride
-                    | LossReason::OverriddenByMergeOverride
-                    | LossReason::ReplacedByAtomicDefaults => loss.step_source,
-                    _ => loss
-                        .beaten_by
-                        .iter()
-                        .copied()
-                        .find(|&b| decided_by(t, loss.loser, b) != DecidedBy::Specificity)
-                        .or(loss.beaten_by.first().copied())
-                        .unwrap_or(loss.step_source),
-                };
-                let by = decided_by(t, loss.loser, rival);
-                let step = key(loss.step_source);
-                e.losers.push(Loser {
-                    policy: key(loss.loser),
-                    reason: loss.reason,
-                    explanation: sentence(loss.reason, &step, by),
-                    step,
-                    beaten_by: loss.beaten_by.iter().map(|&b| key(b)).collect(),
-                    decided_by: by,
-                });
-            }
+            let rules = rule_entries(t, &tr);
             entries.push(KindEntry {
                 kind: k.kind(),
                 policies,
-                rules: rules.into_values().collect(),
+                rules,
                 source_policies: tr
                     .effective
                     .sources
@@ -310,6 +414,39 @@ pub fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_paths_follow_the_policy_json_tags() {
+        use PolicyKind::{Auth, RateLimit, TokenRateLimit};
+        let f = field_path;
+        assert_eq!(
+            f("create-toy", RateLimit, Block::Implicit),
+            "limits.create-toy"
+        );
+        assert_eq!(f("x", TokenRateLimit, Block::Defaults), "defaults.limits.x");
+        assert_eq!(
+            f(TOP_LEVEL_PREDICATES_KEY, RateLimit, Block::Overrides),
+            "overrides.when"
+        );
+        assert_eq!(f(AUTH_CONDITIONS_KEY, Auth, Block::Implicit), "when");
+        assert_eq!(
+            f("authentication#api-key-users", Auth, Block::Implicit),
+            "rules.authentication.api-key-users"
+        );
+        assert_eq!(
+            f("response.success.metadata#identity", Auth, Block::Implicit),
+            "rules.response.success.filters.identity"
+        );
+        assert_eq!(
+            f("response.success.headers#x-user", Auth, Block::Defaults),
+            "defaults.rules.response.success.headers.x-user"
+        );
+        assert_eq!(
+            f("response.unauthenticated#", Auth, Block::Implicit),
+            "rules.response.unauthenticated"
+        );
+        assert_eq!(f("patterns#admin", Auth, Block::Implicit), "patterns.admin");
+    }
 
     #[test]
     fn targets_parse() {

@@ -6,9 +6,11 @@
 //!
 //! This file fixes the types other stages consume; `merge`, `effective` and `status` fill them.
 
+pub mod changes;
 pub mod effective;
 pub mod explain;
 pub mod merge;
+pub mod routes;
 pub mod status;
 
 pub use effective::effective;

@@ -97,7 +97,11 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         }
         let desired = object::values(objects);
         let base = object::values(&b.generated.objects);
-        let imp = diff::impact(&base, &desired);
+        let mut imp = diff::impact(&base, &desired);
+        let changes = policyctl::resolve::changes::policy_changes(side(&b), side(&head));
+        imp.limits_added = changes.limits_added;
+        imp.limits_removed = changes.limits_removed;
+        imp.policy_status = changes.statuses;
         let diffs = diff::diff(&desired, &base, a.context);
         (diffs, (desired, base), Some(imp))
     } else {
@@ -185,6 +189,15 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     } else {
         Outcome::Clean
     })
+}
+
+/// One side of the policy-level comparison of `--base`.
+fn side<'a, 'm>(a: &'a pipeline::Analysis<'m>) -> policyctl::resolve::changes::Side<'a, 'm> {
+    policyctl::resolve::changes::Side {
+        topology: &a.topology,
+        effective: &a.effective,
+        statuses: &a.statuses,
+    }
 }
 
 /// Text of `--against` parsed and compared at a time: bounds the trees held for a large dump.

@@ -19,7 +19,7 @@ pub enum StatusFormat {
 /// Predict every policy's Accepted and Enforced conditions, as the operator would write them.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  policyctl status -f manifests/\n  policyctl status -f manifests/ -o wide\n  policyctl status -f cluster-dump.yaml --respect-status -o yaml\n\n\
+    after_help = "Examples:\n  policyctl status -f manifests/\n  policyctl status -f manifests/ -o wide\n  policyctl status -f manifests/ --routes\n  policyctl status -f cluster-dump.yaml --respect-status -o yaml\n\n\
 Offline assumptions: a Kuadrant object exists (one in kuadrant-system when none is given), Limitador,\n\
 Authorino, TLS issuers and the generated data-plane objects are ready, and listeners/routes are\n\
 Programmed/Accepted unless --respect-status. DNSPolicy/TLSPolicy Enforced is not predicted."
@@ -36,6 +36,11 @@ pub struct StatusArgs {
     /// Read listener and route readiness from the objects' status instead of assuming it.
     #[arg(long)]
     pub respect_status: bool,
+    /// Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator
+    /// writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the
+    /// routes as written with the predicted status.parents entries).
+    #[arg(long)]
+    pub routes: bool,
     /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
     /// file].
     #[arg(long, value_enum)]
@@ -74,6 +79,9 @@ fn show(
     loaded: &policyctl::load::Loaded,
     analysis: &policyctl::pipeline::Analysis,
 ) -> Result<(), CliError> {
+    if a.routes {
+        return show_routes(a, ui, loaded, analysis);
+    }
     let statuses = &analysis.statuses;
     let m = &loaded.model;
     let paths = analysis.topology.path_list();
@@ -132,6 +140,62 @@ fn show(
                     .into_iter()
                     .map(object::Object::Tree)
                     .collect();
+            ui.out_with(|o| {
+                let written = if a.output == StatusFormat::Json {
+                    objects::write_kubectl_list(&items, o)
+                } else {
+                    objects::write_yaml_objects(&items, o)
+                };
+                written.map_err(CliError::from)
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `status --routes`: the predicted route parent conditions as a table (table and wide alike) or as
+/// the route objects with their predicted Kuadrant parent entries.
+fn show_routes(
+    a: &StatusArgs,
+    ui: &Ui,
+    loaded: &policyctl::load::Loaded,
+    analysis: &policyctl::pipeline::Analysis,
+) -> Result<(), CliError> {
+    use policyctl::resolve::routes;
+    let m = &loaded.model;
+    let predicted = routes::route_conditions(&analysis.topology, &analysis.statuses);
+    match a.output {
+        StatusFormat::Table | StatusFormat::Wide => {
+            let mut rows = Vec::new();
+            for rc in &predicted {
+                let r = &m.routes[rc.route];
+                for p in &rc.parents {
+                    for c in &p.conditions {
+                        rows.push(table::RouteRow {
+                            namespace: r.meta.namespace.clone(),
+                            kind: r.spec.kind.kind().to_string(),
+                            name: r.meta.name.clone(),
+                            gateway: format!("{}/{}", p.gateway_namespace, p.gateway_name),
+                            condition: c.type_.clone(),
+                            status: c.status.clone(),
+                            message: c.message.clone(),
+                        });
+                    }
+                }
+            }
+            ui.out(&table::routes(&rows))?;
+        }
+        StatusFormat::Yaml | StatusFormat::Json => {
+            let items: Vec<object::Object> = predicted
+                .iter()
+                .filter_map(|rc| {
+                    let r = &m.routes[rc.route];
+                    let v = policyctl::load::object_value(&loaded.sources, &r.meta.origin)?;
+                    Some(object::Object::Tree(policyctl::generate::sort_keys(
+                        routes::with_predicted_parents(v, rc, r.meta.generation),
+                    )))
+                })
+                .collect();
             ui.out_with(|o| {
                 let written = if a.output == StatusFormat::Json {
                     objects::write_kubectl_list(&items, o)
