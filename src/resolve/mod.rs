@@ -8,6 +8,7 @@
 
 pub mod effective;
 pub mod explain;
+pub mod extension;
 pub mod merge;
 pub mod status;
 
