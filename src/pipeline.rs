@@ -72,6 +72,7 @@ pub fn analyze<'m>(
         diagnostics.push(d.clone());
     }
     diagnostics.extend(status::diagnostics(&topology, &statuses));
+    name_derived_sources(model, &mut diagnostics);
     diagnostics.sort();
     Analysis {
         topology,
@@ -80,6 +81,26 @@ pub fn analyze<'m>(
         statuses,
         extension_statuses,
         diagnostics,
+    }
+}
+
+/// A finding about an object an extension policy's controller creates names that extension
+/// policy too (its labels already point into the extension policy's document).
+fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
+    let derived: std::collections::HashMap<String, &str> = model
+        .policies
+        .iter()
+        .filter_map(|p| Some((p.display(), p.meta.derived_from.as_deref()?)))
+        .collect();
+    if derived.is_empty() {
+        return;
+    }
+    for d in diagnostics.iter_mut() {
+        if let Some(o) = &mut d.object
+            && let Some(from) = derived.get(o.as_str())
+        {
+            *o = format!("{o} (created by {from})");
+        }
     }
 }
 

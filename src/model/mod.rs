@@ -956,8 +956,18 @@ impl Model {
             .map(|n| &n.meta.labels)
     }
 
-    /// Number of modelled objects.
+    /// Number of modelled objects of the input (objects derived from extension policies are not
+    /// counted).
     pub fn object_count(&self) -> usize {
+        let derived = self
+            .policies
+            .iter()
+            .filter(|p| p.meta.derived_from.is_some())
+            .count();
+        self.input_and_derived_count() - derived
+    }
+
+    fn input_and_derived_count(&self) -> usize {
         self.gateway_classes.len()
             + self.gateways.len()
             + self.routes.len()
