@@ -407,6 +407,13 @@ pub fn object(
         .map(|n| n.value.clone())
         .unwrap_or_default();
     if let Some(from) = extension::not_shipped(ok, opts.version) {
+        let namespace = doc
+            .metadata
+            .as_ref()
+            .and_then(|m| m.value.namespace.as_ref())
+            .map(|n| n.value.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| opts.default_namespace.clone());
         diags.push(
             Diagnostic::new(
                 Code::ExtensionNotShipped,
@@ -417,7 +424,7 @@ pub fn object(
                 ),
             )
             .at(kind.span, "kind not shipped")
-            .object(format!("{} {name}", ok.kind()).trim_end().to_string())
+            .object(format!("{} {namespace}/{name}", ok.kind()))
             .help(format!(
                 "run with --kuadrant-version 1.5 to emulate an operator that ships {}, or remove the object; it is left out",
                 ok.kind()
