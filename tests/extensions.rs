@@ -167,6 +167,9 @@ fn plan_data_in_the_auth_config_and_which_target_wins() {
     }
 }
 
+/// A condition's type, status, reason and message.
+type Cond = (String, String, String, String);
+
 /// `calculateEnforcedStatus` when the RateLimitPolicy is Enforced; `calculateErrorStatus` with
 /// `RateLimitPolicy <name> is not enforced` (an `ErrUnknown`) when it is not (the Gateway's is
 /// overridden by the route's), with no Enforced condition.
@@ -175,7 +178,7 @@ fn plan_policy_status_follows_its_rate_limit_policy() {
     for version in [V14, V15] {
         let l = load_case("plan", version);
         let a = analyze(&l, version);
-        let got: Vec<(String, Vec<(String, String, String, String)>)> = a
+        let got: Vec<(String, Vec<Cond>)> = a
             .extension_statuses
             .iter()
             .map(|s| {
