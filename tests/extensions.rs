@@ -263,8 +263,8 @@ fn findings_about_the_derived_policy_point_at_the_plan_policy() {
     assert_eq!(prev, "kind: PlanPolicy");
 }
 
-/// The other three kinds load; what they add is announced, never silently left out. ThreatPolicy
-/// ships from 1.5 only.
+/// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
+/// ThreatPolicy ships from 1.5 only.
 #[test]
 fn other_extensions_are_validated_and_announced() {
     let l = load_case("others", V15);
@@ -280,7 +280,6 @@ fn other_extensions_are_validated_and_announced() {
         announced,
         [
             "OIDCPolicy gateway-system/oidc",
-            "TelemetryPolicy gateway-system/telemetry",
             "ThreatPolicy gateway-system/threat"
         ]
     );
@@ -298,6 +297,57 @@ fn other_extensions_are_validated_and_announced() {
         ]
     );
     assert_eq!(l.model.extensions.len(), 2);
+}
+
+/// A TelemetryPolicy registers each label as `metrics.labels.<label>` in the request domain
+/// (`KuadrantMetricBinding`), which becomes the `requestData` of the wasm configuration of the
+/// Gateway it targets; it is Accepted and Enforced.
+#[test]
+fn telemetry_labels_become_request_data() {
+    let want = json!({
+        "metrics.labels.model": "request.headers[\"x-model\"]",
+        "metrics.labels.user": "auth.identity.userid",
+    });
+    for version in [V14, V15] {
+        let l = load_case("telemetry", version);
+        assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+        let a = analyze(&l, version);
+        let objs = objects(&a);
+        let config = match version {
+            V14 => {
+                find(&objs, "WasmPlugin", "kuadrant-api-gateway")["spec"]["pluginConfig"].clone()
+            }
+            _ => {
+                let ef = find(&objs, "EnvoyFilter", "kuadrant-api-gateway");
+                let text = ef["spec"]["configPatches"][0]["patch"]["value"]["typed_config"]["value"]
+                    ["config"]["configuration"]["value"]
+                    .as_str()
+                    .unwrap();
+                serde_json::from_str(text).unwrap()
+            }
+        };
+        assert_eq!(config["requestData"], want, "{version:?}");
+        let s = &a.extension_statuses;
+        assert_eq!(s.len(), 1);
+        let conds: Vec<(&str, &str)> = s[0]
+            .conditions()
+            .iter()
+            .map(|c| (c.type_.as_str(), c.message.as_str()))
+            .collect();
+        assert_eq!(
+            conds,
+            [
+                ("Accepted", "TelemetryPolicy has been accepted"),
+                ("Enforced", "TelemetryPolicy has been successfully enforced")
+            ]
+        );
+    }
+    // Without a TelemetryPolicy there is no requestData.
+    let l = load_case("plan", V14);
+    let a = analyze(&l, V14);
+    let objs = objects(&a);
+    let wp = find(&objs, "WasmPlugin", "kuadrant-api-gateway");
+    assert!(wp["spec"]["pluginConfig"].get("requestData").is_none());
 }
 
 fn doc(kind: &str, spec: &str) -> String {

@@ -75,7 +75,7 @@ codes! {
     NoCertificate = "PCTL3017", Warning, false, "a listener a TLSPolicy applies to gets no Certificate (hostname, tls mode or certificateRefs unusable)";
     GeneratedNameClash = "PCTL3018", Warning, false, "several Certificates of one listener would share a name: the operator keeps only one";
     ExtensionOverwrites = "PCTL3023", Warning, false, "an extension policy's controller creates an object the input also defines (a PlanPolicy's RateLimitPolicy): it overwrites it";
-    ExtensionNotModelled = "PCTL3024", Warning, false, "what an extension policy's controller adds (OIDCPolicy, TelemetryPolicy, ThreatPolicy) is not in the computed output";
+    ExtensionNotModelled = "PCTL3024", Warning, false, "what an extension policy's controller adds (OIDCPolicy, ThreatPolicy) is not in the computed output";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

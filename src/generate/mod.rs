@@ -534,7 +534,13 @@ fn sort_keys_in_place(v: &mut Value) {
 }
 
 /// The wasm plugin configuration (legacy format) of one gateway.
-fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
+/// The wasm configuration of one gateway; `request_data` is what extension policies registered
+/// for it (`requestData`, omitted when empty).
+fn wasm_config(
+    rt: &Runtime<'_>,
+    action_sets: Vec<ActionSet>,
+    request_data: Vec<(String, String)>,
+) -> WasmConfig {
     let svc = |endpoint: &str, ty: &str, fm: &str, timeout: &str| json!({"endpoint": endpoint, "type": ty, "failureMode": fm, "timeout": timeout});
     let mut services = Map::new();
     services.insert(
@@ -574,6 +580,13 @@ fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
         c.insert("observability".into(), obs.clone());
     }
     c.insert("services".into(), Value::Object(services));
+    if !request_data.is_empty() {
+        let data: Map<String, Value> = request_data
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        c.insert("requestData".into(), Value::Object(data));
+    }
     sort_map(&mut c);
     debug_assert!(c.keys().all(|k| k.as_str() > "actionSets"));
     WasmConfig {
@@ -1025,7 +1038,7 @@ fn generate_in_runs(
         let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
         let wasm_name = format!("kuadrant-{gw}");
         let has_sets = !sets.is_empty();
-        let config = wasm_config(&rt, sets);
+        let config = wasm_config(&rt, sets, crate::model::extension::request_data(m, ns, gw));
         let tracing = go.any_policy
             && rt
                 .tracing

@@ -7,8 +7,8 @@
 //! `cmd/extensions/plan-policy/internal/controller/planpolicy_reconciler.go`), whose `origin` is
 //! the PlanPolicy's so that diagnostics point at what the user wrote. The data a PlanPolicy adds to
 //! the AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is
-//! [`plan_data`]. OIDCPolicy, TelemetryPolicy and ThreatPolicy are validated and listed, not
-//! expanded (see the README's "Extension policies" section).
+//! [`plan_data`]; the metric labels of a TelemetryPolicy are [`request_data`]. OIDCPolicy and
+//! ThreatPolicy are validated and announced, not expanded (see the README's "Extension policies").
 
 use super::raw::{ExtensionPolicySpec, RawPlan};
 use super::validate::{Check, Validated, target_ref, window_ok};
@@ -357,9 +357,13 @@ pub fn plan_expression(plans: &[Plan]) -> String {
 pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
     let mut derived = Vec::new();
     for e in &model.extensions {
-        let ExtensionBody::Plan(plans) = &e.body else {
-            diags.push(not_modelled(e));
-            continue;
+        let plans = match &e.body {
+            ExtensionBody::Plan(plans) => plans,
+            ExtensionBody::Telemetry(_) => continue,
+            _ => {
+                diags.push(not_modelled(e));
+                continue;
+            }
         };
         if plans.is_empty() {
             diags.push(
@@ -478,9 +482,6 @@ pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
 fn not_modelled(e: &Extension) -> Diagnostic {
     let what = match e.kind {
         ExtensionKind::Oidc => "the AuthPolicy and callback HTTPRoute its controller creates",
-        ExtensionKind::Telemetry => {
-            "the metric labels its controller adds to the wasm configuration"
-        }
         _ => "the actions its controller adds to the wasm configuration",
     };
     Diagnostic::new(
@@ -532,6 +533,27 @@ pub fn plan_data(
         }
     }
     props.into_iter().collect()
+}
+
+/// The `requestData` of the wasm configuration of the Gateway `namespace/name`: the metric labels
+/// of the TelemetryPolicies that target it, as `metrics.labels.<label>` → CEL expression
+/// (kuadrant-operator v1.5.2 / v1.4.6 `cmd/extensions/telemetry-policy/internal/controller/
+/// telemetrypolicy_reconciler.go` `reconcileSpec`, `pkg/extension/types/types.go`
+/// `KuadrantMetricBinding`; `internal/extension/registry.go` `mutateWasmConfig`: the first
+/// registration of a binding is kept, here the first TelemetryPolicy by namespace/name), sorted.
+pub fn request_data(model: &Model, namespace: &str, name: &str) -> Vec<(String, String)> {
+    let mut out: std::collections::BTreeMap<String, String> = Default::default();
+    for e in &model.extensions {
+        if let ExtensionBody::Telemetry(labels) = &e.body
+            && e.targets("Gateway", namespace, name)
+        {
+            for (label, expression) in labels {
+                out.entry(format!("metrics.labels.{label}"))
+                    .or_insert_with(|| expression.clone());
+            }
+        }
+    }
+    out.into_iter().collect()
 }
 
 #[cfg(test)]

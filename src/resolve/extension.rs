@@ -5,8 +5,9 @@
 //! v1.5.2 and v1.4.6 `cmd/extensions/plan-policy/internal/controller/planpolicy_reconciler.go`
 //! `reconcileSpec`, `calculateErrorStatus`, `calculateEnforcedStatus`; the messages of
 //! `pkg/extension/controller/utils.go` `AcceptedCondition`, `EnforcedCondition` and
-//! `internal/kuadrant/errors.go` `ErrUnknown`). The other extension kinds' statuses are not
-//! predicted.
+//! `internal/kuadrant/errors.go` `ErrUnknown`). A TelemetryPolicy, which only registers its
+//! labels, is `Accepted` and `Enforced` (`telemetrypolicy_reconciler.go`). The statuses of
+//! OIDCPolicy and ThreatPolicy are not predicted.
 
 use super::status::{Condition, PolicyStatus};
 use crate::model::Model;
@@ -40,15 +41,39 @@ fn condition(type_: &str, ok: bool, reason: &str, message: String) -> Condition 
     }
 }
 
-/// The PlanPolicies' statuses, from the predicted statuses of the policies (`statuses`, indexed
+/// `calculateEnforcedStatus` without an error.
+fn enforced_status(extension: usize, kind: &str) -> ExtensionStatus {
+    ExtensionStatus {
+        extension,
+        accepted: condition(
+            "Accepted",
+            true,
+            "Accepted",
+            format!("{kind} has been accepted"),
+        ),
+        enforced: Some(condition(
+            "Enforced",
+            true,
+            "Enforced",
+            format!("{kind} has been successfully enforced"),
+        )),
+    }
+}
+
+/// The PlanPolicies' and TelemetryPolicies' statuses, from the predicted statuses of the policies (`statuses`, indexed
 /// by `PolicyStatus::policy`) of `model`.
 pub fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus> {
     let mut out = Vec::new();
     for (i, e) in model.extensions.iter().enumerate() {
+        let kind = e.kind.kind();
+        if e.kind == ExtensionKind::Telemetry {
+            // Registering its labels is all it does: Accepted and Enforced.
+            out.push(enforced_status(i, kind));
+            continue;
+        }
         if e.kind != ExtensionKind::Plan {
             continue;
         }
-        let kind = e.kind.kind();
         let derived = model.policies.iter().position(|p| {
             p.meta.derived_from.is_some()
                 && p.meta.namespace == e.meta.namespace
@@ -64,21 +89,7 @@ pub fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus
             (Some(_), _) => Some(format!("RateLimitPolicy {} is not enforced", e.meta.name)),
         };
         out.push(match error {
-            None => ExtensionStatus {
-                extension: i,
-                accepted: condition(
-                    "Accepted",
-                    true,
-                    "Accepted",
-                    format!("{kind} has been accepted"),
-                ),
-                enforced: Some(condition(
-                    "Enforced",
-                    true,
-                    "Enforced",
-                    format!("{kind} has been successfully enforced"),
-                )),
-            },
+            None => enforced_status(i, kind),
             Some(err) => ExtensionStatus {
                 extension: i,
                 accepted: condition(
