@@ -512,3 +512,50 @@ fn estates_without_extensions_get_nothing_new() {
         }
     }
 }
+
+/// `graph` draws each extension policy with an edge to its target and a dotted one to the policy
+/// its controller creates; the operator's own topology (`--compat policy-machinery`) has neither.
+#[test]
+fn graph_draws_extensions_and_what_they_derive() {
+    use policyctl::render::graph::{self, Selection};
+    use policyctl::topology::Topology;
+    let l = load_case("plan", V15);
+    let t = Topology::build(&l.model, V15);
+    let dot = graph::dot(&t, &Selection::all());
+    let plan = "\"planpolicy.extensions.kuadrant.io:toystore/toystore-plans\"";
+    assert!(dot.contains(&format!(
+        "\t{plan} [label=\"PlanPolicy\\ntoystore/toystore-plans\",shape=\"note\",style=\"dashed\"];\n"
+    )));
+    assert!(dot.contains(&format!(
+        "\t{plan} -> \"ratelimitpolicy.kuadrant.io:toystore/toystore-plans\" [comment=\"PlanPolicy -> RateLimitPolicy\",style=\"dotted\"];\n"
+    )));
+    assert!(dot.contains(&format!(
+        "\t{plan} -> \"httproute.gateway.networking.k8s.io:toystore/toystore\" [comment=\"Policy -> Target\",style=\"dashed\"];\n"
+    )));
+    let compat = graph::dot_compat(&t, &Selection::all());
+    assert!(!compat.contains("PlanPolicy"));
+    assert!(compat.contains("RateLimitPolicy\\ntoystore/toystore-plans"));
+    let json: Value = serde_json::from_str(&graph::json(&t, &Selection::all())).unwrap();
+    let derived: Vec<(&str, &str)> = json["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "derived")
+        .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        derived,
+        [
+            (
+                "planpolicy.extensions.kuadrant.io:gateway-system/gateway-plans",
+                "ratelimitpolicy.kuadrant.io:gateway-system/gateway-plans"
+            ),
+            (
+                "planpolicy.extensions.kuadrant.io:toystore/toystore-plans",
+                "ratelimitpolicy.kuadrant.io:toystore/toystore-plans"
+            ),
+        ]
+    );
+    let focus = graph::parse_focus("planpolicy/toystore/toystore-plans").unwrap();
+    assert!(Selection::focus(&t, &focus).is_some());
+}

@@ -88,6 +88,20 @@ impl Extension {
         format!("{} {}", self.kind.kind(), self.meta.key())
     }
 
+    /// The locator of the object its targetRef names (`#section` when set).
+    pub fn target_locator(&self) -> Locator {
+        let base = Locator::object(
+            &self.target.kind.value,
+            &self.target.group.value,
+            &self.meta.namespace,
+            &self.target.name.value,
+        );
+        match &self.target.section_name {
+            Some(s) => base.section(&s.value),
+            None => base,
+        }
+    }
+
     /// Whether its targetRef names `kind` `namespace/name` (the extension manager matches the
     /// group, kind, name and the policy's namespace; the sectionName is not part of the key:
     /// kuadrant-operator v1.5.2 `internal/extension/manager.go` `createLocatorFromProtobuf`).
