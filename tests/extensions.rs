@@ -559,3 +559,19 @@ fn graph_draws_extensions_and_what_they_derive() {
     let focus = graph::parse_focus("planpolicy/toystore/toystore-plans").unwrap();
     assert!(Selection::focus(&t, &focus).is_some());
 }
+
+/// `explain` names the PlanPolicy a RateLimitPolicy comes from.
+#[test]
+fn explain_names_the_plan_policy() {
+    use policyctl::resolve::explain;
+    use policyctl::topology::Topology;
+    let l = load_case("plan", V15);
+    let t = Topology::build(&l.model, V15);
+    let target = explain::parse_target("httproute/toystore/toystore").unwrap();
+    let e = explain::explain(&t, &target, None).unwrap();
+    let text = policyctl::render::explain::text(&e);
+    assert!(text.contains(
+        "      2. toystore/toystore-plans (created by PlanPolicy toystore/toystore-plans) on HTTPRoute toystore/toystore — implicit defaults, atomic\n"
+    ), "{text}");
+    assert!(text.contains("      1. toystore/toystore-auth on HTTPRoute toystore/toystore"));
+}
