@@ -575,3 +575,29 @@ fn explain_names_the_plan_policy() {
     ), "{text}");
     assert!(text.contains("      1. toystore/toystore-auth on HTTPRoute toystore/toystore"));
 }
+
+/// A RateLimitPolicy of the PlanPolicy's name in the input is replaced by the PlanPolicy's (the
+/// controller's `rlpSpecMutator` overwrites its targetRef and limits), and reported.
+#[test]
+fn a_written_rate_limit_policy_of_the_same_name_is_replaced() {
+    let plan = doc(
+        "PlanPolicy",
+        &format!("{GW}  plans: [{{tier: gold, predicate: 'true', limits: {{daily: 3}}}}]\n"),
+    );
+    let rlp = "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: x, namespace: ns}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: other}\n  limits:\n    l: {rates: [{limit: 1, window: 1m}]}\n";
+    let l = common::load_docs(&[plan, rlp.to_string()], V15);
+    let codes: Vec<&str> = l.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"PCTL3023"), "{codes:?}");
+    let rlps: Vec<_> = l
+        .model
+        .policies
+        .iter()
+        .filter(|p| p.meta.key() == "ns/x")
+        .collect();
+    assert_eq!(rlps.len(), 1);
+    assert_eq!(rlps[0].target.name.value, "gw");
+    assert_eq!(
+        rlps[0].meta.derived_from.as_deref(),
+        Some("PlanPolicy ns/x")
+    );
+}
