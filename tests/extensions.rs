@@ -475,6 +475,23 @@ fn crd_rules_per_kind_and_version() {
         errors(&sample, V15),
         e("PCTL1008", "spec.provider.clientID is required")
     );
+    let cookie = doc(
+        "OIDCPolicy",
+        &format!(
+            "{GW}  provider: {{clientID: c, issuerURL: 'https://i'}}\n  auth: {{tokenSource: {{cookie: {{}}}}}}\n"
+        ),
+    );
+    assert_eq!(
+        errors(&cookie, V15),
+        e("PCTL1008", "spec.auth.tokenSource.cookie.name is required")
+    );
+    let claims = doc(
+        "OIDCPolicy",
+        &format!(
+            "{GW}  provider: {{clientID: c, issuerURL: 'https://i'}}\n  auth: {{claims: {{group: [a]}}}}\n"
+        ),
+    );
+    assert_eq!(errors(&claims, V15)[0].0, "PCTL1009", "claims: strings");
     let threat = doc("ThreatPolicy", &format!("{GW}  threshold: 11\n"));
     assert_eq!(errors(&threat, V15)[0].0, "PCTL1009", "maximum 10");
     assert_eq!(errors(&threat, V14)[0].0, "PCTL1013", "not shipped by 1.4");

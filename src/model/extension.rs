@@ -131,7 +131,10 @@ pub(super) fn validate(
     let target = target_ref(kind, s.target_ref, at, version, c);
     let body = match ek {
         ExtensionKind::Plan => plans(s.plans, at, c),
-        ExtensionKind::Oidc => oidc(s.provider, at, c),
+        ExtensionKind::Oidc => {
+            oidc_auth(s.auth.as_ref(), c);
+            oidc(s.provider, at, c)
+        }
         ExtensionKind::Telemetry => telemetry(s.metrics, at, c),
         ExtensionKind::Threat => threat(s.threshold, at, c),
     };
@@ -244,6 +247,35 @@ fn oidc(
         issuer_url: p.issuer_url.map(|s| s.value).unwrap_or_default(),
         client_id: client_id.value,
     })
+}
+
+/// OIDCPolicy `auth`: `claims` is a map of strings, and a `tokenSource` `cookie`, `customHeader` or
+/// `queryString` needs its `name` (the CRD's schema).
+fn oidc_auth(auth: Option<&Sp<Value>>, c: &mut Check) {
+    let Some(auth) = auth else { return };
+    let span = auth.span;
+    if let Some(claims) = auth.value.get("claims") {
+        let ok = claims
+            .as_object()
+            .is_some_and(|m| m.values().all(Value::is_string));
+        if !ok {
+            c.schema(
+                span,
+                "spec.auth.claims must map claim names to strings",
+                "write each claim's expected value as a string, e.g. email_verified: \"true\"",
+            );
+        }
+    }
+    let Some(source) = auth.value.get("tokenSource") else {
+        return;
+    };
+    for field in ["cookie", "customHeader", "queryString"] {
+        if let Some(v) = source.get(field)
+            && !v.get("name").is_some_and(Value::is_string)
+        {
+            c.missing(span, &format!("spec.auth.tokenSource.{field}.name"));
+        }
+    }
 }
 
 fn telemetry(
