@@ -5,6 +5,7 @@
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::{self, GenerateOptions, Generated};
 use crate::model::{KuadrantVersion, Model};
+use crate::resolve::extension::ExtensionStatus;
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
 use crate::source::SourceMap;
@@ -18,6 +19,8 @@ pub struct Analysis<'m> {
     /// The generated objects, with the `only`/`gateway` filters of the options applied.
     pub generated: Generated,
     pub statuses: Vec<PolicyStatus>,
+    /// The PlanPolicies' own statuses (from their RateLimitPolicies').
+    pub extension_statuses: Vec<ExtensionStatus>,
     /// Load diagnostics plus those of every stage, sorted.
     pub diagnostics: Diagnostics,
 }
@@ -54,6 +57,7 @@ pub fn analyze<'m>(
         Some(&whole.components),
         status_opts,
     );
+    let extension_statuses = resolve::extension::statuses(model, &statuses);
     let mut generated = generated;
     let mut accepted = vec![false; model.policies.len()];
     for s in &statuses {
@@ -68,13 +72,35 @@ pub fn analyze<'m>(
         diagnostics.push(d.clone());
     }
     diagnostics.extend(status::diagnostics(&topology, &statuses));
+    name_derived_sources(model, &mut diagnostics);
     diagnostics.sort();
     Analysis {
         topology,
         effective,
         generated,
         statuses,
+        extension_statuses,
         diagnostics,
+    }
+}
+
+/// A finding about an object an extension policy's controller creates names that extension
+/// policy too (its labels already point into the extension policy's document).
+fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
+    let derived: std::collections::HashMap<String, &str> = model
+        .policies
+        .iter()
+        .filter_map(|p| Some((p.display(), p.meta.derived_from.as_deref()?)))
+        .collect();
+    if derived.is_empty() {
+        return;
+    }
+    for d in diagnostics.iter_mut() {
+        if let Some(o) = &mut d.object
+            && let Some(from) = derived.get(o.as_str())
+        {
+            *o = format!("{o} (created by {from})");
+        }
     }
 }
 
@@ -135,7 +161,10 @@ pub fn predicted_objects(
 ) -> Vec<serde_json::Value> {
     crate::par::map(statuses, 256, |s| {
         let p = &model.policies[s.policy];
-        let v = crate::load::object_value(sources, &p.meta.origin)?;
+        let v = match crate::model::extension::derived_object(model, p) {
+            Some(v) => v,
+            None => crate::load::object_value(sources, &p.meta.origin)?,
+        };
         Some(generate::sort_keys(status::with_predicted_status(
             v,
             s,
@@ -145,4 +174,28 @@ pub fn predicted_objects(
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// Every extension policy of `statuses` as written in its source, with its predicted
+/// `status` (`observedGeneration` and `conditions`; the extension controllers set no
+/// `observedGeneration` on the conditions themselves), keys sorted.
+pub fn predicted_extension_objects(
+    sources: &SourceMap,
+    model: &Model,
+    statuses: &[ExtensionStatus],
+) -> Vec<serde_json::Value> {
+    statuses
+        .iter()
+        .filter_map(|s| {
+            let e = &model.extensions[s.extension];
+            let mut v = crate::load::object_value(sources, &e.meta.origin)?;
+            v = status::with_conditions(v, &s.conditions(), None);
+            if let (Some(g), Some(st)) = (e.meta.generation, v.get_mut("status"))
+                && let Some(st) = st.as_object_mut()
+            {
+                st.insert("observedGeneration".into(), serde_json::Value::from(g));
+            }
+            Some(generate::sort_keys(v))
+        })
+        .collect()
 }

@@ -69,7 +69,15 @@ fn objects(model: &Model) -> Vec<(String, &Meta)> {
     all.extend(model.routes.iter().map(|o| (o.spec.kind.kind(), &o.meta)));
     all.extend(model.namespaces.iter().map(|o| ("Namespace", &o.meta)));
     all.extend(model.services.iter().map(|o| ("Service", &o.meta)));
-    all.extend(model.policies.iter().map(|p| (p.kind.kind(), &p.meta)));
+    // A policy an extension's controller creates is not in the input: its extension policy is.
+    all.extend(
+        model
+            .policies
+            .iter()
+            .filter(|p| p.meta.derived_from.is_none())
+            .map(|p| (p.kind.kind(), &p.meta)),
+    );
+    all.extend(model.extensions.iter().map(|e| (e.kind.kind(), &e.meta)));
     all.extend(model.kuadrants.iter().map(|o| ("Kuadrant", &o.meta)));
     all.extend(model.limitadors.iter().map(|o| ("Limitador", &o.meta)));
     all.extend(model.authorinos.iter().map(|o| ("Authorino", &o.meta)));

@@ -29,6 +29,8 @@ mod formats;
 mod golden;
 /// The topology graph and the topology lint.
 mod graph;
+/// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
+mod extensions;
 /// Estates shaped like Kuadrant's user guides.
 mod guides;
 /// The hostile fixtures and the fuzzing findings.

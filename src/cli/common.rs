@@ -554,7 +554,7 @@ impl Ui {
 /// The generation flags shared by `compute` and `diff`. Each falls back to the settings file.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
-    /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord.
+    /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension.
     #[arg(long, value_delimiter = ',', value_name = "FAMILY")]
     pub only: Vec<String>,
     /// Only paths through this gateway.
@@ -590,7 +590,7 @@ impl GenArgs {
             let f = f.trim();
             only.insert(Family::parse(f).ok_or_else(|| {
                 CliError::Usage(format!(
-                    "--only: unknown family {f:?} (expected wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord)"
+                    "--only: unknown family {f:?} (expected wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension)"
                 ))
             })?);
         }

@@ -49,6 +49,7 @@ codes! {
     CelRule = "PCTL1010", Error, false, "a CRD validation rule (x-kubernetes-validations) rejects the object";
     InputLimit = "PCTL1011", Error, true, "a document exceeds the safety limits (aliases, depth, size)";
     InvalidName = "PCTL1012", Error, false, "metadata.name or metadata.namespace is not a name the API server accepts for the kind; the object is left out";
+    ExtensionNotShipped = "PCTL1013", Error, false, "an extension policy kind the emulated operator version does not ship (ThreatPolicy before 1.5); the object is left out";
     TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
@@ -73,6 +74,8 @@ codes! {
     DnsRecordNotPredicted = "PCTL3016", Info, false, "a DNSPolicy's DNSRecord is not printed: its endpoints need the Gateway's status.addresses (or the cluster's ID)";
     NoCertificate = "PCTL3017", Warning, false, "a listener a TLSPolicy applies to gets no Certificate (hostname, tls mode or certificateRefs unusable)";
     GeneratedNameClash = "PCTL3018", Warning, false, "several Certificates of one listener would share a name: the operator keeps only one";
+    ExtensionOverwrites = "PCTL3023", Warning, false, "an extension policy's controller creates an object the input also defines (a PlanPolicy's RateLimitPolicy): it overwrites it";
+    ExtensionNotModelled = "PCTL3024", Warning, false, "what an extension policy's controller adds (OIDCPolicy, ThreatPolicy) is not in the computed output";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

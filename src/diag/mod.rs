@@ -127,6 +127,10 @@ impl Diagnostics {
         self.items.iter()
     }
 
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Diagnostic> {
+        self.items.iter_mut()
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }

@@ -643,6 +643,36 @@ pub fn spec(name: &str, s: &AuthSections<'_>) -> Value {
     Value::Object(out)
 }
 
+/// Set `response.success.dynamicMetadata.kuadrant` to a JSON response whose properties are the
+/// `(binding, CEL expression)` pairs extension policies registered (kuadrant-operator v1.5.2 and
+/// v1.4.6 `internal/extension/registry.go` `mutateAuthConfig`: the `kuadrant` entry is replaced
+/// whole, the rest of the response is kept).
+pub fn add_kuadrant_data(spec: &mut Map<String, Value>, data: &[(String, String)]) {
+    let properties: Map<String, Value> = data
+        .iter()
+        .map(|(k, e)| (k.clone(), serde_json::json!({ "expression": e })))
+        .collect();
+    let entry = success_response(&serde_json::json!({ "json": { "properties": properties } }));
+    let response = spec
+        .entry("response")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(response) = response else {
+        return;
+    };
+    let success = response
+        .entry("success")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(success) = success else {
+        return;
+    };
+    let metadata = success
+        .entry("dynamicMetadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(metadata) = metadata {
+        metadata.insert("kuadrant".into(), Value::Object(entry));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,6 +92,8 @@ pub enum Family {
     Certificate,
     /// `DNSRecord`s of DNSPolicies.
     DnsRecord,
+    /// What extension policies' controllers create (a PlanPolicy's `RateLimitPolicy`).
+    Extension,
 }
 
 impl Family {
@@ -104,13 +106,14 @@ impl Family {
             "envoygateway" => Some(Family::EnvoyGateway),
             "certificate" => Some(Family::Certificate),
             "dnsrecord" => Some(Family::DnsRecord),
+            "extension" => Some(Family::Extension),
             _ => None,
         }
     }
 }
 
 /// The objects the operator generates for valid DNSPolicies and TLSPolicies (`Certificate`s, then
-/// `DNSRecord`s), with the `only` / `gateway` filters of `opts`. `accepted[i]` says whether policy `i`
+/// `DNSRecord`s), then those extension controllers create (a PlanPolicy's RateLimitPolicy), with the `only` / `gateway` filters of `opts`. `accepted[i]` says whether policy `i`
 /// of the model is predicted `Accepted` (the operator's validators decide which policies get objects).
 pub fn policy_objects(
     m: &Model,
@@ -125,6 +128,15 @@ pub fn policy_objects(
     }
     if want(Family::DnsRecord) {
         out.extend(dns::dns_records(m, accepted, opts.gateway.as_ref(), diags));
+    }
+    // Not per gateway: left out when the output is restricted to one.
+    if want(Family::Extension) && opts.gateway.is_none() {
+        out.extend(
+            m.policies
+                .iter()
+                .filter_map(|p| crate::model::extension::derived_object(m, p))
+                .map(|v| Object::Tree(sort_keys(v))),
+        );
     }
     out
 }
@@ -522,7 +534,13 @@ fn sort_keys_in_place(v: &mut Value) {
 }
 
 /// The wasm plugin configuration (legacy format) of one gateway.
-fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
+/// The wasm configuration of one gateway; `request_data` is what extension policies registered
+/// for it (`requestData`, omitted when empty).
+fn wasm_config(
+    rt: &Runtime<'_>,
+    action_sets: Vec<ActionSet>,
+    request_data: Vec<(String, String)>,
+) -> WasmConfig {
     let svc = |endpoint: &str, ty: &str, fm: &str, timeout: &str| json!({"endpoint": endpoint, "type": ty, "failureMode": fm, "timeout": timeout});
     let mut services = Map::new();
     services.insert(
@@ -562,6 +580,13 @@ fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
         c.insert("observability".into(), obs.clone());
     }
     c.insert("services".into(), Value::Object(services));
+    if !request_data.is_empty() {
+        let data: Map<String, Value> = request_data
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        c.insert("requestData".into(), Value::Object(data));
+    }
     sort_map(&mut c);
     debug_assert!(c.keys().all(|k| k.as_str() > "actionSets"));
     WasmConfig {
@@ -731,7 +756,7 @@ fn path_pass<'a>(
                 .clone();
             // The spec depends on the path only through `hosts`: encode it once per effective
             // AuthPolicy (paths with the same policy list share one) and share it.
-            let spec = auth_specs
+            let base = auth_specs
                 .entry(identity(Some(a)))
                 .or_insert_with(|| {
                     let rules = a.rules.values().filter_map(|r| match &r.value {
@@ -748,6 +773,21 @@ fn path_pass<'a>(
                     Arc::new(spec)
                 })
                 .clone();
+            // The data extension policies register for the path's gateway and route.
+            let data = crate::model::extension::plan_data(
+                m,
+                opts.version,
+                (&g.meta.namespace, &g.meta.name),
+                (r.spec.kind, &r.meta.namespace, &r.meta.name),
+            );
+            let spec = if data.is_empty() {
+                base
+            } else {
+                let mut spec = (*base).clone();
+                authconfig::add_kuadrant_data(&mut spec, &data);
+                sort_map(&mut spec);
+                Arc::new(spec)
+            };
             out.auth_configs.push(object::AuthConfig {
                 name: name.clone(),
                 namespace: Arc::clone(&namespace),
@@ -998,7 +1038,7 @@ fn generate_in_runs(
         let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
         let wasm_name = format!("kuadrant-{gw}");
         let has_sets = !sets.is_empty();
-        let config = wasm_config(&rt, sets);
+        let config = wasm_config(&rt, sets, crate::model::extension::request_data(m, ns, gw));
         let tracing = go.any_policy
             && rt
                 .tracing

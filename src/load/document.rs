@@ -28,6 +28,8 @@ pub enum RawSpec {
     RateLimit(Box<RateLimitPolicySpec>),
     Auth(Box<AuthPolicySpec>),
     Direct(Box<DirectPolicySpec>),
+    /// PlanPolicy, OIDCPolicy, TelemetryPolicy, ThreatPolicy.
+    Extension(Box<ExtensionPolicySpec>),
     Opaque(Value),
     /// Present but not read (unknown kind, or the kind was not known yet).
     Skipped,
@@ -174,6 +176,9 @@ fn read_spec<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawSp
         K::AuthPolicy => RawSpec::Auth(map.next_value()?),
         K::DnsPolicy | K::TlsPolicy => RawSpec::Direct(map.next_value()?),
         K::Kuadrant | K::Limitador | K::Authorino => RawSpec::Opaque(map.next_value()?),
+        K::PlanPolicy | K::OidcPolicy | K::TelemetryPolicy | K::ThreatPolicy => {
+            RawSpec::Extension(map.next_value()?)
+        }
         K::Namespace | K::Issuer | K::ClusterIssuer => {
             map.next_value::<IgnoredAny>()?;
             RawSpec::Skipped

@@ -146,6 +146,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         }
     }
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
+    crate::model::extension::expand(&mut out.model, &mut out.diagnostics);
     crate::model::assume_gateway_classes(
         &mut out.model,
         &opts.gateway_classes,

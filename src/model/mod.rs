@@ -5,6 +5,7 @@
 //! I/O, parse YAML, build graphs or know about paths through the graph.
 
 pub mod duration;
+pub mod extension;
 mod locator;
 pub mod raw;
 pub mod span;
@@ -21,6 +22,8 @@ use std::sync::Arc;
 
 pub const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
 pub const KUADRANT_GROUP: &str = "kuadrant.io";
+/// The API group of Kuadrant's extension policies (PlanPolicy, OIDCPolicy, TelemetryPolicy, ThreatPolicy).
+pub const EXTENSIONS_GROUP: &str = "extensions.kuadrant.io";
 
 /// Which operator release line to emulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -71,6 +74,14 @@ pub enum ObjectKind {
     Issuer,
     /// cert-manager `ClusterIssuer`: only its existence is modelled.
     ClusterIssuer,
+    /// `extensions.kuadrant.io` PlanPolicy (see [`extension`]).
+    PlanPolicy,
+    /// `extensions.kuadrant.io` OIDCPolicy.
+    OidcPolicy,
+    /// `extensions.kuadrant.io` TelemetryPolicy.
+    TelemetryPolicy,
+    /// `extensions.kuadrant.io` ThreatPolicy (shipped from operator 1.5).
+    ThreatPolicy,
 }
 
 /// cert-manager's API group.
@@ -106,6 +117,10 @@ impl ObjectKind {
             ObjectKind::Authorino => "Authorino",
             ObjectKind::Issuer => "Issuer",
             ObjectKind::ClusterIssuer => "ClusterIssuer",
+            ObjectKind::PlanPolicy => "PlanPolicy",
+            ObjectKind::OidcPolicy => "OIDCPolicy",
+            ObjectKind::TelemetryPolicy => "TelemetryPolicy",
+            ObjectKind::ThreatPolicy => "ThreatPolicy",
         }
     }
 
@@ -125,6 +140,10 @@ impl ObjectKind {
             ObjectKind::Limitador => "limitador.kuadrant.io",
             ObjectKind::Authorino => "operator.authorino.kuadrant.io",
             ObjectKind::Issuer | ObjectKind::ClusterIssuer => CERT_MANAGER_GROUP,
+            ObjectKind::PlanPolicy
+            | ObjectKind::OidcPolicy
+            | ObjectKind::TelemetryPolicy
+            | ObjectKind::ThreatPolicy => EXTENSIONS_GROUP,
         }
     }
 
@@ -206,6 +225,26 @@ impl ObjectKind {
             (CERT_MANAGER_GROUP, "ClusterIssuer") => {
                 served(K::ClusterIssuer, &["v1"], "cert-manager.io/v1")
             }
+            (EXTENSIONS_GROUP, "PlanPolicy") => served(
+                K::PlanPolicy,
+                &["v1alpha1"],
+                "extensions.kuadrant.io/v1alpha1",
+            ),
+            (EXTENSIONS_GROUP, "OIDCPolicy") => served(
+                K::OidcPolicy,
+                &["v1alpha1"],
+                "extensions.kuadrant.io/v1alpha1",
+            ),
+            (EXTENSIONS_GROUP, "TelemetryPolicy") => served(
+                K::TelemetryPolicy,
+                &["v1alpha1"],
+                "extensions.kuadrant.io/v1alpha1",
+            ),
+            (EXTENSIONS_GROUP, "ThreatPolicy") => served(
+                K::ThreatPolicy,
+                &["v1alpha1"],
+                "extensions.kuadrant.io/v1alpha1",
+            ),
             ("operator.authorino.kuadrant.io", "Authorino") => served(
                 K::Authorino,
                 &["v1beta1"],
@@ -245,6 +284,9 @@ pub struct Meta {
     pub annotations: BTreeMap<String, String>,
     pub api_version: String,
     pub origin: Origin,
+    /// For an object an extension's controller creates (a PlanPolicy's RateLimitPolicy): the
+    /// extension policy it comes from, as `Kind namespace/name`. Its `origin` is the extension's.
+    pub derived_from: Option<String>,
 }
 
 impl Meta {
@@ -890,6 +932,8 @@ pub struct Model {
     /// cert-manager Issuers and ClusterIssuers (existence only).
     pub issuers: Vec<Obj<()>>,
     pub cluster_issuers: Vec<Obj<()>>,
+    /// Extension policies (`extensions.kuadrant.io`), sorted by kind, then namespace/name.
+    pub extensions: Vec<extension::Extension>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
 }
@@ -912,8 +956,18 @@ impl Model {
             .map(|n| &n.meta.labels)
     }
 
-    /// Number of modelled objects.
+    /// Number of modelled objects of the input (objects derived from extension policies are not
+    /// counted).
     pub fn object_count(&self) -> usize {
+        let derived = self
+            .policies
+            .iter()
+            .filter(|p| p.meta.derived_from.is_some())
+            .count();
+        self.input_and_derived_count() - derived
+    }
+
+    fn input_and_derived_count(&self) -> usize {
         self.gateway_classes.len()
             + self.gateways.len()
             + self.routes.len()
@@ -925,6 +979,7 @@ impl Model {
             + self.authorinos.len()
             + self.issuers.len()
             + self.cluster_issuers.len()
+            + self.extensions.len()
     }
 }
 

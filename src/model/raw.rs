@@ -531,3 +531,79 @@ pub struct RawIssuerRef {
     pub kind: Option<Str>,
     pub group: Option<String>,
 }
+
+// ---------------------------------------------------------------- extension policies
+
+/// The spec of the four `extensions.kuadrant.io/v1alpha1` kinds in one shape: each kind reads the
+/// fields of its own CRD (kuadrant-operator v1.5.2 `cmd/extensions/*/api/v1alpha1/*_types.go`) and
+/// ignores the others, as the API server prunes fields a CRD does not declare.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionPolicySpec {
+    pub target_ref: Option<Sp<RawTargetRef>>,
+    /// PlanPolicy `plans`.
+    pub plans: Option<Sp<Vec<Sp<RawPlan>>>>,
+    /// OIDCPolicy `provider`.
+    pub provider: Option<Sp<RawOidcProvider>>,
+    /// OIDCPolicy `auth`, as written.
+    pub auth: Option<Sp<Value>>,
+    /// TelemetryPolicy `metrics`.
+    pub metrics: Option<Sp<RawMetrics>>,
+    /// ThreatPolicy `threshold`.
+    #[serde(default, deserialize_with = "int::opt_sp")]
+    pub threshold: Option<Sp<i64>>,
+}
+
+/// One PlanPolicy `plans[]` entry.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPlan {
+    pub tier: Option<Str>,
+    pub predicate: Option<Str>,
+    pub limits: Option<RawPlanLimits>,
+}
+
+/// A plan's `limits`: requests per day, week, month and year, plus custom rates.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPlanLimits {
+    #[serde(default, deserialize_with = "int::opt_sp")]
+    pub daily: Option<Sp<i64>>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
+    pub weekly: Option<Sp<i64>>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
+    pub monthly: Option<Sp<i64>>,
+    #[serde(default, deserialize_with = "int::opt_sp")]
+    pub yearly: Option<Sp<i64>>,
+    pub custom: Option<Vec<RawRate>>,
+}
+
+/// OIDCPolicy `provider`.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawOidcProvider {
+    #[serde(rename = "jwksURL")]
+    pub jwks_url: Option<Str>,
+    #[serde(rename = "issuerURL")]
+    pub issuer_url: Option<Str>,
+    #[serde(rename = "clientID")]
+    pub client_id: Option<Str>,
+    pub authorization_endpoint: Option<Str>,
+    #[serde(rename = "redirectURI")]
+    pub redirect_uri: Option<Str>,
+    pub token_endpoint: Option<Str>,
+}
+
+/// TelemetryPolicy `metrics`.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawMetrics {
+    pub default: Option<Sp<RawMetricsConfig>>,
+}
+
+/// TelemetryPolicy `metrics.default`.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct RawMetricsConfig {
+    pub labels: Option<Sp<IndexMap<String, Str>>>,
+}

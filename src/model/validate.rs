@@ -26,6 +26,7 @@ pub enum Validated {
     Authorino(Obj<Value>),
     Issuer(Obj<()>),
     ClusterIssuer(Obj<()>),
+    Extension(Box<extension::Extension>),
     Skipped { meta: Meta, kind: String },
 }
 
@@ -40,6 +41,7 @@ impl Validated {
             Validated::Policy(p) => &p.meta,
             Validated::Kuadrant(o) | Validated::Limitador(o) | Validated::Authorino(o) => &o.meta,
             Validated::Issuer(o) | Validated::ClusterIssuer(o) => &o.meta,
+            Validated::Extension(e) => &e.meta,
             Validated::Skipped { meta, .. } => meta,
         }
     }
@@ -56,6 +58,7 @@ impl Validated {
                 &mut o.meta
             }
             Validated::Issuer(o) | Validated::ClusterIssuer(o) => &mut o.meta,
+            Validated::Extension(e) => &mut e.meta,
             Validated::Skipped { meta, .. } => meta,
         }
     }
@@ -73,6 +76,7 @@ impl Validated {
             Validated::Authorino(_) => "Authorino",
             Validated::Issuer(_) => "Issuer",
             Validated::ClusterIssuer(_) => "ClusterIssuer",
+            Validated::Extension(e) => e.kind.kind(),
             Validated::Skipped { kind, .. } => kind,
         }
     }
@@ -99,6 +103,7 @@ impl Validated {
             Validated::Skipped { .. } => 9,
             Validated::Issuer(_) => 10,
             Validated::ClusterIssuer(_) => 11,
+            Validated::Extension(_) => 12,
         }
     }
 
@@ -115,6 +120,7 @@ impl Validated {
             Validated::Authorino(o) => model.authorinos.push(o),
             Validated::Issuer(o) => model.issuers.push(o),
             Validated::ClusterIssuer(o) => model.cluster_issuers.push(o),
+            Validated::Extension(e) => model.extensions.push(*e),
             Validated::Skipped { meta, kind } => {
                 model
                     .skipped
@@ -136,7 +142,7 @@ impl Model {
     /// An empty model whose lists have room for exactly `objs` (growing them one push at a time
     /// would copy each list into fresh memory several times).
     pub(crate) fn with_room_for(objs: &[Validated]) -> Model {
-        let mut n = [0usize; 12];
+        let mut n = [0usize; 13];
         for o in objs {
             n[o.list()] += 1;
         }
@@ -152,6 +158,7 @@ impl Model {
             authorinos: Vec::with_capacity(n[8]),
             issuers: Vec::with_capacity(n[10]),
             cluster_issuers: Vec::with_capacity(n[11]),
+            extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
         }
     }
@@ -178,6 +185,9 @@ pub fn sort_model(m: &mut Model) {
     sort_moving_once(&mut m.authorinos, by_key);
     sort_moving_once(&mut m.issuers, by_key);
     sort_moving_once(&mut m.cluster_issuers, by_key);
+    sort_moving_once(&mut m.extensions, |a, b| {
+        (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
+    });
     m.skipped.sort();
 }
 
@@ -210,7 +220,7 @@ fn sort_moving_once<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) 
 }
 
 /// Collects problems for one object; any error leaves the object out.
-struct Check<'a> {
+pub(super) struct Check<'a> {
     diags: &'a mut Diagnostics,
     object: String,
     doc: Span,
@@ -225,11 +235,18 @@ impl Check<'_> {
         self.diags.push(d.object(self.object.clone()));
     }
 
-    fn error(&mut self, code: Code, span: Span, msg: impl Into<String>, label: &str, help: &str) {
+    pub(super) fn error(
+        &mut self,
+        code: Code,
+        span: Span,
+        msg: impl Into<String>,
+        label: &str,
+        help: &str,
+    ) {
         self.push(Diagnostic::new(code, msg).at(span, label).help(help));
     }
 
-    fn missing(&mut self, at: Span, field: &str) {
+    pub(super) fn missing(&mut self, at: Span, field: &str) {
         self.error(
             Code::MissingField,
             at,
@@ -239,11 +256,11 @@ impl Check<'_> {
         );
     }
 
-    fn schema(&mut self, span: Span, msg: impl Into<String>, help: &str) {
+    pub(super) fn schema(&mut self, span: Span, msg: impl Into<String>, help: &str) {
         self.error(Code::SchemaViolation, span, msg, "invalid value", help);
     }
 
-    fn cel(&mut self, span: Span, msg: &str) {
+    pub(super) fn cel(&mut self, span: Span, msg: &str) {
         self.error(
             Code::CelRule,
             span,
@@ -253,7 +270,12 @@ impl Check<'_> {
         );
     }
 
-    fn required<'s>(&mut self, v: &'s Option<Str>, at: Span, field: &str) -> Option<&'s Str> {
+    pub(super) fn required<'s>(
+        &mut self,
+        v: &'s Option<Str>,
+        at: Span,
+        field: &str,
+    ) -> Option<&'s Str> {
         match v {
             Some(s) => Some(s),
             None => {
@@ -384,6 +406,32 @@ pub fn object(
         .and_then(|m| m.value.name.as_ref())
         .map(|n| n.value.clone())
         .unwrap_or_default();
+    if let Some(from) = extension::not_shipped(ok, opts.version) {
+        let namespace = doc
+            .metadata
+            .as_ref()
+            .and_then(|m| m.value.namespace.as_ref())
+            .map(|n| n.value.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| opts.default_namespace.clone());
+        diags.push(
+            Diagnostic::new(
+                Code::ExtensionNotShipped,
+                format!(
+                    "{} is not shipped by the Kuadrant operator {}: it is shipped from {from}",
+                    ok.kind(),
+                    opts.version.as_str(),
+                ),
+            )
+            .at(kind.span, "kind not shipped")
+            .object(format!("{} {namespace}/{name}", ok.kind()))
+            .help(format!(
+                "run with --kuadrant-version 1.5 to emulate an operator that ships {}, or remove the object; it is left out",
+                ok.kind()
+            )),
+        );
+        return None;
+    }
     let mut c = Check {
         diags,
         object: format!("{} {name}", ok.kind()).trim_end().to_string(),
@@ -438,6 +486,13 @@ pub fn object(
         (ObjectKind::Kuadrant, spec) => Some(Validated::Kuadrant(opaque(meta, spec, doc.status))),
         (ObjectKind::Limitador, spec) => Some(Validated::Limitador(opaque(meta, spec, doc.status))),
         (ObjectKind::Authorino, spec) => Some(Validated::Authorino(opaque(meta, spec, doc.status))),
+        (
+            k @ (ObjectKind::PlanPolicy
+            | ObjectKind::OidcPolicy
+            | ObjectKind::TelemetryPolicy
+            | ObjectKind::ThreatPolicy),
+            RawSpec::Extension(s),
+        ) => extension::validate(k, meta, *s, opts.version, &mut c),
         (k, _) => {
             c.missing(span, "spec");
             let _ = k;
@@ -585,6 +640,7 @@ fn meta(
             document: place.0,
             item: place.1,
         },
+        derived_from: None,
     })
     .inspect(|_| {
         let _ = c.doc;
@@ -1122,7 +1178,7 @@ fn grpc_route(
 
 // ---------------------------------------------------------------- policies
 
-fn target_ref(
+pub(super) fn target_ref(
     kind: ObjectKind,
     t: Option<Sp<RawTargetRef>>,
     at: Span,
@@ -1186,12 +1242,24 @@ fn target_ref(
             &["HTTPRoute", "GRPCRoute", "Gateway"],
             "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
         ),
-        ObjectKind::RateLimitPolicy | ObjectKind::AuthPolicy | ObjectKind::TokenRateLimitPolicy => {
-            (
-                &["HTTPRoute", "Gateway"],
-                "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
-            )
-        }
+        // The extension CRDs (kuadrant-operator v1.4.6 / v1.5.2 `cmd/extensions/*/api/v1alpha1`).
+        ObjectKind::PlanPolicy if grpc_ok => (
+            &["HTTPRoute", "GRPCRoute", "Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
+        ),
+        ObjectKind::TelemetryPolicy => (
+            &["Gateway"],
+            "Invalid targetRef.kind. The only supported value is 'Gateway'",
+        ),
+        ObjectKind::RateLimitPolicy
+        | ObjectKind::AuthPolicy
+        | ObjectKind::TokenRateLimitPolicy
+        | ObjectKind::PlanPolicy
+        | ObjectKind::OidcPolicy
+        | ObjectKind::ThreatPolicy => (
+            &["HTTPRoute", "Gateway"],
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
+        ),
         _ => (
             &["Gateway"],
             "Invalid targetRef.kind. The only supported values are 'Gateway'",
@@ -1252,7 +1320,7 @@ fn strategy(s: &Option<Str>, c: &mut Check) -> Strategy {
     }
 }
 
-fn window_ok(w: &str) -> bool {
+pub(super) fn window_ok(w: &str) -> bool {
     // ^([0-9]{1,5}(h|m|s|ms)){1,4}$
     let b = w.as_bytes();
     let (mut i, mut segments) = (0, 0);

@@ -28,9 +28,14 @@ fn kind_tree(out: &mut String, k: &KindEntry, pad: &str) {
             .as_deref()
             .map(|t| format!(", created {t}"))
             .unwrap_or_default();
+        let from = p
+            .created_by
+            .as_deref()
+            .map(|e| format!(" (created by {e})"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{pad}    {}. {} on {} — {}, {}{ts}",
+            "{pad}    {}. {}{from} on {} — {}, {}{ts}",
             i + 1,
             p.policy,
             p.attached_to,

@@ -80,6 +80,9 @@ pub fn parse_focus(spec: &str) -> Result<Locator, String> {
         "ratelimitpolicy" | "authpolicy" | "tokenratelimitpolicy" | "dnspolicy" | "tlspolicy" => {
             (kind, "kuadrant.io", false, false)
         }
+        "planpolicy" | "oidcpolicy" | "telemetrypolicy" | "threatpolicy" => {
+            (kind, crate::model::EXTENSIONS_GROUP, false, false)
+        }
         _ => {
             return Err(format!(
                 "--for {spec:?}: unknown kind {kind:?}; use gatewayclass, gateway, listener, httproute, \
@@ -141,14 +144,18 @@ fn node_attrs(n: &Node) -> Vec<(&'static str, String)> {
 fn edge_comment(t: &Topology, from: NodeIndex, to: NodeIndex, kind: EdgeKind) -> String {
     match kind {
         EdgeKind::Policy => "Policy -> Target".to_owned(),
-        EdgeKind::Link => format!("{} -> {}", t.graph[from].kind, t.graph[to].kind),
+        EdgeKind::Link | EdgeKind::Derived => {
+            format!("{} -> {}", t.graph[from].kind, t.graph[to].kind)
+        }
     }
 }
 
 fn edge_attrs(comment: String, kind: EdgeKind) -> Vec<(&'static str, String)> {
     let mut v = vec![("comment", comment)];
-    if kind == EdgeKind::Policy {
-        v.push(("style", "dashed".to_owned()));
+    match kind {
+        EdgeKind::Policy => v.push(("style", "dashed".to_owned())),
+        EdgeKind::Derived => v.push(("style", "dotted".to_owned())),
+        EdgeKind::Link => {}
     }
     v
 }
@@ -226,19 +233,25 @@ pub fn dot(t: &Topology, sel: &Selection) -> String {
     out
 }
 
-/// Nodes in the selection, sorted by locator; `compat` leaves out Service and ServicePort nodes.
+/// Nodes in the selection, sorted by locator; `compat` leaves out the nodes outside the operator's
+/// topology (Services, ServicePorts, extension policies).
 fn sorted_nodes(t: &Topology, sel: &Selection, compat: bool) -> Vec<NodeIndex> {
     let mut v: Vec<NodeIndex> = t
         .graph
         .node_indices()
-        .filter(|ix| sel.contains(*ix) && !(compat && is_service(&t.graph[*ix])))
+        .filter(|ix| sel.contains(*ix) && !(compat && outside_operator_topology(&t.graph[*ix])))
         .collect();
     v.sort_by(|a, b| t.graph[*a].locator.cmp(&t.graph[*b].locator));
     v
 }
 
-fn is_service(n: &Node) -> bool {
-    matches!(n.what, NodeRef::Service(_) | NodeRef::ServicePort(..))
+/// Nodes the operator's topology does not hold: Services (never fed into it) and extension
+/// policies (their controllers run outside the operator).
+fn outside_operator_topology(n: &Node) -> bool {
+    matches!(
+        n.what,
+        NodeRef::Service(_) | NodeRef::ServicePort(..) | NodeRef::Extension(_)
+    )
 }
 
 /// Edges between selected nodes, sorted by (from, to, kind), de-duplicated.
@@ -247,8 +260,9 @@ fn sorted_edges(t: &Topology, sel: &Selection) -> Vec<(NodeIndex, NodeIndex, Edg
     for e in t.graph.edge_references() {
         if sel.contains(e.source()) && sel.contains(e.target()) {
             let k = match e.weight() {
-                EdgeKind::Policy => 1u8,
                 EdgeKind::Link => 0u8,
+                EdgeKind::Policy => 1u8,
+                EdgeKind::Derived => 2u8,
             };
             set.insert((
                 t.graph[e.source()].locator.clone(),
@@ -264,10 +278,10 @@ fn sorted_edges(t: &Topology, sel: &Selection) -> Vec<(NodeIndex, NodeIndex, Edg
             (
                 a,
                 b,
-                if k == 1 {
-                    EdgeKind::Policy
-                } else {
-                    EdgeKind::Link
+                match k {
+                    0 => EdgeKind::Link,
+                    1 => EdgeKind::Policy,
+                    _ => EdgeKind::Derived,
                 },
             )
         })
@@ -280,7 +294,7 @@ pub fn dot_compat(t: &Topology, sel: &Selection) -> String {
     // focused graph keeps the ids of the full one.
     let mut seq: BTreeMap<NodeIndex, usize> = BTreeMap::new();
     for ix in t.graph.node_indices() {
-        if !is_service(&t.graph[ix]) {
+        if !outside_operator_topology(&t.graph[ix]) {
             let next = seq.len() + 1;
             seq.insert(ix, next);
         }
@@ -339,6 +353,7 @@ pub fn mermaid(t: &Topology, sel: &Selection) -> String {
         let arrow = match kind {
             EdgeKind::Link => "-->",
             EdgeKind::Policy => "-.->",
+            EdgeKind::Derived => "==>",
         };
         let _ = writeln!(out, "    n{} {arrow} n{}", ids[&a], ids[&b]);
     }
@@ -410,6 +425,11 @@ pub fn json(t: &Topology, sel: &Selection) -> String {
                     Some(t.model.policies[pi].target_locator().to_string()),
                     Some(t.policy_target(pi).is_some()),
                 ),
+                NodeRef::Extension(ei) => {
+                    let target = t.model.extensions[ei].target_locator();
+                    let attached = t.node_index(&target).is_some();
+                    (Some(target.to_string()), Some(attached))
+                }
                 _ => (None, None),
             };
             JsonNode {
@@ -435,6 +455,7 @@ pub fn json(t: &Topology, sel: &Selection) -> String {
             kind: match kind {
                 EdgeKind::Link => "link",
                 EdgeKind::Policy => "policy",
+                EdgeKind::Derived => "derived",
             },
             comment: edge_comment(t, a, b, kind),
         })

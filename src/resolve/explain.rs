@@ -34,6 +34,9 @@ pub struct PolicyEntry {
     pub strategy: MergeStrategy,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<String>,
+    /// The extension policy whose controller created this policy, `Kind namespace/name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -383,6 +386,7 @@ pub fn explain(
                         block,
                         strategy: merge::strategy_of(p).unwrap_or(MergeStrategy::AtomicDefaults),
                         creation_timestamp: p.meta.creation_timestamp.clone(),
+                        created_by: p.meta.derived_from.clone(),
                     }
                 })
                 .collect();

@@ -9,6 +9,7 @@
 pub mod changes;
 pub mod effective;
 pub mod explain;
+pub mod extension;
 pub mod merge;
 pub mod routes;
 pub mod status;

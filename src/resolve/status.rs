@@ -998,14 +998,23 @@ pub fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
 /// `observedGeneration`. `lastTransitionTime` is left out on purpose: it records when the operator wrote
 /// the condition, which an offline prediction cannot know, and a made-up time would churn diffs.
 pub fn with_predicted_status(
-    mut object: serde_json::Value,
+    object: serde_json::Value,
     s: &PolicyStatus,
     generation: Option<i64>,
 ) -> serde_json::Value {
+    with_conditions(object, &s.conditions(), generation)
+}
+
+/// `object` with `status` set to `conditions` (and `observedGeneration` when the generation is
+/// known).
+pub fn with_conditions(
+    mut object: serde_json::Value,
+    conditions: &[&Condition],
+    generation: Option<i64>,
+) -> serde_json::Value {
     use serde_json::{Map, Value, json};
-    let conditions: Vec<Value> = s
-        .conditions()
-        .into_iter()
+    let conditions: Vec<Value> = conditions
+        .iter()
         .map(|c| {
             let mut m = Map::new();
             m.insert("type".into(), json!(c.type_));

@@ -33,6 +33,9 @@ pub enum NodeRef {
     /// (service, port)
     ServicePort(usize, usize),
     Policy(usize),
+    /// An extension policy (`Model::extensions`): drawn by policyctl's own graphs only, never in the
+    /// operator's topology (its controllers run outside the operator).
+    Extension(usize),
 }
 
 /// How policy-machinery draws a node.
@@ -69,6 +72,8 @@ pub enum EdgeKind {
     Link,
     /// Policy → target (comment `"Policy -> Target"`, dashed).
     Policy,
+    /// Extension policy → the policy its controller creates (comment `"<Kind> -> <Kind>"`, dotted).
+    Derived,
 }
 
 /// One path GatewayClass → Gateway → Listener → Route → Rule.
@@ -268,8 +273,37 @@ impl<'m> Topology<'m> {
             }
         }
         t.link();
+        t.add_extensions();
         t.index_attached();
         t
+    }
+
+    /// The extension policies, after everything the operator's topology holds: each with an edge to
+    /// its target (when it exists) and one to each policy its controller creates.
+    fn add_extensions(&mut self) {
+        let m = self.model;
+        for (ei, e) in m.extensions.iter().enumerate() {
+            let locator = Locator::object(
+                e.kind.kind(),
+                crate::model::EXTENSIONS_GROUP,
+                &e.meta.namespace,
+                &e.meta.name,
+            );
+            self.add(
+                locator.clone(),
+                e.kind.kind(),
+                NodeRef::Extension(ei),
+                NodeRole::Policy,
+            );
+            let target = e.target_locator();
+            self.edge(&locator, &target, EdgeKind::Policy);
+            let display = e.display();
+            for p in &m.policies {
+                if p.meta.derived_from.as_deref() == Some(display.as_str()) {
+                    self.edge(&locator, &p.locator(), EdgeKind::Derived);
+                }
+            }
+        }
     }
 
     /// The policies attached to each node, by index and in merge order (after [`Self::link`]).

@@ -126,6 +126,12 @@ fn show(
                         paths: paths_cell(s.enforced_on.iter().map(|&i| paths[i].id.as_str())),
                     }
                 })
+                .chain(
+                    analysis
+                        .extension_statuses
+                        .iter()
+                        .map(|s| extension_row(m, s)),
+                )
                 .collect();
             ui.out(&table::status(
                 &rows,
@@ -138,6 +144,11 @@ fn show(
             let items: Vec<object::Object> =
                 policyctl::pipeline::predicted_objects(&loaded.sources, &loaded.model, statuses)
                     .into_iter()
+                    .chain(policyctl::pipeline::predicted_extension_objects(
+                        &loaded.sources,
+                        &loaded.model,
+                        &analysis.extension_statuses,
+                    ))
                     .map(object::Object::Tree)
                     .collect();
             ui.out_with(|o| {
@@ -207,6 +218,46 @@ fn show_routes(
         }
     }
     Ok(())
+}
+
+/// The row of an extension policy (a PlanPolicy): its own conditions, no paths.
+fn extension_row(
+    m: &policyctl::model::Model,
+    s: &policyctl::resolve::extension::ExtensionStatus,
+) -> StatusRow {
+    let e = &m.extensions[s.extension];
+    let target = match &e.target.section_name {
+        Some(sec) => format!(
+            "{} {}#{}",
+            e.target.kind.value, e.target.name.value, sec.value
+        ),
+        None => format!("{} {}", e.target.kind.value, e.target.name.value),
+    };
+    let message = match &s.enforced {
+        Some(en) if s.accepted.is_true() => en.message.clone(),
+        _ => s.accepted.message.clone(),
+    };
+    StatusRow {
+        namespace: e.meta.namespace.clone(),
+        kind: e.kind.kind().to_string(),
+        name: e.meta.name.clone(),
+        target,
+        accepted: s.accepted.status.clone(),
+        enforced: s
+            .enforced
+            .as_ref()
+            .map(|c| c.status.clone())
+            .unwrap_or_else(|| "-".into()),
+        message,
+        accepted_reason: s.accepted.reason.clone(),
+        enforced_reason: s
+            .enforced
+            .as_ref()
+            .map(|c| c.reason.clone())
+            .unwrap_or_else(|| "-".into()),
+        overridden_by: String::new(),
+        paths: String::new(),
+    }
 }
 
 /// The PATHS cell of `-o wide`: a gateway-wide policy can be enforced on thousands of paths, and a

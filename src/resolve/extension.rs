@@ -1,0 +1,106 @@
+//! The status extension policies' controllers write on their own objects.
+//!
+//! A PlanPolicy is `Accepted` and `Enforced` when the RateLimitPolicy its controller created is
+//! `Enforced`; otherwise `Accepted=False` (reason `Unknown`) and no `Enforced` (kuadrant-operator
+//! v1.5.2 and v1.4.6 `cmd/extensions/plan-policy/internal/controller/planpolicy_reconciler.go`
+//! `reconcileSpec`, `calculateErrorStatus`, `calculateEnforcedStatus`; the messages of
+//! `pkg/extension/controller/utils.go` `AcceptedCondition`, `EnforcedCondition` and
+//! `internal/kuadrant/errors.go` `ErrUnknown`). A TelemetryPolicy, which only registers its
+//! labels, is `Accepted` and `Enforced` (`telemetrypolicy_reconciler.go`). The statuses of
+//! OIDCPolicy and ThreatPolicy are not predicted.
+
+use super::status::{Condition, PolicyStatus};
+use crate::model::Model;
+use crate::model::extension::ExtensionKind;
+
+/// The predicted conditions of one extension policy.
+#[derive(Clone, Debug)]
+pub struct ExtensionStatus {
+    /// Index into `Model::extensions`.
+    pub extension: usize,
+    pub accepted: Condition,
+    /// `None` when not accepted (the controller removes it).
+    pub enforced: Option<Condition>,
+}
+
+impl ExtensionStatus {
+    /// The conditions in the order the controller writes them.
+    pub fn conditions(&self) -> Vec<&Condition> {
+        std::iter::once(&self.accepted)
+            .chain(self.enforced.as_ref())
+            .collect()
+    }
+}
+
+fn condition(type_: &str, ok: bool, reason: &str, message: String) -> Condition {
+    Condition {
+        type_: type_.into(),
+        status: if ok { "True" } else { "False" }.into(),
+        reason: reason.into(),
+        message,
+    }
+}
+
+/// `calculateEnforcedStatus` without an error.
+fn enforced_status(extension: usize, kind: &str) -> ExtensionStatus {
+    ExtensionStatus {
+        extension,
+        accepted: condition(
+            "Accepted",
+            true,
+            "Accepted",
+            format!("{kind} has been accepted"),
+        ),
+        enforced: Some(condition(
+            "Enforced",
+            true,
+            "Enforced",
+            format!("{kind} has been successfully enforced"),
+        )),
+    }
+}
+
+/// The PlanPolicies' and TelemetryPolicies' statuses, from the predicted statuses of the policies (`statuses`, indexed
+/// by `PolicyStatus::policy`) of `model`.
+pub fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus> {
+    let mut out = Vec::new();
+    for (i, e) in model.extensions.iter().enumerate() {
+        let kind = e.kind.kind();
+        if e.kind == ExtensionKind::Telemetry {
+            // Registering its labels is all it does: Accepted and Enforced.
+            out.push(enforced_status(i, kind));
+            continue;
+        }
+        if e.kind != ExtensionKind::Plan {
+            continue;
+        }
+        let derived = model.policies.iter().position(|p| {
+            p.meta.derived_from.is_some()
+                && p.meta.namespace == e.meta.namespace
+                && p.meta.name == e.meta.name
+        });
+        let enforced = derived.and_then(|j| statuses.iter().find(|s| s.policy == j));
+        let error = match (derived, enforced) {
+            (None, _) => Some(format!(
+                "RateLimitPolicy.kuadrant.io {:?} is invalid: spec: Invalid value: \"object\": At least one spec.limits must be defined",
+                e.meta.name
+            )),
+            (Some(_), Some(s)) if s.enforced.as_ref().is_some_and(|c| c.is_true()) => None,
+            (Some(_), _) => Some(format!("RateLimitPolicy {} is not enforced", e.meta.name)),
+        };
+        out.push(match error {
+            None => enforced_status(i, kind),
+            Some(err) => ExtensionStatus {
+                extension: i,
+                accepted: condition(
+                    "Accepted",
+                    false,
+                    "Unknown",
+                    format!("{kind} has encountered some issues: {err}"),
+                ),
+                enforced: None,
+            },
+        });
+    }
+    out
+}

@@ -1,0 +1,620 @@
+//! Kuadrant's extension policies (issue 21): PlanPolicy, OIDCPolicy, TelemetryPolicy and
+//! ThreatPolicy at operator 1.4 and 1.5. Expected values come from kuadrant-operator v1.4.6 /
+//! v1.5.2: `cmd/extensions/plan-policy/api/v1alpha1/planpolicy_types.go` (`ToRateLimits`,
+//! `ToRates`, `BuildCelExpression`), `cmd/extensions/plan-policy/internal/controller/
+//! planpolicy_reconciler.go`, `internal/extension/registry.go` (`ApplyAuthConfigMutators`,
+//! `mutateAuthConfig`), `pkg/extension/controller/utils.go` (condition messages), and the CRDs
+//! under `cmd/extensions/*/config/crd/bases/`.
+
+use crate::common;
+
+use policyctl::generate::{GenerateOptions, object};
+use policyctl::load::{Input, LoadOptions, Loaded, load};
+use policyctl::model::KuadrantVersion;
+use policyctl::pipeline::{self, Analysis};
+use policyctl::resolve::status::StatusOptions;
+use serde_json::{Value, json};
+
+const V14: KuadrantVersion = KuadrantVersion::V1_4;
+const V15: KuadrantVersion = KuadrantVersion::V1_5;
+
+fn load_case(case: &str, version: KuadrantVersion) -> Loaded {
+    let path = format!("{}/testdata/extensions/{case}", env!("CARGO_MANIFEST_DIR"));
+    load(
+        &[Input::Path(path.into())],
+        &LoadOptions {
+            default_namespace: "default".into(),
+            version,
+            ..LoadOptions::default()
+        },
+    )
+}
+
+fn analyze(l: &Loaded, version: KuadrantVersion) -> Analysis<'_> {
+    let opts = GenerateOptions {
+        version,
+        ..GenerateOptions::default()
+    };
+    pipeline::analyze(&l.model, &l.diagnostics, &opts, &StatusOptions::default())
+}
+
+fn objects(a: &Analysis) -> Vec<Value> {
+    object::values(&a.generated.objects)
+}
+
+fn find<'v>(objs: &'v [Value], kind: &str, name: &str) -> &'v Value {
+    objs.iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"))
+}
+
+/// `BuildCelExpression` for the three plans of the route's PlanPolicy (predicates are `|` blocks:
+/// their trailing newline is removed).
+fn toystore_plan_expression() -> String {
+    let p = |tier: &str| {
+        format!(
+            "has(auth.identity) && auth.identity.metadata.annotations[\"secret.kuadrant.io/plan-id\"] == \"{tier}\""
+        )
+    };
+    format!(
+        "[\"gold\", \"silver\", \"bronze\"]\n  .filter(i, i in\n    [{{\n    \"gold\": {},\n    \"silver\": {},\n    \"bronze\": {},\n    }}].map(m, m.filter(key, m[key]))[0])[0]",
+        p("gold"),
+        p("silver"),
+        p("bronze")
+    )
+}
+
+#[test]
+fn plan_policy_becomes_a_rate_limit_policy_of_the_same_name() {
+    for version in [V14, V15] {
+        let l = load_case("plan", version);
+        assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+        let a = analyze(&l, version);
+        let objs = objects(&a);
+        let rlp = find(&objs, "RateLimitPolicy", "toystore-plans");
+        // One limit per plan, named after its tier (keys sorted as the API server stores a map),
+        // `auth.kuadrant.plan == "<tier>"`, rates daily 24h, weekly 168h, monthly 730h, yearly
+        // 8760h, then the custom ones.
+        assert_eq!(
+            rlp,
+            &json!({
+                "apiVersion": "kuadrant.io/v1",
+                "kind": "RateLimitPolicy",
+                "metadata": {
+                    "name": "toystore-plans",
+                    "namespace": "toystore",
+                    "ownerReferences": [{
+                        "apiVersion": "extensions.kuadrant.io/v1alpha1",
+                        "blockOwnerDeletion": true,
+                        "controller": true,
+                        "kind": "PlanPolicy",
+                        "name": "toystore-plans",
+                        "uid": "6f1d2c3b-0000-4000-8000-000000000001",
+                    }],
+                },
+                "spec": {
+                    "targetRef": {"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "name": "toystore"},
+                    "limits": {
+                        "bronze": {
+                            "rates": [
+                                {"limit": 1, "window": "24h"},
+                                {"limit": 20, "window": "730h"},
+                                {"limit": 100, "window": "8760h"},
+                            ],
+                            "when": [{"predicate": "auth.kuadrant.plan == \"bronze\""}],
+                        },
+                        "gold": {
+                            "rates": [
+                                {"limit": 5, "window": "24h"},
+                                {"limit": 2, "window": "10s"},
+                            ],
+                            "when": [{"predicate": "auth.kuadrant.plan == \"gold\""}],
+                        },
+                        "silver": {
+                            "rates": [
+                                {"limit": 2, "window": "24h"},
+                                {"limit": 10, "window": "168h"},
+                            ],
+                            "when": [{"predicate": "auth.kuadrant.plan == \"silver\""}],
+                        },
+                    },
+                },
+            }),
+            "{version:?}"
+        );
+        // The PlanPolicy without a uid: no owner reference is made up.
+        let gw = find(&objs, "RateLimitPolicy", "gateway-plans");
+        assert!(gw["metadata"].get("ownerReferences").is_none());
+        // Its limits reach Limitador like a written RateLimitPolicy's: 24h is 86400 s.
+        let limitador = find(&objs, "Limitador", "limitador");
+        let gold: Vec<(i64, i64)> = limitador["spec"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["name"] == "gold")
+            .map(|l| {
+                (
+                    l["max_value"].as_i64().unwrap(),
+                    l["seconds"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(gold, [(2, 10), (5, 86400)], "{version:?}");
+    }
+}
+
+/// The `plan` data goes into the `kuadrant` dynamic metadata of the route's AuthConfig. Of a
+/// PlanPolicy on the route and one on its Gateway, the later target ref wins: the route on 1.5
+/// (Gateway, then route), the Gateway on 1.4 (HTTPRoute, then Gateway).
+#[test]
+fn plan_data_in_the_auth_config_and_which_target_wins() {
+    let free = "[\"free\"]\n  .filter(i, i in\n    [{\n    \"free\": true,\n    }].map(m, m.filter(key, m[key]))[0])[0]";
+    for (version, want) in [(V15, toystore_plan_expression()), (V14, free.to_string())] {
+        let l = load_case("plan", version);
+        let a = analyze(&l, version);
+        let objs = objects(&a);
+        let ac: Vec<&Value> = objs.iter().filter(|o| o["kind"] == "AuthConfig").collect();
+        assert_eq!(ac.len(), 1, "{version:?}");
+        assert_eq!(
+            ac[0]["spec"]["response"],
+            json!({"success": {"dynamicMetadata": {"kuadrant": {"json": {"properties": {
+                "plan": {"expression": want}
+            }}}}}}),
+            "{version:?}"
+        );
+        // The AuthPolicy's own rules are kept.
+        assert!(ac[0]["spec"]["authentication"]["api-key-users"].is_object());
+    }
+}
+
+/// A condition's type, status, reason and message.
+type Cond = (String, String, String, String);
+
+/// `calculateEnforcedStatus` when the RateLimitPolicy is Enforced; `calculateErrorStatus` with
+/// `RateLimitPolicy <name> is not enforced` (an `ErrUnknown`) when it is not (the Gateway's is
+/// overridden by the route's), with no Enforced condition.
+#[test]
+fn plan_policy_status_follows_its_rate_limit_policy() {
+    for version in [V14, V15] {
+        let l = load_case("plan", version);
+        let a = analyze(&l, version);
+        let got: Vec<(String, Vec<Cond>)> = a
+            .extension_statuses
+            .iter()
+            .map(|s| {
+                let e = &l.model.extensions[s.extension];
+                (
+                    e.meta.key(),
+                    s.conditions()
+                        .iter()
+                        .map(|c| {
+                            (
+                                c.type_.clone(),
+                                c.status.clone(),
+                                c.reason.clone(),
+                                c.message.clone(),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        let c = |t: &str, s: &str, r: &str, m: &str| (t.into(), s.into(), r.into(), m.into());
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "gateway-system/gateway-plans".to_string(),
+                    vec![c(
+                        "Accepted",
+                        "False",
+                        "Unknown",
+                        "PlanPolicy has encountered some issues: RateLimitPolicy gateway-plans is not enforced"
+                    )]
+                ),
+                (
+                    "toystore/toystore-plans".to_string(),
+                    vec![
+                        c(
+                            "Accepted",
+                            "True",
+                            "Accepted",
+                            "PlanPolicy has been accepted"
+                        ),
+                        c(
+                            "Enforced",
+                            "True",
+                            "Enforced",
+                            "PlanPolicy has been successfully enforced"
+                        ),
+                    ]
+                ),
+            ],
+            "{version:?}"
+        );
+    }
+}
+
+/// Findings about a PlanPolicy's RateLimitPolicy point into the PlanPolicy and name it.
+#[test]
+fn findings_about_the_derived_policy_point_at_the_plan_policy() {
+    let l = load_case("plan", V15);
+    let a = analyze(&l, V15);
+    let d = a
+        .diagnostics
+        .iter()
+        .find(|d| d.code.as_str() == "PCTL3001")
+        .expect("the Gateway's plans are overridden");
+    assert_eq!(
+        d.object.as_deref(),
+        Some(
+            "RateLimitPolicy gateway-system/gateway-plans (created by PlanPolicy gateway-system/gateway-plans)"
+        )
+    );
+    let pos = l.sources.position(d.primary_span().unwrap()).unwrap();
+    let text = std::fs::read_to_string(format!(
+        "{}/testdata/extensions/plan/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let line = text.lines().nth(pos.line - 1).unwrap();
+    assert_eq!(line, "  name: gateway-plans");
+    let prev = text.lines().nth(pos.line - 3).unwrap();
+    assert_eq!(prev, "kind: PlanPolicy");
+}
+
+/// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
+/// ThreatPolicy ships from 1.5 only.
+#[test]
+fn other_extensions_are_validated_and_announced() {
+    let l = load_case("others", V15);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    assert_eq!(l.model.extensions.len(), 3);
+    let announced: Vec<&str> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "PCTL3024")
+        .filter_map(|d| d.object.as_deref())
+        .collect();
+    assert_eq!(
+        announced,
+        [
+            "OIDCPolicy gateway-system/oidc",
+            "ThreatPolicy gateway-system/threat"
+        ]
+    );
+    let l = load_case("others", V14);
+    let not_shipped: Vec<&str> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "PCTL1013")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        not_shipped,
+        [
+            "ThreatPolicy is not shipped by the Kuadrant operator 1.4: it is shipped from 1.5 (v1.5.2)"
+        ]
+    );
+    assert_eq!(l.model.extensions.len(), 2);
+}
+
+/// A TelemetryPolicy registers each label as `metrics.labels.<label>` in the request domain
+/// (`KuadrantMetricBinding`), which becomes the `requestData` of the wasm configuration of the
+/// Gateway it targets; it is Accepted and Enforced.
+#[test]
+fn telemetry_labels_become_request_data() {
+    let want = json!({
+        "metrics.labels.model": "request.headers[\"x-model\"]",
+        "metrics.labels.user": "auth.identity.userid",
+    });
+    for version in [V14, V15] {
+        let l = load_case("telemetry", version);
+        assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+        let a = analyze(&l, version);
+        let objs = objects(&a);
+        let config = match version {
+            V14 => {
+                find(&objs, "WasmPlugin", "kuadrant-api-gateway")["spec"]["pluginConfig"].clone()
+            }
+            _ => {
+                let ef = find(&objs, "EnvoyFilter", "kuadrant-api-gateway");
+                let text = ef["spec"]["configPatches"][0]["patch"]["value"]["typed_config"]["value"]
+                    ["config"]["configuration"]["value"]
+                    .as_str()
+                    .unwrap();
+                serde_json::from_str(text).unwrap()
+            }
+        };
+        assert_eq!(config["requestData"], want, "{version:?}");
+        let s = &a.extension_statuses;
+        assert_eq!(s.len(), 1);
+        let conds: Vec<(&str, &str)> = s[0]
+            .conditions()
+            .iter()
+            .map(|c| (c.type_.as_str(), c.message.as_str()))
+            .collect();
+        assert_eq!(
+            conds,
+            [
+                ("Accepted", "TelemetryPolicy has been accepted"),
+                ("Enforced", "TelemetryPolicy has been successfully enforced")
+            ]
+        );
+    }
+    // Without a TelemetryPolicy there is no requestData.
+    let l = load_case("plan", V14);
+    let a = analyze(&l, V14);
+    let objs = objects(&a);
+    let wp = find(&objs, "WasmPlugin", "kuadrant-api-gateway");
+    assert!(wp["spec"]["pluginConfig"].get("requestData").is_none());
+}
+
+fn doc(kind: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: extensions.kuadrant.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: x\n  namespace: ns\nspec:\n{spec}"
+    )
+}
+
+const GW: &str = "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n";
+
+/// `(code, message)` of every error of one document.
+fn errors(text: &str, version: KuadrantVersion) -> Vec<(String, String)> {
+    let l = common::load_docs(&[text.to_string()], version);
+    l.diagnostics
+        .iter()
+        .filter(|d| d.severity == policyctl::diag::Severity::Error)
+        .map(|d| (d.code.as_str().to_string(), d.message.clone()))
+        .collect()
+}
+
+/// The CRD schemas and CEL rules, each message the CRD's own.
+#[test]
+fn crd_rules_per_kind_and_version() {
+    let e = |c: &str, m: &str| vec![(c.to_string(), m.to_string())];
+    let plan_grpc = doc(
+        "PlanPolicy",
+        "  targetRef: {group: gateway.networking.k8s.io, kind: GRPCRoute, name: r}\n  plans: [{tier: a, predicate: 'true'}]\n",
+    );
+    assert_eq!(
+        errors(&plan_grpc, V14),
+        e(
+            "PCTL1010",
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'"
+        )
+    );
+    assert_eq!(errors(&plan_grpc, V15), vec![]);
+    let plan_svc = doc(
+        "PlanPolicy",
+        "  targetRef: {group: gateway.networking.k8s.io, kind: Service, name: r}\n  plans: [{tier: a, predicate: 'true'}]\n",
+    );
+    assert_eq!(
+        errors(&plan_svc, V15),
+        e(
+            "PCTL1010",
+            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'"
+        )
+    );
+    let plan_group = doc(
+        "PlanPolicy",
+        "  targetRef: {group: example.com, kind: Gateway, name: r}\n  plans: [{tier: a, predicate: 'true'}]\n",
+    );
+    assert_eq!(
+        errors(&plan_group, V15),
+        e(
+            "PCTL1010",
+            "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'"
+        )
+    );
+    let no_tier = doc(
+        "PlanPolicy",
+        &format!("{GW}  plans: [{{predicate: 'true'}}]\n"),
+    );
+    assert_eq!(
+        errors(&no_tier, V15),
+        e("PCTL1008", "spec.plans[].tier is required")
+    );
+    let empty_predicate = doc(
+        "PlanPolicy",
+        &format!("{GW}  plans: [{{tier: a, predicate: ''}}]\n"),
+    );
+    assert_eq!(
+        errors(&empty_predicate, V15)[0].0,
+        "PCTL1009",
+        "predicate: minLength 1"
+    );
+    // No plans: the PlanPolicy is valid, the RateLimitPolicy its controller creates is not.
+    let no_plans = doc("PlanPolicy", &format!("{GW}  plans: []\n"));
+    assert_eq!(
+        errors(&no_plans, V15),
+        e("PCTL1010", "At least one spec.limits must be defined")
+    );
+    let tele_route = doc(
+        "TelemetryPolicy",
+        "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}\n  metrics: {default: {labels: {a: b}}}\n",
+    );
+    assert_eq!(
+        errors(&tele_route, V14),
+        e(
+            "PCTL1010",
+            "Invalid targetRef.kind. The only supported value is 'Gateway'"
+        )
+    );
+    let tele_empty = doc(
+        "TelemetryPolicy",
+        &format!("{GW}  metrics: {{default: {{labels: {{}}}}}}\n"),
+    );
+    assert_eq!(errors(&tele_empty, V15)[0].0, "PCTL1009", "minProperties 1");
+    let both = doc(
+        "OIDCPolicy",
+        &format!(
+            "{GW}  provider: {{clientID: c, issuerURL: 'https://i', jwksURL: 'https://j', authorizationEndpoint: a, tokenEndpoint: t}}\n"
+        ),
+    );
+    assert_eq!(
+        errors(&both, V15),
+        e("PCTL1010", "Use one of: jwksURL, issuerURL")
+    );
+    let jwks = doc(
+        "OIDCPolicy",
+        &format!("{GW}  provider: {{clientID: c, jwksURL: 'https://j'}}\n"),
+    );
+    assert_eq!(
+        errors(&jwks, V14),
+        e(
+            "PCTL1010",
+            "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided"
+        )
+    );
+    // The operator's own sample spells `cliendID`: the API server refuses it (clientID required).
+    let sample = doc(
+        "OIDCPolicy",
+        "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: example-route}\n  provider:\n    cliendID: exampleID\n    issuerURL: https://idp.example.org/\n",
+    );
+    assert_eq!(
+        errors(&sample, V15),
+        e("PCTL1008", "spec.provider.clientID is required")
+    );
+    let cookie = doc(
+        "OIDCPolicy",
+        &format!(
+            "{GW}  provider: {{clientID: c, issuerURL: 'https://i'}}\n  auth: {{tokenSource: {{cookie: {{}}}}}}\n"
+        ),
+    );
+    assert_eq!(
+        errors(&cookie, V15),
+        e("PCTL1008", "spec.auth.tokenSource.cookie.name is required")
+    );
+    let claims = doc(
+        "OIDCPolicy",
+        &format!(
+            "{GW}  provider: {{clientID: c, issuerURL: 'https://i'}}\n  auth: {{claims: {{group: [a]}}}}\n"
+        ),
+    );
+    assert_eq!(errors(&claims, V15)[0].0, "PCTL1009", "claims: strings");
+    let threat = doc("ThreatPolicy", &format!("{GW}  threshold: 11\n"));
+    assert_eq!(errors(&threat, V15)[0].0, "PCTL1009", "maximum 10");
+    assert_eq!(errors(&threat, V14)[0].0, "PCTL1013", "not shipped by 1.4");
+    let unserved = "apiVersion: extensions.kuadrant.io/v1beta1\nkind: PlanPolicy\nmetadata: {name: x}\nspec: {}\n";
+    assert_eq!(errors(unserved, V15)[0].0, "PCTL1004");
+}
+
+/// Estates without extension policies compute exactly as before: no derived objects, no plan data.
+#[test]
+fn estates_without_extensions_get_nothing_new() {
+    let path = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
+    let l = load(
+        &[Input::Path(path.into())],
+        &LoadOptions {
+            version: V15,
+            ..LoadOptions::default()
+        },
+    );
+    assert!(l.model.extensions.is_empty());
+    assert!(
+        l.model
+            .policies
+            .iter()
+            .all(|p| p.meta.derived_from.is_none())
+    );
+    let a = analyze(&l, V15);
+    assert!(a.extension_statuses.is_empty());
+    for o in objects(&a) {
+        if o["kind"] == "AuthConfig" {
+            assert!(
+                o["spec"]["response"]["success"]["dynamicMetadata"]
+                    .get("kuadrant")
+                    .is_none()
+            );
+        }
+    }
+}
+
+/// `graph` draws each extension policy with an edge to its target and a dotted one to the policy
+/// its controller creates; the operator's own topology (`--compat policy-machinery`) has neither.
+#[test]
+fn graph_draws_extensions_and_what_they_derive() {
+    use policyctl::render::graph::{self, Selection};
+    use policyctl::topology::Topology;
+    let l = load_case("plan", V15);
+    let t = Topology::build(&l.model, V15);
+    let dot = graph::dot(&t, &Selection::all());
+    let plan = "\"planpolicy.extensions.kuadrant.io:toystore/toystore-plans\"";
+    assert!(dot.contains(&format!(
+        "\t{plan} [label=\"PlanPolicy\\ntoystore/toystore-plans\",shape=\"note\",style=\"dashed\"];\n"
+    )));
+    assert!(dot.contains(&format!(
+        "\t{plan} -> \"ratelimitpolicy.kuadrant.io:toystore/toystore-plans\" [comment=\"PlanPolicy -> RateLimitPolicy\",style=\"dotted\"];\n"
+    )));
+    assert!(dot.contains(&format!(
+        "\t{plan} -> \"httproute.gateway.networking.k8s.io:toystore/toystore\" [comment=\"Policy -> Target\",style=\"dashed\"];\n"
+    )));
+    let compat = graph::dot_compat(&t, &Selection::all());
+    assert!(!compat.contains("PlanPolicy"));
+    assert!(compat.contains("RateLimitPolicy\\ntoystore/toystore-plans"));
+    let json: Value = serde_json::from_str(&graph::json(&t, &Selection::all())).unwrap();
+    let derived: Vec<(&str, &str)> = json["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "derived")
+        .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        derived,
+        [
+            (
+                "planpolicy.extensions.kuadrant.io:gateway-system/gateway-plans",
+                "ratelimitpolicy.kuadrant.io:gateway-system/gateway-plans"
+            ),
+            (
+                "planpolicy.extensions.kuadrant.io:toystore/toystore-plans",
+                "ratelimitpolicy.kuadrant.io:toystore/toystore-plans"
+            ),
+        ]
+    );
+    let focus = graph::parse_focus("planpolicy/toystore/toystore-plans").unwrap();
+    assert!(Selection::focus(&t, &focus).is_some());
+}
+
+/// `explain` names the PlanPolicy a RateLimitPolicy comes from.
+#[test]
+fn explain_names_the_plan_policy() {
+    use policyctl::resolve::explain;
+    use policyctl::topology::Topology;
+    let l = load_case("plan", V15);
+    let t = Topology::build(&l.model, V15);
+    let target = explain::parse_target("httproute/toystore/toystore").unwrap();
+    let e = explain::explain(&t, &target, None).unwrap();
+    let text = policyctl::render::explain::text(&e);
+    assert!(text.contains(
+        "      2. toystore/toystore-plans (created by PlanPolicy toystore/toystore-plans) on HTTPRoute toystore/toystore — implicit defaults, atomic\n"
+    ), "{text}");
+    assert!(text.contains("      1. toystore/toystore-auth on HTTPRoute toystore/toystore"));
+}
+
+/// A RateLimitPolicy of the PlanPolicy's name in the input is replaced by the PlanPolicy's (the
+/// controller's `rlpSpecMutator` overwrites its targetRef and limits), and reported.
+#[test]
+fn a_written_rate_limit_policy_of_the_same_name_is_replaced() {
+    let plan = doc(
+        "PlanPolicy",
+        &format!("{GW}  plans: [{{tier: gold, predicate: 'true', limits: {{daily: 3}}}}]\n"),
+    );
+    let rlp = "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: x, namespace: ns}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: other}\n  limits:\n    l: {rates: [{limit: 1, window: 1m}]}\n";
+    let l = common::load_docs(&[plan, rlp.to_string()], V15);
+    let codes: Vec<&str> = l.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"PCTL3023"), "{codes:?}");
+    let rlps: Vec<_> = l
+        .model
+        .policies
+        .iter()
+        .filter(|p| p.meta.key() == "ns/x")
+        .collect();
+    assert_eq!(rlps.len(), 1);
+    assert_eq!(rlps[0].target.name.value, "gw");
+    assert_eq!(
+        rlps[0].meta.derived_from.as_deref(),
+        Some("PlanPolicy ns/x")
+    );
+}
