@@ -1,9 +1,9 @@
 //! `explain` over the scenario fixtures: every HTTPRoute of a case is explained and the text tree is
-//! compared with `testdata/cases/<case>/explain.txt`. Rewrite the expected files after a deliberate
-//! change with `UPDATE_EXPECT=1 cargo test --test tests explain::` (never under `CI=true`), then review the diff.
+//! compared with the insta snapshot `testdata/cases/<case>/explain.snap`; after a deliberate change,
+//! `cargo insta review` (or `INSTA_UPDATE=always cargo test --test tests explain::`), then review the diff.
 
 use crate::common;
-use common::{cases, version_of};
+use common::version_of;
 use policyctl::load::{Input, LoadOptions, Loaded, load};
 use policyctl::model::{KuadrantVersion, PolicyKind};
 use policyctl::resolve::explain::{self, DecidedBy, Explanation};
@@ -38,23 +38,15 @@ fn explain_routes(l: &Loaded, v: KuadrantVersion) -> String {
 
 #[test]
 fn explain_snapshots() {
-    for case in cases() {
-        let v = version_of(&case);
+    common::for_each_case(|case| {
+        let v = version_of(case);
         let l = load_text(
             &std::fs::read_to_string(case.join("input.yaml")).unwrap(),
             v,
         );
         let got = explain_routes(&l, v);
-        let path = case.join("explain.txt");
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") && !ci {
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path)
-            .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_EXPECT=1", path.display()));
-        assert_eq!(got, want, "{} is stale", path.display());
-    }
+        common::assert_case_snapshot(case, "explain", &got);
+    });
 }
 
 fn explain_case(name: &str, target: &str, kind: Option<PolicyKind>) -> Explanation {

@@ -1,9 +1,8 @@
 //! `status` over the scenario fixtures in `testdata/cases/*/input.yaml`.
 //!
-//! Each case's expected output lives in `testdata/cases/<case>/status.txt`. To rewrite the expected
-//! files after a deliberate change run `UPDATE_EXPECT=1 cargo test --test tests status::` and review the git
-//! diff; with `CI=true` nothing is ever rewritten (a stale file fails the run). A case directory may hold
-//! a `version` file (`1.4` or `1.5`; default `1.4`).
+//! Each case's expected output is the insta snapshot `testdata/cases/<case>/status.snap`; after a
+//! deliberate change, `cargo insta review` (or `INSTA_UPDATE=always cargo test --test tests status::`)
+//! and review the git diff. A case directory may hold a `version` file (`1.4` or `1.5`; default `1.4`).
 
 use crate::common;
 use common::{cases, load_docs, version_of};
@@ -89,24 +88,11 @@ fn render(l: &Loaded, version: KuadrantVersion) -> String {
     out
 }
 
-fn check_expected(case: &Path, file: &str, got: &str) {
-    let path = case.join(file);
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
-    if update && !ci {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_EXPECT=1", path.display()));
-    assert_eq!(got, want, "{} is stale", path.display());
-}
-
 #[test]
 fn status_snapshots() {
-    for case in cases() {
+    common::for_each_case(|case| {
         let text = std::fs::read_to_string(case.join("input.yaml")).unwrap();
-        let v = version_of(&case);
+        let v = version_of(case);
         let l = load_docs(std::slice::from_ref(&text), v);
         assert!(
             !l.diagnostics.has_errors(),
@@ -124,8 +110,8 @@ fn status_snapshots() {
             "{}: order-dependent",
             case.display()
         );
-        check_expected(&case, "status.txt", &got);
-    }
+        common::assert_case_snapshot(case, "status", &got);
+    });
 }
 
 /// The loaded case, its statuses, and the PathIDs their `enforced_on` indexes.

@@ -103,3 +103,34 @@ pub fn scrub_std(mut c: std::process::Command) -> std::process::Command {
     scrub(&mut c);
     c
 }
+
+/// Compare `text` with the insta snapshot `<name>.snap` kept beside a scenario's `input.yaml`, so a
+/// case's expectations live with it. `cargo insta review` (or `INSTA_UPDATE=always`) updates them; CI
+/// only compares.
+pub fn assert_case_snapshot(case: &Path, name: &str, text: &str) {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(case);
+    s.set_prepend_module_to_snapshot(false);
+    s.remove_snapshot_suffix();
+    s.set_omit_expression(true);
+    s.bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// Run `check` on every scenario folder of [`cases`] and fail once at the end, naming every case that
+/// failed, so the first failure does not hide the rest. (insta's `glob!` does this too, but its failure
+/// count is process-global and tests share the process: a failure could be counted by another test.)
+pub fn for_each_case(check: impl Fn(&Path)) {
+    let failed: Vec<String> = cases()
+        .iter()
+        .filter(|case| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(case))).is_err()
+        })
+        .map(|case| case.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} case(s) failed (each printed above): {}",
+        failed.len(),
+        failed.join(", ")
+    );
+}
