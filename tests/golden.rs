@@ -1,4 +1,4 @@
-//! Golden cases G1–G14 of outputs.md §7 that apply to operator v1.4 / v1.5, run through the library on
+//! Golden cases G1–G14 (`docs/semantics/README.md`) that apply to operator v1.4 / v1.5, run through the library on
 //! the manifests under `testdata/golden/<case>/input.yaml`. Field-by-field comparisons; hashes exact.
 //! (G1–G4 and the predicate/comparator tables are unit tests in `src/generate/`; G11 is main-only.)
 
@@ -310,7 +310,7 @@ fn g6_full_featured_rlp_and_authpolicy() {
                 ac["metadata"]["labels"],
                 json!({"kuadrant.io/managed": "true", "kuadrant.io/auth": "true"})
             );
-            // ERRATA 1: the value is the route's locator plus the rule section.
+            // The value is the route's locator plus the rule section (docs/semantics/generated-objects.md).
             assert_eq!(
                 ac["metadata"]["annotations"],
                 json!({"HTTPRouteRule.gateway.networking.k8s.io": format!("httproute.gateway.networking.k8s.io:test-ns/toystore-route#{rule}")})
@@ -344,7 +344,8 @@ fn g6_full_featured_rlp_and_authpolicy() {
 
 #[test]
 fn cel_invalid_auth_predicates_drop_the_rate_limit_action() {
-    // ERRATA 3 / notes/cel.md §5: G6 without the AuthPolicy.
+    // G6 without the AuthPolicy: `auth.` is undeclared, the merged action is dropped
+    // (docs/semantics/generated-objects.md, "Wasm actions").
     for v in [V14, V15] {
         let g = run("cel-no-auth", v);
         assert!(!names(&g).iter().any(
@@ -493,7 +494,7 @@ fn g12_no_output() {
         );
     }
     // every route hostname outside the listener hostname: no wasm; limits and cluster objects on 1.4
-    // only (ERRATA 2).
+    // only (docs/semantics/versions.md, "Invalid paths and the objects they produce").
     let g = run("g12-hostnames", V14);
     assert_eq!(
         names(&g),
@@ -669,7 +670,7 @@ fn compute_cli_yaml_json_and_filters() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("policyctl compute -f manifests/"));
 }
 
-/// outputs.md §3.4: on an Envoy Gateway class the wasm configuration goes into an
+/// docs/semantics/generated-objects.md: on an Envoy Gateway class the wasm configuration goes into an
 /// `EnvoyExtensionPolicy` (the same configuration the Istio carrier holds, at both versions) and the
 /// clusters into `EnvoyPatchPolicy`s (JSONPatch, mTLS off); no Istio object is written.
 #[test]

@@ -1,7 +1,7 @@
 //! The topology graph (`policyctl graph`) and the topology lint (PCTL2xxx).
 //!
-//! Golden topology cases B–E of semantics.md §6.2 (fixtures under testdata/topology/), the byte-exact
-//! policy-machinery DOT of semantics.md §1.7, `--for`, and one fixture per PCTL2xxx situation under
+//! Golden topology cases B–E (`docs/semantics/README.md`; fixtures under testdata/topology/), the
+//! byte-exact policy-machinery DOT (`docs/semantics/topology.md`), `--for`, and one fixture per PCTL2xxx situation under
 //! testdata/invalid/. Every DOT text produced here goes through a real DOT parser (graphviz-rust); with
 //! `POLICYCTL_REQUIRE_DOT=1` every testdata graph must also be accepted by Graphviz's `dot -Tsvg`.
 
@@ -117,7 +117,7 @@ fn check_dot(t: &Topology, sel: &Selection) -> String {
     text
 }
 
-// ------------------------------------------------------------------ semantics.md §1.7
+// ------------------------------------------------- policy-machinery DOT (docs/semantics/topology.md)
 
 const WORKED_EXAMPLE: &str = "digraph  {
 \t
@@ -194,7 +194,7 @@ fn compat_numbers_policies_in_operator_registration_order_and_draws_kuadrant() {
     check_dot(&t, &Selection::all());
 }
 
-// ------------------------------------------------------------------ semantics.md §6.2 B–E
+// ------------------------------------------------------ cases B–E (docs/semantics/README.md)
 
 #[test]
 fn case_b_complex_topology_expanded() {

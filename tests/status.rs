@@ -157,7 +157,7 @@ fn e(status: &str, reason: &str, message: &str) -> (String, String, String) {
 }
 
 // Messages below are the operator's (internal/kuadrant/errors.go, conditions.go at v1.4.6) for the
-// integration-test scenarios of semantics.md §6.2.
+// integration-test scenarios of cases F–L (docs/semantics/README.md).
 #[test]
 fn case_f_route_policy_enforced() {
     assert_eq!(

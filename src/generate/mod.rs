@@ -14,29 +14,9 @@
 //! gateways in parallel and is merged in path order, so the result does not depend on the number of
 //! cores.
 //!
-//! # Output conventions
-//! - **Keys are sorted alphabetically at every level** of every object. The operator sends plain maps
-//!   (policy-machinery `Destruct`), so `kubectl get -o yaml` shows exactly this order; the 1.5
-//!   `configuration.value` JSON string (protojson of a Struct) is sorted and compact, with no space after
-//!   commas (the operator's protojson may add one, fixed per binary; compare it as parsed JSON).
-//! - **Object order**: per gateway (model order: namespace/name) its wasm carrier (`WasmPlugin` /
-//!   `EnvoyFilter kuadrant-<gw>` / `EnvoyExtensionPolicy`), then the rate-limit, auth and tracing cluster
-//!   objects; then the `Limitador`; then the AuthConfigs by name; then the cert-manager `Certificate`s
-//!   of TLSPolicies and the `DNSRecord`s of DNSPolicies, per gateway and listener (see [`tls`],
-//!   [`dns`]; they are added by [`policy_objects`] once the policies' `Accepted` is predicted).
-//! - **Canonical orders** where the operator is not deterministic (ERRATA): paths in PathID order; action
-//!   sets by the operator's comparator as a stable sort over paths in PathID order (hostname-major, then
-//!   match order); limits inside a merged rate-limit action by limit name (both versions); Limitador
-//!   `spec.limits` by name, namespace, max_value, seconds, conditions, variables. The 1.5 conditionalData
-//!   sort is a stable sort, which equals Go's `slices.SortFunc` for at most 12 entries per merged action.
-//! - **Runtime values**: owner references are written only when the owner's `metadata.uid` is in the
-//!   input. Without a Kuadrant object the Kuadrant namespace is `kuadrant-system` (diagnostic PCTL3007).
-//!   Without a Limitador / Authorino object their operator defaults are used. A Limitador without
-//!   `status.service` gets the endpoint limitador-operator would publish (`limitador-<name>.<ns>.svc.
-//!   cluster.local`, `spec.listener.grpc.port` or 8081); the operator itself skips the rate-limit cluster
-//!   object until that status exists.
-//! - `metadata.creationTimestamp: null` and status stubs of the operator's desired objects are not
-//!   printed (the API server drops them).
+//! Key order, object order, the canonical orders chosen where the operator is not deterministic and
+//! the runtime values it cannot know: `docs/output-conventions.md`. What each object holds and the
+//! upstream files it follows: `docs/semantics/generated-objects.md`.
 
 pub mod actions;
 pub mod authconfig;
@@ -437,7 +417,7 @@ fn identity(e: Option<&Arc<crate::resolve::Effective>>) -> usize {
     e.map_or(0, |e| Arc::as_ptr(e) as usize)
 }
 
-/// Validate merged actions (ERRATA 3): the first failing predicate drops the action.
+/// Validate merged actions (`docs/semantics/generated-objects.md`, "Wasm actions"): the first failing predicate drops the action.
 fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) -> RouteActions {
     let auth = eff.auth.is_some();
     let mut kept = Vec::new();
@@ -1292,7 +1272,7 @@ fn wasm_envoy_filter(
     })
 }
 
-/// The canonical order of Limitador limits (ERRATA): name, namespace, max_value, seconds, conditions,
+/// The canonical order of Limitador limits (`docs/output-conventions.md`): name, namespace, max_value, seconds, conditions,
 /// variables (lists by length, then element by element).
 fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
     fn head(l: &LimitadorLimit) -> (&str, &str, i64, i64, usize) {

@@ -545,7 +545,7 @@ pub struct RouteRule {
     /// The `name` field (Gateway API v1.2); whether it names the node depends on the version.
     pub name: Option<Sp<String>>,
     pub matches: RuleMatches,
-    /// `matches` was written as an explicit empty list (ERRATA 10).
+    /// `matches` was written as an explicit empty list (`docs/semantics/versions.md`, "Explicit empty `matches`").
     pub matches_explicit_empty: bool,
     pub backend_refs: Vec<BackendRef>,
     pub span: Span,
@@ -928,7 +928,7 @@ impl Model {
     }
 }
 
-/// Kuadrant's `SubsetOf` (`op@v1.4.6:internal/utils/hostname.go`): is hostname `a` covered by `b`.
+/// Kuadrant's `SubsetOf` (kuadrant-operator v1.4.6 / v1.5.2 `internal/utils/hostname.go`): is hostname `a` covered by `b`.
 /// Stricter than Gateway API's intersection: `*.example.com` is not covered by `api.example.com`.
 pub fn hostname_subset_of(a: &str, b: &str) -> bool {
     let aw = a.starts_with('*');
@@ -948,7 +948,7 @@ mod tests {
 
     #[test]
     fn hostname_subset_table_from_the_operator() {
-        // op:internal/utils/hostname_test.go TestNameSubsetOf (outputs.md G4)
+        // kuadrant-operator v1.5.2 internal/utils/hostname_test.go TestNameSubsetOf (G4 in docs/semantics/README.md)
         let t = [
             ("foo.com", "foo.com", true),
             ("foo.com", "bar.com", false),

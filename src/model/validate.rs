@@ -2,7 +2,7 @@
 //! and the conversion into model types.
 //!
 //! An invalid object is reported and left out; everything else goes on. Messages of CEL rules are the
-//! CRDs' own (`op@v1.4.6:config/crd/bases/kuadrant.io_*.yaml`, `op@v1.5.2:…`).
+//! CRDs' own (kuadrant-operator v1.4.6 / v1.5.2 `config/crd/bases/kuadrant.io_*.yaml`).
 
 use super::raw::*;
 use super::span::Sp;

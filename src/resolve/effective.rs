@@ -1,4 +1,4 @@
-//! Effective policies per path (semantics.md §2.1, §3.3): which policies are on a path, their order,
+//! Effective policies per path (`docs/semantics/paths.md`, `docs/semantics/merge.md`): which policies are on a path, their order,
 //! and the fold.
 
 use super::merge::{self, FoldInput, Folded};
@@ -179,7 +179,7 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 }
 
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
-/// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (cli.md offline assumptions).
+/// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (`docs/semantics/status.md`, offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
     // Paths are independent: large estates fold in parallel, on contiguous runs of paths.
     const MIN_PER_THREAD: usize = 4096;
@@ -282,7 +282,8 @@ mod tests {
             .collect()
     }
 
-    // semantics.md §6.2 case A (TestCalculateEffectiveAuthPolicies).
+    // Case A: kuadrant-operator v1.5.2 internal/controller/effective_auth_policies_reconciler_test.go
+    // TestCalculateEffectiveAuthPolicies.
     #[test]
     fn case_a_effective_auth_policies() {
         let l = load_text(
@@ -461,7 +462,7 @@ spec:
         assert_eq!(got, pairs(&[("y", "a")]));
     }
 
-    // semantics.md §3.7 through the whole pipeline (load → topology → effective).
+    // The merge table (docs/semantics/README.md) through the whole pipeline (load → topology → effective).
     #[test]
     fn table_3_7_end_to_end() {
         let md = "  defaults:\n    strategy: merge\n";

@@ -1,7 +1,7 @@
-//! Predicted `Accepted` / `Enforced` conditions of every policy (semantics.md §5, ERRATA 7/8,
-//! /work/notes/semantics-tags.md §3–5, /work/notes/cel.md §4).
+//! Predicted `Accepted` / `Enforced` conditions of every policy (`docs/semantics/status.md`; the
+//! version differences in `docs/semantics/versions.md`).
 //!
-//! Offline assumptions (cli.md): a Kuadrant object exists (one in `kuadrant-system` when the input has
+//! Offline assumptions (`docs/semantics/status.md`): a Kuadrant object exists (one in `kuadrant-system` when the input has
 //! none), Limitador/Authorino and the generated data-plane objects are ready, a TLSPolicy's issuer
 //! exists when the input holds no issuer of the kind it names (else see [`issuer_check`]), and
 //! listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set. A
@@ -29,7 +29,7 @@ pub const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-c
 
 #[derive(Clone, Debug, Default)]
 pub struct StatusOptions {
-    /// Read listener and route readiness from the objects' `status` (semantics.md §2.4) instead of
+    /// Read listener and route readiness from the objects' `status` (`docs/semantics/paths.md`, "Readiness") instead of
     /// assuming it.
     pub respect_status: bool,
 }
@@ -135,7 +135,7 @@ fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
     })
 }
 
-/// Readiness gates of the status updaters (semantics.md §2.4): the listener is Programmed and the route
+/// Readiness gates of the status updaters (`docs/semantics/paths.md`, "Readiness"): the listener is Programmed and the route
 /// is Accepted by the first `status.parents` entry of the class's controller that names the gateway.
 /// Without `respect_status` both are assumed.
 pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
@@ -519,7 +519,8 @@ fn walk_path(
                 w.cel_not_shown.push(c.message.clone());
             }
         }
-        // TokenRateLimitPolicy ignores path validity (semantics-tags.md §4.3).
+        // TokenRateLimitPolicy ignores path validity (kuadrant-operator v1.5.2
+        // internal/controller/tokenratelimitpolicy_status_updater.go).
         if p.kind != PolicyKind::TokenRateLimit
             && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
         {

@@ -5,7 +5,7 @@
 //! policy attachment by target locator, and path enumeration GatewayClass → Gateway → Listener → Route →
 //! Rule. Must not merge policies or format output.
 //!
-//! Version differences (ERRATA 6): on 1.4 GRPCRoutes are not part of the topology and rules are always
+//! Version differences (`docs/semantics/versions.md`): on 1.4 GRPCRoutes are not part of the topology and rules are always
 //! `rule-N`; on 1.5 GRPCRoutes are expanded and a rule's `name` is its section name.
 
 pub mod lint;
