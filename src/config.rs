@@ -291,7 +291,7 @@ fn apply(
         }
         "kuadrantNamespace" => {
             settings.kuadrant_namespace = string(diags).and_then(|ns| {
-                if crate::model::validate::dns1123_label(&ns) {
+                if crate::load::validate::dns1123_label(&ns) {
                     Some(ns)
                 } else {
                     diags.push(invalid(

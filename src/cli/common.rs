@@ -164,7 +164,7 @@ impl InputArgs {
 
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
-        if !policyctl::model::validate::dns1123_label(&self.namespace) {
+        if !policyctl::load::validate::dns1123_label(&self.namespace) {
             return Err(CliError::Usage(format!(
                 "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
                 self.namespace
@@ -620,7 +620,7 @@ impl GenArgs {
             ));
         }
         if let Some(ns) = &self.kuadrant_namespace
-            && !policyctl::model::validate::dns1123_label(ns)
+            && !policyctl::load::validate::dns1123_label(ns)
         {
             return Err(CliError::Usage(format!(
                 "--kuadrant-namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {ns:?}"

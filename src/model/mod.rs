@@ -1,15 +1,17 @@
 //! The typed model of the input: Gateway API objects, Kuadrant policies and the Kuadrant runtime objects.
 //!
 //! Owns the object types (with CRD defaults applied and spans kept), the [`Locator`] used to name every
-//! node, and the raw → validated conversion that reports problems as diagnostics (`validate`). Must not do
-//! I/O, parse YAML, build graphs or know about paths through the graph.
+//! node, creation instants ([`Instant`]) and the objects' `status` as written ([`status`]). Plain data:
+//! `load` reads the input and validates it into these types. Must not do I/O, parse YAML, build graphs
+//! or know about paths through the graph.
 
 pub mod duration;
+mod instant;
 mod locator;
-pub mod raw;
 pub mod span;
-pub mod validate;
+pub mod status;
 
+pub use instant::Instant;
 pub use locator::Locator;
 pub use span::Sp;
 
@@ -240,6 +242,8 @@ pub struct Meta {
     pub namespace: String,
     pub uid: Option<String>,
     pub creation_timestamp: Option<String>,
+    /// `creation_timestamp` parsed (Go's zero time when missing or unreadable), for ordering.
+    pub created: Instant,
     pub generation: Option<i64>,
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
@@ -353,7 +357,7 @@ pub fn assume_gateway_classes(
 pub struct Gateway {
     pub class_name: Sp<String>,
     pub listeners: Vec<Listener>,
-    pub status: Option<raw::GatewayStatus>,
+    pub status: Option<status::GatewayStatus>,
 }
 
 #[derive(Clone, Debug)]
@@ -597,7 +601,7 @@ pub struct Route {
     pub parent_refs: Vec<ParentRef>,
     pub hostnames: Vec<Sp<String>>,
     pub rules: Vec<RouteRule>,
-    pub status: Option<raw::RouteStatus>,
+    pub status: Option<status::RouteStatus>,
 }
 
 #[derive(Clone, Debug)]

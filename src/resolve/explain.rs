@@ -1,7 +1,7 @@
 //! `explain`: for every path through a target, the policies in merge order and, per rule key, the
 //! winner and every loser with the reason (from the fold's record, [`super::merge::Loss`]).
 
-use super::effective::{self, Instant};
+use super::effective;
 use super::merge::{self, LossReason, MergeStrategy};
 use super::status;
 use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind};
@@ -145,7 +145,7 @@ fn decided_by(t: &Topology, loser: usize, winner: usize) -> DecidedBy {
     if !same_level {
         DecidedBy::Specificity
     // Index: `loser`/`winner` are policy indices of this model (from the effective fold).
-    } else if Instant::of(&m.policies[loser]) == Instant::of(&m.policies[winner]) {
+    } else if m.policies[loser].meta.created == m.policies[winner].meta.created {
         DecidedBy::Name
     } else {
         DecidedBy::Timestamp

@@ -9,13 +9,13 @@
 //! the operator does (`Enforced=False Unknown "… waiting for the following components to sync"`).
 //! DNSPolicy/TLSPolicy `Enforced` depends on DNSRecords and Certificates and is not predicted.
 
-use super::effective::{self, Instant};
+use super::effective;
 use super::merge::{self, LossReason};
 use super::{CelIssue, Component, Components, Effective, PathEffective, Provider};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
     GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyBody, PolicyKind, RouteKind,
-    raw::Condition as RawCondition,
+    status::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt};
@@ -164,7 +164,7 @@ pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
             let Some(pr) = &s.parent_ref else {
                 return false;
             };
-            let val = |v: &Option<crate::model::raw::Str>, d: &str| {
+            let val = |v: &Option<crate::model::Sp<String>>, d: &str| {
                 v.as_ref()
                     .map(|x| x.value.clone())
                     .unwrap_or_else(|| d.to_string())
@@ -363,11 +363,11 @@ fn conflicting(m: &Model, pi: usize) -> Option<usize> {
             && q.target.section_name.as_ref().map(|s| &s.value)
                 == p.target.section_name.as_ref().map(|s| &s.value)
     };
-    let mine = Instant::of(p);
+    let mine = p.meta.created;
     m.policies
         .iter()
         .enumerate()
-        .filter(|(i, q)| *i != pi && q.kind == p.kind && Instant::of(q) < mine && same_ref(q))
+        .filter(|(i, q)| *i != pi && q.kind == p.kind && q.meta.created < mine && same_ref(q))
         .min_by(|a, b| effective::creation_order(a.1, b.1))
         .map(|(i, _)| i)
 }

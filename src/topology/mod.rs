@@ -284,14 +284,11 @@ impl<'m> Topology<'m> {
             v.sort_unstable();
             let mut o = v.clone();
             if o.len() > 1 {
-                let instants: HashMap<usize, crate::resolve::effective::Instant> = o
-                    .iter()
-                    .map(|&i| (i, crate::resolve::effective::Instant::of(&m.policies[i])))
-                    .collect();
                 o.sort_by(|&a, &b| {
-                    instants[&a]
-                        .cmp(&instants[&b])
-                        .then_with(|| m.policies[a].meta.key().cmp(&m.policies[b].meta.key()))
+                    let (pa, pb) = (&m.policies[a].meta, &m.policies[b].meta);
+                    pa.created
+                        .cmp(&pb.created)
+                        .then_with(|| pa.key().cmp(&pb.key()))
                 });
             }
             in_order.insert(*ix, o);

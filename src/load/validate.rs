@@ -5,11 +5,13 @@
 //! CRDs' own (kuadrant-operator v1.4.6 / v1.5.2 `config/crd/bases/kuadrant.io_*.yaml`).
 
 use super::raw::*;
-use super::span::Sp;
-use super::*;
+use super::{LoadOptions, RawDocument, RawSpec, RawStatus};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::load::{LoadOptions, RawDocument, RawSpec, RawStatus};
+use crate::model::span::Sp;
+use crate::model::*;
 use crate::source::Span;
+use indexmap::IndexMap;
+use serde_json::Value;
 use std::sync::Arc;
 
 /// A validated object of any modelled kind.
@@ -570,6 +572,12 @@ fn meta(
         namespace,
         uid: m.value.uid.clone(),
         creation_timestamp: m.value.creation_timestamp.as_ref().map(|t| t.value.clone()),
+        created: Instant::of_timestamp(
+            m.value
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.value.as_str()),
+        ),
         generation: m.value.generation,
         labels: m.value.labels.clone().unwrap_or_default(),
         annotations: m.value.annotations.clone().unwrap_or_default(),
@@ -1620,8 +1628,8 @@ fn direct_policy(
     };
     let mut go_duration = |d: Option<Str>, field: &str| {
         let d = d?;
-        match super::duration::parse(&d.value) {
-            Some(ns) => Some(super::duration::format(ns)),
+        match crate::model::duration::parse(&d.value) {
+            Some(ns) => Some(crate::model::duration::format(ns)),
             None => {
                 c.schema(
                     d.span,
