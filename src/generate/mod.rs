@@ -163,10 +163,10 @@ pub fn controller_names(user: &[String], default: &str) -> Vec<String> {
 pub struct Generated {
     /// The objects, in the documented order, keys sorted.
     pub objects: Vec<Object>,
-    /// CEL validation failures in PathID order, then action order.
+    /// CEL validation failures in PathID order, then action order, over every path: `gateway` and
+    /// `only` filter the objects, not these (status needs the whole estate's).
     pub cel_issues: Vec<CelIssue>,
-    /// The data-plane objects produced per gateway, whatever `only` keeps (`gateway` does filter
-    /// them: the pipeline reads them from an unfiltered run).
+    /// The data-plane objects produced per gateway, whatever `only` and `gateway` keep.
     pub components: Components,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -558,6 +558,8 @@ struct PassContext<'a> {
     /// `ns/name` of every route (the sort keys borrow them).
     route_keys: &'a [String],
     provider: &'a (dyn Fn(usize) -> Option<Provider> + Sync),
+    /// Per gateway: whether `opts.gateway` keeps its objects.
+    selected: &'a [bool],
 }
 
 /// What the per-path pass produces for a run of paths.
@@ -633,12 +635,9 @@ fn path_pass<'a>(
     let mut shim_seen: HashSet<(usize, [usize; 3])> = HashSet::new();
 
     for (p, pe) in paths.iter().zip(eff) {
-        let g = &m.gateways[p.gateway];
-        if let Some((ns, name)) = &opts.gateway
-            && (g.meta.namespace != *ns || g.meta.name != *name)
-        {
-            continue;
-        }
+        // A path through another gateway than `--gateway` gives no object, but still its CEL issues
+        // and the components of its gateway: the status of every policy needs the whole estate's.
+        let selected = ctx.selected[p.gateway];
         if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
             continue;
         }
@@ -649,7 +648,7 @@ fn path_pass<'a>(
         let counts = valid || !v15;
 
         // Limitador limits: every path, whatever the class (1.5: valid paths only).
-        if counts {
+        if counts && selected {
             for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
                 let Some(e) = eff_kind else { continue };
                 // Same route and policies: the same keys and entries again.
@@ -692,7 +691,7 @@ fn path_pass<'a>(
         let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
-        if let (Some(name), Some(a)) = (&auth_name, &pe.auth) {
+        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, selected) {
             // The annotation names the route rule: the same for every path through it.
             let annotation = annotations
                 .entry((p.route, p.rule))
@@ -783,7 +782,7 @@ fn path_pass<'a>(
         let matches = rule_matches_memo
             .entry((p.route, p.rule))
             .or_insert_with(|| rule_matches(t, p, &ctx.route_keys[p.route]));
-        if !matches.is_empty() {
+        if !matches.is_empty() && selected {
             out.shim_rules.insert((p.gateway, p.route, p.rule));
             let ids = [
                 identity(pe.rate_limit.as_ref()),
@@ -916,12 +915,22 @@ fn generate_in_runs(
     // The per-path pass, on contiguous runs of paths (whole gateways: a gateway's paths are
     // contiguous in PathID order) in parallel; results merged in path order.
     let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    let selected: Vec<bool> = m
+        .gateways
+        .iter()
+        .map(|g| {
+            opts.gateway
+                .as_ref()
+                .is_none_or(|(ns, name)| g.meta.namespace == *ns && g.meta.name == *name)
+        })
+        .collect();
     let ctx = PassContext {
         t,
         opts,
         rt: &rt,
         route_keys: &route_keys,
         provider: &provider,
+        selected: &selected,
     };
     let paths = t.path_list();
     let runs = gateway_runs(paths, runs);
@@ -973,12 +982,7 @@ fn generate_in_runs(
             .uid
             .as_deref()
             .map(|uid| owner_ref("gateway.networking.k8s.io/v1", "Gateway", gw, uid));
-        go.action_sets
-            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
-        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
-        let wasm_name = format!("kuadrant-{gw}");
-        let has_sets = !sets.is_empty();
-        let config = wasm_config(&rt, sets);
+        let has_sets = !go.action_sets.is_empty();
         let tracing = go.any_policy
             && rt
                 .tracing
@@ -1010,6 +1014,14 @@ fn generate_in_runs(
                 out.components.insert(gi, c);
             }
         }
+        if !selected[gi] {
+            continue;
+        }
+        go.action_sets
+            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
+        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let wasm_name = format!("kuadrant-{gw}");
+        let config = wasm_config(&rt, sets);
         match prov {
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {
