@@ -4,7 +4,7 @@
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::{self, GenerateOptions, Generated};
-use crate::model::{KuadrantVersion, Model};
+use crate::model::Model;
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
 use crate::source::SourceMap;
@@ -19,12 +19,8 @@ pub struct Mapped<'m> {
 
 /// Build the topology of `model` and lint it. `load_diagnostics` are the loader's findings, carried
 /// into the result. [`analyze`] starts with this.
-pub fn map<'m>(
-    model: &'m Model,
-    load_diagnostics: &Diagnostics,
-    version: KuadrantVersion,
-) -> Mapped<'m> {
-    let topology = Topology::build(model, version);
+pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
+    let topology = Topology::build(model);
     let mut diagnostics = load_diagnostics.clone();
     diagnostics.extend(topology::lint::lint(&topology));
     Mapped {
@@ -55,7 +51,7 @@ pub fn analyze<'m>(
     let Mapped {
         topology,
         mut diagnostics,
-    } = map(model, load_diagnostics, gen_opts.version);
+    } = map(model, load_diagnostics);
     let effective = resolve::effective(&topology);
     // The CEL issues and the data-plane components status reads come from every path, whatever
     // `only` and `gateway` keep of the objects (see `Generated`).
@@ -105,8 +101,9 @@ pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diag
 /// (`/wasm/plugin.wasm`, or `$WASM_SERVER_FILE_PATH`) when it starts, logs it with
 /// `starting wasm server (h2c)`, and writes it at
 /// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
+/// Only 1.5 writes wasm `EnvoyFilter`s (1.4 writes `WasmPlugin`s), so no version check is needed.
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
-    if opts.version != KuadrantVersion::V1_5 || !opts.wasm_sha256.is_empty() {
+    if !opts.wasm_sha256.is_empty() {
         return None;
     }
     let carriers: Vec<_> = generated
@@ -161,6 +158,7 @@ pub fn predicted_objects(
 mod tests {
     use super::*;
     use crate::load::{Input, LoadOptions, Loaded, load};
+    use crate::model::KuadrantVersion;
 
     fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
         let input = Input::Text {
@@ -188,10 +186,7 @@ mod tests {
         {
             let l = load_text(text, version);
             assert!(l.model.gateways.len() >= 2);
-            let all_opts = GenerateOptions {
-                version,
-                ..GenerateOptions::default()
-            };
+            let all_opts = GenerateOptions::default();
             let status_opts = StatusOptions::default();
             let all = analyze(&l.model, &l.diagnostics, &all_opts, &status_opts);
             let shown = |a: &Analysis| format!("{:?}", a.statuses);

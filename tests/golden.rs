@@ -18,18 +18,11 @@ fn run(case: &str, version: KuadrantVersion) -> Generated {
 
 /// Generate from a file or folder under testdata/.
 fn run_path(case: &str, version: KuadrantVersion) -> Generated {
-    run_with(
-        case,
-        &GenerateOptions {
-            version,
-            ..GenerateOptions::default()
-        },
-    )
+    run_with(case, version, &GenerateOptions::default())
 }
 
 /// [`run_path`] with other generation options.
-fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
-    let version = opts.version;
+fn run_with(case: &str, version: KuadrantVersion, opts: &GenerateOptions) -> Generated {
     let path = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
     let loaded = load(
         &[Input::Path(path.into())],
@@ -44,7 +37,7 @@ fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
         "{case}: {:?}",
         loaded.diagnostics
     );
-    let t = Topology::build(&loaded.model, version);
+    let t = Topology::build(&loaded.model);
     let eff = policyctl::resolve::effective(&t);
     let g = generate::generate(&t, &eff, opts);
     // The typed writer and the tree writer give the same text.
@@ -601,9 +594,12 @@ fn output_does_not_depend_on_input_order() {
                 name: "x.yaml".into(),
                 bytes: t.as_bytes().to_vec(),
             }],
-            &LoadOptions::default(),
+            &LoadOptions {
+                version: V14,
+                ..LoadOptions::default()
+            },
         );
-        let topo = Topology::build(&loaded.model, V14);
+        let topo = Topology::build(&loaded.model);
         let eff = policyctl::resolve::effective(&topo);
         object::values(&generate::generate(&topo, &eff, &GenerateOptions::default()).objects)
     };
@@ -784,8 +780,8 @@ fn envoy_gateway_extension_and_patch_policies() {
 fn istio_clusters_with_mtls(version: KuadrantVersion) -> usize {
     let g = run_with(
         "golden/envoy-gateway/input.yaml",
+        version,
         &GenerateOptions {
-            version,
             istio_controllers: vec!["gateway.envoyproxy.io/gatewayclass-controller".into()],
             ..GenerateOptions::default()
         },

@@ -75,17 +75,37 @@ pub enum Family {
 }
 
 impl Family {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "wasm" => Some(Family::Wasm),
-            "envoyfilter" => Some(Family::EnvoyFilter),
-            "limitador" => Some(Family::Limitador),
-            "authconfig" => Some(Family::AuthConfig),
-            "envoygateway" => Some(Family::EnvoyGateway),
-            "certificate" => Some(Family::Certificate),
-            "dnsrecord" => Some(Family::DnsRecord),
-            _ => None,
+    /// Every family, in the order `--only` lists them.
+    pub const ALL: [Family; 7] = [
+        Family::Wasm,
+        Family::EnvoyFilter,
+        Family::Limitador,
+        Family::AuthConfig,
+        Family::EnvoyGateway,
+        Family::Certificate,
+        Family::DnsRecord,
+    ];
+
+    /// The name `--only` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Wasm => "wasm",
+            Family::EnvoyFilter => "envoyfilter",
+            Family::Limitador => "limitador",
+            Family::AuthConfig => "authconfig",
+            Family::EnvoyGateway => "envoygateway",
+            Family::Certificate => "certificate",
+            Family::DnsRecord => "dnsrecord",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Family::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// Every name, `sep`-separated.
+    pub fn names(sep: &str) -> String {
+        Family::ALL.map(Family::name).join(sep)
     }
 }
 
@@ -111,8 +131,8 @@ pub fn policy_objects(
 
 /// Settings for one generation run.
 #[derive(Clone, Debug)]
+/// The emulated release is not here: it is the model's (`Model::version`, chosen at load).
 pub struct GenerateOptions {
-    pub version: KuadrantVersion,
     /// Used when the input has no Kuadrant object.
     pub kuadrant_namespace: String,
     /// `RELATED_IMAGE_WASMSHIM`; `None` means the release default of `version`.
@@ -133,7 +153,6 @@ pub struct GenerateOptions {
 impl Default for GenerateOptions {
     fn default() -> Self {
         GenerateOptions {
-            version: KuadrantVersion::V1_4,
             kuadrant_namespace: DEFAULT_KUADRANT_NAMESPACE.into(),
             wasm_image: None,
             wasm_sha256: WASM_SHA256_PLACEHOLDER.into(),
@@ -350,7 +369,7 @@ fn rule_matches<'a>(t: &Topology<'a>, p: &Path, route: &'a str) -> RuleMatchList
         RuleMatches::Http(ms) => {
             let defaulted;
             let ms = if ms.is_empty() {
-                if t.version == KuadrantVersion::V1_4 {
+                if t.version() == KuadrantVersion::V1_4 {
                     return vec![];
                 }
                 defaulted = vec![crate::model::HttpMatch::default()];
@@ -553,7 +572,6 @@ fn wasm_config(rt: &Runtime<'_>, action_sets: Vec<ActionSet>) -> WasmConfig {
 /// What the per-path pass reads.
 struct PassContext<'a> {
     t: &'a Topology<'a>,
-    opts: &'a GenerateOptions,
     rt: &'a Runtime<'a>,
     /// `ns/name` of every route (the sort keys borrow them).
     route_keys: &'a [String],
@@ -613,9 +631,9 @@ fn path_pass<'a>(
     paths: &'a [Path],
     eff: &'a [PathEffective],
 ) -> PathsOut<'a> {
-    let (t, opts, rt) = (ctx.t, ctx.opts, ctx.rt);
+    let (t, rt) = (ctx.t, ctx.rt);
     let m = t.model;
-    let v15 = opts.version == KuadrantVersion::V1_5;
+    let v15 = m.version == KuadrantVersion::V1_5;
     let mut out = PathsOut::default();
     let mut cel_memo = CelMemo::default();
     // Encoded AuthConfig specs by effective AuthPolicy.
@@ -761,7 +779,7 @@ fn path_pass<'a>(
                 ],
             ))
             .or_insert_with(|| {
-                let built = actions::merge(actions::path_actions(m, route_scope, pe), opts.version);
+                let built = actions::merge(actions::path_actions(m, route_scope, pe), m.version);
                 validate_actions(pe, built, &mut cel_memo)
             });
         out.cel_issues
@@ -891,7 +909,7 @@ fn generate_in_runs(
     runs: usize,
 ) -> Generated {
     let m = t.model;
-    let v15 = opts.version == KuadrantVersion::V1_5;
+    let v15 = m.version == KuadrantVersion::V1_5;
     let mut out = Generated::default();
     let rt = runtime(m, opts, &mut out.diagnostics);
     out.diagnostics.extend(window_diagnostics(m));
@@ -926,7 +944,6 @@ fn generate_in_runs(
         .collect();
     let ctx = PassContext {
         t,
-        opts,
         rt: &rt,
         route_keys: &route_keys,
         provider: &provider,
@@ -1349,6 +1366,15 @@ fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_family_parses_by_its_name() {
+        for f in Family::ALL {
+            assert_eq!(Family::parse(f.name()), Some(f));
+        }
+        assert_eq!(Family::parse("Wasm"), None);
+        assert!(Family::names(",").starts_with("wasm,envoyfilter,"));
+    }
     use crate::load::{Input, LoadOptions, load};
 
     /// Runs are cut only where the gateway changes, cover every path once, in order.
@@ -1400,12 +1426,9 @@ mod tests {
                         ..LoadOptions::default()
                     },
                 );
-                let t = Topology::build(&loaded.model, version);
+                let t = Topology::build(&loaded.model);
                 let eff = crate::resolve::effective(&t);
-                let opts = GenerateOptions {
-                    version,
-                    ..GenerateOptions::default()
-                };
+                let opts = GenerateOptions::default();
                 let one = generate_in_runs(&t, &eff, &opts, 1);
                 let text = crate::render::objects::yaml_objects(&one.objects).unwrap();
                 assert!(!one.objects.is_empty(), "{case}");

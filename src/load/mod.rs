@@ -150,6 +150,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         }
     }
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
+    out.model.version = opts.version;
     crate::model::assume_gateway_classes(
         &mut out.model,
         &opts.gateway_classes,

@@ -155,6 +155,7 @@ impl Model {
             issuers: Vec::with_capacity(n[10]),
             cluster_issuers: Vec::with_capacity(n[11]),
             skipped: Vec::with_capacity(n[9]),
+            version: KuadrantVersion::default(),
         }
     }
 }

@@ -12,7 +12,7 @@ pub mod span;
 pub mod status;
 
 pub use instant::Instant;
-pub use locator::Locator;
+pub use locator::{Locator, RefError, RefKind};
 pub use span::Sp;
 
 use crate::source::Span;
@@ -896,6 +896,9 @@ pub struct Model {
     pub cluster_issuers: Vec<Obj<()>>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
+    /// The operator release emulated, chosen when loading (`LoadOptions::version`): the one place
+    /// every later stage reads it from.
+    pub version: KuadrantVersion,
 }
 
 impl Model {
@@ -930,6 +933,12 @@ impl Model {
             + self.issuers.len()
             + self.cluster_issuers.len()
     }
+}
+
+/// A SHA-256 digest in hexadecimal (64 digits, either case): the wasm module's sha256 a user gives,
+/// and the names the operator derives by hashing (action sets, AuthConfigs).
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Kuadrant's `SubsetOf` (kuadrant-operator v1.4.6 / v1.5.2 `internal/utils/hostname.go`): is hostname `a` covered by `b`.

@@ -165,7 +165,7 @@ mod tests {
                     ..LoadOptions::default()
                 },
             );
-            let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+            let t = Topology::build(&l.model);
             let one = format!("{:?}", effective_in_runs(&t, 1));
             assert!(one.contains("Some("), "{case}: no effective policy at all");
             for runs in [2, 3, 7] {
@@ -209,7 +209,7 @@ mod tests {
             include_str!("../../testdata/cases/case-a-effective-auth-policies/input.yaml"),
             KuadrantVersion::V1_5,
         );
-        let t = Topology::build(&l.model, KuadrantVersion::V1_5);
+        let t = Topology::build(&l.model);
         let paths = t.paths();
         let eff = effective(&t);
         assert_eq!(eff.len(), paths.len());
@@ -296,7 +296,7 @@ spec:
     fn only_rlp(docs: &[String]) -> Vec<(String, String)> {
         let text = format!("{BASE}{}", docs.concat());
         let l = load_text(&text, KuadrantVersion::V1_4);
-        let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+        let t = Topology::build(&l.model);
         let eff = effective(&t);
         assert_eq!(eff.len(), 1);
         keys_and_sources(eff[0].rate_limit.as_ref().unwrap(), &t)

@@ -157,7 +157,7 @@ pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
     if !listener_ready {
         return false;
     }
-    let grpc_v15 = r.spec.kind == RouteKind::Grpc && t.version == KuadrantVersion::V1_5;
+    let grpc_v15 = r.spec.kind == RouteKind::Grpc && t.version() == KuadrantVersion::V1_5;
     let parents = r.spec.status.as_ref().and_then(|s| s.parents.as_ref());
     let entry = parents.and_then(|ps| {
         ps.iter().find(|s| {
@@ -677,7 +677,7 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk, components: Option<&Components>)
             }
         };
         let Some(made) = components else { continue };
-        for (name, satisfied_by) in gateway_components(t.version, p.kind, provider) {
+        for (name, satisfied_by) in gateway_components(t.version(), p.kind, provider) {
             if !satisfied_by.iter().any(|&c| made.contains(gi, c)) {
                 pending.push(format!("{name} ({})", g.meta.key()));
             }

@@ -88,7 +88,6 @@ pub struct Path {
 /// The topology of one model.
 pub struct Topology<'m> {
     pub model: &'m Model,
-    pub version: KuadrantVersion,
     pub graph: DiGraph<Node, EdgeKind>,
     index: HashMap<Locator, NodeIndex>,
     /// Policy index → the node its target locator resolved to.
@@ -128,10 +127,10 @@ pub fn route_in_topology(kind: RouteKind, version: KuadrantVersion) -> bool {
 impl<'m> Topology<'m> {
     /// Build the topology. Node insertion order follows policy-machinery: objects, then targetables
     /// (classes, gateways, routes, services, listeners, rules, service ports), then policies.
-    pub fn build(model: &'m Model, version: KuadrantVersion) -> Self {
+    pub fn build(model: &'m Model) -> Self {
+        let version = model.version;
         let mut t = Topology {
             model,
-            version,
             graph: DiGraph::new(),
             index: HashMap::new(),
             attached: HashMap::new(),
@@ -297,6 +296,11 @@ impl<'m> Topology<'m> {
         self.attached_in_order = in_order;
     }
 
+    /// The operator release emulated (the model's, chosen at load).
+    pub fn version(&self) -> KuadrantVersion {
+        self.model.version
+    }
+
     /// The nodes of a path's five targetables, least specific first (`None` for a locator with no node).
     pub fn path_nodes(&self, p: &Path) -> [Option<NodeIndex>; 5] {
         [
@@ -331,7 +335,7 @@ impl<'m> Topology<'m> {
     /// section locator (`…route#name`) uses, when that name is not also a section of the route.
     /// `None` on 1.5, for other locators, and when no rule has that name.
     pub fn positional_rule(&self, target: &Locator) -> Option<String> {
-        if self.version != KuadrantVersion::V1_4 || self.node(target).is_some() {
+        if self.version() != KuadrantVersion::V1_4 || self.node(target).is_some() {
             return None;
         }
         let (object, section) = target.split_section()?;
@@ -430,7 +434,7 @@ impl<'m> Topology<'m> {
         // Listener → Route, per parentRef in order (HTTP, then GRPC).
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version) {
+                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
                     continue;
                 }
                 for (gi, li) in self.route_listeners(ri) {
@@ -451,7 +455,7 @@ impl<'m> Topology<'m> {
         }
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version) {
+                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
                     continue;
                 }
                 for xi in 0..r.spec.rules.len() {
@@ -615,7 +619,7 @@ impl<'m> Topology<'m> {
         let m = self.model;
         let mut out = Vec::new();
         for (ri, r) in m.routes.iter().enumerate() {
-            if !route_in_topology(r.spec.kind, self.version) {
+            if !route_in_topology(r.spec.kind, self.version()) {
                 continue;
             }
             for (gi, li) in self.route_listeners(ri) {
@@ -626,7 +630,7 @@ impl<'m> Topology<'m> {
                 let (gk, rk) = (g.meta.key(), r.meta.key());
                 let listener = &g.spec.listeners[li].name.value;
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_name = rule.section_name(xi, self.version);
+                    let rule_name = rule.section_name(xi, self.version());
                     // `class|gw|gw#listener|route|route#rule`, built to its exact length: there is
                     // one per path, hundreds of thousands on large estates.
                     let class = &m.gateway_classes[ci].meta.name;

@@ -65,7 +65,7 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let pipeline::Mapped {
         topology,
         diagnostics: mut diags,
-    } = pipeline::map(&loaded.model, &loaded.diagnostics, a.input.version());
+    } = pipeline::map(&loaded.model, &loaded.diagnostics);
     diags.sort();
     let found = a
         .input
