@@ -291,7 +291,7 @@ fn apply(
         }
         "kuadrantNamespace" => {
             settings.kuadrant_namespace = string(diags).and_then(|ns| {
-                if crate::model::validate::dns1123_label(&ns) {
+                if crate::load::validate::dns1123_label(&ns) {
                     Some(ns)
                 } else {
                     diags.push(invalid(
@@ -309,7 +309,7 @@ fn apply(
                 _ => string(diags),
             };
             if let Some(s) = hash {
-                if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if crate::model::is_sha256_hex(&s) {
                     settings.wasm_sha256 = Some(s.to_lowercase());
                 } else {
                     diags.push(invalid("64 hexadecimal characters"));

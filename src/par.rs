@@ -36,7 +36,7 @@ pub(crate) fn map<T: Sync, R: Send>(
 
 /// `f` on every range, each on a thread of its own, the results in range order. One range runs on
 /// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
-/// sized for it, stack.md §2.3); a thread that cannot start leaves its range to the calling thread,
+/// sized for it: `load::yaml`); a thread that cannot start leaves its range to the calling thread,
 /// and a panic in `f` (a bug) is raised again here.
 pub(crate) fn map_ranges<R: Send>(
     ranges: Vec<Range<usize>>,

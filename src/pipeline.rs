@@ -4,12 +4,31 @@
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::{self, GenerateOptions, Generated};
-use crate::model::{KuadrantVersion, Model};
+use crate::model::Model;
 use crate::resolve::extension::ExtensionStatus;
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
 use crate::source::SourceMap;
 use crate::topology::{self, Topology};
+
+/// The first stages alone, for the commands that show no more than the graph (`graph`): the
+/// topology, with the loader's findings and the topology lint, unsorted.
+pub struct Mapped<'m> {
+    pub topology: Topology<'m>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Build the topology of `model` and lint it. `load_diagnostics` are the loader's findings, carried
+/// into the result. [`analyze`] starts with this.
+pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
+    let topology = Topology::build(model);
+    let mut diagnostics = load_diagnostics.clone();
+    diagnostics.extend(topology::lint::lint(&topology));
+    Mapped {
+        topology,
+        diagnostics,
+    }
+}
 
 /// Everything computed for one input.
 pub struct Analysis<'m> {
@@ -25,40 +44,29 @@ pub struct Analysis<'m> {
     pub diagnostics: Diagnostics,
 }
 
-/// Run every stage. `load_diagnostics` are the loader's findings, carried into the result.
+/// Run every stage once. `load_diagnostics` are the loader's findings, carried into the result.
 pub fn analyze<'m>(
     model: &'m Model,
     load_diagnostics: &Diagnostics,
     gen_opts: &GenerateOptions,
     status_opts: &StatusOptions,
 ) -> Analysis<'m> {
-    let topology = Topology::build(model, gen_opts.version);
+    let Mapped {
+        topology,
+        mut diagnostics,
+    } = map(model, load_diagnostics);
     let effective = resolve::effective(&topology);
-    let generated = generate::generate(&topology, &effective, gen_opts);
-    // CEL issues decide `InvalidCelExpression`; they must come from the whole estate, not a filtered view.
-    let filtered = gen_opts.only.is_some() || gen_opts.gateway.is_some();
-    let unfiltered;
-    // So do the data-plane objects the status updaters wait for.
-    let whole = if filtered {
-        let all = GenerateOptions {
-            only: None,
-            gateway: None,
-            ..gen_opts.clone()
-        };
-        unfiltered = generate::generate(&topology, &effective, &all);
-        &unfiltered
-    } else {
-        &generated
-    };
+    // The CEL issues and the data-plane components status reads come from every path, whatever
+    // `only` and `gateway` keep of the objects (see `Generated`).
+    let mut generated = generate::generate(&topology, &effective, gen_opts);
     let statuses = status::status(
         &topology,
         &effective,
-        &whole.cel_issues,
-        Some(&whole.components),
+        &generated.cel_issues,
+        Some(&generated.components),
         status_opts,
     );
     let extension_statuses = resolve::extension::statuses(model, &statuses);
-    let mut generated = generated;
     let mut accepted = vec![false; model.policies.len()];
     for s in &statuses {
         accepted[s.policy] = s.accepted.is_true();
@@ -66,8 +74,6 @@ pub fn analyze<'m>(
     let policy_objects =
         generate::policy_objects(model, &accepted, gen_opts, &mut generated.diagnostics);
     generated.objects.extend(policy_objects);
-    let mut diagnostics = load_diagnostics.clone();
-    diagnostics.extend(topology::lint::lint(&topology));
     for d in &generated.diagnostics {
         diagnostics.push(d.clone());
     }
@@ -121,8 +127,9 @@ pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diag
 /// (`/wasm/plugin.wasm`, or `$WASM_SERVER_FILE_PATH`) when it starts, logs it with
 /// `starting wasm server (h2c)`, and writes it at
 /// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
+/// Only 1.5 writes wasm `EnvoyFilter`s (1.4 writes `WasmPlugin`s), so no version check is needed.
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
-    if opts.version != KuadrantVersion::V1_5 || !opts.wasm_sha256.is_empty() {
+    if !opts.wasm_sha256.is_empty() {
         return None;
     }
     let carriers: Vec<_> = generated
@@ -198,4 +205,66 @@ pub fn predicted_extension_objects(
             Some(generate::sort_keys(v))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, Loaded, load};
+    use crate::model::KuadrantVersion;
+
+    fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
+        let input = Input::Text {
+            name: "input.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        let opts = LoadOptions {
+            version,
+            ..LoadOptions::default()
+        };
+        load(&[input], &opts)
+    }
+
+    /// `--gateway` narrows the objects, never the statuses: one generate run gives the objects of
+    /// one gateway and the CEL issues and components of all of them.
+    #[test]
+    fn a_gateway_filter_keeps_every_status() {
+        let estates = [
+            include_str!("../testdata/dataplane/cel-both-providers/input.yaml"),
+            include_str!("../testdata/cases/case-j-route-with-two-gateways/input.yaml"),
+        ];
+        for (text, version) in estates
+            .iter()
+            .flat_map(|t| [KuadrantVersion::V1_4, KuadrantVersion::V1_5].map(|v| (t, v)))
+        {
+            let l = load_text(text, version);
+            assert!(l.model.gateways.len() >= 2);
+            let all_opts = GenerateOptions::default();
+            let status_opts = StatusOptions::default();
+            let all = analyze(&l.model, &l.diagnostics, &all_opts, &status_opts);
+            let shown = |a: &Analysis| format!("{:?}", a.statuses);
+            let mut objects_seen = 0;
+            for g in &l.model.gateways {
+                let opts = GenerateOptions {
+                    gateway: Some((g.meta.namespace.clone(), g.meta.name.clone())),
+                    ..all_opts.clone()
+                };
+                let one = analyze(&l.model, &l.diagnostics, &opts, &status_opts);
+                assert_eq!(shown(&one), shown(&all), "{}", g.meta.key());
+                assert_eq!(one.generated.cel_issues, all.generated.cel_issues);
+                assert_eq!(one.generated.components, all.generated.components);
+                // The Limitador holds the limits of the gateway's paths only; every other object
+                // is one of the unfiltered run's.
+                let everything: Vec<_> =
+                    all.generated.objects.iter().map(|o| o.to_value()).collect();
+                for o in &one.generated.objects {
+                    if o.kind() != "Limitador" {
+                        assert!(everything.contains(&o.to_value()), "{}", g.meta.key());
+                        objects_seen += 1;
+                    }
+                }
+            }
+            assert!(objects_seen > 0);
+        }
+    }
 }

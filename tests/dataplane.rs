@@ -31,11 +31,8 @@ fn load_fixture(name: &str, version: KuadrantVersion) -> Loaded {
     )
 }
 
-fn analysis(l: &Loaded, version: KuadrantVersion) -> Analysis<'_> {
-    let opts = GenerateOptions {
-        version,
-        ..Default::default()
-    };
+fn analysis(l: &Loaded) -> Analysis<'_> {
+    let opts = GenerateOptions::default();
     analyze(&l.model, &l.diagnostics, &opts, &StatusOptions::default())
 }
 
@@ -98,7 +95,7 @@ fn codes(d: &Diagnostics, code: &str) -> Vec<String> {
 fn empty_matches_on_1_4_wait_for_the_wasm_object_that_is_never_created() {
     let v = KuadrantVersion::V1_4;
     let l = load_fixture("empty-matches", v);
-    let a = analysis(&l, v);
+    let a = analysis(&l);
     let objects = kinds(&a);
     assert!(
         !objects
@@ -130,7 +127,7 @@ fn empty_matches_on_1_4_wait_for_the_wasm_object_that_is_never_created() {
 fn empty_matches_on_1_5_are_enforced() {
     let v = KuadrantVersion::V1_5;
     let l = load_fixture("empty-matches", v);
-    let a = analysis(&l, v);
+    let a = analysis(&l);
     for (policy, kind) in [
         ("RateLimitPolicy shop/istio-rlp", "RateLimitPolicy"),
         ("AuthPolicy shop/istio-auth", "AuthPolicy"),
@@ -157,7 +154,7 @@ fn empty_matches_on_1_5_are_enforced() {
 fn token_rate_limit_policy_on_an_invalid_path_waits_forever() {
     let policy = "TokenRateLimitPolicy gateway-system/internal-tokens";
     let l = load_fixture("trlp-invalid-path", KuadrantVersion::V1_4);
-    let a = analysis(&l, KuadrantVersion::V1_4);
+    let a = analysis(&l);
     assert_eq!(
         kinds(&a),
         [
@@ -174,7 +171,7 @@ fn token_rate_limit_policy_on_an_invalid_path_waits_forever() {
     );
 
     let l = load_fixture("trlp-invalid-path", KuadrantVersion::V1_5);
-    let a = analysis(&l, KuadrantVersion::V1_5);
+    let a = analysis(&l);
     assert_eq!(kinds(&a), ["Limitador limitador"]);
     assert_eq!(
         enforced(&a, &l, policy),
@@ -200,7 +197,7 @@ fn token_rate_limit_policy_on_an_invalid_path_waits_forever() {
 fn cel_issues_of_both_providers_show_the_istio_set_and_warn() {
     for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
         let l = load_fixture("cel-both-providers", v);
-        let a = analysis(&l, v);
+        let a = analysis(&l);
         let (status, reason, message) = enforced(&a, &l, "RateLimitPolicy shop/istio-rlp");
         assert_eq!(
             (status.as_str(), reason.as_str()),
@@ -257,7 +254,7 @@ fn cel_issues_of_one_provider_are_reported_without_a_warning() {
             ..LoadOptions::default()
         },
     );
-    let a = analysis(&l, v);
+    let a = analysis(&l);
     let (status, reason, message) = enforced(&a, &l, "RateLimitPolicy shop/eg-rlp");
     assert_eq!(
         (status.as_str(), reason.as_str()),
@@ -330,7 +327,7 @@ fn wasm_strings(a: &Analysis<'_>, gateway: &str) -> Vec<String> {
 fn regex_matches_and_bad_counters_break_the_gateway_they_reach() {
     for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
         let l = load_fixture("regex-match", v);
-        let a = analysis(&l, v);
+        let a = analysis(&l);
         // Generated as the operator does: the value verbatim inside the quotes.
         let prod = wasm_strings(&a, "prod");
         for p in [
@@ -372,7 +369,7 @@ fn regex_matches_and_bad_counters_break_the_gateway_they_reach() {
 fn sub_second_windows_are_truncated_and_warned_on() {
     for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
         let l = load_fixture("sub-second-window", v);
-        let a = analysis(&l, v);
+        let a = analysis(&l);
         let limitador = a
             .generated
             .objects
@@ -442,7 +439,7 @@ fn shim_and_window_warnings_fire_only_on_their_fixtures() {
                     ..LoadOptions::default()
                 },
             );
-            let a = analysis(&l, v);
+            let a = analysis(&l);
             for d in a.diagnostics.iter() {
                 if matches!(d.code.as_str(), "PCTL3008" | "PCTL3009") {
                     let name = e.strip_prefix(&root).unwrap().display().to_string();

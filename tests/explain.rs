@@ -25,8 +25,8 @@ fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
     )
 }
 
-fn explain_routes(l: &Loaded, v: KuadrantVersion) -> String {
-    let t = Topology::build(&l.model, v);
+fn explain_routes(l: &Loaded) -> String {
+    let t = Topology::build(&l.model);
     let mut out = String::new();
     for r in &l.model.routes {
         let target = explain::parse_target(&format!("httproute/{}", r.meta.key())).unwrap();
@@ -44,7 +44,7 @@ fn explain_snapshots() {
             &std::fs::read_to_string(case.join("input.yaml")).unwrap(),
             v,
         );
-        let got = explain_routes(&l, v);
+        let got = explain_routes(&l);
         common::assert_case_snapshot(case, "explain", &got);
     });
 }
@@ -58,7 +58,7 @@ fn explain_case(name: &str, target: &str, kind: Option<PolicyKind>) -> Explanati
         &std::fs::read_to_string(case.join("input.yaml")).unwrap(),
         v,
     );
-    let t = Topology::build(&l.model, v);
+    let t = Topology::build(&l.model);
     explain::explain(&t, &explain::parse_target(target).unwrap(), kind).unwrap()
 }
 
@@ -142,7 +142,7 @@ fn name_tie_break_is_reported() {
     .unwrap();
     let second = "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: zz-rlp\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: toystore-route\n  limits:\n    l2:\n      rates:\n        - limit: 2\n          window: 1m\n";
     let l = load_text(&format!("{text}{second}"), KuadrantVersion::V1_4);
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let e = explain::explain(
         &t,
         &explain::parse_target("httproute/toystore/toystore-route").unwrap(),

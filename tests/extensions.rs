@@ -30,11 +30,10 @@ fn load_case(case: &str, version: KuadrantVersion) -> Loaded {
     )
 }
 
+/// The whole pipeline; the version is the one `l` was loaded with (the model holds it).
 fn analyze(l: &Loaded, version: KuadrantVersion) -> Analysis<'_> {
-    let opts = GenerateOptions {
-        version,
-        ..GenerateOptions::default()
-    };
+    assert_eq!(l.model.version, version);
+    let opts = GenerateOptions::default();
     pipeline::analyze(&l.model, &l.diagnostics, &opts, &StatusOptions::default())
 }
 
@@ -537,7 +536,7 @@ fn graph_draws_extensions_and_what_they_derive() {
     use policyctl::render::graph::{self, Selection};
     use policyctl::topology::Topology;
     let l = load_case("plan", V15);
-    let t = Topology::build(&l.model, V15);
+    let t = Topology::build(&l.model);
     let dot = graph::dot(&t, &Selection::all());
     let plan = "\"planpolicy.extensions.kuadrant.io:toystore/toystore-plans\"";
     assert!(dot.contains(&format!(
@@ -583,7 +582,7 @@ fn explain_names_the_plan_policy() {
     use policyctl::resolve::explain;
     use policyctl::topology::Topology;
     let l = load_case("plan", V15);
-    let t = Topology::build(&l.model, V15);
+    let t = Topology::build(&l.model);
     let target = explain::parse_target("httproute/toystore/toystore").unwrap();
     let e = explain::explain(&t, &target, None).unwrap();
     let text = policyctl::render::explain::text(&e);

@@ -1,4 +1,4 @@
-//! Golden cases G1–G14 of outputs.md §7 that apply to operator v1.4 / v1.5, run through the library on
+//! Golden cases G1–G14 (`docs/semantics/README.md`) that apply to operator v1.4 / v1.5, run through the library on
 //! the manifests under `testdata/golden/<case>/input.yaml`. Field-by-field comparisons; hashes exact.
 //! (G1–G4 and the predicate/comparator tables are unit tests in `src/generate/`; G11 is main-only.)
 
@@ -19,18 +19,11 @@ fn run(case: &str, version: KuadrantVersion) -> Generated {
 
 /// Generate from a file or folder under testdata/.
 fn run_path(case: &str, version: KuadrantVersion) -> Generated {
-    run_with(
-        case,
-        &GenerateOptions {
-            version,
-            ..GenerateOptions::default()
-        },
-    )
+    run_with(case, version, &GenerateOptions::default())
 }
 
 /// [`run_path`] with other generation options.
-fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
-    let version = opts.version;
+fn run_with(case: &str, version: KuadrantVersion, opts: &GenerateOptions) -> Generated {
     let path = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
     let loaded = load(
         &[Input::Path(path.into())],
@@ -45,7 +38,7 @@ fn run_with(case: &str, opts: &GenerateOptions) -> Generated {
         "{case}: {:?}",
         loaded.diagnostics
     );
-    let t = Topology::build(&loaded.model, version);
+    let t = Topology::build(&loaded.model);
     let eff = policyctl::resolve::effective(&t);
     let g = generate::generate(&t, &eff, opts);
     // The typed writer and the tree writer give the same text.
@@ -311,7 +304,7 @@ fn g6_full_featured_rlp_and_authpolicy() {
                 ac["metadata"]["labels"],
                 json!({"kuadrant.io/managed": "true", "kuadrant.io/auth": "true"})
             );
-            // ERRATA 1: the value is the route's locator plus the rule section.
+            // The value is the route's locator plus the rule section (docs/semantics/generated-objects.md).
             assert_eq!(
                 ac["metadata"]["annotations"],
                 json!({"HTTPRouteRule.gateway.networking.k8s.io": format!("httproute.gateway.networking.k8s.io:test-ns/toystore-route#{rule}")})
@@ -345,7 +338,8 @@ fn g6_full_featured_rlp_and_authpolicy() {
 
 #[test]
 fn cel_invalid_auth_predicates_drop_the_rate_limit_action() {
-    // ERRATA 3 / notes/cel.md §5: G6 without the AuthPolicy.
+    // G6 without the AuthPolicy: `auth.` is undeclared, the merged action is dropped
+    // (docs/semantics/generated-objects.md, "Wasm actions").
     for v in [V14, V15] {
         let g = run("cel-no-auth", v);
         assert!(!names(&g).iter().any(
@@ -494,7 +488,7 @@ fn g12_no_output() {
         );
     }
     // every route hostname outside the listener hostname: no wasm; limits and cluster objects on 1.4
-    // only (ERRATA 2).
+    // only (docs/semantics/versions.md, "Invalid paths and the objects they produce").
     let g = run("g12-hostnames", V14);
     assert_eq!(
         names(&g),
@@ -601,9 +595,12 @@ fn output_does_not_depend_on_input_order() {
                 name: "x.yaml".into(),
                 bytes: t.as_bytes().to_vec(),
             }],
-            &LoadOptions::default(),
+            &LoadOptions {
+                version: V14,
+                ..LoadOptions::default()
+            },
         );
-        let topo = Topology::build(&loaded.model, V14);
+        let topo = Topology::build(&loaded.model);
         let eff = policyctl::resolve::effective(&topo);
         object::values(&generate::generate(&topo, &eff, &GenerateOptions::default()).objects)
     };
@@ -666,7 +663,7 @@ fn compute_cli_yaml_json_and_filters() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("policyctl compute -f manifests/"));
 }
 
-/// outputs.md §3.4: on an Envoy Gateway class the wasm configuration goes into an
+/// docs/semantics/generated-objects.md: on an Envoy Gateway class the wasm configuration goes into an
 /// `EnvoyExtensionPolicy` (the same configuration the Istio carrier holds, at both versions) and the
 /// clusters into `EnvoyPatchPolicy`s (JSONPatch, mTLS off); no Istio object is written.
 #[test]
@@ -780,8 +777,8 @@ fn envoy_gateway_extension_and_patch_policies() {
 fn istio_clusters_with_mtls(version: KuadrantVersion) -> usize {
     let g = run_with(
         "golden/envoy-gateway/input.yaml",
+        version,
         &GenerateOptions {
-            version,
             istio_controllers: vec!["gateway.envoyproxy.io/gatewayclass-controller".into()],
             ..GenerateOptions::default()
         },

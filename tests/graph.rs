@@ -1,7 +1,7 @@
 //! The topology graph (`policyctl graph`) and the topology lint (PCTL2xxx).
 //!
-//! Golden topology cases B–E of semantics.md §6.2 (fixtures under testdata/topology/), the byte-exact
-//! policy-machinery DOT of semantics.md §1.7, `--for`, and one fixture per PCTL2xxx situation under
+//! Golden topology cases B–E (`docs/semantics/README.md`; fixtures under testdata/topology/), the
+//! byte-exact policy-machinery DOT (`docs/semantics/topology.md`), `--for`, and one fixture per PCTL2xxx situation under
 //! testdata/invalid/. Every DOT text produced here goes through a real DOT parser (graphviz-rust); with
 //! `POLICYCTL_REQUIRE_DOT=1` every testdata graph must also be accepted by Graphviz's `dot -Tsvg`.
 
@@ -117,7 +117,7 @@ fn check_dot(t: &Topology, sel: &Selection) -> String {
     text
 }
 
-// ------------------------------------------------------------------ semantics.md §1.7
+// ------------------------------------------------- policy-machinery DOT (docs/semantics/topology.md)
 
 const WORKED_EXAMPLE: &str = "digraph  {
 \t
@@ -140,7 +140,7 @@ const WORKED_EXAMPLE: &str = "digraph  {
 fn compat_dot_matches_the_worked_example_byte_for_byte() {
     for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
         let l = load_fixture("testdata/topology/worked-example", v);
-        let t = Topology::build(&l.model, v);
+        let t = Topology::build(&l.model);
         assert_eq!(render::dot_compat(&t, &Selection::all()), WORKED_EXAMPLE);
         check_dot(&t, &Selection::all());
     }
@@ -161,7 +161,7 @@ fn compat_dot_through_the_binary() {
 fn compat_numbers_policies_in_operator_registration_order_and_draws_kuadrant() {
     // Objects first (Kuadrant), then targetables, then policies kind by kind: DNS, TLS, Auth, RLP, TRLP.
     let l = load_fixture("testdata/examples/toystore", KuadrantVersion::V1_4);
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let text = render::dot_compat(&t, &Selection::all());
     assert!(text.starts_with("digraph  {\n\t\n\t"), "{text}");
     assert!(text.ends_with(";\n\t\n}\n"), "{text}");
@@ -193,12 +193,12 @@ fn compat_numbers_policies_in_operator_registration_order_and_draws_kuadrant() {
     check_dot(&t, &Selection::all());
 }
 
-// ------------------------------------------------------------------ semantics.md §6.2 B–E
+// ------------------------------------------------------ cases B–E (docs/semantics/README.md)
 
 #[test]
 fn case_b_complex_topology_expanded() {
     let l = load_fixture("testdata/topology/complex-expanded", KuadrantVersion::V1_5);
-    let t = Topology::build(&l.model, KuadrantVersion::V1_5);
+    let t = Topology::build(&l.model);
     let c = children(&t);
     let expect: &[(&str, &[&str])] = &[
         ("gatewayclass-1", &["gateway-1", "gateway-2", "gateway-3"]),
@@ -249,7 +249,8 @@ fn case_b_complex_topology_expanded() {
     check_dot(&t, &Selection::all());
 
     // 1.4 leaves the GRPCRoute (and its rule) out of the topology.
-    let t14 = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let l14 = load_fixture("testdata/topology/complex-expanded", KuadrantVersion::V1_4);
+    let t14 = Topology::build(&l14.model);
     let c14 = children(&t14);
     assert!(!c14.contains_key("gateway-5#listener-1") && !c14.contains_key("grpc-route-1"));
 }
@@ -259,7 +260,7 @@ fn case_c_non_expanded_projection() {
     // policyctl always builds the operator's expanded topology; the non-expanded links of
     // TestGatewayAPITopology are what remains when listeners and rules are collapsed into their parents.
     let l = load_fixture("testdata/topology/complex-expanded", KuadrantVersion::V1_5);
-    let t = Topology::build(&l.model, KuadrantVersion::V1_5);
+    let t = Topology::build(&l.model);
     let c = children(&t);
     let parent = |s: &str| s.split('#').next().unwrap().to_owned();
     let mut collapsed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -295,7 +296,7 @@ fn case_d_policies_with_section_names_attach_to_listeners() {
         "testdata/topology/policies-with-section-names",
         KuadrantVersion::V1_4,
     );
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let c = children(&t);
     assert_eq!(
         c["my-gateway"],
@@ -335,7 +336,7 @@ fn case_d_policies_with_section_names_attach_to_listeners() {
 #[test]
 fn case_e_rule_names_by_version() {
     let l = load_fixture("testdata/topology/rule-names", KuadrantVersion::V1_5);
-    let t15 = Topology::build(&l.model, KuadrantVersion::V1_5);
+    let t15 = Topology::build(&l.model);
     let c = children(&t15);
     assert_eq!(c["named"], set(&["named#custom-name"]));
     assert_eq!(c["unnamed"], set(&["unnamed#rule-1"]));
@@ -346,7 +347,8 @@ fn case_e_rule_names_by_version() {
     assert_eq!(c["grpc"], set(&["grpc#streaming-rule"]));
     check_dot(&t15, &Selection::all());
 
-    let t14 = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let l14 = load_fixture("testdata/topology/rule-names", KuadrantVersion::V1_4);
+    let t14 = Topology::build(&l14.model);
     let c = children(&t14);
     assert_eq!(c["named"], set(&["named#rule-1"]));
     assert_eq!(
@@ -454,7 +456,7 @@ fn output_does_not_depend_on_input_order() {
 #[test]
 fn mermaid_and_json_carry_the_same_graph() {
     let l = load_fixture("testdata/examples/toystore", KuadrantVersion::V1_4);
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let (dot_nodes, dot_edges) = parse_dot(&check_dot(&t, &Selection::all()));
 
     let j: serde_json::Value = serde_json::from_str(&render::json(&t, &Selection::all())).unwrap();
@@ -647,7 +649,7 @@ type Finding = (&'static str, Severity, usize, usize);
 /// Every topology finding of a fixture, sorted.
 fn findings(rel: &str, version: KuadrantVersion) -> Vec<Finding> {
     let l = load_fixture(rel, version);
-    let t = Topology::build(&l.model, version);
+    let t = Topology::build(&l.model);
     let mut d = lint(&t);
     d.sort();
     d.iter()
@@ -699,7 +701,7 @@ fn lint_messages_follow_the_operator() {
         "testdata/invalid/target-section-not-found.yaml",
         KuadrantVersion::V1_4,
     );
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let d = lint(&t);
     let x = d.iter().next().unwrap();
     assert_eq!(
@@ -717,7 +719,7 @@ fn lint_messages_follow_the_operator() {
         "testdata/invalid/route-namespace-not-allowed.yaml",
         KuadrantVersion::V1_4,
     );
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let msgs: Vec<String> = lint(&t).iter().map(|d| d.message.clone()).collect();
     assert!(
         msgs.iter()
@@ -736,7 +738,7 @@ fn lint_messages_follow_the_operator() {
         "testdata/invalid/hostname-not-subset.yaml",
         KuadrantVersion::V1_4,
     );
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let d = lint(&t);
     let x = d.iter().next().unwrap();
     assert!(

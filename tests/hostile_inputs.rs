@@ -134,7 +134,7 @@ fn crlf_and_bom_inputs_load_like_plain_ones() {
         &[Input::Path(fixture("crlf-line-endings.yaml"))],
         &LoadOptions::default(),
     );
-    let topo = policyctl::topology::Topology::build(&l.model, Default::default());
+    let topo = policyctl::topology::Topology::build(&l.model);
     let lint = policyctl::topology::lint::lint(&topo);
     let pos: Vec<String> = lint
         .iter()

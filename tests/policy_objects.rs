@@ -21,9 +21,9 @@ struct Run {
     codes: Vec<(Code, String)>,
 }
 
-fn run_opts(text: &str, opts: &GenerateOptions) -> Run {
+fn run_opts(text: &str, version: KuadrantVersion, opts: &GenerateOptions) -> Run {
     let docs: Vec<String> = text.split("\n---\n").map(str::to_string).collect();
-    let l = load_docs(&docs, opts.version);
+    let l = load_docs(&docs, version);
     assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
     let a = policyctl::pipeline::analyze(
         &l.model,
@@ -42,13 +42,7 @@ fn run_opts(text: &str, opts: &GenerateOptions) -> Run {
 }
 
 fn run(text: &str, version: KuadrantVersion) -> Run {
-    run_opts(
-        text,
-        &GenerateOptions {
-            version,
-            ..GenerateOptions::default()
-        },
-    )
+    run_opts(text, version, &GenerateOptions::default())
 }
 
 fn of_kind<'a>(r: &'a Run, kind: &str) -> Vec<&'a Value> {
@@ -507,8 +501,8 @@ spec:
     let kinds = |only: &[&str]| -> Vec<String> {
         let r = run_opts(
             &text,
+            KuadrantVersion::V1_5,
             &GenerateOptions {
-                version: KuadrantVersion::V1_5,
                 only: Some(only.iter().map(|f| Family::parse(f).unwrap()).collect()),
                 ..GenerateOptions::default()
             },

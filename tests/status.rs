@@ -22,11 +22,8 @@ fn split_docs(text: &str) -> Vec<String> {
 
 /// Statuses and the merge/enforcement diagnostics (PCTL3xxx) of the whole pipeline, so CEL issues from
 /// generation reach the status as they do in the CLI; and the PathIDs `enforced_on` indexes.
-fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnostics, Vec<String>) {
-    let opts = policyctl::generate::GenerateOptions {
-        version,
-        ..Default::default()
-    };
+fn statuses(l: &Loaded) -> (Vec<PolicyStatus>, Diagnostics, Vec<String>) {
+    let opts = policyctl::generate::GenerateOptions::default();
     let a = policyctl::pipeline::analyze(
         &l.model,
         &Diagnostics::new(),
@@ -51,8 +48,8 @@ fn statuses(l: &Loaded, version: KuadrantVersion) -> (Vec<PolicyStatus>, Diagnos
 }
 
 /// The predicted statuses and diagnostics as stable text.
-fn render(l: &Loaded, version: KuadrantVersion) -> String {
-    let (s, d, ids) = statuses(l, version);
+fn render(l: &Loaded) -> String {
+    let (s, d, ids) = statuses(l);
     let mut out = String::new();
     for st in &s {
         let p = &l.model.policies[st.policy];
@@ -100,12 +97,12 @@ fn status_snapshots() {
             case.display(),
             l.diagnostics
         );
-        let got = render(&l, v);
+        let got = render(&l);
         // Deterministic regardless of input order: the documents reversed give the same text.
         let mut docs = split_docs(&text);
         docs.reverse();
         assert_eq!(
-            render(&load_docs(&docs, v), v),
+            render(&load_docs(&docs, v)),
             got,
             "{}: order-dependent",
             case.display()
@@ -124,7 +121,7 @@ fn case_status(name: &str) -> (Loaded, Vec<PolicyStatus>, Vec<String>) {
         &[std::fs::read_to_string(case.join("input.yaml")).unwrap()],
         v,
     );
-    let (s, _, ids) = statuses(&l, v);
+    let (s, _, ids) = statuses(&l);
     (l, s, ids)
 }
 
@@ -143,7 +140,7 @@ fn e(status: &str, reason: &str, message: &str) -> (String, String, String) {
 }
 
 // Messages below are the operator's (internal/kuadrant/errors.go, conditions.go at v1.4.6) for the
-// integration-test scenarios of semantics.md §6.2.
+// integration-test scenarios of cases F–L (docs/semantics/README.md).
 #[test]
 fn case_f_route_policy_enforced() {
     assert_eq!(
@@ -301,7 +298,7 @@ fn target_not_found_shows_section() {
         "    name: toystore-route\n    sectionName: rule-9\n  defaults",
     );
     let l = load_docs(&[text], KuadrantVersion::V1_4);
-    let (s, _, _) = statuses(&l, KuadrantVersion::V1_4);
+    let (s, _, _) = statuses(&l);
     assert_eq!(s[0].accepted.reason, "TargetNotFound");
     assert_eq!(
         s[0].accepted.message,
@@ -322,7 +319,7 @@ fn kuadrant_assumed_once() {
         .filter(|d| !d.contains("kind: Kuadrant"))
         .collect();
     let l = load_docs(&docs, KuadrantVersion::V1_4);
-    let (_, d, _) = statuses(&l, KuadrantVersion::V1_4);
+    let (_, d, _) = statuses(&l);
     assert_eq!(
         d.iter().filter(|x| x.code.as_str() == "PCTL3007").count(),
         1
@@ -330,7 +327,7 @@ fn kuadrant_assumed_once() {
 }
 
 fn effective_summary(l: &Loaded) -> Vec<Vec<(String, String)>> {
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     resolve::effective(&t)
         .iter()
         .map(|pe| {

@@ -99,14 +99,11 @@ impl InputArgs {
     }
 
     /// Generation options for commands without generation flags (status, explain, lint): the
-    /// emulated version and the settings file's runtime values.
+    /// settings file's runtime values (the emulated version goes to the loader, see [`Self::load`]).
     pub fn generate_options(&self) -> GenerateOptions {
         GenArgs::default()
-            .options(self.version(), &self.settings)
-            .unwrap_or_else(|_| GenerateOptions {
-                version: self.version(),
-                ..GenerateOptions::default()
-            })
+            .options(&self.settings)
+            .unwrap_or_default()
     }
 
     /// The GatewayClasses assumed when the input does not define them: the well-known ones, then the
@@ -164,7 +161,7 @@ impl InputArgs {
 
     /// Read stdin (once) and load every input.
     pub fn load(&self) -> Result<Loaded, CliError> {
-        if !policyctl::model::validate::dns1123_label(&self.namespace) {
+        if !policyctl::load::validate::dns1123_label(&self.namespace) {
             return Err(CliError::Usage(format!(
                 "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
                 self.namespace
@@ -554,8 +551,7 @@ impl Ui {
 /// The generation flags shared by `compute` and `diff`. Each falls back to the settings file.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
-    /// Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension.
-    #[arg(long, value_delimiter = ',', value_name = "FAMILY")]
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY", help = only_help())]
     pub only: Vec<String>,
     /// Only paths through this gateway.
     #[arg(long, value_name = "NS/NAME")]
@@ -578,19 +574,24 @@ pub struct GenArgs {
     pub envoy_gateway_controller_names: Vec<String>,
 }
 
+/// `--only`'s help: the families of [`Family::ALL`].
+fn only_help() -> String {
+    format!(
+        "Only these object families (comma-separated): {}",
+        Family::names(", ")
+    )
+}
+
 impl GenArgs {
     /// The generation options these flags ask for; a flag not given takes the settings file's value.
-    pub fn options(
-        &self,
-        version: KuadrantVersion,
-        settings: &Settings,
-    ) -> Result<GenerateOptions, CliError> {
+    pub fn options(&self, settings: &Settings) -> Result<GenerateOptions, CliError> {
         let mut only = BTreeSet::new();
         for f in &self.only {
             let f = f.trim();
             only.insert(Family::parse(f).ok_or_else(|| {
                 CliError::Usage(format!(
-                    "--only: unknown family {f:?} (expected wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension)"
+                    "--only: unknown family {f:?} (expected {})",
+                    Family::names(", ")
                 ))
             })?);
         }
@@ -612,22 +613,20 @@ impl GenArgs {
             .clone()
             .or_else(|| settings.wasm_sha256.clone())
             .unwrap_or_else(|| generate::WASM_SHA256_PLACEHOLDER.to_string());
-        let sha_ok = wasm_sha256.is_empty()
-            || (wasm_sha256.len() == 64 && wasm_sha256.bytes().all(|b| b.is_ascii_hexdigit()));
+        let sha_ok = wasm_sha256.is_empty() || policyctl::model::is_sha256_hex(&wasm_sha256);
         if !sha_ok {
             return Err(CliError::Usage(
                 "--wasm-sha256 must be 64 hexadecimal characters".into(),
             ));
         }
         if let Some(ns) = &self.kuadrant_namespace
-            && !policyctl::model::validate::dns1123_label(ns)
+            && !policyctl::load::validate::dns1123_label(ns)
         {
             return Err(CliError::Usage(format!(
                 "--kuadrant-namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {ns:?}"
             )));
         }
         Ok(GenerateOptions {
-            version,
             kuadrant_namespace: self
                 .kuadrant_namespace
                 .clone()

@@ -1,4 +1,4 @@
-//! Wasm actions of one path (outputs.md §1.8, ERRATA 3 and 9): build the auth, rate-limit and
+//! Wasm actions of one path (`docs/semantics/generated-objects.md`, "Wasm actions"): build the auth, rate-limit and
 //! token-rate-limit specs, place them around auth, merge same-scope rate-limit specs, and encode them
 //! in the legacy `{service, scope, predicates, conditionalData, sources}` format.
 

@@ -1,4 +1,4 @@
-//! AuthConfig spec re-encoding (ERRATA 4, /work/notes/authconfig.md): the operator decodes the
+//! AuthConfig spec re-encoding (`docs/semantics/generated-objects.md`, "AuthConfigs"): the operator decodes the
 //! AuthPolicy rules into Authorino's `v1beta3` Go types and writes them back with `encoding/json`.
 //! So unknown fields vanish, the AuthPolicy CRD defaults appear (`cache.ttl: 60`, `http.method: GET`,
 //! `http.contentType: application/x-www-form-urlencoded`, `oauth2.cache: true`), zero values vanish

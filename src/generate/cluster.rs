@@ -1,6 +1,6 @@
 //! Cluster patches and the objects that carry them: Istio `EnvoyFilter`s
-//! `kuadrant-{ratelimiting,auth,tracing}-<gw>` and Envoy Gateway `EnvoyPatchPolicy`s (notes/generate.md §3,
-//! §4.2), plus the wasm-server cluster of the 1.5 wasm `EnvoyFilter`.
+//! `kuadrant-{ratelimiting,auth,tracing}-<gw>` and Envoy Gateway `EnvoyPatchPolicy`s (`docs/semantics/generated-objects.md`,
+//! "Cluster objects"), plus the wasm-server cluster of the 1.5 wasm `EnvoyFilter`.
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! Action-set hostnames (outputs.md §1.3): the route hostnames that are a *subset* of the listener
+//! Action-set hostnames (`docs/semantics/generated-objects.md`): the route hostnames that are a *subset* of the listener
 //! hostname, in route order — a filter, not a Gateway API intersection.
 
 pub use crate::model::hostname_subset_of as subset_of;

@@ -14,29 +14,9 @@
 //! gateways in parallel and is merged in path order, so the result does not depend on the number of
 //! cores.
 //!
-//! # Output conventions
-//! - **Keys are sorted alphabetically at every level** of every object. The operator sends plain maps
-//!   (policy-machinery `Destruct`), so `kubectl get -o yaml` shows exactly this order; the 1.5
-//!   `configuration.value` JSON string (protojson of a Struct) is sorted and compact, with no space after
-//!   commas (the operator's protojson may add one, fixed per binary; compare it as parsed JSON).
-//! - **Object order**: per gateway (model order: namespace/name) its wasm carrier (`WasmPlugin` /
-//!   `EnvoyFilter kuadrant-<gw>` / `EnvoyExtensionPolicy`), then the rate-limit, auth and tracing cluster
-//!   objects; then the `Limitador`; then the AuthConfigs by name; then the cert-manager `Certificate`s
-//!   of TLSPolicies and the `DNSRecord`s of DNSPolicies, per gateway and listener (see [`tls`],
-//!   [`dns`]; they are added by [`policy_objects`] once the policies' `Accepted` is predicted).
-//! - **Canonical orders** where the operator is not deterministic (ERRATA): paths in PathID order; action
-//!   sets by the operator's comparator as a stable sort over paths in PathID order (hostname-major, then
-//!   match order); limits inside a merged rate-limit action by limit name (both versions); Limitador
-//!   `spec.limits` by name, namespace, max_value, seconds, conditions, variables. The 1.5 conditionalData
-//!   sort is a stable sort, which equals Go's `slices.SortFunc` for at most 12 entries per merged action.
-//! - **Runtime values**: owner references are written only when the owner's `metadata.uid` is in the
-//!   input. Without a Kuadrant object the Kuadrant namespace is `kuadrant-system` (diagnostic PCTL3007).
-//!   Without a Limitador / Authorino object their operator defaults are used. A Limitador without
-//!   `status.service` gets the endpoint limitador-operator would publish (`limitador-<name>.<ns>.svc.
-//!   cluster.local`, `spec.listener.grpc.port` or 8081); the operator itself skips the rate-limit cluster
-//!   object until that status exists.
-//! - `metadata.creationTimestamp: null` and status stubs of the operator's desired objects are not
-//!   printed (the API server drops them).
+//! Key order, object order, the canonical orders chosen where the operator is not deterministic and
+//! the runtime values it cannot know: `docs/output-conventions.md`. What each object holds and the
+//! upstream files it follows: `docs/semantics/generated-objects.md`.
 
 pub mod actions;
 pub mod authconfig;
@@ -97,18 +77,39 @@ pub enum Family {
 }
 
 impl Family {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "wasm" => Some(Family::Wasm),
-            "envoyfilter" => Some(Family::EnvoyFilter),
-            "limitador" => Some(Family::Limitador),
-            "authconfig" => Some(Family::AuthConfig),
-            "envoygateway" => Some(Family::EnvoyGateway),
-            "certificate" => Some(Family::Certificate),
-            "dnsrecord" => Some(Family::DnsRecord),
-            "extension" => Some(Family::Extension),
-            _ => None,
+    /// Every family, in the order `--only` lists them.
+    pub const ALL: [Family; 8] = [
+        Family::Wasm,
+        Family::EnvoyFilter,
+        Family::Limitador,
+        Family::AuthConfig,
+        Family::EnvoyGateway,
+        Family::Certificate,
+        Family::DnsRecord,
+        Family::Extension,
+    ];
+
+    /// The name `--only` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Wasm => "wasm",
+            Family::EnvoyFilter => "envoyfilter",
+            Family::Limitador => "limitador",
+            Family::AuthConfig => "authconfig",
+            Family::EnvoyGateway => "envoygateway",
+            Family::Certificate => "certificate",
+            Family::DnsRecord => "dnsrecord",
+            Family::Extension => "extension",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Family::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// Every name, `sep`-separated.
+    pub fn names(sep: &str) -> String {
+        Family::ALL.map(Family::name).join(sep)
     }
 }
 
@@ -143,8 +144,8 @@ pub fn policy_objects(
 
 /// Settings for one generation run.
 #[derive(Clone, Debug)]
+/// The emulated release is not here: it is the model's (`Model::version`, chosen at load).
 pub struct GenerateOptions {
-    pub version: KuadrantVersion,
     /// Used when the input has no Kuadrant object.
     pub kuadrant_namespace: String,
     /// `RELATED_IMAGE_WASMSHIM`; `None` means the release default of `version`.
@@ -165,7 +166,6 @@ pub struct GenerateOptions {
 impl Default for GenerateOptions {
     fn default() -> Self {
         GenerateOptions {
-            version: KuadrantVersion::V1_4,
             kuadrant_namespace: DEFAULT_KUADRANT_NAMESPACE.into(),
             wasm_image: None,
             wasm_sha256: WASM_SHA256_PLACEHOLDER.into(),
@@ -195,10 +195,10 @@ pub fn controller_names(user: &[String], default: &str) -> Vec<String> {
 pub struct Generated {
     /// The objects, in the documented order, keys sorted.
     pub objects: Vec<Object>,
-    /// CEL validation failures in PathID order, then action order.
+    /// CEL validation failures in PathID order, then action order, over every path: `gateway` and
+    /// `only` filter the objects, not these (status needs the whole estate's).
     pub cel_issues: Vec<CelIssue>,
-    /// The data-plane objects produced per gateway, whatever `only` keeps (`gateway` does filter
-    /// them: the pipeline reads them from an unfiltered run).
+    /// The data-plane objects produced per gateway, whatever `only` and `gateway` keep.
     pub components: Components,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -382,7 +382,7 @@ fn rule_matches<'a>(t: &Topology<'a>, p: &Path, route: &'a str) -> RuleMatchList
         RuleMatches::Http(ms) => {
             let defaulted;
             let ms = if ms.is_empty() {
-                if t.version == KuadrantVersion::V1_4 {
+                if t.version() == KuadrantVersion::V1_4 {
                     return vec![];
                 }
                 defaulted = vec![crate::model::HttpMatch::default()];
@@ -449,7 +449,7 @@ fn identity(e: Option<&Arc<crate::resolve::Effective>>) -> usize {
     e.map_or(0, |e| Arc::as_ptr(e) as usize)
 }
 
-/// Validate merged actions (ERRATA 3): the first failing predicate drops the action.
+/// Validate merged actions (`docs/semantics/generated-objects.md`, "Wasm actions"): the first failing predicate drops the action.
 fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) -> RouteActions {
     let auth = eff.auth.is_some();
     let mut kept = Vec::new();
@@ -598,11 +598,12 @@ fn wasm_config(
 /// What the per-path pass reads.
 struct PassContext<'a> {
     t: &'a Topology<'a>,
-    opts: &'a GenerateOptions,
     rt: &'a Runtime<'a>,
     /// `ns/name` of every route (the sort keys borrow them).
     route_keys: &'a [String],
     provider: &'a (dyn Fn(usize) -> Option<Provider> + Sync),
+    /// Per gateway: whether `opts.gateway` keeps its objects.
+    selected: &'a [bool],
 }
 
 /// What the per-path pass produces for a run of paths.
@@ -656,9 +657,9 @@ fn path_pass<'a>(
     paths: &'a [Path],
     eff: &'a [PathEffective],
 ) -> PathsOut<'a> {
-    let (t, opts, rt) = (ctx.t, ctx.opts, ctx.rt);
+    let (t, rt) = (ctx.t, ctx.rt);
     let m = t.model;
-    let v15 = opts.version == KuadrantVersion::V1_5;
+    let v15 = m.version == KuadrantVersion::V1_5;
     let mut out = PathsOut::default();
     let mut cel_memo = CelMemo::default();
     // Encoded AuthConfig specs by effective AuthPolicy.
@@ -678,12 +679,9 @@ fn path_pass<'a>(
     let mut shim_seen: HashSet<(usize, [usize; 3])> = HashSet::new();
 
     for (p, pe) in paths.iter().zip(eff) {
-        let g = &m.gateways[p.gateway];
-        if let Some((ns, name)) = &opts.gateway
-            && (g.meta.namespace != *ns || g.meta.name != *name)
-        {
-            continue;
-        }
+        // A path through another gateway than `--gateway` gives no object, but still its CEL issues
+        // and the components of its gateway: the status of every policy needs the whole estate's.
+        let selected = ctx.selected[p.gateway];
         if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
             continue;
         }
@@ -694,7 +692,7 @@ fn path_pass<'a>(
         let counts = valid || !v15;
 
         // Limitador limits: every path, whatever the class (1.5: valid paths only).
-        if counts {
+        if counts && selected {
             for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
                 let Some(e) = eff_kind else { continue };
                 // Same route and policies: the same keys and entries again.
@@ -737,7 +735,7 @@ fn path_pass<'a>(
         let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
-        if let (Some(name), Some(a)) = (&auth_name, &pe.auth) {
+        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, selected) {
             // The annotation names the route rule: the same for every path through it.
             let annotation = annotations
                 .entry((p.route, p.rule))
@@ -774,9 +772,10 @@ fn path_pass<'a>(
                 })
                 .clone();
             // The data extension policies register for the path's gateway and route.
+            let g = &m.gateways[p.gateway];
             let data = crate::model::extension::plan_data(
                 m,
-                opts.version,
+                m.version,
                 (&g.meta.namespace, &g.meta.name),
                 (r.spec.kind, &r.meta.namespace, &r.meta.name),
             );
@@ -822,7 +821,7 @@ fn path_pass<'a>(
                 ],
             ))
             .or_insert_with(|| {
-                let built = actions::merge(actions::path_actions(m, route_scope, pe), opts.version);
+                let built = actions::merge(actions::path_actions(m, route_scope, pe), m.version);
                 validate_actions(pe, built, &mut cel_memo)
             });
         out.cel_issues
@@ -843,7 +842,7 @@ fn path_pass<'a>(
         let matches = rule_matches_memo
             .entry((p.route, p.rule))
             .or_insert_with(|| rule_matches(t, p, &ctx.route_keys[p.route]));
-        if !matches.is_empty() {
+        if !matches.is_empty() && selected {
             out.shim_rules.insert((p.gateway, p.route, p.rule));
             let ids = [
                 identity(pe.rate_limit.as_ref()),
@@ -952,7 +951,7 @@ fn generate_in_runs(
     runs: usize,
 ) -> Generated {
     let m = t.model;
-    let v15 = opts.version == KuadrantVersion::V1_5;
+    let v15 = m.version == KuadrantVersion::V1_5;
     let mut out = Generated::default();
     let rt = runtime(m, opts, &mut out.diagnostics);
     out.diagnostics.extend(window_diagnostics(m));
@@ -976,12 +975,21 @@ fn generate_in_runs(
     // The per-path pass, on contiguous runs of paths (whole gateways: a gateway's paths are
     // contiguous in PathID order) in parallel; results merged in path order.
     let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    let selected: Vec<bool> = m
+        .gateways
+        .iter()
+        .map(|g| {
+            opts.gateway
+                .as_ref()
+                .is_none_or(|(ns, name)| g.meta.namespace == *ns && g.meta.name == *name)
+        })
+        .collect();
     let ctx = PassContext {
         t,
-        opts,
         rt: &rt,
         route_keys: &route_keys,
         provider: &provider,
+        selected: &selected,
     };
     let paths = t.path_list();
     let runs = gateway_runs(paths, runs);
@@ -1033,12 +1041,7 @@ fn generate_in_runs(
             .uid
             .as_deref()
             .map(|uid| owner_ref("gateway.networking.k8s.io/v1", "Gateway", gw, uid));
-        go.action_sets
-            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
-        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
-        let wasm_name = format!("kuadrant-{gw}");
-        let has_sets = !sets.is_empty();
-        let config = wasm_config(&rt, sets, crate::model::extension::request_data(m, ns, gw));
+        let has_sets = !go.action_sets.is_empty();
         let tracing = go.any_policy
             && rt
                 .tracing
@@ -1070,6 +1073,14 @@ fn generate_in_runs(
                 out.components.insert(gi, c);
             }
         }
+        if !selected[gi] {
+            continue;
+        }
+        go.action_sets
+            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
+        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let wasm_name = format!("kuadrant-{gw}");
+        let config = wasm_config(&rt, sets, crate::model::extension::request_data(m, ns, gw));
         match prov {
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {
@@ -1332,7 +1343,7 @@ fn wasm_envoy_filter(
     })
 }
 
-/// The canonical order of Limitador limits (ERRATA): name, namespace, max_value, seconds, conditions,
+/// The canonical order of Limitador limits (`docs/output-conventions.md`): name, namespace, max_value, seconds, conditions,
 /// variables (lists by length, then element by element).
 fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
     fn head(l: &LimitadorLimit) -> (&str, &str, i64, i64, usize) {
@@ -1397,6 +1408,15 @@ fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_family_parses_by_its_name() {
+        for f in Family::ALL {
+            assert_eq!(Family::parse(f.name()), Some(f));
+        }
+        assert_eq!(Family::parse("Wasm"), None);
+        assert!(Family::names(",").starts_with("wasm,envoyfilter,"));
+    }
     use crate::load::{Input, LoadOptions, load};
 
     /// Runs are cut only where the gateway changes, cover every path once, in order.
@@ -1448,12 +1468,9 @@ mod tests {
                         ..LoadOptions::default()
                     },
                 );
-                let t = Topology::build(&loaded.model, version);
+                let t = Topology::build(&loaded.model);
                 let eff = crate::resolve::effective(&t);
-                let opts = GenerateOptions {
-                    version,
-                    ..GenerateOptions::default()
-                };
+                let opts = GenerateOptions::default();
                 let one = generate_in_runs(&t, &eff, &opts, 1);
                 let text = crate::render::objects::yaml_objects(&one.objects).unwrap();
                 assert!(!one.objects.is_empty(), "{case}");

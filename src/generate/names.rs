@@ -1,4 +1,4 @@
-//! Names the operator derives by hashing (outputs.md §1.5–1.7).
+//! Names the operator derives by hashing (`docs/semantics/generated-objects.md`).
 
 use sha2::{Digest, Sha256};
 

@@ -1,5 +1,5 @@
-//! Route matches → `routeRuleConditions.predicates` (outputs.md §1.4) and the action-set comparator
-//! (§1.9). Values are interpolated raw, exactly like the operator (no escaping of `'` or `\`).
+//! Route matches → `routeRuleConditions.predicates` and the action-set comparator
+//! (`docs/semantics/generated-objects.md`, "Action sets"). Values are interpolated raw, exactly like the operator (no escaping of `'` or `\`).
 
 use crate::model::{GrpcMatch, GrpcMethodMatch, HttpMatch, PathMatchType};
 use std::cmp::Ordering;

@@ -188,7 +188,7 @@ pub(super) fn diagnostics(
         }
     }
 
-    let shim = match t.version {
+    let shim = match t.version() {
         KuadrantVersion::V1_4 => "wasm-shim v0.12.3 (operator 1.4)",
         KuadrantVersion::V1_5 => "wasm-shim v0.14.1 (operator 1.5)",
     };

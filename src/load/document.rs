@@ -4,7 +4,7 @@
 //! spans (serde's tagged/flatten enums buffer values and lose them). When `spec` comes before `kind`,
 //! the document is read again with the kind known up front.
 
-use crate::model::raw::*;
+use super::raw::*;
 use crate::model::span::Sp;
 use crate::model::{KindMatch, ObjectKind};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};

@@ -2,11 +2,16 @@
 //! [`Model`].
 //!
 //! Owns file discovery (directories recursively, sorted, hidden entries skipped, symlink loops
-//! detected), multi-document splitting with byte offsets, `List` expansion and duplicate detection.
-//! Must not build graphs, merge policies or write output.
+//! detected), multi-document splitting with byte offsets, `List` expansion and duplicate detection,
+//! the raw shapes of the input ([`raw`]) and their validation into the model types ([`validate`]:
+//! the API server's checks and the CRD defaults). Must not build graphs, merge policies or write
+//! output.
 
 mod document;
+pub mod extension;
+pub mod raw;
 mod split;
+pub mod validate;
 mod yaml;
 
 pub(crate) use yaml::parse_small;
@@ -15,12 +20,12 @@ pub use document::{RawDocument, RawSpec, RawStatus};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::span::Sp;
-use crate::model::validate::{self, Validated};
 use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use validate::Validated;
 
 /// One `-f` argument.
 #[derive(Debug, Clone)]
@@ -146,7 +151,8 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         }
     }
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
-    crate::model::extension::expand(&mut out.model, &mut out.diagnostics);
+    out.model.version = opts.version;
+    extension::expand(&mut out.model, &mut out.diagnostics);
     crate::model::assume_gateway_classes(
         &mut out.model,
         &opts.gateway_classes,

@@ -1,19 +1,12 @@
 //! Kuadrant's extension policies (`extensions.kuadrant.io/v1alpha1`): PlanPolicy, OIDCPolicy and
-//! TelemetryPolicy (operator 1.4 and 1.5) and ThreatPolicy (1.5 only).
-//!
-//! Owns their validation (CRD schema and `x-kubernetes-validations`, per version) and their
-//! expansion into what their controllers create before the topology is built: a PlanPolicy becomes
-//! a RateLimitPolicy of the same name and namespace (kuadrant-operator v1.5.2
-//! `cmd/extensions/plan-policy/internal/controller/planpolicy_reconciler.go`), whose `origin` is
-//! the PlanPolicy's so that diagnostics point at what the user wrote. The data a PlanPolicy adds to
-//! the AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is
-//! [`plan_data`]; the metric labels of a TelemetryPolicy are [`request_data`]. OIDCPolicy and
-//! ThreatPolicy are validated and announced, not expanded (see the README's "Extension policies").
+//! TelemetryPolicy (operator 1.4 and 1.5) and ThreatPolicy (1.5 only), as the model holds them once
+//! loaded (validation and expansion are `load::extension`'s): the data a PlanPolicy adds to the
+//! AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is [`plan_data`]; the metric
+//! labels of a TelemetryPolicy are [`request_data`]; [`derived_object`] prints the RateLimitPolicy a
+//! PlanPolicy's controller creates. OIDCPolicy and ThreatPolicy are validated and announced, not
+//! expanded (see the README's "Extension policies").
 
-use super::raw::{ExtensionPolicySpec, RawPlan};
-use super::validate::{Check, Validated, target_ref, window_ok};
 use super::*;
-use crate::diag::{Code, Diagnostic, Diagnostics};
 
 /// The four extension kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,7 +31,7 @@ impl ExtensionKind {
         self.object_kind().kind()
     }
 
-    fn of(k: ObjectKind) -> Option<Self> {
+    pub fn of(k: ObjectKind) -> Option<Self> {
         match k {
             ObjectKind::PlanPolicy => Some(ExtensionKind::Plan),
             ObjectKind::OidcPolicy => Some(ExtensionKind::Oidc),
@@ -113,264 +106,6 @@ impl Extension {
     }
 }
 
-/// The operator release that first ships `kind`, when `version` does not.
-pub fn not_shipped(kind: ObjectKind, version: KuadrantVersion) -> Option<&'static str> {
-    (kind == ObjectKind::ThreatPolicy && version == KuadrantVersion::V1_4).then_some("1.5 (v1.5.2)")
-}
-
-/// Validate one extension policy as the API server would (its CRD at `version`).
-pub(super) fn validate(
-    kind: ObjectKind,
-    meta: Meta,
-    s: ExtensionPolicySpec,
-    version: KuadrantVersion,
-    c: &mut Check,
-) -> Option<Validated> {
-    let ek = ExtensionKind::of(kind)?;
-    let at = meta.origin.object;
-    let target = target_ref(kind, s.target_ref, at, version, c);
-    let body = match ek {
-        ExtensionKind::Plan => plans(s.plans, at, c),
-        ExtensionKind::Oidc => {
-            oidc_auth(s.auth.as_ref(), c);
-            oidc(s.provider, at, c)
-        }
-        ExtensionKind::Telemetry => telemetry(s.metrics, at, c),
-        ExtensionKind::Threat => threat(s.threshold, at, c),
-    };
-    Some(Validated::Extension(Box::new(Extension {
-        kind: ek,
-        meta,
-        target: target?,
-        body: body?,
-    })))
-}
-
-fn plans(p: Option<Sp<Vec<Sp<RawPlan>>>>, at: Span, c: &mut Check) -> Option<ExtensionBody> {
-    let Some(p) = p else {
-        c.missing(at, "spec.plans");
-        return None;
-    };
-    let mut out = Vec::new();
-    for plan in p.value {
-        let span = plan.span;
-        let plan = plan.value;
-        let tier = c.required(&plan.tier, span, "spec.plans[].tier").cloned();
-        let predicate = c
-            .required(&plan.predicate, span, "spec.plans[].predicate")
-            .cloned();
-        if let Some(pr) = &predicate
-            && pr.value.is_empty()
-        {
-            c.schema(
-                pr.span,
-                "spec.plans[].predicate must be at least 1 character",
-                "write a CEL expression over the identity, e.g. auth.identity.tier == 'gold'",
-            );
-        }
-        let mut rates = Vec::new();
-        let limits = plan.limits.unwrap_or_default();
-        for (value, window) in [
-            (limits.daily, "24h"),
-            (limits.weekly, "168h"),
-            (limits.monthly, "730h"),
-            (limits.yearly, "8760h"),
-        ] {
-            if let Some(v) = value {
-                rates.push(Rate {
-                    limit: v.value,
-                    window: window.to_string(),
-                    span: v.span,
-                });
-            }
-        }
-        for r in limits.custom.unwrap_or_default() {
-            let (Some(limit), Some(window)) = (&r.limit, &r.window) else {
-                let field = if r.limit.is_none() { "limit" } else { "window" };
-                c.missing(span, &format!("spec.plans[].limits.custom[].{field}"));
-                continue;
-            };
-            if !window_ok(&window.value) {
-                c.schema(
-                    window.span,
-                    format!(
-                        "window {:?} does not match ^([0-9]{{1,5}}(h|m|s|ms)){{1,4}}$",
-                        window.value
-                    ),
-                    "use up to four segments of 1-5 digits with h, m, s or ms, e.g. 1m or 1h30m (no d)",
-                );
-            }
-            rates.push(Rate {
-                limit: limit.value,
-                window: window.value.clone(),
-                span: window.span,
-            });
-        }
-        if let (Some(tier), Some(predicate)) = (tier, predicate) {
-            out.push(Plan {
-                tier,
-                predicate,
-                rates,
-            });
-        }
-    }
-    Some(ExtensionBody::Plan(out))
-}
-
-fn oidc(
-    p: Option<Sp<super::raw::RawOidcProvider>>,
-    at: Span,
-    c: &mut Check,
-) -> Option<ExtensionBody> {
-    let Some(p) = p else {
-        c.missing(at, "spec.provider");
-        return None;
-    };
-    let span = p.span;
-    let p = p.value;
-    let client_id = c
-        .required(&p.client_id, span, "spec.provider.clientID")?
-        .clone();
-    let set = |v: &Option<Sp<String>>| v.as_ref().is_some_and(|s| !s.value.is_empty());
-    // The two rules of `Provider` (kuadrant-operator v1.5.2 and v1.4.6
-    // `cmd/extensions/oidc-policy/api/v1alpha1/oidcpolicy_types.go`).
-    if set(&p.jwks_url) && set(&p.issuer_url) {
-        c.cel(span, "Use one of: jwksURL, issuerURL");
-    }
-    if set(&p.jwks_url) && !(set(&p.authorization_endpoint) && set(&p.token_endpoint)) {
-        c.cel(
-            span,
-            "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided",
-        );
-    }
-    Some(ExtensionBody::Oidc {
-        issuer_url: p.issuer_url.map(|s| s.value).unwrap_or_default(),
-        client_id: client_id.value,
-    })
-}
-
-/// OIDCPolicy `auth`: `claims` is a map of strings, and a `tokenSource` `cookie`, `customHeader` or
-/// `queryString` needs its `name` (the CRD's schema).
-fn oidc_auth(auth: Option<&Sp<Value>>, c: &mut Check) {
-    let Some(auth) = auth else { return };
-    let span = auth.span;
-    if let Some(claims) = auth.value.get("claims") {
-        let ok = claims
-            .as_object()
-            .is_some_and(|m| m.values().all(Value::is_string));
-        if !ok {
-            c.schema(
-                span,
-                "spec.auth.claims must map claim names to strings",
-                "write each claim's expected value as a string, e.g. email_verified: \"true\"",
-            );
-        }
-    }
-    let Some(source) = auth.value.get("tokenSource") else {
-        return;
-    };
-    for field in ["cookie", "customHeader", "queryString"] {
-        if let Some(v) = source.get(field)
-            && !v.get("name").is_some_and(Value::is_string)
-        {
-            c.missing(span, &format!("spec.auth.tokenSource.{field}.name"));
-        }
-    }
-}
-
-fn telemetry(
-    m: Option<Sp<super::raw::RawMetrics>>,
-    at: Span,
-    c: &mut Check,
-) -> Option<ExtensionBody> {
-    let Some(m) = m else {
-        c.missing(at, "spec.metrics");
-        return None;
-    };
-    let Some(d) = m.value.default else {
-        c.missing(m.span, "spec.metrics.default");
-        return None;
-    };
-    let Some(labels) = d.value.labels else {
-        c.missing(d.span, "spec.metrics.default.labels");
-        return None;
-    };
-    if labels.value.is_empty() {
-        c.schema(
-            labels.span,
-            "spec.metrics.default.labels must have at least 1 item",
-            "name at least one label and the CEL expression of its value",
-        );
-    }
-    Some(ExtensionBody::Telemetry(
-        labels
-            .value
-            .into_iter()
-            .map(|(k, v)| (k, v.value))
-            .collect(),
-    ))
-}
-
-fn threat(t: Option<Sp<i64>>, at: Span, c: &mut Check) -> Option<ExtensionBody> {
-    let Some(t) = t else {
-        c.missing(at, "spec.threshold");
-        return None;
-    };
-    if !(0..=10).contains(&t.value) {
-        c.schema(
-            t.span,
-            format!(
-                "spec.threshold {} must be between 0 and 10 inclusive",
-                t.value
-            ),
-            "use a threat level threshold from 0 to 10",
-        );
-    }
-    Some(ExtensionBody::Threat(t.value))
-}
-
-/// The RateLimitPolicy a PlanPolicy's controller creates: same name and namespace, the
-/// PlanPolicy's targetRef, one limit per plan named after its tier (a later plan of the same tier
-/// replaces an earlier one; the API server keeps the map's keys sorted), each with the predicate
-/// `auth.kuadrant.plan == "<tier>"` and the plan's rates (`PlanPolicy.ToRateLimits`).
-pub fn plan_rate_limit_policy(e: &Extension, plans: &[Plan]) -> Policy {
-    let mut limits: std::collections::BTreeMap<&str, Arc<Limit>> = Default::default();
-    for p in plans {
-        limits.insert(
-            &p.tier.value,
-            Arc::new(Limit {
-                when: vec![Sp::new(
-                    format!("auth.kuadrant.plan == \"{}\"", p.tier.value),
-                    p.tier.span,
-                )],
-                counters: vec![],
-                rates: p.rates.clone(),
-            }),
-        );
-    }
-    Policy {
-        kind: PolicyKind::RateLimit,
-        meta: Meta {
-            name: e.meta.name.clone(),
-            namespace: e.meta.namespace.clone(),
-            api_version: format!("{KUADRANT_GROUP}/v1"),
-            origin: e.meta.origin,
-            derived_from: Some(e.display()),
-            ..Meta::default()
-        },
-        target: e.target.clone(),
-        body: PolicyBody::RateLimit(LimitsSpec {
-            block: Block::Implicit,
-            strategy: Strategy::Atomic,
-            when: vec![],
-            limits: limits
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        }),
-    }
-}
-
 /// `PlanPolicy.BuildCelExpression`: the CEL expression that picks the first tier whose predicate
 /// holds (newlines of a predicate removed), registered as the `plan` data of the auth domain.
 pub fn plan_expression(plans: &[Plan]) -> String {
@@ -393,68 +128,6 @@ pub fn plan_expression(plans: &[Plan]) -> String {
         tiers.join(", "),
         predicates.join("\n")
     )
-}
-
-/// Expand the extension policies into the objects their controllers create, before the topology:
-/// each PlanPolicy's RateLimitPolicy joins `model.policies`. A RateLimitPolicy of the same
-/// namespace and name in the input is replaced (the controller overwrites its spec) and reported.
-/// A PlanPolicy whose RateLimitPolicy the API server would refuse (no plans: "At least one
-/// spec.limits must be defined") gets none, and is reported.
-pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
-    let mut derived = Vec::new();
-    for e in &model.extensions {
-        let plans = match &e.body {
-            ExtensionBody::Plan(plans) => plans,
-            ExtensionBody::Telemetry(_) => continue,
-            _ => {
-                diags.push(not_modelled(e));
-                continue;
-            }
-        };
-        if plans.is_empty() {
-            diags.push(
-                Diagnostic::new(
-                    Code::CelRule,
-                    "At least one spec.limits must be defined",
-                )
-                .at(e.meta.origin.name, "this PlanPolicy's RateLimitPolicy")
-                .object(e.display())
-                .help("the API server refuses the RateLimitPolicy the controller creates for a PlanPolicy without plans: add at least one plan"),
-            );
-            continue;
-        }
-        derived.push(plan_rate_limit_policy(e, plans));
-    }
-    if derived.is_empty() {
-        return;
-    }
-    for d in &derived {
-        let same = |p: &Policy| {
-            p.kind == PolicyKind::RateLimit
-                && p.meta.derived_from.is_none()
-                && p.meta.namespace == d.meta.namespace
-                && p.meta.name == d.meta.name
-        };
-        if let Some(old) = model.policies.iter().find(|p| same(p)) {
-            diags.push(
-                Diagnostic::new(
-                    Code::ExtensionOverwrites,
-                    format!(
-                        "{} creates RateLimitPolicy {}, which the input also defines: the controller overwrites its targetRef and limits",
-                        d.meta.derived_from.as_deref().unwrap_or_default(),
-                        d.meta.key()
-                    ),
-                )
-                .at(old.meta.origin.name, "replaced")
-                .also(d.meta.origin.name, "by this PlanPolicy's")
-                .object(old.display())
-                .help("rename the PlanPolicy or the RateLimitPolicy: they cannot share a name"),
-            );
-        }
-        model.policies.retain(|p| !same(p));
-    }
-    model.policies.extend(derived);
-    super::validate::sort_model(model);
 }
 
 /// The object the controller of an extension policy creates for `p` (a PlanPolicy's
@@ -522,24 +195,6 @@ pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
         "metadata": metadata,
         "spec": { "limits": limits, "targetRef": target },
     }))
-}
-
-/// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
-fn not_modelled(e: &Extension) -> Diagnostic {
-    let what = match e.kind {
-        ExtensionKind::Oidc => "the AuthPolicy and callback HTTPRoute its controller creates",
-        _ => "the actions its controller adds to the wasm configuration",
-    };
-    Diagnostic::new(
-        Code::ExtensionNotModelled,
-        format!(
-            "{} is validated, but {what} are not modelled: compute, status and explain leave them out",
-            e.display()
-        ),
-    )
-    .at(e.meta.origin.name, "effects not modelled")
-    .object(e.display())
-    .help("check what the extension adds on a cluster (kubectl get authpolicy,httproute -n NAMESPACE for an OIDCPolicy); see the README's \"Extension policies\" section")
 }
 
 /// The `kuadrant` dynamic-metadata properties the extension manager adds to the AuthConfig of a

@@ -1,17 +1,19 @@
 //! The typed model of the input: Gateway API objects, Kuadrant policies and the Kuadrant runtime objects.
 //!
 //! Owns the object types (with CRD defaults applied and spans kept), the [`Locator`] used to name every
-//! node, and the raw → validated conversion that reports problems as diagnostics (`validate`). Must not do
-//! I/O, parse YAML, build graphs or know about paths through the graph.
+//! node, creation instants ([`Instant`]) and the objects' `status` as written ([`status`]). Plain data:
+//! `load` reads the input and validates it into these types. Must not do I/O, parse YAML, build graphs
+//! or know about paths through the graph.
 
 pub mod duration;
 pub mod extension;
+mod instant;
 mod locator;
-pub mod raw;
 pub mod span;
-pub mod validate;
+pub mod status;
 
-pub use locator::Locator;
+pub use instant::Instant;
+pub use locator::{Locator, RefError, RefKind};
 pub use span::Sp;
 
 use crate::source::Span;
@@ -279,6 +281,8 @@ pub struct Meta {
     pub namespace: String,
     pub uid: Option<String>,
     pub creation_timestamp: Option<String>,
+    /// `creation_timestamp` parsed (Go's zero time when missing or unreadable), for ordering.
+    pub created: Instant,
     pub generation: Option<i64>,
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
@@ -395,7 +399,7 @@ pub fn assume_gateway_classes(
 pub struct Gateway {
     pub class_name: Sp<String>,
     pub listeners: Vec<Listener>,
-    pub status: Option<raw::GatewayStatus>,
+    pub status: Option<status::GatewayStatus>,
 }
 
 #[derive(Clone, Debug)]
@@ -587,7 +591,7 @@ pub struct RouteRule {
     /// The `name` field (Gateway API v1.2); whether it names the node depends on the version.
     pub name: Option<Sp<String>>,
     pub matches: RuleMatches,
-    /// `matches` was written as an explicit empty list (ERRATA 10).
+    /// `matches` was written as an explicit empty list (`docs/semantics/versions.md`, "Explicit empty `matches`").
     pub matches_explicit_empty: bool,
     pub backend_refs: Vec<BackendRef>,
     pub span: Span,
@@ -639,7 +643,7 @@ pub struct Route {
     pub parent_refs: Vec<ParentRef>,
     pub hostnames: Vec<Sp<String>>,
     pub rules: Vec<RouteRule>,
-    pub status: Option<raw::RouteStatus>,
+    pub status: Option<status::RouteStatus>,
 }
 
 #[derive(Clone, Debug)]
@@ -936,6 +940,9 @@ pub struct Model {
     pub extensions: Vec<extension::Extension>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
+    /// The operator release emulated, chosen when loading (`LoadOptions::version`): the one place
+    /// every later stage reads it from.
+    pub version: KuadrantVersion,
 }
 
 impl Model {
@@ -983,7 +990,13 @@ impl Model {
     }
 }
 
-/// Kuadrant's `SubsetOf` (`op@v1.4.6:internal/utils/hostname.go`): is hostname `a` covered by `b`.
+/// A SHA-256 digest in hexadecimal (64 digits, either case): the wasm module's sha256 a user gives,
+/// and the names the operator derives by hashing (action sets, AuthConfigs).
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Kuadrant's `SubsetOf` (kuadrant-operator v1.4.6 / v1.5.2 `internal/utils/hostname.go`): is hostname `a` covered by `b`.
 /// Stricter than Gateway API's intersection: `*.example.com` is not covered by `api.example.com`.
 pub fn hostname_subset_of(a: &str, b: &str) -> bool {
     let aw = a.starts_with('*');
@@ -1003,7 +1016,7 @@ mod tests {
 
     #[test]
     fn hostname_subset_table_from_the_operator() {
-        // op:internal/utils/hostname_test.go TestNameSubsetOf (outputs.md G4)
+        // kuadrant-operator v1.5.2 internal/utils/hostname_test.go TestNameSubsetOf (G4 in docs/semantics/README.md)
         let t = [
             ("foo.com", "foo.com", true),
             ("foo.com", "bar.com", false),

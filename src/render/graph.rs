@@ -19,7 +19,7 @@
 //!
 //! A policy whose target does not exist is drawn without an edge. Every function returns a `String`.
 
-use crate::model::Locator;
+use crate::model::{EXTENSIONS_GROUP, GATEWAY_API_GROUP, Locator, RefError, RefKind};
 use crate::topology::{EdgeKind, Node, NodeRef, NodeRole, Topology};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
@@ -50,66 +50,91 @@ impl Selection {
     }
 }
 
+/// The kinds `--for` takes.
+const FOCUS_KINDS: &[RefKind] = &[
+    focus_kind(
+        "gatewayclass",
+        "GatewayClass",
+        GATEWAY_API_GROUP,
+        true,
+        false,
+    ),
+    focus_kind("gateway", "Gateway", GATEWAY_API_GROUP, false, false),
+    focus_kind("listener", "Gateway", GATEWAY_API_GROUP, false, true),
+    focus_kind("httproute", "HTTPRoute", GATEWAY_API_GROUP, false, false),
+    focus_kind("httprouterule", "HTTPRoute", GATEWAY_API_GROUP, false, true),
+    focus_kind("grpcroute", "GRPCRoute", GATEWAY_API_GROUP, false, false),
+    focus_kind("grpcrouterule", "GRPCRoute", GATEWAY_API_GROUP, false, true),
+    focus_kind("service", "Service", "", false, false),
+    focus_kind("serviceport", "Service", "", false, true),
+    focus_kind("kuadrant", "Kuadrant", "kuadrant.io", false, false),
+    focus_kind(
+        "ratelimitpolicy",
+        "RateLimitPolicy",
+        "kuadrant.io",
+        false,
+        false,
+    ),
+    focus_kind("authpolicy", "AuthPolicy", "kuadrant.io", false, false),
+    focus_kind(
+        "tokenratelimitpolicy",
+        "TokenRateLimitPolicy",
+        "kuadrant.io",
+        false,
+        false,
+    ),
+    focus_kind("dnspolicy", "DNSPolicy", "kuadrant.io", false, false),
+    focus_kind("tlspolicy", "TLSPolicy", "kuadrant.io", false, false),
+    focus_kind("planpolicy", "PlanPolicy", EXTENSIONS_GROUP, false, false),
+    focus_kind("oidcpolicy", "OIDCPolicy", EXTENSIONS_GROUP, false, false),
+    focus_kind(
+        "telemetrypolicy",
+        "TelemetryPolicy",
+        EXTENSIONS_GROUP,
+        false,
+        false,
+    ),
+    focus_kind(
+        "threatpolicy",
+        "ThreatPolicy",
+        EXTENSIONS_GROUP,
+        false,
+        false,
+    ),
+];
+
+const fn focus_kind(
+    word: &'static str,
+    kind: &'static str,
+    group: &'static str,
+    cluster_scoped: bool,
+    needs_section: bool,
+) -> RefKind {
+    RefKind {
+        word,
+        kind,
+        group,
+        cluster_scoped,
+        needs_section,
+    }
+}
+
 /// Turn a `--for` argument into a locator: `KIND/NS/NAME`, `KIND/NAME` for cluster-scoped kinds, with an
 /// optional `#section` (`listener/ns/gw#http`, `gateway/ns/gw#http`, `httprouterule/ns/r#rule-1`,
 /// `httproute/ns/r#rule-1`). Kinds are case-insensitive.
 pub fn parse_focus(spec: &str) -> Result<Locator, String> {
-    let usage = || {
-        format!(
+    Locator::parse_ref(spec, FOCUS_KINDS).map_err(|e| match e {
+        RefError::Syntax(_) | RefError::EmptySection => format!(
             "--for {spec:?}: expected KIND/NAMESPACE/NAME (e.g. httproute/toystore/toystore, \
              gateway/gateway-system/prod-web, listener/gateway-system/prod-web#api) or gatewayclass/NAME"
-        )
-    };
-    let (kind, rest) = spec.split_once('/').ok_or_else(usage)?;
-    let (rest, section) = match rest.split_once('#') {
-        Some((r, s)) if !s.is_empty() => (r, Some(s)),
-        Some(_) => return Err(usage()),
-        None => (rest, None),
-    };
-    let (kind_name, group, cluster, needs_section) = match kind.to_ascii_lowercase().as_str() {
-        "gatewayclass" => ("GatewayClass", "gateway.networking.k8s.io", true, false),
-        "gateway" => ("Gateway", "gateway.networking.k8s.io", false, false),
-        "listener" => ("Gateway", "gateway.networking.k8s.io", false, true),
-        "httproute" => ("HTTPRoute", "gateway.networking.k8s.io", false, false),
-        "httprouterule" => ("HTTPRoute", "gateway.networking.k8s.io", false, true),
-        "grpcroute" => ("GRPCRoute", "gateway.networking.k8s.io", false, false),
-        "grpcrouterule" => ("GRPCRoute", "gateway.networking.k8s.io", false, true),
-        "service" => ("Service", "", false, false),
-        "serviceport" => ("Service", "", false, true),
-        "kuadrant" => ("Kuadrant", "kuadrant.io", false, false),
-        "ratelimitpolicy" | "authpolicy" | "tokenratelimitpolicy" | "dnspolicy" | "tlspolicy" => {
-            (kind, "kuadrant.io", false, false)
-        }
-        "planpolicy" | "oidcpolicy" | "telemetrypolicy" | "threatpolicy" => {
-            (kind, crate::model::EXTENSIONS_GROUP, false, false)
-        }
-        _ => {
-            return Err(format!(
-                "--for {spec:?}: unknown kind {kind:?}; use gatewayclass, gateway, listener, httproute, \
-                 httprouterule, grpcroute, grpcrouterule, service, serviceport, kuadrant or a policy kind"
-            ));
-        }
-    };
-    if needs_section && section.is_none() {
-        return Err(format!(
+        ),
+        RefError::UnknownKind(kind) => format!(
+            "--for {spec:?}: unknown kind {kind:?}; use gatewayclass, gateway, listener, httproute, \
+             httprouterule, grpcroute, grpcrouterule, service, serviceport, kuadrant or a policy kind"
+        ),
+        RefError::NeedsSection(kind) => format!(
             "--for {spec:?}: a {kind} needs a #section, e.g. {kind}/NAMESPACE/NAME#SECTION"
-        ));
-    }
-    let (ns, name) = if cluster {
-        if rest.contains('/') {
-            return Err(usage());
-        }
-        ("", rest)
-    } else {
-        rest.split_once('/').ok_or_else(usage)?
-    };
-    if name.is_empty() || (!cluster && ns.is_empty()) || name.contains('/') {
-        return Err(usage());
-    }
-    let base = Locator::object(kind_name, group, ns, name);
-    Ok(match section {
-        Some(s) => base.section(s),
-        None => base,
+        ),
     })
 }
 

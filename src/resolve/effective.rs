@@ -1,4 +1,4 @@
-//! Effective policies per path (semantics.md §2.1, §3.3): which policies are on a path, their order,
+//! Effective policies per path (`docs/semantics/paths.md`, `docs/semantics/merge.md`): which policies are on a path, their order,
 //! and the fold.
 
 use super::merge::{self, FoldInput, Folded};
@@ -9,98 +9,17 @@ use foldhash::{HashMap, HashMapExt};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// A `creationTimestamp` as an instant: `(seconds since 1970, nanoseconds)`. A missing or unreadable
-/// timestamp is Go's zero time, which sorts before every real one and ties with other zero times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Instant(i64, u32);
-
-/// Go's zero `time.Time` (0001-01-01T00:00:00Z).
-const ZERO_TIME: Instant = Instant(-62_135_596_800, 0);
-
-impl Instant {
-    /// Parse RFC 3339 (`2024-05-01T10:00:00Z`, fractional seconds and `±hh:mm` offsets allowed).
-    pub fn parse(s: &str) -> Option<Self> {
-        let b = s.as_bytes();
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
-            return None;
-        }
-        if b[13] != b':' || b[16] != b':' {
-            return None;
-        }
-        let num = |r: std::ops::Range<usize>| -> Option<i64> {
-            let t = s.get(r)?;
-            if t.bytes().all(|c| c.is_ascii_digit()) {
-                t.parse().ok()
-            } else {
-                None
-            }
-        };
-        let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
-            return None;
-        }
-        let mut i = 19;
-        let mut nanos: u32 = 0;
-        // Index: `b.len() >= 20` was checked above and `i` is 19.
-        if b[i] == b'.' {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == start {
-                return None;
-            }
-            // Slice: `start..i` covers ASCII digits only, so both ends are char boundaries within `s`.
-            let digits = &s[start..i.min(start + 9)];
-            nanos = digits.parse::<u32>().ok()? * 10u32.pow(9 - digits.len() as u32);
-        }
-        let offset = match b.get(i)? {
-            b'Z' | b'z' if i + 1 == b.len() => 0,
-            c @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
-                let v = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
-                if *c == b'+' { v } else { -v }
-            }
-            _ => return None,
-        };
-        let days = days_from_civil(y, mo, d);
-        Some(Instant(
-            days * 86_400 + h * 3600 + mi * 60 + se - offset,
-            nanos,
-        ))
-    }
-
-    pub fn of(p: &Policy) -> Self {
-        p.meta
-            .creation_timestamp
-            .as_deref()
-            .and_then(Instant::parse)
-            .unwrap_or(ZERO_TIME)
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// `ObjectsByCreationTimestamp`: older first; equal instants by `"namespace/name"`.
 pub fn creation_order(a: &Policy, b: &Policy) -> Ordering {
-    Instant::of(a)
-        .cmp(&Instant::of(b))
+    a.meta
+        .created
+        .cmp(&b.meta.created)
         .then_with(|| a.meta.key().cmp(&b.meta.key()))
 }
 
 /// Whether two policies on the same target were ordered by name (their instants are equal).
 pub fn tie_by_name(a: &Policy, b: &Policy) -> bool {
-    Instant::of(a) == Instant::of(b)
+    a.meta.created == b.meta.created
 }
 
 /// `PoliciesInPath`: policies of `kind` attached to the path's targetables, least → most specific,
@@ -179,7 +98,7 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 }
 
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
-/// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (cli.md offline assumptions).
+/// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (`docs/semantics/status.md`, offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
     // Paths are independent: large estates fold in parallel, on contiguous runs of paths.
     const MIN_PER_THREAD: usize = 4096;
@@ -246,7 +165,7 @@ mod tests {
                     ..LoadOptions::default()
                 },
             );
-            let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+            let t = Topology::build(&l.model);
             let one = format!("{:?}", effective_in_runs(&t, 1));
             assert!(one.contains("Some("), "{case}: no effective policy at all");
             for runs in [2, 3, 7] {
@@ -282,14 +201,15 @@ mod tests {
             .collect()
     }
 
-    // semantics.md §6.2 case A (TestCalculateEffectiveAuthPolicies).
+    // Case A: kuadrant-operator v1.5.2 internal/controller/effective_auth_policies_reconciler_test.go
+    // TestCalculateEffectiveAuthPolicies.
     #[test]
     fn case_a_effective_auth_policies() {
         let l = load_text(
             include_str!("../../testdata/cases/case-a-effective-auth-policies/input.yaml"),
             KuadrantVersion::V1_5,
         );
-        let t = Topology::build(&l.model, KuadrantVersion::V1_5);
+        let t = Topology::build(&l.model);
         let paths = t.paths();
         let eff = effective(&t);
         assert_eq!(eff.len(), paths.len());
@@ -376,7 +296,7 @@ spec:
     fn only_rlp(docs: &[String]) -> Vec<(String, String)> {
         let text = format!("{BASE}{}", docs.concat());
         let l = load_text(&text, KuadrantVersion::V1_4);
-        let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+        let t = Topology::build(&l.model);
         let eff = effective(&t);
         assert_eq!(eff.len(), 1);
         keys_and_sources(eff[0].rate_limit.as_ref().unwrap(), &t)
@@ -461,7 +381,7 @@ spec:
         assert_eq!(got, pairs(&[("y", "a")]));
     }
 
-    // semantics.md §3.7 through the whole pipeline (load → topology → effective).
+    // The merge table (docs/semantics/README.md) through the whole pipeline (load → topology → effective).
     #[test]
     fn table_3_7_end_to_end() {
         let md = "  defaults:\n    strategy: merge\n";
@@ -491,17 +411,4 @@ spec:
     }
 
     const TOP: &str = crate::resolve::TOP_LEVEL_PREDICATES_KEY;
-
-    #[test]
-    fn timestamps_compare_as_instants() {
-        let a = Instant::parse("2024-01-01T00:00:00Z").unwrap();
-        let b = Instant::parse("2024-01-01T01:00:00+01:00").unwrap();
-        assert_eq!(a, b);
-        let c = Instant::parse("2024-01-01T00:00:00.5Z").unwrap();
-        assert!(c > a);
-        assert_eq!(Instant::parse("1970-01-01T00:00:00Z"), Some(Instant(0, 0)));
-        assert!(ZERO_TIME < Instant::parse("0001-01-01T00:00:01Z").unwrap());
-        assert_eq!(Instant::parse("0001-01-01T00:00:00Z"), Some(ZERO_TIME));
-        assert_eq!(Instant::parse("yesterday"), None);
-    }
 }

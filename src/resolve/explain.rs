@@ -1,11 +1,11 @@
 //! `explain`: for every path through a target, the policies in merge order and, per rule key, the
 //! winner and every loser with the reason (from the fold's record, [`super::merge::Loss`]).
 
-use super::effective::{self, Instant};
+use super::effective;
 use super::merge::{self, LossReason, MergeStrategy};
 use super::status;
 use super::{AUTH_CONDITIONS_KEY, RuleValue, TOP_LEVEL_PREDICATES_KEY};
-use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind};
+use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind, RefError, RefKind};
 use crate::topology::Topology;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -174,56 +174,51 @@ pub struct Explanation {
     pub paths: Vec<PathEntry>,
 }
 
+/// The kinds an `explain` TARGET takes.
+const TARGET_KINDS: &[RefKind] = &[
+    target_kind("gatewayclass", "GatewayClass", true, false),
+    target_kind("gateway", "Gateway", false, false),
+    target_kind("listener", "Gateway", false, true),
+    target_kind("httproute", "HTTPRoute", false, false),
+    target_kind("grpcroute", "GRPCRoute", false, false),
+];
+
+const fn target_kind(
+    word: &'static str,
+    kind: &'static str,
+    cluster_scoped: bool,
+    needs_section: bool,
+) -> RefKind {
+    RefKind {
+        word,
+        kind,
+        group: GATEWAY_API_GROUP,
+        cluster_scoped,
+        needs_section,
+    }
+}
+
 /// Parse a TARGET: `gatewayclass/NAME`, `gateway/NS/NAME`, `listener/NS/GW#LISTENER`,
 /// `httproute/NS/NAME[#RULE]`, `grpcroute/NS/NAME[#RULE]` (kinds case-insensitive; `gateway/NS/GW#L` is
 /// accepted for a listener too).
 pub fn parse_target(s: &str) -> Result<Locator, String> {
-    let (kind, rest) = s.split_once('/').ok_or_else(|| {
-        format!("target {s:?}: expected KIND/NAMESPACE/NAME (or gatewayclass/NAME)")
-    })?;
-    let kind = kind.to_ascii_lowercase();
-    let nsname = |rest: &str| -> Result<(String, String), String> {
-        let (ns, name) = rest
-            .split_once('/')
-            .ok_or_else(|| format!("target {s:?}: expected {kind}/NAMESPACE/NAME"))?;
-        if ns.is_empty() || name.is_empty() || name.contains('/') {
-            return Err(format!("target {s:?}: expected {kind}/NAMESPACE/NAME"));
+    Locator::parse_ref(s, TARGET_KINDS).map_err(|e| match e {
+        RefError::Syntax(None) => {
+            format!("target {s:?}: expected KIND/NAMESPACE/NAME (or gatewayclass/NAME)")
         }
-        Ok((ns.to_string(), name.to_string()))
-    };
-    let with_section = |base: Locator, name: &str| -> Locator { base.section(name) };
-    match kind.as_str() {
-        "gatewayclass" => {
-            if rest.is_empty() || rest.contains('/') {
-                return Err(format!("target {s:?}: expected gatewayclass/NAME"));
-            }
-            Ok(Locator::object("GatewayClass", GATEWAY_API_GROUP, "", rest))
+        RefError::Syntax(Some(kind)) => match kind.to_ascii_lowercase().as_str() {
+            "gatewayclass" => format!("target {s:?}: expected gatewayclass/NAME"),
+            kind => format!("target {s:?}: expected {kind}/NAMESPACE/NAME"),
+        },
+        RefError::NeedsSection(_) => {
+            format!("target {s:?}: expected listener/NAMESPACE/GATEWAY#LISTENER")
         }
-        "gateway" | "listener" | "httproute" | "grpcroute" => {
-            let (ns, name) = nsname(rest)?;
-            let (name, section) = match name.split_once('#') {
-                Some((n, sec)) => (n.to_string(), Some(sec.to_string())),
-                None => (name, None),
-            };
-            let k = match kind.as_str() {
-                "gateway" | "listener" => "Gateway",
-                "httproute" => "HTTPRoute",
-                _ => "GRPCRoute",
-            };
-            let base = Locator::object(k, GATEWAY_API_GROUP, &ns, &name);
-            match (kind.as_str(), section) {
-                ("listener", None) => Err(format!(
-                    "target {s:?}: expected listener/NAMESPACE/GATEWAY#LISTENER"
-                )),
-                (_, Some(sec)) if !sec.is_empty() => Ok(with_section(base, &sec)),
-                (_, Some(_)) => Err(format!("target {s:?}: empty section name")),
-                (_, None) => Ok(base),
-            }
-        }
-        _ => Err(format!(
-            "target {s:?}: unknown kind {kind:?} (use gatewayclass, gateway, listener, httproute or grpcroute)"
-        )),
-    }
+        RefError::EmptySection => format!("target {s:?}: empty section name"),
+        RefError::UnknownKind(kind) => format!(
+            "target {s:?}: unknown kind {:?} (use gatewayclass, gateway, listener, httproute or grpcroute)",
+            kind.to_ascii_lowercase()
+        ),
+    })
 }
 
 fn decided_by(t: &Topology, loser: usize, winner: usize) -> DecidedBy {
@@ -233,7 +228,7 @@ fn decided_by(t: &Topology, loser: usize, winner: usize) -> DecidedBy {
     if !same_level {
         DecidedBy::Specificity
     // Index: `loser`/`winner` are policy indices of this model (from the effective fold).
-    } else if Instant::of(&m.policies[loser]) == Instant::of(&m.policies[winner]) {
+    } else if m.policies[loser].meta.created == m.policies[winner].meta.created {
         DecidedBy::Name
     } else {
         DecidedBy::Timestamp

@@ -1,4 +1,5 @@
-//! The operator's merge of policies along one path (semantics.md §3.1–3.5).
+//! The operator's merge of policies along one path (`docs/semantics/merge.md`;
+//! kuadrant-operator v1.5.2 `api/v1/merge_strategies.go`).
 //!
 //! Policies are folded right to left: the accumulator starts as the most specific (last) policy, and
 //! each step calls the *source* policy's strategy with the accumulator as *target*. Every rule keeps the
@@ -310,7 +311,7 @@ mod tests {
     const G: usize = 0;
     const R: usize = 1;
 
-    // semantics.md §3.7, row by row (G on the gateway, R on the route).
+    // The merge table (docs/semantics/README.md), row by row (G on the gateway, R on the route).
     #[test]
     fn atomic_defaults_lose_entirely_to_route() {
         let f = fold(&[

@@ -1,4 +1,5 @@
-//! Resolve: effective policies per path, as the operator computes them (semantics.md §2-3, ERRATA).
+//! Resolve: effective policies per path, as the operator computes them (`docs/semantics/paths.md`,
+//! `docs/semantics/merge.md`).
 //!
 //! Owns policy ordering on a path (least → most specific; within a target by creationTimestamp, then
 //! namespace/name), the four merge strategies, rule keys and rule provenance, and the predicted status
@@ -122,7 +123,7 @@ pub struct PathEffective {
     pub token_rate_limit: Option<Arc<Effective>>,
 }
 
-/// One CEL validation failure of a merged wasm action (ERRATA 3, /work/notes/cel.md): produced by
+/// One CEL validation failure of a merged wasm action (`docs/semantics/generated-objects.md`, "Wasm actions"): produced by
 /// `generate` while building actions, consumed by the status computation (`InvalidCelExpression`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CelIssue {

@@ -110,7 +110,7 @@ pub fn route_conditions(t: &Topology, statuses: &[PolicyStatus]) -> Vec<RouteCon
     }
     let mut out = Vec::new();
     for (ri, r) in m.routes.iter().enumerate() {
-        if !route_in_topology(r.spec.kind, t.version) {
+        if !route_in_topology(r.spec.kind, t.version()) {
             continue;
         }
         let Some((nodes, gateways)) = route_path(t, ri) else {

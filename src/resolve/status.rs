@@ -1,7 +1,7 @@
-//! Predicted `Accepted` / `Enforced` conditions of every policy (semantics.md §5, ERRATA 7/8,
-//! /work/notes/semantics-tags.md §3–5, /work/notes/cel.md §4).
+//! Predicted `Accepted` / `Enforced` conditions of every policy (`docs/semantics/status.md`; the
+//! version differences in `docs/semantics/versions.md`).
 //!
-//! Offline assumptions (cli.md): a Kuadrant object exists (one in `kuadrant-system` when the input has
+//! Offline assumptions (`docs/semantics/status.md`): a Kuadrant object exists (one in `kuadrant-system` when the input has
 //! none), Limitador/Authorino and the generated data-plane objects are ready, a TLSPolicy's issuer
 //! exists when the input holds no issuer of the kind it names (else see [`issuer_check`]), and
 //! listeners/routes are Programmed/Accepted unless [`StatusOptions::respect_status`] is set. A
@@ -9,13 +9,13 @@
 //! the operator does (`Enforced=False Unknown "… waiting for the following components to sync"`).
 //! DNSPolicy/TLSPolicy `Enforced` depends on DNSRecords and Certificates and is not predicted.
 
-use super::effective::{self, Instant};
+use super::effective;
 use super::merge::{self, LossReason};
 use super::{CelIssue, Component, Components, Effective, PathEffective, Provider};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
     GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyBody, PolicyKind, RouteKind,
-    raw::Condition as RawCondition,
+    status::Condition as RawCondition,
 };
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt};
@@ -29,7 +29,7 @@ pub const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-c
 
 #[derive(Clone, Debug, Default)]
 pub struct StatusOptions {
-    /// Read listener and route readiness from the objects' `status` (semantics.md §2.4) instead of
+    /// Read listener and route readiness from the objects' `status` (`docs/semantics/paths.md`, "Readiness") instead of
     /// assuming it.
     pub respect_status: bool,
 }
@@ -135,7 +135,7 @@ fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
     })
 }
 
-/// Readiness gates of the status updaters (semantics.md §2.4): the listener is Programmed and the route
+/// Readiness gates of the status updaters (`docs/semantics/paths.md`, "Readiness"): the listener is Programmed and the route
 /// is Accepted by the first `status.parents` entry of the class's controller that names the gateway.
 /// Without `respect_status` both are assumed.
 pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
@@ -157,14 +157,14 @@ pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
     if !listener_ready {
         return false;
     }
-    let grpc_v15 = r.spec.kind == RouteKind::Grpc && t.version == KuadrantVersion::V1_5;
+    let grpc_v15 = r.spec.kind == RouteKind::Grpc && t.version() == KuadrantVersion::V1_5;
     let parents = r.spec.status.as_ref().and_then(|s| s.parents.as_ref());
     let entry = parents.and_then(|ps| {
         ps.iter().find(|s| {
             let Some(pr) = &s.parent_ref else {
                 return false;
             };
-            let val = |v: &Option<crate::model::raw::Str>, d: &str| {
+            let val = |v: &Option<crate::model::Sp<String>>, d: &str| {
                 v.as_ref()
                     .map(|x| x.value.clone())
                     .unwrap_or_else(|| d.to_string())
@@ -363,11 +363,11 @@ fn conflicting(m: &Model, pi: usize) -> Option<usize> {
             && q.target.section_name.as_ref().map(|s| &s.value)
                 == p.target.section_name.as_ref().map(|s| &s.value)
     };
-    let mine = Instant::of(p);
+    let mine = p.meta.created;
     m.policies
         .iter()
         .enumerate()
-        .filter(|(i, q)| *i != pi && q.kind == p.kind && Instant::of(q) < mine && same_ref(q))
+        .filter(|(i, q)| *i != pi && q.kind == p.kind && q.meta.created < mine && same_ref(q))
         .min_by(|a, b| effective::creation_order(a.1, b.1))
         .map(|(i, _)| i)
 }
@@ -519,7 +519,8 @@ fn walk_path(
                 w.cel_not_shown.push(c.message.clone());
             }
         }
-        // TokenRateLimitPolicy ignores path validity (semantics-tags.md §4.3).
+        // TokenRateLimitPolicy ignores path validity (kuadrant-operator v1.5.2
+        // internal/controller/tokenratelimitpolicy_status_updater.go).
         if p.kind != PolicyKind::TokenRateLimit
             && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
         {
@@ -676,7 +677,7 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk, components: Option<&Components>)
             }
         };
         let Some(made) = components else { continue };
-        for (name, satisfied_by) in gateway_components(t.version, p.kind, provider) {
+        for (name, satisfied_by) in gateway_components(t.version(), p.kind, provider) {
             if !satisfied_by.iter().any(|&c| made.contains(gi, c)) {
                 pending.push(format!("{name} ({})", g.meta.key()));
             }

@@ -3,7 +3,7 @@
 use super::{ActionTrace, Trace};
 
 fn short(h: &str) -> &str {
-    if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if crate::model::is_sha256_hex(h) {
         &h[..12]
     } else {
         h

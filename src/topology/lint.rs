@@ -41,7 +41,7 @@ pub fn lint(t: &Topology) -> Diagnostics {
     }
     let mut hostname_seen = HashSet::new();
     for (ri, r) in t.model.routes.iter().enumerate() {
-        if !route_in_topology(r.spec.kind, t.version) {
+        if !route_in_topology(r.spec.kind, t.version()) {
             continue;
         }
         for pr in &r.spec.parent_refs {
@@ -67,10 +67,10 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
         if let NodeRef::Rule(ri, xi) = node.what {
             // Index: NodeRef::Rule(ri, xi) is created by enumerating this model's routes and rules.
             let rule = &t.model.routes[ri].spec.rules[xi];
-            if (rule.name.is_none() || t.version == KuadrantVersion::V1_4)
+            if (rule.name.is_none() || t.version() == KuadrantVersion::V1_4)
                 && let Some(s) = &tr.section_name
             {
-                let help = if t.version == KuadrantVersion::V1_4 {
+                let help = if t.version() == KuadrantVersion::V1_4 {
                     "operator 1.4 names rules only by position: adding, removing or reordering rules silently moves this policy"
                 } else {
                     "give the rule a name (spec.rules[].name) and target that name: rule-N moves when rules are added, removed or reordered"
@@ -160,7 +160,7 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
         _ => Vec::new(),
     };
     if kind_lc == "grpcroute"
-        && t.version == KuadrantVersion::V1_4
+        && t.version() == KuadrantVersion::V1_4
         && elsewhere
             .iter()
             .any(|k| *k == format!("{}/{}", p.meta.namespace, tr.name.value))
@@ -213,7 +213,7 @@ fn sections_of(t: &Topology, parent: NodeRef) -> (&'static str, Vec<String>) {
                 .rules
                 .iter()
                 .enumerate()
-                .map(|(i, r)| r.section_name(i, t.version))
+                .map(|(i, r)| r.section_name(i, t.version()))
                 .collect(),
         ),
         NodeRef::Service(si) => (

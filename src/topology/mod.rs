@@ -5,7 +5,7 @@
 //! policy attachment by target locator, and path enumeration GatewayClass → Gateway → Listener → Route →
 //! Rule. Must not merge policies or format output.
 //!
-//! Version differences (ERRATA 6): on 1.4 GRPCRoutes are not part of the topology and rules are always
+//! Version differences (`docs/semantics/versions.md`): on 1.4 GRPCRoutes are not part of the topology and rules are always
 //! `rule-N`; on 1.5 GRPCRoutes are expanded and a rule's `name` is its section name.
 
 pub mod lint;
@@ -93,7 +93,6 @@ pub struct Path {
 /// The topology of one model.
 pub struct Topology<'m> {
     pub model: &'m Model,
-    pub version: KuadrantVersion,
     pub graph: DiGraph<Node, EdgeKind>,
     index: HashMap<Locator, NodeIndex>,
     /// Policy index → the node its target locator resolved to.
@@ -133,10 +132,10 @@ pub fn route_in_topology(kind: RouteKind, version: KuadrantVersion) -> bool {
 impl<'m> Topology<'m> {
     /// Build the topology. Node insertion order follows policy-machinery: objects, then targetables
     /// (classes, gateways, routes, services, listeners, rules, service ports), then policies.
-    pub fn build(model: &'m Model, version: KuadrantVersion) -> Self {
+    pub fn build(model: &'m Model) -> Self {
+        let version = model.version;
         let mut t = Topology {
             model,
-            version,
             graph: DiGraph::new(),
             index: HashMap::new(),
             attached: HashMap::new(),
@@ -318,20 +317,22 @@ impl<'m> Topology<'m> {
             v.sort_unstable();
             let mut o = v.clone();
             if o.len() > 1 {
-                let instants: HashMap<usize, crate::resolve::effective::Instant> = o
-                    .iter()
-                    .map(|&i| (i, crate::resolve::effective::Instant::of(&m.policies[i])))
-                    .collect();
                 o.sort_by(|&a, &b| {
-                    instants[&a]
-                        .cmp(&instants[&b])
-                        .then_with(|| m.policies[a].meta.key().cmp(&m.policies[b].meta.key()))
+                    let (pa, pb) = (&m.policies[a].meta, &m.policies[b].meta);
+                    pa.created
+                        .cmp(&pb.created)
+                        .then_with(|| pa.key().cmp(&pb.key()))
                 });
             }
             in_order.insert(*ix, o);
         }
         self.attached_at = at;
         self.attached_in_order = in_order;
+    }
+
+    /// The operator release emulated (the model's, chosen at load).
+    pub fn version(&self) -> KuadrantVersion {
+        self.model.version
     }
 
     /// The nodes of a path's five targetables, least specific first (`None` for a locator with no node).
@@ -368,7 +369,7 @@ impl<'m> Topology<'m> {
     /// section locator (`…route#name`) uses, when that name is not also a section of the route.
     /// `None` on 1.5, for other locators, and when no rule has that name.
     pub fn positional_rule(&self, target: &Locator) -> Option<String> {
-        if self.version != KuadrantVersion::V1_4 || self.node(target).is_some() {
+        if self.version() != KuadrantVersion::V1_4 || self.node(target).is_some() {
             return None;
         }
         let (object, section) = target.split_section()?;
@@ -467,7 +468,7 @@ impl<'m> Topology<'m> {
         // Listener → Route, per parentRef in order (HTTP, then GRPC).
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version) {
+                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
                     continue;
                 }
                 for (gi, li) in self.route_listeners(ri) {
@@ -488,7 +489,7 @@ impl<'m> Topology<'m> {
         }
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version) {
+                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
                     continue;
                 }
                 for xi in 0..r.spec.rules.len() {
@@ -652,7 +653,7 @@ impl<'m> Topology<'m> {
         let m = self.model;
         let mut out = Vec::new();
         for (ri, r) in m.routes.iter().enumerate() {
-            if !route_in_topology(r.spec.kind, self.version) {
+            if !route_in_topology(r.spec.kind, self.version()) {
                 continue;
             }
             for (gi, li) in self.route_listeners(ri) {
@@ -663,7 +664,7 @@ impl<'m> Topology<'m> {
                 let (gk, rk) = (g.meta.key(), r.meta.key());
                 let listener = &g.spec.listeners[li].name.value;
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_name = rule.section_name(xi, self.version);
+                    let rule_name = rule.section_name(xi, self.version());
                     // `class|gw|gw#listener|route|route#rule`, built to its exact length: there is
                     // one per path, hundreds of thousands on large estates.
                     let class = &m.gateway_classes[ci].meta.name;

@@ -15,7 +15,6 @@ mod synth;
 use divan::Bencher;
 use policyctl::generate::{self, GenerateOptions};
 use policyctl::load::{self, Input, LoadOptions, Loaded};
-use policyctl::model::KuadrantVersion;
 use policyctl::pipeline;
 use policyctl::resolve::{self, status};
 use policyctl::topology::Topology;
@@ -67,7 +66,7 @@ fn load_model(b: Bencher, name: &str) {
 fn topology_and_paths(b: Bencher, name: &str) {
     let l = loaded(&input(name));
     b.bench(|| {
-        let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+        let t = Topology::build(&l.model);
         t.path_list().len()
     });
 }
@@ -75,7 +74,7 @@ fn topology_and_paths(b: Bencher, name: &str) {
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn effective(b: Bencher, name: &str) {
     let l = loaded(&input(name));
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     t.path_list();
     b.bench(|| resolve::effective(&t));
 }
@@ -83,7 +82,7 @@ fn effective(b: Bencher, name: &str) {
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn generate_objects(b: Bencher, name: &str) {
     let l = loaded(&input(name));
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let eff = resolve::effective(&t);
     let opts = GenerateOptions::default();
     b.bench(|| generate::generate(&t, &eff, &opts));
@@ -92,7 +91,7 @@ fn generate_objects(b: Bencher, name: &str) {
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn predicted_status(b: Bencher, name: &str) {
     let l = loaded(&input(name));
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     let eff = resolve::effective(&t);
     let g = generate::generate(&t, &eff, &GenerateOptions::default());
     b.bench(|| {
@@ -142,7 +141,7 @@ fn stages(files: &str) {
     lap(&format!("parse only ({docs} docs)"));
     let l = load::load(&inputs, &LoadOptions::default());
     lap("load (parse + model)");
-    let t = Topology::build(&l.model, KuadrantVersion::V1_4);
+    let t = Topology::build(&l.model);
     lap("topology");
     let n = t.path_list().len();
     lap(&format!("paths ({n})"));

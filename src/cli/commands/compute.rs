@@ -42,8 +42,7 @@ pub struct ComputeArgs {
 }
 
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let version = a.input.version();
-    let opts = a.gen_args.options(version, &a.input.settings)?;
+    let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
     let mut analysis = pipeline::analyze(
         &loaded.model,

@@ -50,8 +50,7 @@ pub struct DiffArgs {
 }
 
 pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let version = a.input.version();
-    let opts = a.gen_args.options(version, &a.input.settings)?;
+    let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
     let mut head = pipeline::analyze(
         &loaded.model,

@@ -2,8 +2,8 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
+use policyctl::pipeline;
 use policyctl::render::graph::{self, Selection};
-use policyctl::topology::{Topology, lint};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum GraphFormat {
@@ -62,9 +62,10 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .transpose()
         .map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
-    let topology = Topology::build(&loaded.model, a.input.version());
-    let mut diags = loaded.diagnostics.clone();
-    diags.extend(lint::lint(&topology));
+    let pipeline::Mapped {
+        topology,
+        diagnostics: mut diags,
+    } = pipeline::map(&loaded.model, &loaded.diagnostics);
     diags.sort();
     let found = a
         .input

@@ -30,10 +30,7 @@ fuzz_target!(|data: &[u8]| {
         ..LoadOptions::default()
     };
     let loaded = load(&inputs, &opts);
-    let gen_opts = GenerateOptions {
-        version,
-        ..GenerateOptions::default()
-    };
+    let gen_opts = GenerateOptions::default();
     let a = analyze(
         &loaded.model,
         &loaded.diagnostics,

@@ -2,14 +2,16 @@
 //! and the conversion into model types.
 //!
 //! An invalid object is reported and left out; everything else goes on. Messages of CEL rules are the
-//! CRDs' own (`op@v1.4.6:config/crd/bases/kuadrant.io_*.yaml`, `op@v1.5.2:…`).
+//! CRDs' own (kuadrant-operator v1.4.6 / v1.5.2 `config/crd/bases/kuadrant.io_*.yaml`).
 
 use super::raw::*;
-use super::span::Sp;
-use super::*;
+use super::{LoadOptions, RawDocument, RawSpec, RawStatus};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::load::{LoadOptions, RawDocument, RawSpec, RawStatus};
+use crate::model::span::Sp;
+use crate::model::*;
 use crate::source::Span;
+use indexmap::IndexMap;
+use serde_json::Value;
 use std::sync::Arc;
 
 /// A validated object of any modelled kind.
@@ -160,6 +162,7 @@ impl Model {
             cluster_issuers: Vec::with_capacity(n[11]),
             extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
+            version: KuadrantVersion::default(),
         }
     }
 }
@@ -406,7 +409,7 @@ pub fn object(
         .and_then(|m| m.value.name.as_ref())
         .map(|n| n.value.clone())
         .unwrap_or_default();
-    if let Some(from) = extension::not_shipped(ok, opts.version) {
+    if let Some(from) = super::extension::not_shipped(ok, opts.version) {
         let namespace = doc
             .metadata
             .as_ref()
@@ -492,7 +495,7 @@ pub fn object(
             | ObjectKind::TelemetryPolicy
             | ObjectKind::ThreatPolicy),
             RawSpec::Extension(s),
-        ) => extension::validate(k, meta, *s, opts.version, &mut c),
+        ) => super::extension::validate(k, meta, *s, opts.version, &mut c),
         (k, _) => {
             c.missing(span, "spec");
             let _ = k;
@@ -625,6 +628,12 @@ fn meta(
         namespace,
         uid: m.value.uid.clone(),
         creation_timestamp: m.value.creation_timestamp.as_ref().map(|t| t.value.clone()),
+        created: Instant::of_timestamp(
+            m.value
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.value.as_str()),
+        ),
         generation: m.value.generation,
         labels: m.value.labels.clone().unwrap_or_default(),
         annotations: m.value.annotations.clone().unwrap_or_default(),
@@ -1688,8 +1697,8 @@ fn direct_policy(
     };
     let mut go_duration = |d: Option<Str>, field: &str| {
         let d = d?;
-        match super::duration::parse(&d.value) {
-            Some(ns) => Some(super::duration::format(ns)),
+        match crate::model::duration::parse(&d.value) {
+            Some(ns) => Some(crate::model::duration::format(ns)),
             None => {
                 c.schema(
                     d.span,

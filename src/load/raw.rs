@@ -4,7 +4,11 @@
 //! Unknown fields are ignored (like the API server with `preserveUnknownFields: false`, minus pruning
 //! warnings). Must not apply defaults or validate: that is `validate`'s job.
 
-use super::span::Sp;
+use crate::model::span::{Sp, int};
+pub use crate::model::status::{
+    Condition, GatewayStatus, GatewayStatusAddress, ListenerStatus, RawParentRef,
+    RouteParentStatus, RouteStatus,
+};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -64,70 +68,6 @@ fn string_values<'de, D: serde::Deserializer<'de>>(
         .map(|m| m.into_iter().map(|(k, v)| (k, v.0)).collect()))
 }
 
-/// Integer fields read as the API server reads them (`type: integer` in a CRD, `int32`/`int64` in a
-/// built-in type): a YAML number, never a quoted one (`"5"` is a string to the API server, refused
-/// in an integer field); a number with a decimal point only when it is integral (`5.0`), as
-/// kube-openapi's type check accepts a float64 that is a JSON integer (`swag.IsFloat64AJSONInteger`:
-/// integral and within ±(2^53 − 1)).
-pub mod int {
-    use super::Sp;
-    use serde::de::{self, Deserialize, Deserializer, Visitor};
-    use std::fmt;
-
-    /// The largest magnitude of a float the API server takes as an integer.
-    const MAX_JSON_INTEGER: f64 = 9_007_199_254_740_991.0;
-
-    pub struct Int(pub i64);
-
-    impl<'de> Deserialize<'de> for Int {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'v> Visitor<'v> for V {
-                type Value = Int;
-                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("an integer")
-                }
-                fn visit_str<E: de::Error>(self, v: &str) -> Result<Int, E> {
-                    Err(E::custom(if v.trim().parse::<f64>().is_ok() {
-                        format!(
-                            "expected an integer, found the string {v:?}: the API server refuses a quoted number in an integer field; remove the quotes"
-                        )
-                    } else {
-                        format!("expected an integer, found `{v}`")
-                    }))
-                }
-                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
-                    Ok(Int(v))
-                }
-                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
-                    i64::try_from(v)
-                        .map(Int)
-                        .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
-                }
-                fn visit_f64<E: de::Error>(self, v: f64) -> Result<Int, E> {
-                    if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_JSON_INTEGER {
-                        // Exact: integral and within 2^53.
-                        Ok(Int(v as i64))
-                    } else {
-                        Err(E::custom(format!(
-                            "expected an integer, found `{v}`: not a whole number the API server takes as an integer (at most 2^53 - 1 in magnitude)"
-                        )))
-                    }
-                }
-            }
-            d.deserialize_any(V)
-        }
-    }
-
-    pub fn opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-        Ok(Option::<Int>::deserialize(d)?.map(|i| i.0))
-    }
-
-    pub fn opt_sp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sp<i64>>, D::Error> {
-        Ok(Option::<Sp<Int>>::deserialize(d)?.map(|s| Sp::new(s.value.0, s.span)))
-    }
-}
-
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub struct RawMeta {
@@ -141,16 +81,6 @@ pub struct RawMeta {
     pub labels: Option<BTreeMap<String, String>>,
     #[serde(default, deserialize_with = "string_values")]
     pub annotations: Option<BTreeMap<String, String>>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct Condition {
-    #[serde(rename = "type")]
-    pub type_: Option<String>,
-    pub status: Option<String>,
-    pub reason: Option<String>,
-    pub message: Option<String>,
 }
 
 // ---------------------------------------------------------------- Gateway API
@@ -230,43 +160,6 @@ pub struct RawLabelSelectorRequirement {
 pub struct RawRouteGroupKind {
     pub group: Option<String>,
     pub kind: Option<String>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct GatewayStatus {
-    pub listeners: Option<Vec<ListenerStatus>>,
-    pub conditions: Option<Vec<Condition>>,
-    pub addresses: Option<Vec<GatewayStatusAddress>>,
-}
-
-/// `status.addresses[]`; `type` defaults to `IPAddress` (Gateway API v1.2.1 CRD).
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct GatewayStatusAddress {
-    #[serde(rename = "type")]
-    pub type_: Option<String>,
-    pub value: Option<String>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct ListenerStatus {
-    pub name: Option<String>,
-    pub conditions: Option<Vec<Condition>>,
-    pub attached_routes: Option<i64>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct RawParentRef {
-    pub group: Option<Str>,
-    pub kind: Option<Str>,
-    pub namespace: Option<Str>,
-    pub name: Option<Str>,
-    pub section_name: Option<Str>,
-    #[serde(default, deserialize_with = "int::opt_sp")]
-    pub port: Option<Sp<i64>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -352,20 +245,6 @@ pub struct RawGrpcMethod {
     pub type_: Option<Str>,
     pub service: Option<Str>,
     pub method: Option<Str>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct RouteStatus {
-    pub parents: Option<Vec<RouteParentStatus>>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct RouteParentStatus {
-    pub parent_ref: Option<RawParentRef>,
-    pub controller_name: Option<String>,
-    pub conditions: Option<Vec<Condition>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
