@@ -101,14 +101,6 @@ impl SourceFile {
             .unwrap_or(offset - start);
         (line + 1, col + 1)
     }
-
-    /// Byte offset of the start of a 1-based line (clamped to the end of the text).
-    pub fn line_offset(&self, line: usize) -> usize {
-        self.line_starts()
-            .get(line.saturating_sub(1))
-            .copied()
-            .unwrap_or(self.text.len())
-    }
 }
 
 /// Every input read in one run, addressed by [`SourceId`].

@@ -156,17 +156,6 @@ impl ObjectKind {
         )
     }
 
-    pub fn is_policy(self) -> bool {
-        matches!(
-            self,
-            ObjectKind::RateLimitPolicy
-                | ObjectKind::AuthPolicy
-                | ObjectKind::TokenRateLimitPolicy
-                | ObjectKind::DnsPolicy
-                | ObjectKind::TlsPolicy
-        )
-    }
-
     /// Classify an `apiVersion`/`kind` pair.
     pub fn classify(api_version: &str, kind: &str) -> KindMatch {
         let (group, version) = match api_version.rsplit_once('/') {

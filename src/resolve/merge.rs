@@ -32,13 +32,6 @@ impl MergeStrategy {
             (Block::Overrides, Strategy::Merge) => MergeStrategy::MergeOverrides,
         }
     }
-
-    pub fn is_override(self) -> bool {
-        matches!(
-            self,
-            MergeStrategy::AtomicOverrides | MergeStrategy::MergeOverrides
-        )
-    }
 }
 
 /// The block and strategy of a mergeable policy (`None` for DNS/TLS).

@@ -631,14 +631,6 @@ impl<'m> Topology<'m> {
         self.attached.get(&policy).map(|ix| &self.graph[*ix])
     }
 
-    /// Indices of the policies whose target is `locator`, in model order.
-    pub fn policies_at(&self, locator: &Locator) -> Vec<usize> {
-        self.index
-            .get(locator)
-            .map(|ix| self.policies_at_node(*ix).to_vec())
-            .unwrap_or_default()
-    }
-
     /// Every path GatewayClass → Gateway → Listener → Route → Rule, de-duplicated, in PathID order.
     pub fn paths(&self) -> Vec<Path> {
         self.path_list().to_vec()
