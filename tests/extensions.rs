@@ -263,6 +263,160 @@ fn findings_about_the_derived_policy_point_at_the_plan_policy() {
     assert_eq!(prev, "kind: PlanPolicy");
 }
 
+/// OIDCPolicy (kuadrant-operator v1.5.2 and v1.4.6
+/// `cmd/extensions/oidc-policy/internal/controller/oidcpolicy_reconciler.go` `buildMainAuthPolicy`,
+/// `buildCallbackHTTPRoute`, `buildCallbackAuthPolicy`, `credentialsHeader`; URLs from
+/// `api/v1alpha1/oidcpolicy_types.go` and its test `TestGetAuthorizeURL`, whose encoding
+/// `redirect_uri=https%3A%2F%2Fgateway.example.com%2Fauth%2Fcallback` the values below follow).
+/// The gateway's first listener is HTTP on port 8080: 1.5 writes the port into the gateway URL
+/// (`TestIngressGatewayInfo_GetURL`, "HTTP non-standard port 8080"), 1.4 does not.
+fn oidc_objects(version: KuadrantVersion) -> (Loaded, Vec<Value>) {
+    let l = load_case("oidc", version);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    let a = analyze(&l, version);
+    let objs: Vec<Value> = objects(&a)
+        .into_iter()
+        .filter(|o| {
+            o["metadata"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("toystore-oidc")
+        })
+        .collect();
+    (l, objs)
+}
+
+const OIDC_OWNER: &str = "6b1e3c8a-0f52-4b3e-9f1a-2d7c5e8a9b10";
+
+#[test]
+fn oidc_policy_objects_v15() {
+    let (l, objs) = oidc_objects(V15);
+    assert_eq!(objs.len(), 3, "{objs:#?}");
+    let gw = "http://api.toystore.example.com:8080";
+    let redirect = "http%3A%2F%2Fapi.toystore.example.com%3A8080%2Fauth%2Fcallback";
+    let authorize = format!(
+        "https://idp.example.com/realms/demo/oauth/authorize?client_id=toystore&redirect_uri={redirect}&response_type=code&scope=openid"
+    );
+    let main = find(&objs, "AuthPolicy", "toystore-oidc");
+    assert_eq!(main["metadata"]["ownerReferences"][0]["uid"], OIDC_OWNER);
+    assert_eq!(main["metadata"]["ownerReferences"][0]["kind"], "OIDCPolicy");
+    assert_eq!(main["metadata"]["ownerReferences"][0]["controller"], true);
+    assert_eq!(
+        main["spec"]["targetRef"],
+        json!({"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "name": "toystore"})
+    );
+    let o = &main["spec"]["overrides"];
+    assert_eq!(o["strategy"], "merge");
+    assert_eq!(
+        o["rules"]["authentication"]["oidc"],
+        json!({"credentials": {"cookie": {"name": "jwt"}}, "jwt": {"issuerUrl": "https://idp.example.com/realms/demo"}})
+    );
+    let authz = &o["rules"]["authorization"]["oidc"];
+    assert_eq!(
+        authz["when"],
+        json!([{"predicate": "auth.identity.iss == \"https://idp.example.com/realms/demo\""}])
+    );
+    assert_eq!(
+        authz["patternMatching"]["patterns"][1]["predicate"],
+        "has(auth.identity) && has(auth.identity.group) && (auth.identity.group == \"developers\" || (type(auth.identity.group) == list && \"developers\" in auth.identity.group))"
+    );
+    let unauth = &o["rules"]["response"]["unauthenticated"];
+    assert_eq!(unauth["code"], 302);
+    assert_eq!(unauth["headers"]["location"]["value"], authorize.as_str());
+    assert_eq!(
+        unauth["headers"]["set-cookie"]["expression"],
+        "\n\"target=\" + request.url_path + (has(request.query) && request.query != \"\" ? \"?\" + request.query : \"\") + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\""
+    );
+
+    let route = find(&objs, "HTTPRoute", "toystore-oidc-callback");
+    assert_eq!(
+        route["spec"],
+        json!({
+            "parentRefs": [{"name": "api-gateway", "namespace": "gateway-system"}],
+            "rules": [{"matches": [{"path": {"type": "PathPrefix", "value": "/auth/callback"}}]}],
+        })
+    );
+
+    let cb = find(&objs, "AuthPolicy", "toystore-oidc-callback");
+    assert_eq!(cb["spec"]["targetRef"]["name"], "toystore-oidc-callback");
+    let rules = &cb["spec"]["overrides"]["rules"];
+    let http = &rules["metadata"]["token"]["http"];
+    assert_eq!(
+        http["url"],
+        "https://idp.example.com/realms/demo/oauth/token"
+    );
+    assert_eq!(http["method"], "POST");
+    let body = http["body"]["expression"].as_str().unwrap();
+    for part in [
+        "&client_id=toystore",
+        "&grant_type=authorization_code",
+        &format!("&redirect_uri={redirect}"),
+    ] {
+        assert!(body.contains(part), "{body}");
+    }
+    let rego = rules["authorization"]["location"]["opa"]["rego"]
+        .as_str()
+        .unwrap();
+    assert!(rego.contains(&format!("concat(\"\", [\"{gw}\", cookies.target])")));
+    assert!(rego.contains(&format!(
+        "location := \"{authorize}\" {{ not input.auth.metadata.token.id_token }}"
+    )));
+    assert!(rego.contains("eq_idx := indexof(trimmed, \"=\")"));
+    assert_eq!(rules["authorization"]["location"]["priority"], 1);
+    assert_eq!(
+        rules["authorization"]["deny"],
+        json!({"opa": {"rego": "allow = false"}, "priority": 2})
+    );
+    assert_eq!(
+        rules["response"]["unauthorized"]["headers"],
+        json!({
+            "location": {"expression": "auth.authorization.location.location"},
+            "set-cookie": {"expression": "\n\"jwt=\" + auth.metadata.token.id_token + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\"\n"},
+        })
+    );
+
+    // Status: both AuthPolicies enforced, so the OIDCPolicy is Accepted and Enforced.
+    let a = analyze(&l, V15);
+    let st = a
+        .extension_statuses
+        .iter()
+        .find(|s| l.model.extensions[s.extension].meta.name == "toystore-oidc")
+        .unwrap();
+    assert_eq!(
+        st.enforced.as_ref().unwrap().message,
+        "OIDCPolicy has been successfully enforced"
+    );
+    // The map orders policyctl chose are announced.
+    assert!(l.diagnostics.iter().any(|d| d.code.as_str() == "PCTL3026"));
+}
+
+#[test]
+fn oidc_policy_objects_v14() {
+    let (_l, objs) = oidc_objects(V14);
+    assert_eq!(objs.len(), 3);
+    let main = find(&objs, "AuthPolicy", "toystore-oidc");
+    let rules = &main["spec"]["overrides"]["rules"];
+    // v1.4.6: no port in the gateway URL, `"v" in auth.identity.k` claims, `request.path` cookie.
+    assert_eq!(
+        rules["response"]["unauthenticated"]["headers"]["location"]["value"],
+        "https://idp.example.com/realms/demo/oauth/authorize?client_id=toystore&redirect_uri=http%3A%2F%2Fapi.toystore.example.com%2Fauth%2Fcallback&response_type=code&scope=openid"
+    );
+    assert_eq!(
+        rules["authorization"]["oidc"]["patternMatching"]["patterns"],
+        json!([{"predicate": "\"true\" in auth.identity.email_verified"}, {"predicate": "\"developers\" in auth.identity.group"}])
+    );
+    assert_eq!(
+        rules["response"]["unauthenticated"]["headers"]["set-cookie"]["expression"],
+        "\n\"target=\" + request.path + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\""
+    );
+    let cb = find(&objs, "AuthPolicy", "toystore-oidc-callback");
+    let rego = cb["spec"]["overrides"]["rules"]["authorization"]["location"]["opa"]["rego"]
+        .as_str()
+        .unwrap();
+    assert!(rego.contains("count(kv) == 2"));
+    assert!(rego.contains("concat(\"\", [\"http://api.toystore.example.com\", cookies.target])"));
+}
+
 /// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
 /// ThreatPolicy ships from 1.5 only.
 #[test]
@@ -276,13 +430,16 @@ fn other_extensions_are_validated_and_announced() {
         .filter(|d| d.code.as_str() == "PCTL3024")
         .filter_map(|d| d.object.as_deref())
         .collect();
-    assert_eq!(
-        announced,
-        [
-            "OIDCPolicy gateway-system/oidc",
-            "ThreatPolicy gateway-system/threat"
-        ]
-    );
+    assert_eq!(announced, ["ThreatPolicy gateway-system/threat"]);
+    // The OIDCPolicy's Gateway listener has no hostname: its controller cannot build its URLs.
+    let no_gateway: Vec<&str> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "PCTL3025")
+        .filter_map(|d| d.object.as_deref())
+        .collect();
+    assert_eq!(no_gateway, ["OIDCPolicy gateway-system/oidc"]);
+    assert!(l.model.derived_objects.is_empty());
     let l = load_case("others", V14);
     let not_shipped: Vec<&str> = l
         .diagnostics

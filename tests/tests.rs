@@ -23,14 +23,14 @@ mod distribution;
 mod docs;
 /// `explain` trees over the scenario fixtures.
 mod explain;
+/// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
+mod extensions;
 /// Diagnostics in every output format (insta snapshots).
 mod formats;
 /// The golden cases: generated objects compared field by field with operator-derived values.
 mod golden;
 /// The topology graph and the topology lint.
 mod graph;
-/// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
-mod extensions;
 /// Estates shaped like Kuadrant's user guides.
 mod guides;
 /// The hostile fixtures and the fuzzing findings.

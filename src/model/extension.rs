@@ -7,8 +7,9 @@
 //! `cmd/extensions/plan-policy/internal/controller/planpolicy_reconciler.go`), whose `origin` is
 //! the PlanPolicy's so that diagnostics point at what the user wrote. The data a PlanPolicy adds to
 //! the AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is
-//! [`plan_data`]; the metric labels of a TelemetryPolicy are [`request_data`]. OIDCPolicy and
-//! ThreatPolicy are validated and announced, not expanded (see the README's "Extension policies").
+//! [`plan_data`]; the metric labels of a TelemetryPolicy are [`request_data`]. An OIDCPolicy's
+//! objects are built by [`super::oidc`]. ThreatPolicy is validated and announced, not expanded
+//! (see the README's "Extension policies").
 
 use super::raw::{ExtensionPolicySpec, RawPlan};
 use super::validate::{Check, Validated, target_ref, window_ok};
@@ -62,11 +63,8 @@ pub struct Plan {
 #[derive(Clone, Debug)]
 pub enum ExtensionBody {
     Plan(Vec<Plan>),
-    /// OIDCPolicy `provider.issuerURL` / `provider.clientID` (the rest is not modelled).
-    Oidc {
-        issuer_url: String,
-        client_id: String,
-    },
+    /// OIDCPolicy `provider` and `auth` (see [`super::oidc`]).
+    Oidc(Box<super::oidc::OidcSpec>),
     /// TelemetryPolicy `metrics.default.labels` (label name → CEL expression).
     Telemetry(IndexMap<String, String>),
     /// ThreatPolicy `threshold`.
@@ -133,7 +131,7 @@ pub(super) fn validate(
         ExtensionKind::Plan => plans(s.plans, at, c),
         ExtensionKind::Oidc => {
             oidc_auth(s.auth.as_ref(), c);
-            oidc(s.provider, at, c)
+            oidc(s.provider, s.auth.as_ref(), at, c)
         }
         ExtensionKind::Telemetry => telemetry(s.metrics, at, c),
         ExtensionKind::Threat => threat(s.threshold, at, c),
@@ -219,6 +217,7 @@ fn plans(p: Option<Sp<Vec<Sp<RawPlan>>>>, at: Span, c: &mut Check) -> Option<Ext
 
 fn oidc(
     p: Option<Sp<super::raw::RawOidcProvider>>,
+    auth: Option<&Sp<Value>>,
     at: Span,
     c: &mut Check,
 ) -> Option<ExtensionBody> {
@@ -243,10 +242,27 @@ fn oidc(
             "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided",
         );
     }
-    Some(ExtensionBody::Oidc {
-        issuer_url: p.issuer_url.map(|s| s.value).unwrap_or_default(),
+    let text = |v: Option<Sp<String>>| v.map(|s| s.value).unwrap_or_default();
+    let auth = auth.map(|a| &a.value);
+    let claims = auth
+        .and_then(|a| a.get("claims"))
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ExtensionBody::Oidc(Box::new(super::oidc::OidcSpec {
+        jwks_url: text(p.jwks_url),
+        issuer_url: text(p.issuer_url),
         client_id: client_id.value,
-    })
+        authorization_endpoint: text(p.authorization_endpoint),
+        redirect_uri: text(p.redirect_uri),
+        token_endpoint: text(p.token_endpoint),
+        claims,
+        token_source: auth.and_then(|a| a.get("tokenSource")).cloned(),
+    })))
 }
 
 /// OIDCPolicy `auth`: `claims` is a map of strings, and a `tokenSource` `cookie`, `customHeader` or
@@ -405,7 +421,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
     for e in &model.extensions {
         let plans = match &e.body {
             ExtensionBody::Plan(plans) => plans,
-            ExtensionBody::Telemetry(_) => continue,
+            // Expanded after this (`super::oidc`, from the load), as it needs the validated model.
+            ExtensionBody::Telemetry(_) | ExtensionBody::Oidc(_) => continue,
             _ => {
                 diags.push(not_modelled(e));
                 continue;
@@ -465,7 +482,16 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
 pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
     p.meta.derived_from.as_ref()?;
     let PolicyBody::RateLimit(spec) = &p.body else {
-        return None;
+        // An OIDCPolicy's AuthPolicies: as the controller built them.
+        return model
+            .derived_objects
+            .iter()
+            .find(|v| {
+                v["kind"] == p.kind.kind()
+                    && v["metadata"]["namespace"] == p.meta.namespace.as_str()
+                    && v["metadata"]["name"] == p.meta.name.as_str()
+            })
+            .cloned();
     };
     let owner = model.extensions.iter().find(|e| {
         e.kind == ExtensionKind::Plan
@@ -527,7 +553,6 @@ pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
 /// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
 fn not_modelled(e: &Extension) -> Diagnostic {
     let what = match e.kind {
-        ExtensionKind::Oidc => "the AuthPolicy and callback HTTPRoute its controller creates",
         _ => "the actions its controller adds to the wasm configuration",
     };
     Diagnostic::new(
@@ -539,7 +564,7 @@ fn not_modelled(e: &Extension) -> Diagnostic {
     )
     .at(e.meta.origin.name, "effects not modelled")
     .object(e.display())
-    .help("check what the extension adds on a cluster (kubectl get authpolicy,httproute -n NAMESPACE for an OIDCPolicy); see the README's \"Extension policies\" section")
+    .help("check what the extension adds on a cluster; see the README's \"Extension policies\" section")
 }
 
 /// The `kuadrant` dynamic-metadata properties the extension manager adds to the AuthConfig of a

@@ -7,6 +7,7 @@
 pub mod duration;
 pub mod extension;
 mod locator;
+pub mod oidc;
 pub mod raw;
 pub mod span;
 pub mod validate;
@@ -936,6 +937,9 @@ pub struct Model {
     pub extensions: Vec<extension::Extension>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
+    /// The objects extension controllers create that are printed as built (an OIDCPolicy's
+    /// AuthPolicies and callback HTTPRoute); they are also in `policies` / `routes`.
+    pub derived_objects: Vec<Value>,
 }
 
 impl Model {
@@ -963,7 +967,12 @@ impl Model {
             .policies
             .iter()
             .filter(|p| p.meta.derived_from.is_some())
-            .count();
+            .count()
+            + self
+                .routes
+                .iter()
+                .filter(|r| r.meta.derived_from.is_some())
+                .count();
         self.input_and_derived_count() - derived
     }
 

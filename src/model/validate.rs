@@ -160,6 +160,7 @@ impl Model {
             cluster_issuers: Vec::with_capacity(n[11]),
             extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
+            derived_objects: Vec::new(),
         }
     }
 }
