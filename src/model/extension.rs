@@ -552,9 +552,8 @@ pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
 
 /// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
 fn not_modelled(e: &Extension) -> Diagnostic {
-    let what = match e.kind {
-        _ => "the actions its controller adds to the wasm configuration",
-    };
+    // Only a ThreatPolicy is announced: an OIDCPolicy is built by `super::oidc`.
+    let what = "the actions its controller adds to the wasm configuration";
     Diagnostic::new(
         Code::ExtensionNotModelled,
         format!(
