@@ -417,6 +417,49 @@ fn oidc_policy_objects_v14() {
     assert!(rego.contains("concat(\"\", [\"http://api.toystore.example.com\", cookies.target])"));
 }
 
+/// ThreatPolicy status (kuadrant-operator v1.5.2 `cmd/extensions/threat-policy/internal/controller/
+/// threatpolicy_reconciler.go` `validateTarget`, `internal/kuadrant/errors.go` `ErrTargetNotFound`,
+/// `pkg/extension/controller/utils.go`): Accepted and Enforced when its target exists, else
+/// `Accepted=False` `TargetNotFound`.
+#[test]
+fn threat_policy_status_follows_its_target() {
+    let l = load_case("others", V15);
+    let a = analyze(&l, V15);
+    let threat = |a: &Analysis, l: &Loaded| {
+        a.extension_statuses
+            .iter()
+            .find(|s| l.model.extensions[s.extension].meta.name == "threat")
+            .cloned()
+            .unwrap()
+    };
+    let st = threat(&a, &l);
+    assert_eq!(st.accepted.message, "ThreatPolicy has been accepted");
+    assert_eq!(
+        st.enforced.unwrap().message,
+        "ThreatPolicy has been successfully enforced"
+    );
+    let text = "apiVersion: extensions.kuadrant.io/v1alpha1\nkind: ThreatPolicy\nmetadata:\n  name: threat\n  namespace: default\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: missing\n  threshold: 3\n";
+    let l = load(
+        &[Input::Text {
+            name: "threat.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &LoadOptions {
+            version: V15,
+            ..LoadOptions::default()
+        },
+    );
+    let a = analyze(&l, V15);
+    let st = threat(&a, &l);
+    assert_eq!(st.accepted.status, "False");
+    assert_eq!(st.accepted.reason, "TargetNotFound");
+    assert_eq!(
+        st.accepted.message,
+        "ThreatPolicy target missing was not found"
+    );
+    assert!(st.enforced.is_none());
+}
+
 /// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
 /// ThreatPolicy ships from 1.5 only.
 #[test]

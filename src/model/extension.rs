@@ -557,7 +557,7 @@ fn not_modelled(e: &Extension) -> Diagnostic {
     Diagnostic::new(
         Code::ExtensionNotModelled,
         format!(
-            "{} is validated, but {what} are not modelled: compute, status and explain leave them out",
+            "{} is validated, but {what} are not modelled: compute and explain leave them out",
             e.display()
         ),
     )

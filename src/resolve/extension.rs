@@ -11,7 +11,11 @@
 //! `Unknown`, "AuthPolicy NAME is not enforced", the main one checked first:
 //! `oidcpolicy_reconciler.go` `reconcileSpec`, `calculateEnforcedStatus`); one that got no
 //! objects (no ingress gateway: the reconcile fails before writing status) has none predicted.
-//! The status of a ThreatPolicy is not predicted.
+//! A ThreatPolicy is `Accepted` and `Enforced` when the Gateway or HTTPRoute it targets exists,
+//! else `Accepted=False`, reason `TargetNotFound`, "ThreatPolicy target NAME was not found"
+//! (kuadrant-operator v1.5.2 `cmd/extensions/threat-policy/internal/controller/
+//! threatpolicy_reconciler.go` `validateTarget`; `internal/kuadrant/errors.go`
+//! `ErrTargetNotFound`); registering its action method and pipeline is assumed to succeed.
 
 use super::status::{Condition, PolicyStatus};
 use crate::model::Model;
@@ -73,6 +77,10 @@ pub fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus
         if e.kind == ExtensionKind::Telemetry {
             // Registering its labels is all it does: Accepted and Enforced.
             out.push(enforced_status(i, kind));
+            continue;
+        }
+        if e.kind == ExtensionKind::Threat {
+            out.push(threat_status(model, i));
             continue;
         }
         if e.kind == ExtensionKind::Oidc {
@@ -156,4 +164,31 @@ fn oidc_status(model: &Model, statuses: &[PolicyStatus], i: usize) -> Option<Ext
             )),
         },
     })
+}
+
+/// A ThreatPolicy's conditions: its target must exist (`validateTarget`).
+fn threat_status(model: &Model, i: usize) -> ExtensionStatus {
+    let e = &model.extensions[i];
+    let (ns, name) = (&e.meta.namespace, &e.target.name.value);
+    let found = match e.target.kind.value.as_str() {
+        "Gateway" => model.gateway(ns, name).is_some(),
+        _ => model.routes.iter().any(|r| {
+            r.spec.kind == crate::model::RouteKind::Http
+                && &r.meta.namespace == ns
+                && &r.meta.name == name
+        }),
+    };
+    if found {
+        return enforced_status(i, e.kind.kind());
+    }
+    ExtensionStatus {
+        extension: i,
+        accepted: condition(
+            "Accepted",
+            false,
+            "TargetNotFound",
+            format!("ThreatPolicy target {name} was not found"),
+        ),
+        enforced: None,
+    }
 }
