@@ -818,3 +818,71 @@ fn a_written_rate_limit_policy_of_the_same_name_is_replaced() {
         Some("PlanPolicy ns/x")
     );
 }
+
+/// `graph` draws an OIDCPolicy's dotted edges to its two AuthPolicies and its callback HTTPRoute.
+#[test]
+fn graph_draws_what_an_oidc_policy_derives() {
+    use policyctl::render::graph::{self, Selection};
+    use policyctl::topology::Topology;
+    let l = load_case("oidc", V15);
+    let t = Topology::build(&l.model, V15);
+    let json: Value = serde_json::from_str(&graph::json(&t, &Selection::all())).unwrap();
+    let mut derived: Vec<(&str, &str)> = json["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "derived")
+        .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
+        .collect();
+    derived.sort();
+    let from = "oidcpolicy.extensions.kuadrant.io:toystore/toystore-oidc";
+    assert_eq!(
+        derived,
+        [
+            (from, "authpolicy.kuadrant.io:toystore/toystore-oidc"),
+            (
+                from,
+                "authpolicy.kuadrant.io:toystore/toystore-oidc-callback"
+            ),
+            (
+                from,
+                "httproute.gateway.networking.k8s.io:toystore/toystore-oidc-callback"
+            ),
+        ]
+    );
+}
+
+/// Two OIDCPolicies read in either file order give the same derived objects.
+#[test]
+fn oidc_expansion_does_not_depend_on_input_order() {
+    let dir = format!("{}/testdata/extensions/oidc", env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(format!("{dir}/input.yaml")).unwrap();
+    let second = base
+        .split("\n---\n")
+        .last()
+        .unwrap()
+        .replace("toystore-oidc", "second-oidc")
+        .replace("  uid: 6b1e3c8a-0f52-4b3e-9f1a-2d7c5e8a9b10\n", "");
+    let run = |files: [(&str, &str); 2]| {
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(n, t)| Input::Text {
+                name: n.to_string(),
+                bytes: t.as_bytes().to_vec(),
+            })
+            .collect();
+        let l = load(
+            &inputs,
+            &LoadOptions {
+                version: V15,
+                ..LoadOptions::default()
+            },
+        );
+        let a = analyze(&l, V15);
+        serde_json::to_string(&objects(&a)).unwrap()
+    };
+    let ab = run([("a.yaml", base.as_str()), ("b.yaml", second.as_str())]);
+    let ba = run([("b.yaml", second.as_str()), ("a.yaml", base.as_str())]);
+    assert_eq!(ab, ba);
+    assert!(ab.contains("second-oidc-callback"));
+}
