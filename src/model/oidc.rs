@@ -7,7 +7,8 @@
 //! writes: the main AuthPolicy (the OIDCPolicy's name and target), the callback HTTPRoute
 //! (`<name>-callback`, path prefix `/auth/callback` on the ingress gateway) and the callback
 //! AuthPolicy (`<name>-callback`, targeting that route). They are built here as the controller
-//! builds them (no API-server defaults); `crate::load` validates them like input objects and adds
+//! builds them and Go serializes them (`response.success: {}` is written, as `MergeableResponseSpec`
+//! holds it by value; no API-server defaults); `crate::load` validates them like input objects and adds
 //! them to the model. Where the controller's output depends on Go map order (the claims, the token
 //! request body) they are written sorted by key, and `PCTL3026` says so.
 
@@ -458,7 +459,7 @@ fn main_auth_policy(
                 "location": { "value": u.authorize },
                 "set-cookie": { "expression": target_cookie(igw, version) },
             },
-        } },
+        }, "success": {} },
     });
     if !s.claims.is_empty() {
         let patterns: Vec<Value> = s
@@ -557,10 +558,10 @@ fn callback_auth_policy(
                     },
                     "deny": { "opa": { "rego": "allow = false" }, "priority": 2 },
                 },
-                "response": { "unauthorized": {
-                    "code": 302,
-                    "headers": callback_headers(s, igw),
-                } },
+                "response": {
+                    "unauthorized": { "code": 302, "headers": callback_headers(s, igw) },
+                    "success": {},
+                },
             } },
         },
     })
