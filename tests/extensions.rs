@@ -320,6 +320,8 @@ fn oidc_policy_objects_v15() {
         authz["patternMatching"]["patterns"][1]["predicate"],
         "has(auth.identity) && has(auth.identity.group) && (auth.identity.group == \"developers\" || (type(auth.identity.group) == list && \"developers\" in auth.identity.group))"
     );
+    // `MergeableResponseSpec.Success` is held by value: Go writes it as `{}`.
+    assert_eq!(o["rules"]["response"]["success"], json!({}));
     let unauth = &o["rules"]["response"]["unauthenticated"];
     assert_eq!(unauth["code"], 302);
     assert_eq!(unauth["headers"]["location"]["value"], authorize.as_str());
