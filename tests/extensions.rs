@@ -262,6 +262,205 @@ fn findings_about_the_derived_policy_point_at_the_plan_policy() {
     assert_eq!(prev, "kind: PlanPolicy");
 }
 
+/// OIDCPolicy (kuadrant-operator v1.5.2 and v1.4.6
+/// `cmd/extensions/oidc-policy/internal/controller/oidcpolicy_reconciler.go` `buildMainAuthPolicy`,
+/// `buildCallbackHTTPRoute`, `buildCallbackAuthPolicy`, `credentialsHeader`; URLs from
+/// `api/v1alpha1/oidcpolicy_types.go` and its test `TestGetAuthorizeURL`, whose encoding
+/// `redirect_uri=https%3A%2F%2Fgateway.example.com%2Fauth%2Fcallback` the values below follow).
+/// The gateway's first listener is HTTP on port 8080: 1.5 writes the port into the gateway URL
+/// (`TestIngressGatewayInfo_GetURL`, "HTTP non-standard port 8080"), 1.4 does not.
+fn oidc_objects(version: KuadrantVersion) -> (Loaded, Vec<Value>) {
+    let l = load_case("oidc", version);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    let a = analyze(&l, version);
+    let objs: Vec<Value> = objects(&a)
+        .into_iter()
+        .filter(|o| {
+            o["metadata"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("toystore-oidc")
+        })
+        .collect();
+    (l, objs)
+}
+
+const OIDC_OWNER: &str = "6b1e3c8a-0f52-4b3e-9f1a-2d7c5e8a9b10";
+
+#[test]
+fn oidc_policy_objects_v15() {
+    let (l, objs) = oidc_objects(V15);
+    assert_eq!(objs.len(), 3, "{objs:#?}");
+    let gw = "http://api.toystore.example.com:8080";
+    let redirect = "http%3A%2F%2Fapi.toystore.example.com%3A8080%2Fauth%2Fcallback";
+    let authorize = format!(
+        "https://idp.example.com/realms/demo/oauth/authorize?client_id=toystore&redirect_uri={redirect}&response_type=code&scope=openid"
+    );
+    let main = find(&objs, "AuthPolicy", "toystore-oidc");
+    assert_eq!(main["metadata"]["ownerReferences"][0]["uid"], OIDC_OWNER);
+    assert_eq!(main["metadata"]["ownerReferences"][0]["kind"], "OIDCPolicy");
+    assert_eq!(main["metadata"]["ownerReferences"][0]["controller"], true);
+    assert_eq!(
+        main["spec"]["targetRef"],
+        json!({"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "name": "toystore"})
+    );
+    let o = &main["spec"]["overrides"];
+    assert_eq!(o["strategy"], "merge");
+    assert_eq!(
+        o["rules"]["authentication"]["oidc"],
+        json!({"credentials": {"cookie": {"name": "jwt"}}, "jwt": {"issuerUrl": "https://idp.example.com/realms/demo"}})
+    );
+    let authz = &o["rules"]["authorization"]["oidc"];
+    assert_eq!(
+        authz["when"],
+        json!([{"predicate": "auth.identity.iss == \"https://idp.example.com/realms/demo\""}])
+    );
+    assert_eq!(
+        authz["patternMatching"]["patterns"][1]["predicate"],
+        "has(auth.identity) && has(auth.identity.group) && (auth.identity.group == \"developers\" || (type(auth.identity.group) == list && \"developers\" in auth.identity.group))"
+    );
+    // `MergeableResponseSpec.Success` is held by value: Go writes it as `{}`.
+    assert_eq!(o["rules"]["response"]["success"], json!({}));
+    let unauth = &o["rules"]["response"]["unauthenticated"];
+    assert_eq!(unauth["code"], 302);
+    assert_eq!(unauth["headers"]["location"]["value"], authorize.as_str());
+    assert_eq!(
+        unauth["headers"]["set-cookie"]["expression"],
+        "\n\"target=\" + request.url_path + (has(request.query) && request.query != \"\" ? \"?\" + request.query : \"\") + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\""
+    );
+
+    let route = find(&objs, "HTTPRoute", "toystore-oidc-callback");
+    assert_eq!(
+        route["spec"],
+        json!({
+            "parentRefs": [{"name": "api-gateway", "namespace": "gateway-system"}],
+            "rules": [{"matches": [{"path": {"type": "PathPrefix", "value": "/auth/callback"}}]}],
+        })
+    );
+
+    let cb = find(&objs, "AuthPolicy", "toystore-oidc-callback");
+    assert_eq!(cb["spec"]["targetRef"]["name"], "toystore-oidc-callback");
+    let rules = &cb["spec"]["overrides"]["rules"];
+    let http = &rules["metadata"]["token"]["http"];
+    assert_eq!(
+        http["url"],
+        "https://idp.example.com/realms/demo/oauth/token"
+    );
+    assert_eq!(http["method"], "POST");
+    let body = http["body"]["expression"].as_str().unwrap();
+    for part in [
+        "&client_id=toystore",
+        "&grant_type=authorization_code",
+        &format!("&redirect_uri={redirect}"),
+    ] {
+        assert!(body.contains(part), "{body}");
+    }
+    let rego = rules["authorization"]["location"]["opa"]["rego"]
+        .as_str()
+        .unwrap();
+    assert!(rego.contains(&format!("concat(\"\", [\"{gw}\", cookies.target])")));
+    assert!(rego.contains(&format!(
+        "location := \"{authorize}\" {{ not input.auth.metadata.token.id_token }}"
+    )));
+    assert!(rego.contains("eq_idx := indexof(trimmed, \"=\")"));
+    assert_eq!(rules["authorization"]["location"]["priority"], 1);
+    assert_eq!(
+        rules["authorization"]["deny"],
+        json!({"opa": {"rego": "allow = false"}, "priority": 2})
+    );
+    assert_eq!(
+        rules["response"]["unauthorized"]["headers"],
+        json!({
+            "location": {"expression": "auth.authorization.location.location"},
+            "set-cookie": {"expression": "\n\"jwt=\" + auth.metadata.token.id_token + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\"\n"},
+        })
+    );
+
+    // Status: both AuthPolicies enforced, so the OIDCPolicy is Accepted and Enforced.
+    let a = analyze(&l, V15);
+    let st = a
+        .extension_statuses
+        .iter()
+        .find(|s| l.model.extensions[s.extension].meta.name == "toystore-oidc")
+        .unwrap();
+    assert_eq!(
+        st.enforced.as_ref().unwrap().message,
+        "OIDCPolicy has been successfully enforced"
+    );
+    // The map orders policyctl chose are announced.
+    assert!(l.diagnostics.iter().any(|d| d.code.as_str() == "PCTL3026"));
+}
+
+#[test]
+fn oidc_policy_objects_v14() {
+    let (_l, objs) = oidc_objects(V14);
+    assert_eq!(objs.len(), 3);
+    let main = find(&objs, "AuthPolicy", "toystore-oidc");
+    let rules = &main["spec"]["overrides"]["rules"];
+    // v1.4.6: no port in the gateway URL, `"v" in auth.identity.k` claims, `request.path` cookie.
+    assert_eq!(
+        rules["response"]["unauthenticated"]["headers"]["location"]["value"],
+        "https://idp.example.com/realms/demo/oauth/authorize?client_id=toystore&redirect_uri=http%3A%2F%2Fapi.toystore.example.com%2Fauth%2Fcallback&response_type=code&scope=openid"
+    );
+    assert_eq!(
+        rules["authorization"]["oidc"]["patternMatching"]["patterns"],
+        json!([{"predicate": "\"true\" in auth.identity.email_verified"}, {"predicate": "\"developers\" in auth.identity.group"}])
+    );
+    assert_eq!(
+        rules["response"]["unauthenticated"]["headers"]["set-cookie"]["expression"],
+        "\n\"target=\" + request.path + \"; domain=api.toystore.example.com; HttpOnly;  SameSite=Lax; Path=/; Max-Age=3600\""
+    );
+    let cb = find(&objs, "AuthPolicy", "toystore-oidc-callback");
+    let rego = cb["spec"]["overrides"]["rules"]["authorization"]["location"]["opa"]["rego"]
+        .as_str()
+        .unwrap();
+    assert!(rego.contains("count(kv) == 2"));
+    assert!(rego.contains("concat(\"\", [\"http://api.toystore.example.com\", cookies.target])"));
+}
+
+/// ThreatPolicy status (kuadrant-operator v1.5.2 `cmd/extensions/threat-policy/internal/controller/
+/// threatpolicy_reconciler.go` `validateTarget`, `internal/kuadrant/errors.go` `ErrTargetNotFound`,
+/// `pkg/extension/controller/utils.go`): Accepted and Enforced when its target exists, else
+/// `Accepted=False` `TargetNotFound`.
+#[test]
+fn threat_policy_status_follows_its_target() {
+    let l = load_case("others", V15);
+    let a = analyze(&l, V15);
+    let threat = |a: &Analysis, l: &Loaded| {
+        a.extension_statuses
+            .iter()
+            .find(|s| l.model.extensions[s.extension].meta.name == "threat")
+            .cloned()
+            .unwrap()
+    };
+    let st = threat(&a, &l);
+    assert_eq!(st.accepted.message, "ThreatPolicy has been accepted");
+    assert_eq!(
+        st.enforced.unwrap().message,
+        "ThreatPolicy has been successfully enforced"
+    );
+    let text = "apiVersion: extensions.kuadrant.io/v1alpha1\nkind: ThreatPolicy\nmetadata:\n  name: threat\n  namespace: default\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: missing\n  threshold: 3\n";
+    let l = load(
+        &[Input::Text {
+            name: "threat.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        }],
+        &LoadOptions {
+            version: V15,
+            ..LoadOptions::default()
+        },
+    );
+    let a = analyze(&l, V15);
+    let st = threat(&a, &l);
+    assert_eq!(st.accepted.status, "False");
+    assert_eq!(st.accepted.reason, "TargetNotFound");
+    assert_eq!(
+        st.accepted.message,
+        "ThreatPolicy target missing was not found"
+    );
+    assert!(st.enforced.is_none());
+}
+
 /// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
 /// ThreatPolicy ships from 1.5 only.
 #[test]
@@ -275,13 +474,16 @@ fn other_extensions_are_validated_and_announced() {
         .filter(|d| d.code.as_str() == "PCTL3024")
         .filter_map(|d| d.object.as_deref())
         .collect();
-    assert_eq!(
-        announced,
-        [
-            "OIDCPolicy gateway-system/oidc",
-            "ThreatPolicy gateway-system/threat"
-        ]
-    );
+    assert_eq!(announced, ["ThreatPolicy gateway-system/threat"]);
+    // The OIDCPolicy's Gateway listener has no hostname: its controller cannot build its URLs.
+    let no_gateway: Vec<&str> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "PCTL3025")
+        .filter_map(|d| d.object.as_deref())
+        .collect();
+    assert_eq!(no_gateway, ["OIDCPolicy gateway-system/oidc"]);
+    assert!(l.model.derived_objects.is_empty());
     let l = load_case("others", V14);
     let not_shipped: Vec<&str> = l
         .diagnostics
@@ -616,4 +818,72 @@ fn a_written_rate_limit_policy_of_the_same_name_is_replaced() {
         rlps[0].meta.derived_from.as_deref(),
         Some("PlanPolicy ns/x")
     );
+}
+
+/// `graph` draws an OIDCPolicy's dotted edges to its two AuthPolicies and its callback HTTPRoute.
+#[test]
+fn graph_draws_what_an_oidc_policy_derives() {
+    use policyctl::render::graph::{self, Selection};
+    use policyctl::topology::Topology;
+    let l = load_case("oidc", V15);
+    let t = Topology::build(&l.model);
+    let json: Value = serde_json::from_str(&graph::json(&t, &Selection::all())).unwrap();
+    let mut derived: Vec<(&str, &str)> = json["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "derived")
+        .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
+        .collect();
+    derived.sort();
+    let from = "oidcpolicy.extensions.kuadrant.io:toystore/toystore-oidc";
+    assert_eq!(
+        derived,
+        [
+            (from, "authpolicy.kuadrant.io:toystore/toystore-oidc"),
+            (
+                from,
+                "authpolicy.kuadrant.io:toystore/toystore-oidc-callback"
+            ),
+            (
+                from,
+                "httproute.gateway.networking.k8s.io:toystore/toystore-oidc-callback"
+            ),
+        ]
+    );
+}
+
+/// Two OIDCPolicies read in either file order give the same derived objects.
+#[test]
+fn oidc_expansion_does_not_depend_on_input_order() {
+    let dir = format!("{}/testdata/extensions/oidc", env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(format!("{dir}/input.yaml")).unwrap();
+    let second = base
+        .split("\n---\n")
+        .last()
+        .unwrap()
+        .replace("toystore-oidc", "second-oidc")
+        .replace("  uid: 6b1e3c8a-0f52-4b3e-9f1a-2d7c5e8a9b10\n", "");
+    let run = |files: [(&str, &str); 2]| {
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(n, t)| Input::Text {
+                name: n.to_string(),
+                bytes: t.as_bytes().to_vec(),
+            })
+            .collect();
+        let l = load(
+            &inputs,
+            &LoadOptions {
+                version: V15,
+                ..LoadOptions::default()
+            },
+        );
+        let a = analyze(&l, V15);
+        serde_json::to_string(&objects(&a)).unwrap()
+    };
+    let ab = run([("a.yaml", base.as_str()), ("b.yaml", second.as_str())]);
+    let ba = run([("b.yaml", second.as_str()), ("a.yaml", base.as_str())]);
+    assert_eq!(ab, ba);
+    assert!(ab.contains("second-oidc-callback"));
 }

@@ -74,8 +74,10 @@ codes! {
     DnsRecordNotPredicted = "PCTL3016", Info, false, "a DNSPolicy's DNSRecord is not printed: its endpoints need the Gateway's status.addresses (or the cluster's ID)";
     NoCertificate = "PCTL3017", Warning, false, "a listener a TLSPolicy applies to gets no Certificate (hostname, tls mode or certificateRefs unusable)";
     GeneratedNameClash = "PCTL3018", Warning, false, "several Certificates of one listener would share a name: the operator keeps only one";
-    ExtensionOverwrites = "PCTL3023", Warning, false, "an extension policy's controller creates an object the input also defines (a PlanPolicy's RateLimitPolicy): it overwrites it";
-    ExtensionNotModelled = "PCTL3024", Warning, false, "what an extension policy's controller adds (OIDCPolicy, ThreatPolicy) is not in the computed output";
+    ExtensionOverwrites = "PCTL3023", Warning, false, "an extension policy's controller creates an object the input also defines (a PlanPolicy's RateLimitPolicy, an OIDCPolicy's AuthPolicies or callback HTTPRoute): it overwrites it";
+    ExtensionNotModelled = "PCTL3024", Warning, false, "what an extension policy's controller adds (ThreatPolicy) is not in the computed output";
+    OidcNoIngressGateway = "PCTL3025", Warning, false, "an OIDCPolicy's controller cannot resolve its ingress gateway (no Gateway reached, or its first listener has no hostname): it creates nothing";
+    OidcOrderAssumed = "PCTL3026", Info, false, "an OIDCPolicy's derived objects depend on Go map order (token request parameters, claims) or on which Gateway comes first: policyctl's order is stated";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

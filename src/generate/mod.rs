@@ -135,7 +135,9 @@ pub fn policy_objects(
         out.extend(
             m.policies
                 .iter()
+                .filter(|p| matches!(p.body, crate::model::PolicyBody::RateLimit(_)))
                 .filter_map(|p| crate::model::extension::derived_object(m, p))
+                .chain(m.derived_objects.iter().cloned())
                 .map(|v| Object::Tree(sort_keys(v))),
         );
     }

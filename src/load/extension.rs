@@ -35,7 +35,7 @@ pub(super) fn validate(
         ExtensionKind::Plan => plans(s.plans, at, c),
         ExtensionKind::Oidc => {
             oidc_auth(s.auth.as_ref(), c);
-            oidc(s.provider, at, c)
+            oidc(s.provider, s.auth.as_ref(), at, c)
         }
         ExtensionKind::Telemetry => telemetry(s.metrics, at, c),
         ExtensionKind::Threat => threat(s.threshold, at, c),
@@ -121,6 +121,7 @@ fn plans(p: Option<Sp<Vec<Sp<RawPlan>>>>, at: Span, c: &mut Check) -> Option<Ext
 
 fn oidc(
     p: Option<Sp<super::raw::RawOidcProvider>>,
+    auth: Option<&Sp<Value>>,
     at: Span,
     c: &mut Check,
 ) -> Option<ExtensionBody> {
@@ -145,10 +146,29 @@ fn oidc(
             "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided",
         );
     }
-    Some(ExtensionBody::Oidc {
-        issuer_url: p.issuer_url.map(|s| s.value).unwrap_or_default(),
-        client_id: client_id.value,
-    })
+    let text = |v: Option<Sp<String>>| v.map(|s| s.value).unwrap_or_default();
+    let auth = auth.map(|a| &a.value);
+    let claims = auth
+        .and_then(|a| a.get("claims"))
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ExtensionBody::Oidc(Box::new(
+        crate::model::oidc::OidcSpec {
+            jwks_url: text(p.jwks_url),
+            issuer_url: text(p.issuer_url),
+            client_id: client_id.value,
+            authorization_endpoint: text(p.authorization_endpoint),
+            redirect_uri: text(p.redirect_uri),
+            token_endpoint: text(p.token_endpoint),
+            claims,
+            token_source: auth.and_then(|a| a.get("tokenSource")).cloned(),
+        },
+    )))
 }
 
 /// OIDCPolicy `auth`: `claims` is a map of strings, and a `tokenSource` `cookie`, `customHeader` or
@@ -283,7 +303,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
     for e in &model.extensions {
         let plans = match &e.body {
             ExtensionBody::Plan(plans) => plans,
-            ExtensionBody::Telemetry(_) => continue,
+            // Expanded after this (`crate::model::oidc`, from the load), as it needs the validated model.
+            ExtensionBody::Telemetry(_) | ExtensionBody::Oidc(_) => continue,
             _ => {
                 diags.push(not_modelled(e));
                 continue;
@@ -337,18 +358,16 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
 
 /// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
 fn not_modelled(e: &Extension) -> Diagnostic {
-    let what = match e.kind {
-        ExtensionKind::Oidc => "the AuthPolicy and callback HTTPRoute its controller creates",
-        _ => "the actions its controller adds to the wasm configuration",
-    };
+    // Only a ThreatPolicy is announced: an OIDCPolicy is built by `crate::model::oidc`.
+    let what = "the actions its controller adds to the wasm configuration";
     Diagnostic::new(
         Code::ExtensionNotModelled,
         format!(
-            "{} is validated, but {what} are not modelled: compute, status and explain leave them out",
+            "{} is validated, but {what} are not modelled: compute and explain leave them out",
             e.display()
         ),
     )
     .at(e.meta.origin.name, "effects not modelled")
     .object(e.display())
-    .help("check what the extension adds on a cluster (kubectl get authpolicy,httproute -n NAMESPACE for an OIDCPolicy); see the README's \"Extension policies\" section")
+    .help("check what the extension adds on a cluster; see the README's \"Extension policies\" section")
 }

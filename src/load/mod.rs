@@ -153,12 +153,114 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     out.model.version = opts.version;
     extension::expand(&mut out.model, &mut out.diagnostics);
+    expand_oidc(&mut out, opts);
     crate::model::assume_gateway_classes(
         &mut out.model,
         &opts.gateway_classes,
         &mut out.diagnostics,
     );
     out
+}
+
+/// Add the objects OIDCPolicies' controllers create (`crate::model::oidc`) to the model, validated
+/// like input objects. Each is also a source of its own (its JSON text, named after the OIDCPolicy
+/// and the object) so that a finding inside it can be shown; its `origin` is the OIDCPolicy's. An
+/// input object of the same kind, namespace and name is replaced, as the controller overwrites it
+/// (`PCTL3023`).
+fn expand_oidc(out: &mut Loaded, opts: &LoadOptions) {
+    let built = crate::model::oidc::expand(&out.model, opts.version, &mut out.diagnostics);
+    if built.is_empty() {
+        return;
+    }
+    let mut added = Vec::new();
+    for (i, value) in built {
+        let e = &out.model.extensions[i];
+        let (origin, from) = (e.meta.origin, e.display());
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let label = format!(
+            "{from} ({} {})",
+            value["kind"].as_str().unwrap_or_default(),
+            value["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        let id = out.sources.add(label, text.as_str());
+        let whole = Span::new(id, 0, text.len());
+        let Ok(doc) = yaml::parse_document(id, 0, &text, None) else {
+            continue;
+        };
+        let Some(mut v) = validate::object(
+            doc,
+            Span::new(id, 0, 0),
+            0,
+            (whole, None),
+            opts,
+            &mut out.diagnostics,
+        ) else {
+            continue;
+        };
+        let m = v.meta_mut();
+        m.origin = origin;
+        m.derived_from = Some(from);
+        added.push((v, value));
+    }
+    for (v, value) in added {
+        replace_overwritten(&mut out.model, &v, &mut out.diagnostics);
+        v.into_model(&mut out.model);
+        out.model.derived_objects.push(value);
+    }
+    validate::sort_model(&mut out.model);
+}
+
+/// Drop the input object a derived object `v` overwrites (same kind, namespace and name), and say
+/// so.
+fn replace_overwritten(model: &mut Model, v: &Validated, diags: &mut Diagnostics) {
+    let m = v.meta();
+    let from = m.derived_from.clone().unwrap_or_default();
+    let mut report = |meta: &crate::model::Meta, kind: &str| {
+        diags.push(
+            Diagnostic::new(
+                Code::ExtensionOverwrites,
+                format!(
+                    "{from} creates {kind} {}, which the input also defines: the controller overwrites its spec",
+                    meta.key()
+                ),
+            )
+            .at(meta.origin.name, "replaced")
+            .also(m.origin.name, "by this extension policy's")
+            .object(format!("{kind} {}", meta.key()))
+            .help("rename the extension policy or the object: they cannot share a name"),
+        );
+    };
+    let same = |o: &crate::model::Meta| {
+        o.derived_from.is_none() && o.namespace == m.namespace && o.name == m.name
+    };
+    match v {
+        Validated::Policy(p) => {
+            for old in model
+                .policies
+                .iter()
+                .filter(|o| o.kind == p.kind && same(&o.meta))
+            {
+                report(&old.meta, p.kind.kind());
+            }
+            model
+                .policies
+                .retain(|o| !(o.kind == p.kind && same(&o.meta)));
+        }
+        Validated::Route(r) => {
+            let kind = r.spec.kind;
+            for old in model
+                .routes
+                .iter()
+                .filter(|o| o.spec.kind == kind && same(&o.meta))
+            {
+                report(&old.meta, "HTTPRoute");
+            }
+            model
+                .routes
+                .retain(|o| !(o.spec.kind == kind && same(&o.meta)));
+        }
+        _ => {}
+    }
 }
 
 /// What one document gave: its valid objects (numbered from 1 within the document), how many

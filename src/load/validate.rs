@@ -163,6 +163,7 @@ impl Model {
             extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
             version: KuadrantVersion::default(),
+            derived_objects: Vec::new(),
         }
     }
 }

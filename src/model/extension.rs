@@ -3,8 +3,8 @@
 //! loaded (validation and expansion are `load::extension`'s): the data a PlanPolicy adds to the
 //! AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is [`plan_data`]; the metric
 //! labels of a TelemetryPolicy are [`request_data`]; [`derived_object`] prints the RateLimitPolicy a
-//! PlanPolicy's controller creates. OIDCPolicy and ThreatPolicy are validated and announced, not
-//! expanded (see the README's "Extension policies").
+//! PlanPolicy's controller creates; an OIDCPolicy's objects are built by [`super::oidc`]. ThreatPolicy
+//! is validated and announced, not expanded (see the README's "Extension policies").
 
 use super::*;
 
@@ -55,11 +55,8 @@ pub struct Plan {
 #[derive(Clone, Debug)]
 pub enum ExtensionBody {
     Plan(Vec<Plan>),
-    /// OIDCPolicy `provider.issuerURL` / `provider.clientID` (the rest is not modelled).
-    Oidc {
-        issuer_url: String,
-        client_id: String,
-    },
+    /// OIDCPolicy `provider` and `auth` (see [`super::oidc`]).
+    Oidc(Box<super::oidc::OidcSpec>),
     /// TelemetryPolicy `metrics.default.labels` (label name → CEL expression).
     Telemetry(IndexMap<String, String>),
     /// ThreatPolicy `threshold`.
@@ -138,7 +135,16 @@ pub fn plan_expression(plans: &[Plan]) -> String {
 pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
     p.meta.derived_from.as_ref()?;
     let PolicyBody::RateLimit(spec) = &p.body else {
-        return None;
+        // An OIDCPolicy's AuthPolicies: as the controller built them.
+        return model
+            .derived_objects
+            .iter()
+            .find(|v| {
+                v["kind"] == p.kind.kind()
+                    && v["metadata"]["namespace"] == p.meta.namespace.as_str()
+                    && v["metadata"]["name"] == p.meta.name.as_str()
+            })
+            .cloned();
     };
     let owner = model.extensions.iter().find(|e| {
         e.kind == ExtensionKind::Plan

@@ -9,6 +9,7 @@ pub mod duration;
 pub mod extension;
 mod instant;
 mod locator;
+pub mod oidc;
 pub mod span;
 pub mod status;
 
@@ -932,6 +933,9 @@ pub struct Model {
     /// The operator release emulated, chosen when loading (`LoadOptions::version`): the one place
     /// every later stage reads it from.
     pub version: KuadrantVersion,
+    /// The objects extension controllers create that are printed as built (an OIDCPolicy's
+    /// AuthPolicies and callback HTTPRoute); they are also in `policies` / `routes`.
+    pub derived_objects: Vec<Value>,
 }
 
 impl Model {
@@ -959,7 +963,12 @@ impl Model {
             .policies
             .iter()
             .filter(|p| p.meta.derived_from.is_some())
-            .count();
+            .count()
+            + self
+                .routes
+                .iter()
+                .filter(|r| r.meta.derived_from.is_some())
+                .count();
         self.input_and_derived_count() - derived
     }
 

@@ -302,6 +302,18 @@ impl<'m> Topology<'m> {
                     self.edge(&locator, &p.locator(), EdgeKind::Derived);
                 }
             }
+            // An OIDCPolicy's callback HTTPRoute.
+            for r in &m.routes {
+                if r.meta.derived_from.as_deref() == Some(display.as_str()) {
+                    let route = Locator::object(
+                        r.spec.kind.kind(),
+                        GATEWAY_API_GROUP,
+                        &r.meta.namespace,
+                        &r.meta.name,
+                    );
+                    self.edge(&locator, &route, EdgeKind::Derived);
+                }
+            }
         }
     }
 
