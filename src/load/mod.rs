@@ -9,7 +9,7 @@ mod document;
 mod split;
 mod yaml;
 
-pub(crate) use yaml::parse_small;
+pub(crate) use yaml::{parse_requests, parse_small};
 
 pub use document::{RawDocument, RawSpec, RawStatus};
 

@@ -19,6 +19,7 @@ pub mod cases;
 pub mod limits;
 pub mod request;
 pub mod routing;
+pub mod schedule;
 pub mod shim;
 pub mod text;
 
