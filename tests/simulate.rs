@@ -442,3 +442,65 @@ fn bad_request_files_say_where() {
             .code(2);
     }
 }
+
+/// URLs, header values and case names with escape sequences reach the terminal escaped, in
+/// `simulate`'s tree and lines and in `test`'s text and JUnit reports.
+#[test]
+fn escape_sequences_from_requests_and_cases_are_escaped() {
+    let raw = |s: &str| {
+        s.chars()
+            .any(|c| matches!(c, '\u{1b}' | '\u{7}' | '\u{9b}'))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("traffic.jsonl");
+    std::fs::write(
+        &file,
+        "{\"url\": \"http://api.toystore.com/\\u001b[2J\", \"identity\": {\"userid\": \"bob\\u0007\"}}\n{\"url\": \"http://api.toystore.com/toy\", \"headers\": {\"X-A\": \"\\u009b31m\"}}\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["--requests", file.to_str().unwrap()],
+        vec![
+            "--identity",
+            "{\"userid\": \"bob\\u001b]0;t\\u0007\"}",
+            "http://api.toystore.com/toy\u{1b}[31m",
+        ],
+    ] {
+        let out = Command::cargo_bin("policyctl")
+            .unwrap()
+            .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{all}");
+        assert!(!raw(&all), "{all:?}");
+        assert!(all.contains("\\e["), "{all}");
+    }
+    let cases = dir.path().join("cases.yaml");
+    std::fs::write(
+        &cases,
+        "cases:\n- name: \"evil \\e]0;title\\a case\"\n  url: \"http://api.toystore.com/toy\\e[2J\"\n  expect: {allowed: true}\n",
+    )
+    .unwrap();
+    for format in ["text", "junit"] {
+        let out = Command::cargo_bin("policyctl")
+            .unwrap()
+            .args([
+                "test",
+                "-f",
+                "testdata/guides/authenticated-rl",
+                "-o",
+                format,
+            ])
+            .arg(&cases)
+            .output()
+            .unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(!raw(&all), "{format}: {all:?}");
+        assert!(all.contains("evil \\e]0;title"), "{format}: {all}");
+    }
+}
