@@ -156,7 +156,10 @@ fn json_lines_entries(source: SourceId, text: &str) -> Result<Vec<RawEntry>, Dia
         let v: Value = serde_json::from_str(body).map_err(|e| {
             let col = e.column().saturating_sub(1).min(body.len());
             let at = Span::new(source, start + lead + col, 0);
-            unreadable(at, format!("a line of the JSON Lines file is not JSON: {e}"))
+            unreadable(
+                at,
+                format!("a line of the JSON Lines file is not JSON: {e}"),
+            )
         })?;
         let Value::Object(map) = v else {
             return Err(invalid(
@@ -389,7 +392,7 @@ fn start(e: &RawEntry, last: Duration, first: bool) -> Result<Duration, Diagnost
 /// A duration as the file would write it.
 fn show(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
@@ -462,11 +465,7 @@ fn entry(e: &RawEntry, d: &Defaults, last: Duration, first: bool) -> Result<Read
         Some(f) => {
             let n = whole(f, "count")?;
             if n == 0 {
-                return Err(invalid(
-                    f.span,
-                    "zero",
-                    "`count` is at least 1".into(),
-                ));
+                return Err(invalid(f.span, "zero", "`count` is at least 1".into()));
             }
             n
         }
@@ -522,7 +521,10 @@ mod tests {
         assert_eq!(v[1].request.method, "POST");
         assert_eq!(
             v[1].request.headers,
-            [("x-a".to_string(), "1".to_string()), ("x-a".into(), "2".into())]
+            [
+                ("x-a".to_string(), "1".to_string()),
+                ("x-a".into(), "2".into())
+            ]
         );
     }
 
@@ -564,7 +566,10 @@ mod tests {
         assert!(m.contains("time order"), "{m}");
         let text = "- url: http://a/\n  header: {a: b}\n";
         let (_, off, m) = error("r.yaml", text);
-        assert_eq!((off, m.contains("\"header\"")), (text.find("{a").unwrap(), true));
+        assert_eq!(
+            (off, m.contains("\"header\"")),
+            (text.find("{a").unwrap(), true)
+        );
         let text = "{\"url\": \"http://a/\"}\n{\"url\": \"ftp://a/\"}\n";
         let (_, off, m) = error("r.jsonl", text);
         assert_eq!(off, text.find("{\"url\": \"ftp").unwrap());
@@ -583,7 +588,10 @@ mod tests {
             ("- {url: 'http://a/', tokens: -1}", "whole number"),
             ("- {method: GET}", "needs a `url`"),
             ("# nothing\n", "no request"),
-            ("- {url: 'http://a/', count: 600000}\n- {url: 'http://a/', count: 600000}", "more than"),
+            (
+                "- {url: 'http://a/', count: 600000}\n- {url: 'http://a/', count: 600000}",
+                "more than",
+            ),
         ] {
             let (code, _, m) = error("r.yaml", text);
             assert_eq!(code, Code::RequestFileInvalid, "{text}");

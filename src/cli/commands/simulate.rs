@@ -146,8 +146,15 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let traces = sim.run(&seq);
     let out = match a.output {
         SimulateFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&serde_json::json!({ "requests": traces }))
-                .map_err(|e| CliError::Io(e.to_string()))?;
+            // Serialised straight from the traces (no JSON tree built first).
+            #[derive(serde::Serialize)]
+            struct Out<'a> {
+                requests: &'a [policyctl::simulate::Trace],
+            }
+            let mut s = policyctl::render::terminal::json(
+                serde_json::to_string_pretty(&Out { requests: &traces })
+                    .map_err(|e| CliError::Io(e.to_string()))?,
+            );
             s.push('\n');
             s
         }
