@@ -213,6 +213,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
             cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]'
             cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --requests 'Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry a url and optionally at/after, method, headers, identity, source, tokens, count, interval. -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise'
             cand -X 'The request method'
             cand --request 'The request method'
             cand -H 'A request header, ''Name: value''. Repeatable'

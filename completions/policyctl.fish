@@ -223,6 +223,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l na
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l requests -d 'Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry a url and optionally at/after, method, headers, identity, source, tokens, count, interval. -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l request -d 'The request method' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s H -l header -d 'A request header, \'Name: value\'. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l identity -d 'What Authorino would put under auth.identity: JSON, or @FILE holding it' -r

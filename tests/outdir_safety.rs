@@ -523,3 +523,129 @@ fn escape_sequences_in_paths_and_source_lines_are_escaped() {
     assert!(!all.contains('\u{1b}'), "{all:?}");
     assert!(all.contains("gen\\e[31m/"), "{all}");
 }
+
+/// Whether `s` holds a character that would reach a terminal raw: ESC, BEL, the C1 CSI, or a
+/// bidirectional override.
+fn raw_controls(s: &str) -> bool {
+    s.chars()
+        .any(|c| matches!(c, '\u{1b}' | '\u{7}' | '\u{9b}' | '\u{202e}'))
+}
+
+/// Object names, rule and limit names, file names and source lines with escape sequences, in every
+/// command and every diagnostics format: nothing of them reaches the terminal raw. (Not checked: a
+/// bidirectional override in a limit name, which the YAML of `compute` keeps as written.)
+#[test]
+fn escape_sequences_in_names_are_escaped_in_every_output_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in\u{1b}]0;title\u{7}");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::copy(
+        "testdata/examples/toystore/00-gateway.yaml",
+        input.join("gateway.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        input.join("hostile\u{9b}31m.yaml"),
+        concat!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n",
+            "  name: \"bad\\e[2Jname\"\n  namespace: gateway-system\n",
+            "spec:\n  parentRefs:\n  - name: prod-web\n",
+            "---\n",
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n",
+            "  name: shop\n  namespace: gateway-system\n",
+            "spec:\n  parentRefs:\n  - name: prod-web\n  hostnames: [shop.toystore.example.com]\n",
+            "  rules:\n  - matches:\n    - path: {type: PathPrefix, value: /}\n",
+            "---\n",
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n",
+            "  name: shop\n  namespace: gateway-system\n",
+            "spec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}\n",
+            "  limits:\n    \"x\\e[31mred\":\n      rates: [{limit: 5, window: 10s}]\n",
+            "    \"y\\a\\u009b2J\":\n      rates: [{limit: 7, window: 10s}]\n",
+            "---\n",
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n",
+            "  name: broken\n  namespace: gateway-system\n",
+            "spec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}\n",
+            "  limits:\n    \"z\\e]0;t\\a\":\n      rates: [{limit: five, window: 10s}]\n",
+        ),
+    )
+    .unwrap();
+    let f = input.to_str().unwrap();
+    let mut runs: Vec<Vec<&str>> = vec![
+        vec!["lint", "-q", "-f", f],
+        vec!["compute", "-f", f],
+        vec!["status", "-o", "wide", "-f", f],
+        vec!["explain", "-f", f, "HTTPRoute/gateway-system/shop"],
+        vec![
+            "explain",
+            "-o",
+            "json",
+            "-f",
+            f,
+            "HTTPRoute/gateway-system/shop",
+        ],
+        vec!["compute", "-o", "json", "-f", f],
+        vec!["status", "-o", "json", "-f", f],
+        vec!["graph", "-o", "json", "-f", f],
+        vec!["graph", "-f", f],
+        vec!["graph", "-o", "mermaid", "-f", f],
+    ];
+    for format in ["text", "json", "github", "sarif", "junit"] {
+        runs.push(vec!["lint", "-o", format, "-f", f]);
+    }
+    let mut seen_limit = false;
+    for args in &runs {
+        let out = policyctl().args(args).output().unwrap();
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(out.status.code().is_some_and(|c| c <= 2), "{args:?}: {all}");
+        assert!(!raw_controls(&all), "{args:?}: {all:?}");
+        seen_limit |= args[0] == "compute" && all.contains("red");
+    }
+    assert!(
+        seen_limit,
+        "the hostile limit name is in the generated objects"
+    );
+}
+
+/// Names that would share a file (`web/x` and `web-x` both gave `…_kuadrant-web-x.yaml`, and one
+/// object silently overwrote the other): the name the API server would refuse is an error and left
+/// out, and the folder holds the other object's files only, which `--check` then finds up to date.
+#[test]
+fn names_that_would_share_a_file_never_overwrite_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("manifests");
+    std::fs::create_dir(&input).unwrap();
+    let gateway = |name: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: {name}\n  namespace: gateway-system\nspec:\n  gatewayClassName: istio\n  listeners:\n  - name: http\n    port: 80\n    protocol: HTTP\n---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: rl-{}\n  namespace: gateway-system\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: Gateway, name: \"{name}\"}}\n  limits:\n    all:\n      rates: [{{limit: 5, window: 10s}}]\n---\n",
+            name.replace('/', "-slash-")
+        )
+    };
+    std::fs::write(
+        input.join("gateways.yaml"),
+        format!("{}{}", gateway("web/x"), gateway("web-x")),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("generated");
+    let f = input.to_str().unwrap();
+    let o = out_dir.to_str().unwrap();
+    let out = policyctl()
+        .args(["compute", "-f", f, "--out-dir", o])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("PCTL1012") && all.contains("web/x"), "{all}");
+    for file in names(&out_dir) {
+        let content = std::fs::read_to_string(out_dir.join(&file)).unwrap();
+        assert!(!content.contains("web/x"), "{file}: {content}");
+    }
+    let check = policyctl()
+        .args(["compute", "-f", f, "--out-dir", o, "--check"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&check.stdout).contains("is up to date"),
+        "{}",
+        text(&check.stdout)
+    );
+}

@@ -265,3 +265,235 @@ fn failing_and_malformed_cases() {
         .code(2)
         .stderr(predicates::str::contains("PCTL5002"));
 }
+
+fn simulate_file(estate: &str, file: &std::path::Path, extra: &[&str]) -> Value {
+    let mut args = vec!["-f", estate, "--requests", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    simulate(&args)
+}
+
+/// The counter of the rate-limit action of request `i`.
+fn counter(v: &Value, i: usize) -> &Value {
+    &v["requests"][i]["actions"][1]["limitador"]["counters"][0]
+}
+
+/// A request file (`--requests`) plays a timed sequence, here across a window reset: bob may send
+/// 2 requests every 10 seconds (authenticated-rl-for-app-developers.md), and Limitador's window
+/// begins with his first admitted request, so his request at 10 s is admitted again.
+#[test]
+fn request_file_crosses_a_window_reset() {
+    let file = std::path::Path::new("testdata/requests/authenticated-rl.yaml");
+    let v = simulate_file("testdata/guides/authenticated-rl", file, &[]);
+    let at: Vec<u64> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["atMs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(at, [0, 1000, 2000, 2500, 10_000, 11_000]);
+    assert_eq!(
+        verdicts(&v),
+        [
+            (true, None),
+            (true, None),
+            (false, Some("bob-limit".into())),
+            (true, None),
+            (true, None),
+            (false, None),
+        ]
+    );
+    // After the third request bob's window has 8 s left; alice's own counter starts at 2.5 s.
+    assert_eq!(counter(&v, 2)["resetsInMs"], 8000);
+    assert_eq!(counter(&v, 3)["limit"], "alice-limit");
+    assert_eq!(counter(&v, 3)["remaining"], 4);
+    // At 10 s bob's counter is fresh: one hit of 2, a whole window left.
+    assert_eq!(counter(&v, 4)["remaining"], 1);
+    assert_eq!(counter(&v, 4)["resetsInMs"], 10_000);
+    assert_eq!(v["requests"][5]["status"], 401);
+}
+
+/// The same traffic as JSON Lines, from stdin, with the flags as every entry's defaults, gives the
+/// same verdicts; and a sequence reproduces `--count` with `--interval`.
+#[test]
+fn request_file_as_json_lines_and_flags_as_defaults() {
+    let lines = concat!(
+        "{\"url\": \"http://10.0.0.1/toys\", \"count\": 6, \"interval\": \"1s\"}\n",
+        "{\"url\": \"http://10.0.0.1/toys\", \"at\": 10}\n",
+        "{\"url\": \"http://10.0.0.1/toys\", \"method\": \"GET\", \"after\": \"0.5s\"}\n",
+    );
+    let out = Command::cargo_bin("policyctl")
+        .unwrap()
+        .args([
+            "simulate",
+            "-f",
+            "testdata/guides/simple-rl-simulate",
+            "-X",
+            "POST",
+            "-H",
+            "Host: api.toystore.com",
+            "--requests",
+            "-",
+            "-o",
+            "json",
+        ])
+        .write_stdin(lines)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let mut want = allowed_then_limited(5, 1, "create-toy");
+    want.extend([(true, None), (true, None)]);
+    assert_eq!(verdicts(&v), want);
+    assert_eq!(v["requests"][6]["method"], "POST");
+    assert_eq!(v["requests"][7]["method"], "GET");
+    assert_eq!(v["requests"][7]["atMs"], 10_500);
+    // The first six are what --count 6 --interval 1s gives, byte for byte.
+    let counted = simulate(&[
+        "-f",
+        "testdata/guides/simple-rl-simulate",
+        "-X",
+        "POST",
+        "-H",
+        "Host: api.toystore.com",
+        "--count",
+        "6",
+        "--interval",
+        "1s",
+        "http://10.0.0.1/toys",
+    ]);
+    assert_eq!(
+        v["requests"].as_array().unwrap()[..6],
+        counted["requests"].as_array().unwrap()[..]
+    );
+}
+
+/// A malformed request file is trouble (exit 2) with a code and the file:line of the entry.
+#[test]
+fn bad_request_files_say_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "order.yaml",
+            "- url: http://api.toystore.com/toy\n  at: 5s\n- url: http://api.toystore.com/toy\n  at: 2s\n",
+            "PCTL5005",
+            ":4:",
+        ),
+        (
+            "key.yaml",
+            "- url: http://api.toystore.com/toy\n  delay: 1s\n",
+            "PCTL5005",
+            ":2:",
+        ),
+        (
+            "url.jsonl",
+            "{\"url\": \"http://api.toystore.com/toy\"}\n{\"url\": \"ftp://x/\"}\n",
+            "PCTL5005",
+            ":2:",
+        ),
+        (
+            "syntax.jsonl",
+            "{\"url\": \"http://api.toystore.com/toy\"}\n\n{\"url\": }\n",
+            "PCTL5004",
+            ":3:",
+        ),
+        ("list.yaml", "url: http://x/\n", "PCTL5004", ":1:"),
+    ];
+    for (name, text, code, line) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = Command::cargo_bin("policyctl")
+            .unwrap()
+            .args(["simulate", "-q", "-f", "testdata/guides/authenticated-rl"])
+            .arg("--requests")
+            .arg(&path)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(code), "{name}: {err}");
+        assert!(err.contains(&format!("{name}{line}")), "{name}: {err}");
+    }
+    // Unreadable, and exclusive with a URL or --count.
+    Command::cargo_bin("policyctl")
+        .unwrap()
+        .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
+        .args(["--requests", "/nonexistent/traffic.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("PCTL5004"));
+    for extra in [&["http://x/"][..], &["--count", "2"][..]] {
+        Command::cargo_bin("policyctl")
+            .unwrap()
+            .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
+            .args(["--requests", "testdata/requests/authenticated-rl.yaml"])
+            .args(extra)
+            .assert()
+            .code(2);
+    }
+}
+
+/// URLs, header values and case names with escape sequences reach the terminal escaped, in
+/// `simulate`'s tree and lines and in `test`'s text and JUnit reports.
+#[test]
+fn escape_sequences_from_requests_and_cases_are_escaped() {
+    let raw = |s: &str| {
+        s.chars()
+            .any(|c| matches!(c, '\u{1b}' | '\u{7}' | '\u{9b}'))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("traffic.jsonl");
+    std::fs::write(
+        &file,
+        "{\"url\": \"http://api.toystore.com/\\u001b[2J\", \"identity\": {\"userid\": \"bob\\u0007\"}}\n{\"url\": \"http://api.toystore.com/toy\", \"headers\": {\"X-A\": \"\\u009b31m\"}}\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["--requests", file.to_str().unwrap()],
+        vec![
+            "--identity",
+            "{\"userid\": \"bob\\u001b]0;t\\u0007\"}",
+            "http://api.toystore.com/toy\u{1b}[31m",
+        ],
+    ] {
+        let out = Command::cargo_bin("policyctl")
+            .unwrap()
+            .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{all}");
+        assert!(!raw(&all), "{all:?}");
+        assert!(all.contains("\\e["), "{all}");
+    }
+    let cases = dir.path().join("cases.yaml");
+    std::fs::write(
+        &cases,
+        "cases:\n- name: \"evil \\e]0;title\\a case\"\n  url: \"http://api.toystore.com/toy\\e[2J\"\n  expect: {allowed: true}\n",
+    )
+    .unwrap();
+    for format in ["text", "junit"] {
+        let out = Command::cargo_bin("policyctl")
+            .unwrap()
+            .args([
+                "test",
+                "-f",
+                "testdata/guides/authenticated-rl",
+                "-o",
+                format,
+            ])
+            .arg(&cases)
+            .output()
+            .unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(!raw(&all), "{format}: {all:?}");
+        assert!(all.contains("evil \\e]0;title"), "{format}: {all}");
+    }
+}

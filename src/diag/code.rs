@@ -88,6 +88,8 @@ codes! {
     BadRequest = "PCTL5001", Error, true, "a simulated request is malformed (method, URL, header, identity, source, interval)";
     BadTestCase = "PCTL5002", Error, true, "a test case file cannot be read or does not follow the test case format";
     SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";
+    RequestFileUnreadable = "PCTL5004", Error, true, "a request file (simulate --requests) cannot be read, is too large, or is neither a YAML list nor JSON Lines";
+    RequestFileInvalid = "PCTL5005", Error, true, "an entry of a request file breaks its format (unknown key, wrong type, bad URL, method or header, times going back, too many requests)";
 }
 
 impl Code {

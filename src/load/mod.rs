@@ -14,7 +14,7 @@ mod split;
 pub mod validate;
 mod yaml;
 
-pub(crate) use yaml::parse_small;
+pub(crate) use yaml::{parse_requests, parse_small};
 
 pub use document::{RawDocument, RawSpec, RawStatus};
 

@@ -382,11 +382,38 @@ pub fn parse_small<T: serde::de::DeserializeOwned>(
     text: &str,
     max_bytes: usize,
 ) -> Result<T, (Span, String)> {
+    parse_standalone(
+        source,
+        text,
+        Limits {
+            scalar_bytes: max_bytes,
+            ..SETTINGS
+        },
+    )
+}
+
+/// Limits of a request file (`simulate --requests`): a manifest document's, nesting aside (an
+/// entry is a mapping of scalars, headers and an identity).
+const REQUESTS: Limits = Limits {
+    depth: 32,
+    ..DOCUMENT
+};
+
+/// Parse a request file (`simulate --requests`) into `T`, whose [`Sp`] fields get spans in
+/// `source`. On failure: the error's span and message.
+pub fn parse_requests<T: serde::de::DeserializeOwned>(
+    source: SourceId,
+    text: &str,
+) -> Result<T, (Span, String)> {
+    parse_standalone(source, text, REQUESTS)
+}
+
+fn parse_standalone<T: serde::de::DeserializeOwned>(
+    source: SourceId,
+    text: &str,
+    l: Limits,
+) -> Result<T, (Span, String)> {
     BASE.with(|b| b.set((source, 0)));
-    let l = Limits {
-        scalar_bytes: max_bytes,
-        ..SETTINGS
-    };
     let opts = serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_documents: 1,

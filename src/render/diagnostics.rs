@@ -286,7 +286,7 @@ pub fn json(ds: &Diagnostics, suppressed: usize, sources: &SourceMap) -> String 
     if suppressed > 0 {
         v["summary"]["suppressed"] = suppressed.into();
     }
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let mut s = super::terminal::json(serde_json::to_string_pretty(&v).unwrap_or_default());
     s.push('\n');
     s
 }
@@ -581,7 +581,7 @@ pub fn sarif(f: &Findings<'_>) -> String {
         .version(serde_json::Value::from("2.1.0"))
         .runs(vec![run])
         .build();
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    let mut s = super::terminal::json(serde_json::to_string_pretty(&log).unwrap_or_default());
     s.push('\n');
     s
 }

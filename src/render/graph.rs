@@ -485,7 +485,9 @@ pub fn json(t: &Topology, sel: &Selection) -> String {
             comment: edge_comment(t, a, b, kind),
         })
         .collect();
-    let mut s = serde_json::to_string_pretty(&JsonGraph { nodes, edges }).unwrap_or_default();
+    let mut s = super::terminal::json(
+        serde_json::to_string_pretty(&JsonGraph { nodes, edges }).unwrap_or_default(),
+    );
     s.push('\n');
     s
 }

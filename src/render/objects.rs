@@ -801,6 +801,28 @@ impl serde_json::ser::Formatter for ListItem {
     ) -> std::io::Result<()> {
         self.next(w, first)
     }
+    /// The unescaped parts of strings: DEL, C1 controls and bidirectional overrides (a limit name
+    /// can hold them) as `\uXXXX`, as [`crate::render::terminal::json`] writes them.
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // DEL is 0x7f; the C1 controls start with 0xc2, the overrides with 0xe2, in UTF-8.
+        if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) {
+            return w.write_all(fragment.as_bytes());
+        }
+        for c in fragment.chars() {
+            if crate::render::terminal::is_unsafe(c) {
+                write!(w, "\\u{:04x}", c as u32)?;
+            } else {
+                let mut b = [0; 4];
+                w.write_all(c.encode_utf8(&mut b).as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         w.write_all(b": ")
     }
@@ -878,7 +900,8 @@ pub fn yaml(objects: &[Value]) -> Result<String, String> {
 /// `{"apiVersion":"v1","kind":"List","items":[...]}`, pretty-printed, with a trailing newline.
 pub fn json_list(objects: &[Value]) -> String {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let mut s = serde_json::to_string_pretty(&list).unwrap_or_default();
+    let mut s =
+        crate::render::terminal::json(serde_json::to_string_pretty(&list).unwrap_or_default());
     s.push('\n');
     s
 }
@@ -1089,7 +1112,9 @@ mod tests {
                 "kind": "List",
                 "metadata": {"resourceVersion": ""},
             });
-            let want = serde_json::to_string_pretty(&list).unwrap() + "\n";
+            // serde_json's text, with the characters a terminal must not get raw escaped.
+            let want =
+                crate::render::terminal::json(serde_json::to_string_pretty(&list).unwrap()) + "\n";
             prop_assert_eq!(String::from_utf8(out).unwrap(), want);
         }
     }

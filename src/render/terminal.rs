@@ -43,9 +43,41 @@ fn escape(s: &str, keep_breaks: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text made safe for a terminal: serde_json escapes C0 controls in strings but writes DEL,
+/// the C1 controls (CSI, U+009B, starts an escape sequence) and the bidirectional overrides as
+/// they are; they are written as `\uXXXX` escapes instead, which read back as the same string.
+/// Line breaks are kept: outside strings they are the layout, and inside they are escaped already.
+pub fn json(s: String) -> String {
+    let bad = |c: char| is_unsafe(c) && c != '\n';
+    if !s.chars().any(bad) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if bad(c) {
+            // Every character `is_unsafe` names is in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_text_has_no_raw_control_characters() {
+        let v = serde_json::json!({"file": "a\u{9b}31m\u{1b}\u{202e}\u{7f}.yaml"});
+        let s = json(serde_json::to_string_pretty(&v).unwrap());
+        assert!(!s.chars().any(|c| is_unsafe(c) && c != '\n'), "{s}");
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+        let plain = serde_json::to_string_pretty(&serde_json::json!({"a": "b ü"})).unwrap();
+        assert_eq!(json(plain.clone()), plain);
+    }
 
     #[test]
     fn control_characters_and_escape_sequences_are_escaped() {

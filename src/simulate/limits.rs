@@ -17,6 +17,7 @@ use limitador::counter::Counter;
 use limitador::limit::{Context, Expression, Limit, Namespace, Predicate};
 use limitador::storage::{Authorization, CounterStorage, StorageErr};
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -224,7 +225,14 @@ pub struct Decision {
 pub struct Limitador {
     limiter: RateLimiter,
     pub clock: Clock,
+    /// Limitador's evaluation context per descriptor. Building one registers the CEL standard
+    /// library anew, which cost more than the rest of a check; a sequence sends the same few
+    /// descriptors again and again. Emptied when it reaches [`CONTEXTS`] entries.
+    contexts: RefCell<HashMap<Vec<(String, String)>, Context<'static>>>,
 }
+
+/// The most evaluation contexts [`Limitador`] keeps.
+const CONTEXTS: usize = 4096;
 
 impl Limitador {
     /// `Err`: a limit the crate cannot read (its conditions or variables do not parse).
@@ -235,7 +243,29 @@ impl Limitador {
         for l in limits {
             limiter.add_limit(to_limit(l)?);
         }
-        Ok(Limitador { limiter, clock })
+        Ok(Limitador {
+            limiter,
+            clock,
+            contexts: RefCell::default(),
+        })
+    }
+
+    /// Run `f` with Limitador's context for one descriptor, as the shim sends it: the
+    /// `descriptors` list holding it.
+    fn with_context<T>(&self, entries: &[(String, String)], f: impl FnOnce(&Context) -> T) -> T {
+        if let Some(ctx) = self.contexts.borrow().get(entries) {
+            return f(ctx);
+        }
+        let mut ctx = Context::default();
+        let descriptor: HashMap<String, String> = entries.iter().cloned().collect();
+        ctx.list_binding("descriptors".into(), vec![descriptor]);
+        let out = f(&ctx);
+        let mut cache = self.contexts.borrow_mut();
+        if cache.len() >= CONTEXTS {
+            cache.clear();
+        }
+        cache.insert(entries.to_vec(), ctx);
+        out
     }
 
     /// Check the descriptor `entries` (one descriptor, as the shim sends it) against namespace
@@ -247,16 +277,16 @@ impl Limitador {
         delta: u64,
         update: bool,
     ) -> Result<Decision, String> {
-        let mut ctx = Context::default();
-        let descriptor: HashMap<String, String> = entries.iter().cloned().collect();
-        ctx.list_binding("descriptors".into(), vec![descriptor]);
         let ns = Namespace::from(domain);
-        let res = if update {
-            self.limiter.check_rate_limited_and_update(&ns, &ctx, delta)
-        } else {
-            self.limiter.is_rate_limited(&ns, &ctx, delta)
-        }
-        .map_err(|e| format!("Limitador: {e}"))?;
+        let res = self
+            .with_context(entries, |ctx| {
+                if update {
+                    self.limiter.check_rate_limited_and_update(&ns, ctx, delta)
+                } else {
+                    self.limiter.is_rate_limited(&ns, ctx, delta)
+                }
+            })
+            .map_err(|e| format!("Limitador: {e}"))?;
         let mut counters = res.counters;
         sort_counters(&mut counters);
         Ok(Decision {
@@ -275,11 +305,8 @@ impl Limitador {
         entries: &[(String, String)],
         delta: u64,
     ) -> Result<(), String> {
-        let mut ctx = Context::default();
-        let descriptor: HashMap<String, String> = entries.iter().cloned().collect();
-        ctx.list_binding("descriptors".into(), vec![descriptor]);
-        self.limiter
-            .update_counters(&Namespace::from(domain), &ctx, delta)
+        let ns = Namespace::from(domain);
+        self.with_context(entries, |ctx| self.limiter.update_counters(&ns, ctx, delta))
             .map_err(|e| format!("Limitador: {e}"))
     }
 }

@@ -19,6 +19,7 @@ pub mod cases;
 pub mod limits;
 pub mod request;
 pub mod routing;
+pub mod schedule;
 pub mod shim;
 pub mod text;
 
@@ -30,7 +31,9 @@ use routing::Routing;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use shim::{Activation, Cel, WasmConfig};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// A request of a sequence, at a time since the first one.
@@ -112,7 +115,6 @@ pub struct AuthTrace {
 }
 
 /// What depends only on the request's method, URL and headers.
-#[derive(Clone)]
 struct Memo {
     cands: Vec<usize>,
     routed: Option<Routing>,
@@ -133,9 +135,18 @@ pub struct Simulation<'t> {
     cel: Cel,
     /// Routing and action-set candidates per distinct request (identity and time aside): a
     /// sequence repeats one request, and both scans grow with the estate.
-    memo: std::cell::RefCell<std::collections::HashMap<String, Memo>>,
+    memo: RefCell<std::collections::HashMap<String, Rc<Memo>>>,
+    /// The previous request, its memo entry and its CEL variables.
+    #[allow(clippy::type_complexity)]
+    last: RefCell<Option<(Request, Rc<Memo>, Rc<Activation>)>>,
     /// `namespace/name` of the gateway to use when several have a listener for a request.
     pub gateway: Option<String>,
+}
+
+/// `namespace/name` of gateway `g`.
+fn gateway_key(t: &Topology, g: usize) -> String {
+    let gw = &t.model.gateways[g];
+    format!("{}/{}", gw.meta.namespace, gw.meta.name)
 }
 
 /// The wasm configuration of a generated wasm carrier, and its gateway `namespace/name`.
@@ -197,6 +208,7 @@ impl<'t> Simulation<'t> {
             limitador,
             cel: Cel::default(),
             memo: Default::default(),
+            last: Default::default(),
             gateway: None,
         })
     }
@@ -213,6 +225,72 @@ impl<'t> Simulation<'t> {
             .and_then(|s| s.get("failureMode"))
             .and_then(Value::as_str)
             == Some("allow")
+    }
+
+    /// Routing and action-set candidates of a request, and its CEL variables. A sequence
+    /// usually repeats one request: the previous request's are reused when this one is the
+    /// same; otherwise the routing comes from the memo of distinct requests.
+    fn prepared(&self, req: &Request) -> (Rc<Memo>, Rc<Activation>) {
+        if let Some((last, memo, act)) = &*self.last.borrow()
+            && last == req
+        {
+            return (Rc::clone(memo), Rc::clone(act));
+        }
+        let memo_key = format!(
+            "{:?}",
+            (
+                &self.gateway,
+                &req.method,
+                &req.scheme,
+                &req.host,
+                req.port,
+                &req.path,
+                &req.query,
+                &req.headers,
+            )
+        );
+        let cached = self.memo.borrow().get(&memo_key).cloned();
+        let memo = match cached {
+            Some(m) => m,
+            None => {
+                let m = Rc::new(self.route(req));
+                self.memo.borrow_mut().insert(memo_key, Rc::clone(&m));
+                m
+            }
+        };
+        let act = Rc::new(Activation::new(req, &self.cel));
+        *self.last.borrow_mut() = Some((req.clone(), Rc::clone(&memo), Rc::clone(&act)));
+        (memo, act)
+    }
+
+    /// The gateways, the route rule and the action sets a request meets.
+    fn route(&self, req: &Request) -> Memo {
+        let t = self.topology;
+        let mut cands = routing::candidate_gateways(t, req);
+        if let Some(want) = &self.gateway {
+            cands.retain(|g| gateway_key(t, *g) == *want);
+        }
+        let routed = cands.first().and_then(|&g| routing::route(t, g, req));
+        let config = cands
+            .first()
+            .and_then(|&g| self.wasm.get(&gateway_key(t, g)));
+        let (hostname, sets) = match config {
+            Some((config, _)) => {
+                let (h, sets) = shim::candidates(config, &req.host);
+                let idx = sets
+                    .iter()
+                    .filter_map(|s| config.action_sets.iter().position(|x| std::ptr::eq(x, *s)))
+                    .collect();
+                (h, idx)
+            }
+            None => (None, vec![]),
+        };
+        Memo {
+            cands,
+            routed,
+            hostname,
+            sets,
+        }
     }
 
     fn one(&self, timed: &Timed) -> Trace {
@@ -234,55 +312,8 @@ impl<'t> Simulation<'t> {
             decided_by: String::new(),
             policies: vec![],
         };
-        let key = |g: usize| {
-            let gw = &t.model.gateways[g];
-            format!("{}/{}", gw.meta.namespace, gw.meta.name)
-        };
-        let memo_key = format!(
-            "{:?}",
-            (
-                &self.gateway,
-                &req.method,
-                &req.scheme,
-                &req.host,
-                req.port,
-                &req.path,
-                &req.query,
-                &req.headers,
-            )
-        );
-        let cached = self.memo.borrow().get(&memo_key).cloned();
-        let memo = match cached {
-            Some(m) => m,
-            None => {
-                let mut cands = routing::candidate_gateways(t, req);
-                if let Some(want) = &self.gateway {
-                    cands.retain(|g| key(*g) == *want);
-                }
-                let routed = cands.first().and_then(|&g| routing::route(t, g, req));
-                let (hostname, sets) = match cands.first().and_then(|&g| self.wasm.get(&key(g))) {
-                    Some((config, _)) => {
-                        let (h, sets) = shim::candidates(config, &req.host);
-                        let idx = sets
-                            .iter()
-                            .filter_map(|s| {
-                                config.action_sets.iter().position(|x| std::ptr::eq(x, *s))
-                            })
-                            .collect();
-                        (h, idx)
-                    }
-                    None => (None, vec![]),
-                };
-                let m = Memo {
-                    cands,
-                    routed,
-                    hostname,
-                    sets,
-                };
-                self.memo.borrow_mut().insert(memo_key, m.clone());
-                m
-            }
-        };
+        let key = |g: usize| gateway_key(t, g);
+        let (memo, act) = self.prepared(req);
         let cands = &memo.cands;
         let Some(&g) = cands.first() else {
             trace.decided_by = format!(
@@ -299,7 +330,6 @@ impl<'t> Simulation<'t> {
         trace.other_gateways = cands[1..].iter().map(|g| key(*g)).collect();
         let routed = memo.routed.clone();
         trace.routing = routed.clone();
-        let act = Activation::new(req, &self.cel);
         if let Some((config, services)) = self.wasm.get(&key(g)) {
             trace.action_set_hostname = memo.hostname.clone();
             let sets = memo.sets.iter().map(|&i| &config.action_sets[i]);

@@ -186,23 +186,41 @@ pub fn parse_source(s: &str) -> Result<(String, u16), String> {
     }
 }
 
-/// A duration as Kuadrant writes windows (`10s`, `1m`, `500ms`, `2h`) or a bare number of seconds.
+/// A duration as Kuadrant writes windows (`10s`, `1m`, `500ms`, `2h`), with an optional decimal
+/// fraction (`1.5s`), or a bare number of seconds. Kept to the microsecond (the simulated clock's).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let bad = || format!("{s:?} is not a duration (e.g. 500ms, 1.5s, 10s, 1m)");
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 500ms, 10s, 1m)"))?;
-    let ms = match unit {
-        "ms" => Some(n),
-        "" | "s" => n.checked_mul(1000),
-        "m" => n.checked_mul(60_000),
-        "h" => n.checked_mul(3_600_000),
-        _ => return Err(format!("{s:?} is not a duration (e.g. 500ms, 10s, 1m)")),
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() || (num.contains('.') && frac.is_empty()) || frac.contains('.') {
+        return Err(bad());
+    }
+    let unit_us: u128 = match unit {
+        "ms" => 1_000,
+        "" | "s" => 1_000_000,
+        "m" => 60_000_000,
+        "h" => 3_600_000_000,
+        _ => return Err(bad()),
     };
-    ms.map(std::time::Duration::from_millis)
-        .ok_or_else(|| format!("{s:?} is too long a duration"))
+    let too_long = || format!("{s:?} is too long a duration");
+    let whole: u128 = whole.parse().map_err(|_| too_long())?;
+    // Digits beyond the microsecond are dropped.
+    let mut frac_us: u128 = 0;
+    let mut scale = unit_us;
+    for d in frac.bytes().take(12) {
+        scale /= 10;
+        frac_us += u128::from(d - b'0') * scale;
+    }
+    let us = whole
+        .checked_mul(unit_us)
+        .and_then(|w| w.checked_add(frac_us))
+        .and_then(|u| u64::try_from(u).ok())
+        .ok_or_else(too_long)?;
+    Ok(std::time::Duration::from_micros(us))
 }
 
 #[cfg(test)]
@@ -274,6 +292,12 @@ mod tests {
         assert_eq!(parse_duration("1m").unwrap().as_millis(), 60_000);
         assert_eq!(parse_duration("250ms").unwrap().as_millis(), 250);
         assert!(parse_duration("10 parsecs").is_err());
+        assert_eq!(parse_duration("1.5s").unwrap().as_millis(), 1_500);
+        assert_eq!(parse_duration("0.25").unwrap().as_millis(), 250);
+        assert_eq!(parse_duration("2.5ms").unwrap().as_micros(), 2_500);
+        for bad in ["", ".5s", "1.s", "1.2.3s", "s", "99999999999999999999h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
         assert_eq!(
             parse_source("10.0.0.7:52000").unwrap(),
             ("10.0.0.7".into(), 52000)

@@ -1,6 +1,7 @@
 //! The people's view of traces: a short tree for one request, one line per request for a sequence.
 
 use super::{ActionTrace, Trace};
+use crate::render::terminal;
 
 fn short(h: &str) -> &str {
     if crate::model::is_sha256_hex(h) {
@@ -138,6 +139,9 @@ pub fn tree(t: &Trace) -> String {
             lines.push(format!("{bar}{s}"));
         }
     }
+    // URLs, header values and identities come from the command line or a request file: no
+    // control character of theirs reaches the terminal.
+    let lines: Vec<_> = lines.iter().map(|l| terminal::line(l)).collect();
     let mut out = lines.join("\n");
     out.push('\n');
     out
@@ -156,8 +160,8 @@ pub fn lines(traces: &[Trace]) -> String {
         } else {
             t.decided_by.clone()
         };
-        out.push_str(&format!(
-            "{:>3} {:>8} {} {} {}{}\n",
+        let line = format!(
+            "{:>3} {:>8} {} {} {}{}",
             i + 1,
             format!("+{}", seconds(t.at_ms)),
             t.method,
@@ -168,7 +172,9 @@ pub fn lines(traces: &[Trace]) -> String {
             } else {
                 format!("  ({detail})")
             }
-        ));
+        );
+        out.push_str(&terminal::line(&line));
+        out.push('\n');
     }
     let allowed = traces.iter().filter(|t| t.allowed).count();
     out.push_str(&format!(

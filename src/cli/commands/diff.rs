@@ -175,7 +175,9 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     "objects": diffs.iter().filter(|d| d.change != Change::Unchanged).collect::<Vec<_>>(),
                     "impact": impact,
                 });
-                let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+                let mut s = policyctl::render::terminal::json(
+                    serde_json::to_string_pretty(&v).unwrap_or_default(),
+                );
                 s.push('\n');
                 s
             }

@@ -72,14 +72,18 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let diags = found.kept;
     let e = explain::explain(t, &target, kind).map_err(CliError::Usage)?;
     let text = match a.output {
-        ExplainFormat::Text => policyctl::render::explain::text(&e),
+        // Rule and limit names are the user's map keys: their control characters are escaped.
+        ExplainFormat::Text => {
+            policyctl::render::terminal::text(&policyctl::render::explain::text(&e)).into_owned()
+        }
         ExplainFormat::Yaml => {
             let v = serde_json::to_value(&e).map_err(|e| CliError::Io(e.to_string()))?;
             policyctl::render::objects::yaml_document(&v).map_err(CliError::Io)?
         }
         ExplainFormat::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&e).map_err(|e| CliError::Io(e.to_string()))?;
+            let mut s = policyctl::render::terminal::json(
+                serde_json::to_string_pretty(&e).map_err(|e| CliError::Io(e.to_string()))?,
+            );
             s.push('\n');
             s
         }

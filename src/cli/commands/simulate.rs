@@ -3,8 +3,11 @@
 
 use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
 use clap::{Args, ValueEnum};
+use policyctl::diag::{Code, Diagnostic};
+use policyctl::load;
 use policyctl::simulate::request::{self, Request};
-use policyctl::simulate::{Simulation, Timed, text};
+use policyctl::simulate::{Simulation, Timed, schedule, text};
+use policyctl::source::SourceMap;
 use std::time::Duration;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -20,7 +23,8 @@ pub enum SimulateFormat {
     policyctl simulate -f manifests/ -X POST http://api.toystore.com/toy\n  \
     policyctl simulate -f manifests/ --count 6 -X POST http://api.toystore.com/toy\n  \
     policyctl simulate -f manifests/ --identity '{\"username\":\"alice\"}' --count 6 --interval 1s http://api.toystore.com/toy\n  \
-    policyctl simulate -f manifests/ -H 'X-Tenant: acme' -o json https://api.example.com/v1/items\n\n\
+    policyctl simulate -f manifests/ -H 'X-Tenant: acme' -o json https://api.example.com/v1/items\n  \
+    policyctl simulate -f manifests/ --requests traffic.yaml\n\n\
 Authorino is not run: --identity stands for what it would put under auth.identity; without it, a\n\
 request that meets an AuthPolicy is refused unless a rule allows anonymous access. The exit code is\n\
 0 whatever the verdicts, 2 on trouble.")]
@@ -28,8 +32,13 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The request URL: [http|https://]HOST[:PORT][/PATH][?QUERY].
-    #[arg(value_name = "URL")]
-    pub url: String,
+    #[arg(value_name = "URL", required_unless_present = "requests")]
+    pub url: Option<String>,
+    /// Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry
+    /// a url and optionally at/after, method, headers, identity, source, tokens, count, interval.
+    /// -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["url", "count", "interval"])]
+    pub requests: Option<String>,
     /// The request method.
     #[arg(
         short = 'X',
@@ -90,9 +99,26 @@ pub fn read_identity(arg: &str) -> Result<serde_json::Value, String> {
 }
 
 pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let (req, interval) = match request_of(&a) {
-        Ok(x) => x,
-        Err(m) => return Ok(bad_request(ui, m)),
+    let seq = match &a.requests {
+        Some(file) => match from_file(&a, file) {
+            Ok(seq) => seq,
+            Err(Bad::Request(m)) => return Ok(bad_request(ui, m)),
+            Err(Bad::File(sources, d)) => {
+                let mut diags = policyctl::diag::Diagnostics::default();
+                diags.push(*d);
+                ui.diagnostics_in(&sources, &diags);
+                return Ok(Outcome::Trouble);
+            }
+        },
+        None => match request_of(&a) {
+            Ok((req, interval)) => (0..a.count)
+                .map(|i| Timed {
+                    at: interval.saturating_mul(i),
+                    request: req.clone(),
+                })
+                .collect(),
+            Err(m) => return Ok(bad_request(ui, m)),
+        },
     };
     let loaded = a.input.load()?;
     let analysis = policyctl::pipeline::analyze(
@@ -117,17 +143,18 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Err(m) => return Ok(unsupported(ui, m)),
     };
     sim.gateway = a.gateway.clone();
-    let seq: Vec<Timed> = (0..a.count)
-        .map(|i| Timed {
-            at: interval.saturating_mul(i),
-            request: req.clone(),
-        })
-        .collect();
     let traces = sim.run(&seq);
     let out = match a.output {
         SimulateFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&serde_json::json!({ "requests": traces }))
-                .map_err(|e| CliError::Io(e.to_string()))?;
+            // Serialised straight from the traces (no JSON tree built first).
+            #[derive(serde::Serialize)]
+            struct Out<'a> {
+                requests: &'a [policyctl::simulate::Trace],
+            }
+            let mut s = policyctl::render::terminal::json(
+                serde_json::to_string_pretty(&Out { requests: &traces })
+                    .map_err(|e| CliError::Io(e.to_string()))?,
+            );
             s.push('\n');
             s
         }
@@ -140,9 +167,78 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
     Ok(Outcome::Clean)
 }
 
+/// Why the requests could not be read: a malformed flag (PCTL5001), or a diagnostic about the
+/// request file, with the file in its source map.
+enum Bad {
+    Request(String),
+    File(SourceMap, Box<Diagnostic>),
+}
+
+/// The sequence of `--requests FILE`, with the flags as defaults for every entry.
+fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
+    let mut defaults = schedule::Defaults {
+        method: a.method.clone(),
+        headers: a.headers.clone(),
+        identity: None,
+        source: None,
+        tokens: a.tokens,
+    };
+    if let Some(id) = &a.identity {
+        defaults.identity = Some(read_identity(id).map_err(Bad::Request)?);
+    }
+    if let Some(s) = &a.source {
+        defaults.source = Some(request::parse_source(s).map_err(Bad::Request)?);
+    }
+    // The flags alone must make a request: check them on a placeholder URL.
+    Request::parse(&a.method, "http://localhost/", &a.headers).map_err(Bad::Request)?;
+    if file == "-" && a.input.filenames.iter().any(|f| f == "-") {
+        return Err(Bad::Request(
+            "--requests - and -f - cannot both read stdin".into(),
+        ));
+    }
+    let unreadable = |m: String, help: &str| {
+        let d = Diagnostic::new(Code::RequestFileUnreadable, m).help(help.to_string());
+        Bad::File(SourceMap::default(), Box::new(d))
+    };
+    let name = if file == "-" { "<stdin>" } else { file };
+    let bytes = if file == "-" {
+        load::read_stream(std::io::stdin().lock(), schedule::MAX_BYTES)
+    } else {
+        std::fs::File::open(file)
+            .map_err(|e| load::StreamError::Io(e.to_string()))
+            .and_then(|f| load::read_stream(f, schedule::MAX_BYTES))
+    };
+    let bytes = bytes.map_err(|e| match e {
+        load::StreamError::Io(e) => unreadable(
+            format!("cannot read the request file {name}: {e}"),
+            "check the path and its permissions",
+        ),
+        load::StreamError::TooLarge(max) => unreadable(
+            format!(
+                "the request file {name} holds more than {} MiB, the most policyctl reads",
+                max / (1024 * 1024)
+            ),
+            "use `count` and `interval` in an entry to repeat a request instead of listing every one",
+        ),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        unreadable(
+            format!(
+                "the request file {name} is not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+            "save it as UTF-8",
+        )
+    })?;
+    let mut sources = SourceMap::default();
+    let id = sources.add(name, text.as_str());
+    schedule::parse(id, name, &text, &defaults).map_err(|d| Bad::File(sources, Box::new(d)))
+}
+
 /// The request and the interval of the flags.
 fn request_of(a: &SimulateArgs) -> Result<(Request, Duration), String> {
-    let mut req = Request::parse(&a.method, &a.url, &a.headers)?;
+    let url = a.url.as_deref().unwrap_or_default();
+    let mut req = Request::parse(&a.method, url, &a.headers)?;
     if let Some(id) = &a.identity {
         req.identity = Some(read_identity(id)?);
     }

@@ -3,6 +3,7 @@
 
 use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
 use clap::{Args, ValueEnum};
+use policyctl::render::terminal;
 use policyctl::simulate::cases;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -62,8 +63,12 @@ fn bad_case(ui: &Ui, msg: String) -> Outcome {
     Outcome::Trouble
 }
 
+/// Text for an XML attribute or element: markup escaped, and control characters (which XML 1.0
+/// does not allow, and which would reach the terminal of whoever reads the report) written as
+/// `\e`, `\u{..}`; line breaks and tabs kept.
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
+    terminal::text(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -124,9 +129,11 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     } else {
                         "FAIL"
                     };
-                    out.push_str(&format!("{mark} {file}: {}\n", o.name));
+                    // Case names and the requests' URLs come from the case files: escaped.
+                    let head = format!("{mark} {file}: {}", o.name);
+                    out.push_str(&format!("{}\n", terminal::line(&head)));
                     for f in &o.failures {
-                        out.push_str(&format!("       {f}\n"));
+                        out.push_str(&format!("       {}\n", terminal::line(f)));
                     }
                 }
             }
