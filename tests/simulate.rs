@@ -321,8 +321,7 @@ fn request_file_as_json_lines_and_flags_as_defaults() {
         "{\"url\": \"http://10.0.0.1/toys\", \"at\": 10}\n",
         "{\"url\": \"http://10.0.0.1/toys\", \"method\": \"GET\", \"after\": \"0.5s\"}\n",
     );
-    let out = Command::cargo_bin("policyctl")
-        .unwrap()
+    let out = common::policyctl()
         .args([
             "simulate",
             "-f",
@@ -403,8 +402,7 @@ fn bad_request_files_say_where() {
     for (name, text, code, line) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        let out = Command::cargo_bin("policyctl")
-            .unwrap()
+        let out = common::policyctl()
             .args(["simulate", "-q", "-f", "testdata/guides/authenticated-rl"])
             .arg("--requests")
             .arg(&path)
@@ -418,16 +416,14 @@ fn bad_request_files_say_where() {
         assert!(err.contains(&format!("{name}{line}")), "{name}: {err}");
     }
     // Unreadable, and exclusive with a URL or --count.
-    Command::cargo_bin("policyctl")
-        .unwrap()
+    common::policyctl()
         .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
         .args(["--requests", "/nonexistent/traffic.yaml"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("PCTL5004"));
     for extra in [&["http://x/"][..], &["--count", "2"][..]] {
-        Command::cargo_bin("policyctl")
-            .unwrap()
+        common::policyctl()
             .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
             .args(["--requests", "testdata/requests/authenticated-rl.yaml"])
             .args(extra)
@@ -459,8 +455,7 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
             "http://api.toystore.com/toy\u{1b}[31m",
         ],
     ] {
-        let out = Command::cargo_bin("policyctl")
-            .unwrap()
+        let out = common::policyctl()
             .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
             .args(&args)
             .output()
@@ -478,8 +473,7 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
     )
     .unwrap();
     for format in ["text", "junit"] {
-        let out = Command::cargo_bin("policyctl")
-            .unwrap()
+        let out = common::policyctl()
             .args([
                 "test",
                 "-f",
