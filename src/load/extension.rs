@@ -305,6 +305,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
             ExtensionBody::Plan(plans) => plans,
             // Expanded after this (`crate::model::oidc`, from the load), as it needs the validated model.
             ExtensionBody::Telemetry(_) | ExtensionBody::Oidc(_) => continue,
+            // On a Gateway it is modelled by `crate::generate::threat`; on a route it is not.
+            ExtensionBody::Threat(_) if e.target.kind.value == "Gateway" => continue,
             _ => {
                 diags.push(not_modelled(e));
                 continue;
