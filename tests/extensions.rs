@@ -1015,3 +1015,39 @@ fn threat_policy_adds_its_typed_actions_to_the_gateway_wasm_config() {
     assert!(config.get("descriptorService").is_none());
     assert_eq!(config["services"].as_object().unwrap().len(), 4);
 }
+
+/// `simulate` runs the legacy actions of the selected set and names the typed ones it does not run
+/// (the shim reads an action with a `type` as typed: wasm-shim v0.14.1 src/configuration.rs).
+#[test]
+fn simulate_names_the_threat_actions_it_does_not_run() {
+    let dir = format!("{}/testdata/extensions/threat", env!("CARGO_MANIFEST_DIR"));
+    let out = common::policyctl()
+        .args([
+            "simulate",
+            "--kuadrant-version",
+            "1.5",
+            "-o",
+            "json",
+            "-f",
+            &dir,
+        ])
+        .arg("http://api.toystore.com/toys")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = &v["requests"][0];
+    assert_eq!(t["actions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        t["notSimulated"],
+        json!([
+            "grpc ThreatPolicy/gateway-system/audit",
+            "grpc ThreatPolicy/gateway-system/strict"
+        ])
+    );
+    assert_eq!(t["allowed"], true);
+}
