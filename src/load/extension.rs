@@ -360,7 +360,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
 
 /// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
 fn not_modelled(e: &Extension) -> Diagnostic {
-    // Only a ThreatPolicy is announced: an OIDCPolicy is built by `crate::model::oidc`.
+    // Only a ThreatPolicy on a route is announced: on a Gateway it is `crate::generate::threat`'s,
+    // and an OIDCPolicy is built by `crate::model::oidc`.
     let what = "the actions its controller adds to the wasm configuration";
     Diagnostic::new(
         Code::ExtensionNotModelled,
