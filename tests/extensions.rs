@@ -1051,3 +1051,31 @@ fn simulate_names_the_threat_actions_it_does_not_run() {
     );
     assert_eq!(t["allowed"], true);
 }
+
+/// On Envoy Gateway the same typed actions reach the `EnvoyExtensionPolicy`, and the typed YAML
+/// writer prints them as the tree writer does.
+#[test]
+fn threat_actions_on_envoy_gateway_print_as_the_tree_writer_does() {
+    let path = format!(
+        "{}/testdata/extensions/threat/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("gatewayClassName: istio", "gatewayClassName: eg");
+    let l = common::load_docs(&[text], V15);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    let a = analyze(&l, V15);
+    let values = objects(&a);
+    let eep = find(&values, "EnvoyExtensionPolicy", "kuadrant-api-gateway");
+    let config = &eep["spec"]["wasm"][0]["config"];
+    let actions = config["actionSets"][0]["actions"].as_array().unwrap();
+    let kinds: Vec<&str> = actions
+        .iter()
+        .map(|a| a.get("type").and_then(Value::as_str).unwrap_or("legacy"))
+        .collect();
+    assert_eq!(kinds, ["legacy", "grpc", "grpc"]);
+    assert_eq!(config["descriptorService"], "kuadrant-operator-grpc");
+    let typed = policyctl::render::objects::yaml_objects(&a.generated.objects).unwrap();
+    assert_eq!(typed, policyctl::render::objects::yaml(&values).unwrap());
+}
