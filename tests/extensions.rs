@@ -461,20 +461,20 @@ fn threat_policy_status_follows_its_target() {
     assert!(st.enforced.is_none());
 }
 
-/// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out.
+/// OIDCPolicy and ThreatPolicy load; what they add is announced, never silently left out: the
+/// ThreatPolicy's Gateway has no action sets, so its actions are not modelled (PCTL3028).
 /// ThreatPolicy ships from 1.5 only.
 #[test]
 fn other_extensions_are_validated_and_announced() {
     let l = load_case("others", V15);
     assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
     assert_eq!(l.model.extensions.len(), 3);
-    let announced: Vec<&str> = l
-        .diagnostics
-        .iter()
-        .filter(|d| d.code.as_str() == "PCTL3024")
-        .filter_map(|d| d.object.as_deref())
-        .collect();
-    assert_eq!(announced, ["ThreatPolicy gateway-system/threat"]);
+    assert!(l.diagnostics.iter().all(|d| d.code.as_str() != "PCTL3024"));
+    let a = analyze(&l, V15);
+    assert_eq!(
+        codes_of(&a, "PCTL3028"),
+        ["ThreatPolicy gateway-system/threat"]
+    );
     // The OIDCPolicy's Gateway listener has no hostname: its controller cannot build its URLs.
     let no_gateway: Vec<&str> = l
         .diagnostics
@@ -886,4 +886,196 @@ fn oidc_expansion_does_not_depend_on_input_order() {
     let ba = run([("b.yaml", second.as_str()), ("a.yaml", base.as_str())]);
     assert_eq!(ab, ba);
     assert!(ab.contains("second-oidc-callback"));
+}
+
+/// The objects of the diagnostics with `code` after the whole pipeline.
+fn codes_of<'a>(a: &'a Analysis, code: &str) -> Vec<&'a str> {
+    a.diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == code)
+        .filter_map(|d| d.object.as_deref())
+        .collect()
+}
+
+/// The wasm configuration of a 1.5 Istio gateway (the JSON text in its EnvoyFilter).
+fn wasm_config_15(objs: &[Value], name: &str) -> Value {
+    let ef = find(objs, "EnvoyFilter", name);
+    let text = ef["spec"]["configPatches"][0]["patch"]["value"]["typed_config"]["value"]["config"]
+        ["configuration"]["value"]
+        .as_str()
+        .unwrap();
+    serde_json::from_str(text).unwrap()
+}
+
+/// A ThreatPolicy on a Gateway at 1.5 (golden values from kuadrant-operator v1.5.2):
+/// - `cmd/extensions/threat-policy/internal/controller/threatpolicy_reconciler.go`
+///   `reconcileSpec`: the `assess-threat` method (URL, service, method, message template), the
+///   request actions (grpc into `threatResponse`, fail `< 0`, deny `>= threshold` with status,
+///   headers, body) and the response add-headers action;
+/// - `internal/extension/manager.go` `RegisterActionMethod` (failure mode deny, timeout 100ms) and
+///   `generateClusterName` (`ext-` + host with `[^a-zA-Z0-9-]` → `-` + `-port`);
+/// - `internal/extension/registry.go` `mutateWasmConfig` (service key `ext-` +
+///   `HashUpstreamServiceConfig`, `descriptorService: kuadrant-operator-grpc`, policies sorted by
+///   kind/namespace/name, typed actions appended to every set of a Gateway target),
+///   `translatePipelineToTypedActions` (the actions that read the variable go to the grpc
+///   action's `onReply`, request then response), `entryToTypedAction`, `buildDenyResponseExpr`,
+///   `grpcToTypedAction`, `predicateOrTrue`;
+/// - `internal/wasm/types.go` `TypedAction` (`terminal` always written), `ActionSet.MarshalJSON`
+///   (legacy actions, then typed ones).
+///
+/// The service key is `"ext-"` + hex of the first 8 bytes of SHA-256 over
+/// `dynamic|ext-threat-assessment-service-security-svc-cluster-local-8080|deny|100ms|threat.v1.ThreatAssessmentService|AssessRequest`
+/// (computed with `sha256sum` from that formula: 876d9553a6e80745).
+#[test]
+fn threat_policy_adds_its_typed_actions_to_the_gateway_wasm_config() {
+    let l = load_case("threat", V15);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    let a = analyze(&l, V15);
+    let objs = objects(&a);
+    let config = wasm_config_15(&objs, "kuadrant-api-gateway");
+    let key = "ext-876d9553a6e80745";
+    assert_eq!(
+        config["services"][key],
+        json!({
+            "endpoint": "ext-threat-assessment-service-security-svc-cluster-local-8080",
+            "type": "dynamic",
+            "failureMode": "deny",
+            "timeout": "100ms",
+            "grpcService": "threat.v1.ThreatAssessmentService",
+            "grpcMethod": "AssessRequest",
+        })
+    );
+    assert_eq!(config["descriptorService"], "kuadrant-operator-grpc");
+    let threat = |name: &str, threshold: i64| {
+        let sources = json!([format!("ThreatPolicy/gateway-system/{name}")]);
+        json!({
+            "type": "grpc",
+            "predicate": "true",
+            "terminal": false,
+            "var": "threatResponse",
+            "service": key,
+            "messageBuilder": "threat.v1.ThreatRequest{uri: request.path, source_ip: source.address}",
+            "sources": sources,
+            "onReply": [
+                {
+                    "type": "fail",
+                    "predicate": "threatResponse.threat_level < 0",
+                    "terminal": true,
+                    "logMessage": "threat assessment returned invalid threat_level",
+                    "sources": sources,
+                },
+                {
+                    "type": "deny",
+                    "predicate": format!("threatResponse.threat_level >= {threshold}"),
+                    "terminal": true,
+                    "denyWith": "DenyResponse{status: 403u, headers: [[\"x-threat-blocked\", \"true\"], [\"x-threat-level\", string(threatResponse.threat_level)]], body: 'Request blocked: threat level exceeds threshold'}",
+                    "sources": sources,
+                },
+                {
+                    "type": "headers",
+                    "predicate": "true",
+                    "terminal": false,
+                    "target": "response",
+                    "headers": format!("[[\"x-threat-threshold\", \"{threshold}\"], [\"x-threat-score\", string(threatResponse.threat_level)]]"),
+                    "sources": sources,
+                },
+            ],
+        })
+    };
+    let sets = config["actionSets"].as_array().unwrap();
+    assert_eq!(sets.len(), 1);
+    let actions = sets[0]["actions"].as_array().unwrap();
+    // The RateLimitPolicy's action first, then one grpc action per ThreatPolicy, audit before strict.
+    assert_eq!(actions.len(), 3);
+    assert_eq!(actions[0]["service"], "ratelimit-service");
+    assert_eq!(actions[1], threat("audit", 9));
+    assert_eq!(actions[2], threat("strict", 7));
+    // No ThreatPolicy on the other gateway: no EnvoyFilter (no action sets), and it is announced.
+    assert!(
+        !objs
+            .iter()
+            .any(|o| o["metadata"]["name"] == "kuadrant-bare-gateway")
+    );
+    assert_eq!(
+        codes_of(&a, "PCTL3027"),
+        [
+            "ThreatPolicy gateway-system/strict",
+            "ThreatPolicy gateway-system/audit"
+        ]
+    );
+    assert_eq!(
+        codes_of(&a, "PCTL3028"),
+        ["ThreatPolicy gateway-system/bare"]
+    );
+    assert_eq!(codes_of(&a, "PCTL3024"), ["ThreatPolicy toystore/on-route"]);
+    // Without a ThreatPolicy (the TelemetryPolicy case) there is no dynamic service.
+    let l = load_case("telemetry", V15);
+    let a = analyze(&l, V15);
+    let config = wasm_config_15(&objects(&a), "kuadrant-api-gateway");
+    assert!(config.get("descriptorService").is_none());
+    assert_eq!(config["services"].as_object().unwrap().len(), 4);
+}
+
+/// `simulate` runs the legacy actions of the selected set and names the typed ones it does not run
+/// (the shim reads an action with a `type` as typed: wasm-shim v0.14.1 src/configuration.rs).
+#[test]
+fn simulate_names_the_threat_actions_it_does_not_run() {
+    let dir = format!("{}/testdata/extensions/threat", env!("CARGO_MANIFEST_DIR"));
+    let out = common::policyctl()
+        .args([
+            "simulate",
+            "--kuadrant-version",
+            "1.5",
+            "-o",
+            "json",
+            "-f",
+            &dir,
+        ])
+        .arg("http://api.toystore.com/toys")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = &v["requests"][0];
+    assert_eq!(t["actions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        t["notSimulated"],
+        json!([
+            "grpc ThreatPolicy/gateway-system/audit",
+            "grpc ThreatPolicy/gateway-system/strict"
+        ])
+    );
+    assert_eq!(t["allowed"], true);
+}
+
+/// On Envoy Gateway the same typed actions reach the `EnvoyExtensionPolicy`, and the typed YAML
+/// writer prints them as the tree writer does.
+#[test]
+fn threat_actions_on_envoy_gateway_print_as_the_tree_writer_does() {
+    let path = format!(
+        "{}/testdata/extensions/threat/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("gatewayClassName: istio", "gatewayClassName: eg");
+    let l = common::load_docs(&[text], V15);
+    assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+    let a = analyze(&l, V15);
+    let values = objects(&a);
+    let eep = find(&values, "EnvoyExtensionPolicy", "kuadrant-api-gateway");
+    let config = &eep["spec"]["wasm"][0]["config"];
+    let actions = config["actionSets"][0]["actions"].as_array().unwrap();
+    let kinds: Vec<&str> = actions
+        .iter()
+        .map(|a| a.get("type").and_then(Value::as_str).unwrap_or("legacy"))
+        .collect();
+    assert_eq!(kinds, ["legacy", "grpc", "grpc"]);
+    assert_eq!(config["descriptorService"], "kuadrant-operator-grpc");
+    let typed = policyctl::render::objects::yaml_objects(&a.generated.objects).unwrap();
+    assert_eq!(typed, policyctl::render::objects::yaml(&values).unwrap());
 }

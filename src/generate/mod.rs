@@ -27,6 +27,7 @@ pub mod names;
 pub mod object;
 pub mod predicates;
 pub mod shim;
+pub mod threat;
 pub mod tls;
 
 use crate::diag::{Code, Diagnostic};
@@ -542,6 +543,7 @@ fn wasm_config(
     rt: &Runtime<'_>,
     action_sets: Vec<ActionSet>,
     request_data: Vec<(String, String)>,
+    dynamic_service: Option<(String, Value)>,
 ) -> WasmConfig {
     let svc = |endpoint: &str, ty: &str, fm: &str, timeout: &str| json!({"endpoint": endpoint, "type": ty, "failureMode": fm, "timeout": timeout});
     let mut services = Map::new();
@@ -580,6 +582,13 @@ fn wasm_config(
             );
         }
         c.insert("observability".into(), obs.clone());
+    }
+    if let Some((key, service)) = dynamic_service {
+        services.insert(key, service);
+        c.insert(
+            "descriptorService".into(),
+            Value::String(threat::DESCRIPTOR_SERVICE.into()),
+        );
     }
     c.insert("services".into(), Value::Object(services));
     if !request_data.is_empty() {
@@ -873,6 +882,7 @@ fn path_pass<'a>(
                     predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),
                     auth_scope: Arc::clone(&auth_scope),
+                    typed: Arc::from([]),
                 };
                 go.action_sets.push(ActionSetEntry { key, value });
             }
@@ -1022,6 +1032,8 @@ fn generate_in_runs(
 
     out.diagnostics
         .extend(shim::diagnostics(t, &shim_rules, &shim_actions));
+    // Gateways with a wasm provider, and whether they have action sets (for `threat::diagnostics`).
+    let mut threat_gateways: Vec<(usize, bool)> = Vec::new();
 
     // Per-gateway objects.
     for (gi, mut go) in gateways {
@@ -1075,14 +1087,31 @@ fn generate_in_runs(
                 out.components.insert(gi, c);
             }
         }
+        let threats = threat::on_gateway(m, ns, gw);
+        threat_gateways.push((gi, has_sets));
         if !selected[gi] {
             continue;
         }
         go.action_sets
             .sort_by(|a, b| predicates::compare(&a.key, &b.key));
-        let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let mut sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
+        let threat_service = (!threats.is_empty()).then(threat::service);
+        if let Some((key, _)) = &threat_service {
+            let typed: Arc<[Value]> = threats
+                .iter()
+                .map(|(e, t)| threat::action(e, *t, key))
+                .collect();
+            for s in &mut sets {
+                s.typed = Arc::clone(&typed);
+            }
+        }
         let wasm_name = format!("kuadrant-{gw}");
-        let config = wasm_config(&rt, sets, crate::model::extension::request_data(m, ns, gw));
+        let config = wasm_config(
+            &rt,
+            sets,
+            crate::model::extension::request_data(m, ns, gw),
+            threat_service,
+        );
         match prov {
             Provider::Istio => {
                 if has_sets && want(Family::Wasm) {
@@ -1248,6 +1277,8 @@ fn generate_in_runs(
         }
     }
 
+    out.diagnostics
+        .extend(threat::diagnostics(m, &threat_gateways));
     if want(Family::Limitador) {
         out.objects
             .push(limitador(&rt, limits.into_values().flatten().collect()));

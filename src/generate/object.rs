@@ -30,6 +30,9 @@ pub struct ActionSet {
     pub actions: Arc<[Action]>,
     /// The scope of the auth action (empty when there is none); shared by the path's sets.
     pub auth_scope: Arc<str>,
+    /// Typed actions extension policies append after `actions` (a ThreatPolicy's, see
+    /// `super::threat`); shared by the gateway's sets.
+    pub typed: Arc<[Value]>,
 }
 
 impl ActionSet {
@@ -49,9 +52,12 @@ struct SetActions<'a>(&'a ActionSet);
 impl Serialize for SetActions<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let set = self.0;
-        let mut seq = s.serialize_seq(Some(set.actions.len()))?;
+        let mut seq = s.serialize_seq(Some(set.actions.len() + set.typed.len()))?;
         for a in set.actions.iter() {
             seq.serialize_element(&a.with_scope(set.scope_of(a)))?;
+        }
+        for t in set.typed.iter() {
+            seq.serialize_element(t)?;
         }
         seq.end()
     }

@@ -305,6 +305,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
             ExtensionBody::Plan(plans) => plans,
             // Expanded after this (`crate::model::oidc`, from the load), as it needs the validated model.
             ExtensionBody::Telemetry(_) | ExtensionBody::Oidc(_) => continue,
+            // On a Gateway it is modelled by `crate::generate::threat`; on a route it is not.
+            ExtensionBody::Threat(_) if e.target.kind.value == "Gateway" => continue,
             _ => {
                 diags.push(not_modelled(e));
                 continue;
@@ -358,7 +360,8 @@ pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
 
 /// A `PCTL3024` for an extension whose controller's effects policyctl does not compute.
 fn not_modelled(e: &Extension) -> Diagnostic {
-    // Only a ThreatPolicy is announced: an OIDCPolicy is built by `crate::model::oidc`.
+    // Only a ThreatPolicy on a route is announced: on a Gateway it is `crate::generate::threat`'s,
+    // and an OIDCPolicy is built by `crate::model::oidc`.
     let what = "the actions its controller adds to the wasm configuration";
     Diagnostic::new(
         Code::ExtensionNotModelled,

@@ -3,8 +3,8 @@
 //! loaded (validation and expansion are `load::extension`'s): the data a PlanPolicy adds to the
 //! AuthConfigs of its target (`plan`, in the `kuadrant` dynamic metadata) is [`plan_data`]; the metric
 //! labels of a TelemetryPolicy are [`request_data`]; [`derived_object`] prints the RateLimitPolicy a
-//! PlanPolicy's controller creates; an OIDCPolicy's objects are built by [`super::oidc`]. ThreatPolicy
-//! is validated and announced, not expanded (see the README's "Extension policies").
+//! PlanPolicy's controller creates; an OIDCPolicy's objects are built by [`super::oidc`]. What a
+//! ThreatPolicy adds to its Gateway's wasm configuration is built by `crate::generate::threat`.
 
 use super::*;
 

@@ -335,11 +335,13 @@ fn write_action_set<'v>(
     set: &'v ActionSet,
     col: usize,
 ) -> Result<(), String> {
-    if set.actions.is_empty() {
+    if set.actions.is_empty() && set.typed.is_empty() {
         out.push_str("actions: []\n");
     } else {
         out.push_str("actions:\n");
         write_actions(out, sc, set, col)?;
+        // Extension policies' typed actions follow the legacy ones (`object::ActionSet`).
+        write_seq(out, sc, &set.typed, col, false)?;
     }
     string_entry(out, sc, col, "name", set.name.as_str())?;
     indent(out, col);

@@ -74,6 +74,10 @@ pub struct Trace {
     /// The policies behind the action that decided (`kind:namespace/name`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<String>,
+    /// Typed actions of extension policies the request reached, which are not simulated:
+    /// `<type> <source>…` (a ThreatPolicy's gRPC call to its threat assessment service).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_simulated: Vec<String>,
 }
 
 /// One action of the selected set.
@@ -311,6 +315,7 @@ impl<'t> Simulation<'t> {
             limit: None,
             decided_by: String::new(),
             policies: vec![],
+            not_simulated: vec![],
         };
         let key = |g: usize| gateway_key(t, g);
         let (memo, act) = self.prepared(req);
@@ -362,13 +367,23 @@ impl<'t> Simulation<'t> {
                         return trace;
                     }
                 }
+                trace.not_simulated = set
+                    .typed
+                    .iter()
+                    .map(|t| format!("{} {}", t.kind, t.sources.join(" ")))
+                    .collect();
             }
         }
         match routed.as_ref().and_then(|r| r.route.as_ref()) {
             Some(_) => {
                 trace.allowed = true;
                 trace.status = Some(200);
-                trace.decided_by = "every action admitted the request".into();
+                trace.decided_by = if trace.not_simulated.is_empty() {
+                    "every action admitted the request".into()
+                } else {
+                    "every simulated action admitted the request (typed actions not simulated)"
+                        .into()
+                };
             }
             None => {
                 trace.status = Some(404);

@@ -33,12 +33,60 @@ pub struct WasmConfig {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "RawActionSet")]
 pub struct ActionSet {
     pub name: String,
     pub route_rule_conditions: RouteRuleConditions,
-    #[serde(default)]
+    /// The actions in the legacy format (`service`, `scope`), which the simulator runs.
     pub actions: Vec<Action>,
+    /// The typed actions extension policies append (a ThreatPolicy's `grpc`), which it does not
+    /// run. The shim reads an action with a `type` as typed (wasm-shim v0.14.1
+    /// src/configuration.rs `ActionConfig`, untagged, `Typed` first).
+    pub typed: Vec<TypedAction>,
+}
+
+/// What the simulator keeps of a typed action: its `type` and `sources`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct TypedAction {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawActionSet {
+    name: String,
+    route_rule_conditions: RouteRuleConditions,
+    #[serde(default)]
+    actions: Vec<RawAction>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawAction {
+    Typed(TypedAction),
+    Legacy(Action),
+}
+
+impl From<RawActionSet> for ActionSet {
+    fn from(raw: RawActionSet) -> Self {
+        let mut actions = Vec::new();
+        let mut typed = Vec::new();
+        for a in raw.actions {
+            match a {
+                RawAction::Typed(t) => typed.push(t),
+                RawAction::Legacy(a) => actions.push(a),
+            }
+        }
+        ActionSet {
+            name: raw.name,
+            route_rule_conditions: raw.route_rule_conditions,
+            actions,
+            typed,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -302,6 +350,7 @@ mod tests {
                         predicates: p.iter().map(|x| x.to_string()).collect(),
                     },
                     actions: vec![],
+                    typed: vec![],
                 })
                 .collect(),
         }

@@ -118,6 +118,9 @@ pub fn tree(t: &Trace) -> String {
                     }
                 }
             }
+            for n in &t.not_simulated {
+                sub.push(format!("{n}: not simulated (typed action)"));
+            }
             items.push((
                 format!(
                     "action set {} ({})",
