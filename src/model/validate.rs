@@ -13,7 +13,7 @@ use crate::source::Span;
 use std::sync::Arc;
 
 /// A validated object of any modelled kind.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Validated {
     GatewayClass(Obj<GatewayClass>),
     Gateway(Obj<Gateway>),
