@@ -334,7 +334,7 @@ fn a_half_written_file_keeps_its_last_good_state() {
     w.apply(&[]);
     let good = w.snapshot();
     let full = text(1, 1, 20);
-    std::fs::write(&p, &full[..full.len() / 2].replace("  ", "\t ")).unwrap();
+    std::fs::write(&p, full[..full.len() / 2].replace("  ", "\t ")).unwrap();
     let r = w.apply(std::slice::from_ref(&p));
     assert_eq!(w.snapshot().files, good.files, "outputs kept");
     assert!(
