@@ -130,6 +130,8 @@ pub struct Watch {
     statuses: BTreeMap<String, String>,
     diagnostics: BTreeSet<String>,
     cycle: u64,
+    /// Recompute on the next cycle even if no file changed ([`Watch::forget_outputs`]).
+    force: bool,
 }
 
 impl Watch {
@@ -145,6 +147,7 @@ impl Watch {
             statuses: BTreeMap::new(),
             diagnostics: BTreeSet::new(),
             cycle: 0,
+            force: false,
         }
     }
 
@@ -160,6 +163,14 @@ impl Watch {
     /// equal the incremental one.
     pub fn resync(&mut self) -> CycleReport {
         self.cycle_with(|_| true)
+    }
+
+    /// Forget the output files, so that the next cycle recomputes and reports every one as created
+    /// (with its text): after the caller failed to write a cycle's changes, the next cycle gives it
+    /// the whole folder to bring up to date.
+    pub fn forget_outputs(&mut self) {
+        self.outputs.clear();
+        self.force = true;
     }
 
     /// The state after the last cycle.
@@ -189,7 +200,7 @@ impl Watch {
         let start = Instant::now();
         let mut report = CycleReport::default();
         let (order, scan_diags) = self.scan();
-        let mut dirty = self.cycle == 0;
+        let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
         // Files gone.
         let present: BTreeSet<&PathBuf> = order.iter().collect();
         let gone: Vec<PathBuf> = self
@@ -422,9 +433,10 @@ fn kept_last_good(p: &Path, good: &ParsedFile) -> Diagnostic {
     Diagnostic::new(
         Code::WatchKeptLastGood,
         format!(
-            "{} does not parse now: its last good state ({} objects) is kept",
+            "{} does not parse now: its last good state ({} object{}) is kept",
             crate::render::terminal::line(&p.display().to_string()),
-            good.objects.len()
+            good.objects.len(),
+            if good.objects.len() == 1 { "" } else { "s" }
         ),
     )
     .help("fix the file (or finish saving it); `compute` would leave its broken documents out")

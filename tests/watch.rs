@@ -465,3 +465,40 @@ fn the_binary_prints_a_cycle_after_an_edit() {
             .contains("max_value: 9")
     );
 }
+
+/// `watch status`, `watch lint` and `watch explain TARGET` print their view after the cycle.
+#[test]
+fn the_views_print_after_a_cycle() {
+    let run = |view: &[&str]| -> String {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_policyctl"))
+            .args(["watch", "--cycles", "1", "-f", "testdata/examples/toystore"])
+            .args(view)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let status = run(&["status"]);
+    assert!(
+        status.contains(
+            "  RateLimitPolicy toystore/toystore: Accepted=True (Accepted), Enforced=True (Enforced)\n"
+        ),
+        "{status}"
+    );
+    let lint = run(&["lint"]);
+    assert!(
+        lint.contains("  testdata/examples/toystore/10-gateway-policies.yaml:5:9: info[PCTL3002]"),
+        "{lint}"
+    );
+    let explain = run(&["explain", "httproute/toystore/toystore"]);
+    assert!(explain.contains("toystore/toystore"), "{explain}");
+    assert!(
+        explain
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("cycle 1: 4 of 4 files read")
+    );
+}

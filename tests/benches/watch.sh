@@ -21,7 +21,7 @@ BIN=$CARGO_TARGET_DIR/release
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-"$BIN/synth" --gateways "$GATEWAYS" --listeners 10 --routes "$ROUTES" --seed 1 >"$WORK/estate.yaml"
+"$BIN/examples/synth" --gateways "$GATEWAYS" --listeners 10 --routes "$ROUTES" --seed 1 >"$WORK/estate.yaml"
 # Split the stream into files as a repository would hold it: the policies of gateway gw-0 in
 # policies/gw-0.yaml, everything else in files of 1,000 documents.
 mkdir -p "$WORK/in/policies" "$WORK/in/estate"

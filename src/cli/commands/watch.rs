@@ -148,11 +148,25 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut woke = Instant::now();
     let mut report = state.apply(&[]);
     let mut last_resync = Instant::now();
+    // The whole folder is written on the first cycle and after a cycle whose writes failed.
+    let mut whole = true;
     loop {
         if report.recomputed {
             cycles += 1;
-            let written = write(out_dir.as_deref(), &report, cycles == 1);
-            show(ui, &a, &state, &report, written, woke.elapsed())?;
+            let written = write(out_dir.as_deref(), &report, whole);
+            show(
+                ui,
+                &a,
+                &state,
+                &report,
+                whole,
+                written.as_deref(),
+                woke.elapsed(),
+            )?;
+            whole = written.is_some();
+            if whole {
+                state.forget_outputs();
+            }
             if a.cycles.is_some_and(|n| cycles >= n) {
                 return Ok(Outcome::Clean);
             }
@@ -235,9 +249,8 @@ fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
     })
 }
 
-/// Bring `--out-dir` up to date with a cycle's changes (the whole folder on the first cycle).
-/// The error, if the folder could not be written; the state is kept and the next cycle tries again
-/// with its own changes only, so a failed cycle is followed by a full one.
+/// Bring `--out-dir` up to date with a cycle's changes (`whole`: the changes are every file, and
+/// files of ours not among them are pruned). The error, if the folder could not be written.
 fn write(dir: Option<&Path>, r: &CycleReport, first: bool) -> Option<String> {
     let dir = dir?;
     let changes = r
@@ -257,17 +270,17 @@ fn show(
     a: &WatchArgs,
     state: &Watch,
     r: &CycleReport,
-    written: Option<String>,
+    whole: bool,
+    written: Option<&str>,
     took: Duration,
 ) -> Result<(), CliError> {
     let mut out = String::new();
-    let first = r.cycle == 1;
     let file = |f: &str| match &a.out_dir {
         Some(d) => shown(&d.join(f)),
         None => terminal::line(f).into_owned(),
     };
-    // The first cycle creates everything: counted, not listed.
-    if !first {
+    // The first cycle (and one after failed writes) creates everything: counted, not listed.
+    if !whole {
         for (verb, list) in [
             ("created", &r.created),
             ("updated", &r.updated),
@@ -293,7 +306,11 @@ fn show(
         out.push_str(&format!("resolved {d}\n"));
     }
     if let Some(e) = written {
-        out.push_str(&format!("error: --out-dir: {}\n", terminal::line(&e)));
+        out.push_str(&format!(
+            "error[{}]: --out-dir: {}; the next cycle writes the whole folder\n",
+            policyctl::diag::Code::WatchOutDir.as_str(),
+            terminal::line(e)
+        ));
     }
     match &a.view {
         Some(View::Status) => {
