@@ -159,9 +159,16 @@ impl Watch {
         self.cycle_with(|f| changed.iter().any(|c| f.starts_with(c)))
     }
 
-    /// A full recompute: every file read again, every cache checked (`--resync`). Its state must
-    /// equal the incremental one.
+    /// A full recompute (`--resync`, Enter): every file read and parsed again, nothing kept but the
+    /// last state to compare with; the report lists any difference, and there must be none.
     pub fn resync(&mut self) -> CycleReport {
+        for (p, f) in std::mem::take(&mut self.files) {
+            // The texts are freed; the ids stay unused.
+            for id in f.ids {
+                self.sources.replace(id, p.display().to_string(), "");
+            }
+        }
+        self.force = true;
         self.cycle_with(|_| true)
     }
 

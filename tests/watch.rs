@@ -283,8 +283,12 @@ proptest! {
         }
         let before = w.snapshot();
         let r = w.resync();
+        prop_assert!(r.recomputed);
+        prop_assert_eq!(r.files_parsed, r.files_read);
         prop_assert_eq!(w.snapshot(), before);
         prop_assert!(r.created.is_empty() && r.updated.is_empty() && r.deleted.is_empty());
+        prop_assert!(r.status_changes.is_empty());
+        prop_assert!(r.new_diagnostics.is_empty() && r.resolved_diagnostics.is_empty());
     }
 }
 
