@@ -90,49 +90,8 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
         None => None,
     };
     let (tx, rx) = mpsc::channel::<Wake>();
-    let events = tx.clone();
-    let mut debouncer = new_debouncer(
-        Duration::from_millis(a.debounce),
-        None,
-        move |r: DebounceEventResult| {
-            let wake = match r {
-                Ok(ev) => {
-                    let paths: Vec<PathBuf> = ev
-                        .into_iter()
-                        .filter(|e| is_change(&e.kind))
-                        .flat_map(|e| e.event.paths)
-                        .collect();
-                    if paths.is_empty() {
-                        return;
-                    }
-                    Wake::Changed(paths)
-                }
-                Err(e) => Wake::Failed(
-                    e.iter()
-                        .map(|e| e.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-            };
-            let _ = events.send(wake);
-        },
-    )
-    .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
-    for root in &roots {
-        let (path, mode) = if root.is_dir() {
-            (root.clone(), RecursiveMode::Recursive)
-        } else {
-            // An editor replaces a file by renaming a new one over it: watch its folder.
-            let parent = root.parent().filter(|p| !p.as_os_str().is_empty());
-            (
-                parent.unwrap_or(Path::new(".")).to_path_buf(),
-                RecursiveMode::NonRecursive,
-            )
-        };
-        debouncer
-            .watch(&path, mode)
-            .map_err(|e| CliError::Io(format!("cannot watch {}: {e}", shown(&path))))?;
-    }
+    // Dropped (and stopped) when the command returns.
+    let _debouncer = watcher(&roots, Duration::from_millis(a.debounce), tx.clone())?;
     // Enter on stdin asks for a full recompute.
     std::thread::spawn(move || {
         let mut line = String::new();
@@ -205,6 +164,54 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(Outcome::Clean),
         };
     }
+}
+
+/// Watch the roots (folders recursively; a file through its folder) and send each debounced batch
+/// of changed paths to `events`.
+fn watcher(
+    roots: &[PathBuf],
+    debounce: Duration,
+    events: mpsc::Sender<Wake>,
+) -> Result<impl Drop, CliError> {
+    let mut debouncer = new_debouncer(debounce, None, move |r: DebounceEventResult| {
+        let wake = match r {
+            Ok(ev) => {
+                let paths: Vec<PathBuf> = ev
+                    .into_iter()
+                    .filter(|e| is_change(&e.kind))
+                    .flat_map(|e| e.event.paths)
+                    .collect();
+                if paths.is_empty() {
+                    return;
+                }
+                Wake::Changed(paths)
+            }
+            Err(e) => Wake::Failed(
+                e.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+        };
+        let _ = events.send(wake);
+    })
+    .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
+    for root in roots {
+        let (path, mode) = if root.is_dir() {
+            (root.clone(), RecursiveMode::Recursive)
+        } else {
+            // An editor replaces a file by renaming a new one over it: watch its folder.
+            let parent = root.parent().filter(|p| !p.as_os_str().is_empty());
+            (
+                parent.unwrap_or(Path::new(".")).to_path_buf(),
+                RecursiveMode::NonRecursive,
+            )
+        };
+        debouncer
+            .watch(&path, mode)
+            .map_err(|e| CliError::Io(format!("cannot watch {}: {e}", shown(&path))))?;
+    }
+    Ok(debouncer)
 }
 
 /// Whether an event may change a file's text: not the opens and reads (`watch` reading the files
