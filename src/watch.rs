@@ -108,6 +108,9 @@ pub struct CycleReport {
     /// `watch explain`: the explanation (or why there is none) after this cycle.
     pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
     pub elapsed: Duration,
+    /// Where the time went: `read` (listing, reading and parsing files), `model`, `analysis`
+    /// (topology to statuses), `outputs` (rendering and comparing every output file), `findings`.
+    pub stages: Vec<(&'static str, Duration)>,
 }
 
 /// The comparable state after a cycle: every output file's text digest, every policy's status
@@ -242,6 +245,7 @@ impl Watch {
                 dirty = true;
             }
         }
+        report.stages.push(("read", start.elapsed()));
         dirty |= order != self.order;
         self.order = order;
         report.files = self.order.len();
@@ -339,7 +343,13 @@ impl Watch {
                 }
             }
         }
+        let mut clock = Instant::now();
+        let mut lap = |name: &'static str, report: &mut CycleReport| {
+            report.stages.push((name, clock.elapsed()));
+            clock = Instant::now();
+        };
         let model = load::assemble_files(&parsed, &self.sources, &self.opts.load, &mut load_diags);
+        lap("model", report);
         let mut analysis =
             crate::pipeline::analyze(&model, &load_diags, &self.opts.generate, &self.opts.status);
         let mut diags = std::mem::take(&mut analysis.diagnostics);
@@ -347,7 +357,7 @@ impl Watch {
             &self.opts.generate,
             &analysis.generated,
         ));
-        // Outputs.
+        lap("analysis", report);
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let previous = &self.outputs;
         let rendered = crate::outdir::render_objects(&dir, &analysis.generated.objects, |f, c| {
@@ -363,7 +373,7 @@ impl Watch {
             ),
         }
         report.objects = self.outputs.len();
-        // Statuses.
+        lap("outputs", report);
         let statuses = status_lines(&model, &analysis.statuses);
         report.status_changes = changes(&self.statuses, &statuses);
         self.statuses = statuses;
@@ -376,6 +386,7 @@ impl Watch {
         report.new_diagnostics = lines.difference(&self.diagnostics).cloned().collect();
         report.resolved_diagnostics = self.diagnostics.difference(&lines).cloned().collect();
         self.diagnostics = lines;
+        lap("findings", report);
         if let Some((target, kind)) = &self.opts.explain {
             report.explain = Some(crate::resolve::explain::explain(
                 &analysis.topology,

@@ -48,7 +48,7 @@ done
 echo "== watch: first cycle, then one edit of policies/gw-0.yaml"
 rm -rf "$WORK/out"
 mkfifo "$WORK/lines"
-"$BIN/policyctl" watch -q -f "$WORK/in" --out-dir "$WORK/out" --cycles 2 <&- >"$WORK/lines" &
+"$BIN/policyctl" watch -v -f "$WORK/in" --out-dir "$WORK/out" --cycles 2 <&- >"$WORK/lines" 2>"$WORK/stderr" &
 PID=$!
 exec 3<"$WORK/lines"
 while IFS= read -r line <&3; do
@@ -74,5 +74,6 @@ while IFS= read -r line <&3; do
   esac
 done
 wait "$PID"
+grep "stages:" "$WORK/stderr" || true
 awk -v a="$T0" -v b="$T1" 'BEGIN{printf "edit -> cycle line on stdout: %.0f ms (includes the 50 ms debounce)\n", (b-a)/1e6}'
 "$BIN/policyctl" compute -q -f "$WORK/in" --out-dir "$WORK/out" --check && echo "watch's out-dir equals a fresh compute --out-dir --check"

@@ -338,7 +338,20 @@ fn show(
         None => {}
     }
     out.push_str(&summary(r, took));
-    ui.out(&out)
+    ui.out(&out)?;
+    if ui.verbose {
+        let stages: Vec<String> = r
+            .stages
+            .iter()
+            .map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1000.0))
+            .collect();
+        ui.err(&format!(
+            "cycle {} stages: {}\n",
+            r.cycle,
+            stages.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// `cycle 2: 1 of 40 files read, 1 parsed; 0 created, 1 updated, 0 deleted (212 objects); 1 status
