@@ -8,6 +8,7 @@
 #
 #   tests/benches/watch.sh                  # the large estate (100 gateways, 40k routes)
 #   ROUTES=4000 GATEWAYS=10 tests/benches/watch.sh
+#   COMPUTE=0 tests/benches/watch.sh        # the watch session only
 #
 # Not for CI: a shared 2-core machine gives noisy numbers.
 set -euo pipefail
@@ -39,8 +40,8 @@ for i in range(0, len(rest), 1000):
 print(f"{len(docs)} documents, {len(gw0)} in policies/gw-0.yaml", file=sys.stderr)
 EOF
 
-echo "== compute --out-dir, from scratch (best of 2)"
-for _ in 1 2; do
+echo "== compute --out-dir, from scratch (best of 2; COMPUTE=0 skips it)"
+for _ in $(seq $((${COMPUTE:-1} * 2))); do
   rm -rf "$WORK/out-compute"
   /usr/bin/time -f "%e s, %M KiB peak RSS" "$BIN/policyctl" compute -q -f "$WORK/in" --out-dir "$WORK/out-compute" >/dev/null
 done
