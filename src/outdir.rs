@@ -415,7 +415,21 @@ pub fn plan_changes(
     whole: bool,
 ) -> Result<Vec<Step>, OutDirError> {
     check_not_symlink(dir)?;
-    let (existing, leftovers) = scan(dir)?;
+    // The whole folder is listed only when it is all reconciled; otherwise only the named files are
+    // looked at (a large estate's folder holds a hundred thousand files).
+    let (existing, leftovers) = if whole {
+        scan(dir)?
+    } else {
+        let existing = changes
+            .iter()
+            .filter_map(|(file, _, _)| {
+                let p = dir.join(file);
+                let ft = std::fs::symlink_metadata(&p).ok()?.file_type();
+                Some((file.clone(), ft.is_file() && starts_with_marker(&p)))
+            })
+            .collect();
+        (existing, Vec::new())
+    };
     let mut steps = Vec::with_capacity(changes.len());
     let mut named = std::collections::HashSet::new();
     for (file, object, content) in changes {
@@ -809,6 +823,42 @@ mod tests {
         std::fs::write(d.join("y.yaml"), format!("{MARKER}\nkind: Ours\n")).unwrap();
         let steps = plan(d, &[]).unwrap();
         assert_eq!(actions(&steps), [("y.yaml".into(), Action::Pruned)]);
+    }
+
+    /// `plan_changes` (watch): the named files follow `plan`'s rules: a foreign file is never
+    /// overwritten nor pruned, an identical text is unchanged; only `whole` prunes unnamed files.
+    #[test]
+    fn plan_changes_keeps_the_rules_for_the_named_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("mine.yaml"), "kind: Mine\n").unwrap();
+        std::fs::write(d.join("old.yaml"), format!("{MARKER}\nkind: Old\n")).unwrap();
+        let ours = |f: &str, c: &str| (f.to_string(), "X a".to_string(), Some(c.to_string()));
+        let err = plan_changes(d, vec![ours("mine.yaml", "x")], false).unwrap_err();
+        assert!(matches!(err, OutDirError::Foreign(_)), "{err}");
+        let gone = ("mine.yaml".to_string(), "X a".to_string(), None);
+        assert!(plan_changes(d, vec![gone], false).unwrap().is_empty());
+        let same = format!("{MARKER}\nkind: Old\n");
+        let steps = plan_changes(
+            d,
+            vec![ours("old.yaml", &same), ours("new.yaml", "n")],
+            false,
+        );
+        assert_eq!(
+            actions(&steps.unwrap()),
+            [
+                ("new.yaml".into(), Action::Created),
+                ("old.yaml".into(), Action::Unchanged)
+            ]
+        );
+        let steps = plan_changes(d, vec![ours("new.yaml", "n")], true).unwrap();
+        assert_eq!(
+            actions(&steps),
+            [
+                ("new.yaml".into(), Action::Created),
+                ("old.yaml".into(), Action::Pruned)
+            ]
+        );
     }
 
     /// A file that another process removed between plan and apply is not an error.
