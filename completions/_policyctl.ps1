@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
             [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -270,6 +271,100 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'policyctl;watch' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension')
+            [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Only paths through this gateway')
+            [CompletionResult]::new('--wasm-sha256', '--wasm-sha256', [CompletionResultType]::ParameterName, 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]')
+            [CompletionResult]::new('--wasm-image', '--wasm-image', [CompletionResultType]::ParameterName, 'wasm-shim image (default: the image of the emulated operator release)')
+            [CompletionResult]::new('--kuadrant-namespace', '--kuadrant-namespace', [CompletionResultType]::ParameterName, 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]')
+            [CompletionResult]::new('--istio-controller-names', '--istio-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)')
+            [CompletionResult]::new('--envoy-gateway-controller-names', '--envoy-gateway-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed')
+            [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'Milliseconds without events before a cycle starts (an editor''s save is several events)')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Also recompute everything from scratch every SECS seconds (the state must not change)')
+            [CompletionResult]::new('--cycles', '--cycles', [CompletionResultType]::ParameterName, 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Every policy''s predicted status after each cycle')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Every finding after each cycle')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'A target''s paths after each cycle (TARGET as for `policyctl explain`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'policyctl;watch;status' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;watch;lint' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;watch;explain' {
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;watch;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Every policy''s predicted status after each cycle')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Every finding after each cycle')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'A target''s paths after each cycle (TARGET as for `policyctl explain`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'policyctl;watch;help;status' {
+            break
+        }
+        'policyctl;watch;help;lint' {
+            break
+        }
+        'policyctl;watch;help;explain' {
+            break
+        }
+        'policyctl;watch;help;help' {
+            break
+        }
         'policyctl;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
@@ -305,6 +400,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
             [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print policyctl''s version, the operator releases it emulates and what they ship')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -332,6 +428,21 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             break
         }
         'policyctl;help;test' {
+            break
+        }
+        'policyctl;help;watch' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Every policy''s predicted status after each cycle')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Every finding after each cycle')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'A target''s paths after each cycle (TARGET as for `policyctl explain`)')
+            break
+        }
+        'policyctl;help;watch;status' {
+            break
+        }
+        'policyctl;help;watch;lint' {
+            break
+        }
+        'policyctl;help;watch;explain' {
             break
         }
         'policyctl;help;completions' {

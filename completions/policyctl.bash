@@ -49,6 +49,9 @@ _policyctl() {
             policyctl,version)
                 cmd="policyctl__subcmd__version"
                 ;;
+            policyctl,watch)
+                cmd="policyctl__subcmd__watch"
+                ;;
             policyctl__subcmd__help,completions)
                 cmd="policyctl__subcmd__help__subcmd__completions"
                 ;;
@@ -82,6 +85,42 @@ _policyctl() {
             policyctl__subcmd__help,version)
                 cmd="policyctl__subcmd__help__subcmd__version"
                 ;;
+            policyctl__subcmd__help,watch)
+                cmd="policyctl__subcmd__help__subcmd__watch"
+                ;;
+            policyctl__subcmd__help__subcmd__watch,explain)
+                cmd="policyctl__subcmd__help__subcmd__watch__subcmd__explain"
+                ;;
+            policyctl__subcmd__help__subcmd__watch,lint)
+                cmd="policyctl__subcmd__help__subcmd__watch__subcmd__lint"
+                ;;
+            policyctl__subcmd__help__subcmd__watch,status)
+                cmd="policyctl__subcmd__help__subcmd__watch__subcmd__status"
+                ;;
+            policyctl__subcmd__watch,explain)
+                cmd="policyctl__subcmd__watch__subcmd__explain"
+                ;;
+            policyctl__subcmd__watch,help)
+                cmd="policyctl__subcmd__watch__subcmd__help"
+                ;;
+            policyctl__subcmd__watch,lint)
+                cmd="policyctl__subcmd__watch__subcmd__lint"
+                ;;
+            policyctl__subcmd__watch,status)
+                cmd="policyctl__subcmd__watch__subcmd__status"
+                ;;
+            policyctl__subcmd__watch__subcmd__help,explain)
+                cmd="policyctl__subcmd__watch__subcmd__help__subcmd__explain"
+                ;;
+            policyctl__subcmd__watch__subcmd__help,help)
+                cmd="policyctl__subcmd__watch__subcmd__help__subcmd__help"
+                ;;
+            policyctl__subcmd__watch__subcmd__help,lint)
+                cmd="policyctl__subcmd__watch__subcmd__help__subcmd__lint"
+                ;;
+            policyctl__subcmd__watch__subcmd__help,status)
+                cmd="policyctl__subcmd__watch__subcmd__help__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -89,7 +128,7 @@ _policyctl() {
 
     case "${cmd}" in
         policyctl)
-            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint simulate test completions version help"
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version compute diff graph status explain lint simulate test watch completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -493,7 +532,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__help)
-            opts="compute diff graph status explain lint simulate test completions version help"
+            opts="compute diff graph status explain lint simulate test watch completions version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -649,6 +688,62 @@ _policyctl() {
         policyctl__subcmd__help__subcmd__version)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__watch)
+            opts="status lint explain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__watch__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__watch__subcmd__lint)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__help__subcmd__watch__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -955,6 +1050,240 @@ _policyctl() {
         policyctl__subcmd__version)
             opts="-q -v -h -V --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch)
+            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stdin-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kuadrant-version)
+                    COMPREPLY=($(compgen -W "1.4 1.5" -- "${cur}"))
+                    return 0
+                    ;;
+                --gateway-class)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gateway)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wasm-sha256)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wasm-image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kuadrant-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --istio-controller-names)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --envoy-gateway-controller-names)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debounce)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cycles)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__explain)
+            opts="-q -v -h -V --kind --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__help)
+            opts="status lint explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__help__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__help__subcmd__lint)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__lint)
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        policyctl__subcmd__watch__subcmd__status)
+            opts="-q -v -h -V --color --quiet --verbose --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
             cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
+            cand watch 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
             cand completions 'Print shell completions'
             cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -258,6 +259,91 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'policyctl;watch'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]'
+            cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --only 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension'
+            cand --gateway 'Only paths through this gateway'
+            cand --wasm-sha256 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]'
+            cand --wasm-image 'wasm-shim image (default: the image of the emulated operator release)'
+            cand --kuadrant-namespace 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]'
+            cand --istio-controller-names 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)'
+            cand --envoy-gateway-controller-names 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)'
+            cand --out-dir 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed'
+            cand --debounce 'Milliseconds without events before a cycle starts (an editor''s save is several events)'
+            cand --resync 'Also recompute everything from scratch every SECS seconds (the state must not change)'
+            cand --cycles 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand status 'Every policy''s predicted status after each cycle'
+            cand lint 'Every finding after each cycle'
+            cand explain 'A target''s paths after each cycle (TARGET as for `policyctl explain`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'policyctl;watch;status'= {
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;watch;lint'= {
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;watch;explain'= {
+            cand --kind 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;watch;help'= {
+            cand status 'Every policy''s predicted status after each cycle'
+            cand lint 'Every finding after each cycle'
+            cand explain 'A target''s paths after each cycle (TARGET as for `policyctl explain`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'policyctl;watch;help;status'= {
+        }
+        &'policyctl;watch;help;lint'= {
+        }
+        &'policyctl;watch;help;explain'= {
+        }
+        &'policyctl;watch;help;help'= {
+        }
         &'policyctl;completions'= {
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
@@ -291,6 +377,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
             cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
+            cand watch 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
             cand completions 'Print shell completions'
             cand version 'Print policyctl''s version, the operator releases it emulates and what they ship'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -310,6 +397,17 @@ set edit:completion:arg-completer[policyctl] = {|@words|
         &'policyctl;help;simulate'= {
         }
         &'policyctl;help;test'= {
+        }
+        &'policyctl;help;watch'= {
+            cand status 'Every policy''s predicted status after each cycle'
+            cand lint 'Every finding after each cycle'
+            cand explain 'A target''s paths after each cycle (TARGET as for `policyctl explain`)'
+        }
+        &'policyctl;help;watch;status'= {
+        }
+        &'policyctl;help;watch;lint'= {
+        }
+        &'policyctl;help;watch;explain'= {
         }
         &'policyctl;help;completions'= {
         }

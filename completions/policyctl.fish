@@ -40,6 +40,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Ex
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -258,6 +259,64 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s q -l quiet 
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway -d 'Only paths through this gateway' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l kuadrant-namespace -d 'Namespace used when the input has no Kuadrant object [default: kuadrant-system]' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l istio-controller-names -d 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l envoy-gateway-controller-names -d 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l out-dir -d 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l debounce -d 'Milliseconds without events before a cycle starts (an editor\'s save is several events)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l resync -d 'Also recompute everything from scratch every SECS seconds (the state must not change)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l cycles -d 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -f -a "status" -d 'Every policy\'s predicted status after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -f -a "lint" -d 'Every finding after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -f -a "explain" -d 'A target\'s paths after each cycle (TARGET as for `policyctl explain`)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from lint" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -l kind -d 'Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -s h -l help -d 'Print help'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from explain" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from help" -f -a "status" -d 'Every policy\'s predicted status after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from help" -f -a "lint" -d 'Every finding after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from help" -f -a "explain" -d 'A target\'s paths after each cycle (TARGET as for `policyctl explain`)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand completions" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -274,14 +333,18 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s q -l qui
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "status" -d 'Every policy\'s predicted status after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "lint" -d 'Every finding after each cycle'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "explain" -d 'A target\'s paths after each cycle (TARGET as for `policyctl explain`)'

@@ -33,5 +33,6 @@ pub mod config;
 
 pub mod simulate;
 pub mod suppress;
+pub mod watch;
 
 mod par;

@@ -255,60 +255,11 @@ fn plan_with<T: Sync>(
     tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
 ) -> Result<Vec<Step>, OutDirError> {
     check_not_symlink(dir)?;
-    // File texts are rendered on every core: a large estate's are hundreds of megabytes.
-    let rendered = crate::par::map(desired, 64, |item| {
-        let v = tree(item);
-        let name = file_name(&v)?;
-        Some((name, key_of(&v)?, display(&v), file_content(&v)))
-    });
-    let mut want: BTreeMap<String, (String, String)> = BTreeMap::new();
-    let mut keys: BTreeMap<String, crate::diff::ObjectKey> = BTreeMap::new();
-    for r in rendered {
-        let (name, key, object, content) = r.ok_or(OutDirError::Unnamed)?;
-        // Two objects, one file: one would silently replace the other. (The same object twice keeps
-        // the last, as before.)
-        if let Some(k) = keys.get(&name)
-            && *k != key
-        {
-            let (a, b) = (&want[&name].0, &object);
-            let (a, b) = if a <= b { (a, b) } else { (b, a) };
-            return Err(OutDirError::Collision {
-                file: shown(&dir.join(&name)),
-                object_a: crate::render::terminal::line(a).into_owned(),
-                object_b: crate::render::terminal::line(b).into_owned(),
-            });
-        }
-        keys.insert(name.clone(), key);
-        want.insert(name, (object, content));
-    }
-    drop(keys);
-    // Existing `.yaml` files, and whether each is ours: a regular file (never a symlink, which is
-    // not followed) whose first line is the marker. Temporary files of earlier runs are leftovers.
-    let mut existing: BTreeMap<String, bool> = BTreeMap::new();
-    let mut leftovers = Vec::new();
-    if dir.is_dir() {
-        let rd = std::fs::read_dir(dir).map_err(|e| OutDirError::Read(shown(dir), e))?;
-        for entry in rd {
-            let entry = entry.map_err(|e| OutDirError::Read(shown(dir), e))?;
-            let Ok(fname) = entry.file_name().into_string() else {
-                continue;
-            };
-            // The entry itself, not what a symlink points to.
-            let Ok(ft) = entry.file_type() else {
-                continue;
-            };
-            if is_temp_name(&fname) && (ft.is_file() || ft.is_symlink()) {
-                leftovers.push(fname);
-                continue;
-            }
-            if !fname.ends_with(".yaml") || ft.is_dir() {
-                continue;
-            }
-            let ours = ft.is_file() && starts_with_marker(&entry.path());
-            existing.insert(fname, ours);
-        }
-    }
-    let want: Vec<(String, (String, String))> = want.into_iter().collect();
+    let want: Vec<(String, (String, String))> = render_with(dir, desired, tree, |_, _| ((), true))?
+        .into_iter()
+        .map(|(name, r)| (name, (r.object, r.content.unwrap_or_default())))
+        .collect();
+    let (existing, leftovers) = scan(dir)?;
     // Our files are read and compared on every core too; a file of ours that cannot be read is
     // not overwritten blindly.
     let actions = crate::par::map(&want, 64, |(fname, (_, content))| {
@@ -336,14 +287,7 @@ fn plan_with<T: Sync>(
     let mut pruned = Vec::new();
     for (fname, &ours) in &existing {
         if ours && !wanted.contains(fname.as_str()) {
-            // Kubernetes names hold no '_', so the file name splits back into its parts.
-            let parts: Vec<&str> = fname.trim_end_matches(".yaml").splitn(5, '_').collect();
-            let object = match parts.as_slice() {
-                [_, _, kind, ns, name] => format!("{kind} {ns}/{name}"),
-                [_, _, kind, name] => format!("{kind} {name}"),
-                _ => fname.clone(),
-            };
-            let object = crate::render::terminal::line(&object).into_owned();
+            let object = object_of_file(fname);
             pruned.push(Step {
                 file: fname.clone(),
                 action: Action::Pruned,
@@ -362,6 +306,185 @@ fn plan_with<T: Sync>(
     }));
     steps.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(steps)
+}
+
+/// One desired file, rendered: the object it holds (`Kind namespace/name`), its text unless the
+/// caller's `note` said it is not needed, and what `note` computed from it.
+#[derive(Clone, Debug)]
+pub struct Rendered<X> {
+    pub object: String,
+    pub content: Option<String>,
+    pub note: X,
+}
+
+/// The files the objects become, by file name, each text rendered on every core and passed to
+/// `note(file, text)`, which returns what to keep about it and whether to keep the text. Two
+/// objects that map to one file are [`OutDirError::Collision`] (`dir` names the file in it).
+pub fn render_objects<X: Send>(
+    dir: &Path,
+    objects: &[Object],
+    note: impl Fn(&str, &str) -> (X, bool) + Sync,
+) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
+    render_with(dir, objects, |o| Cow::Owned(o.to_value()), note)
+}
+
+fn render_with<T: Sync, X: Send>(
+    dir: &Path,
+    desired: &[T],
+    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    note: impl Fn(&str, &str) -> (X, bool) + Sync,
+) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
+    // File texts are rendered on every core: a large estate's are hundreds of megabytes.
+    let rendered = crate::par::map(desired, 64, |item| {
+        let v = tree(item);
+        let name = file_name(&v)?;
+        let content = file_content(&v);
+        let (x, keep) = note(&name, &content);
+        Some((name, key_of(&v)?, display(&v), keep.then_some(content), x))
+    });
+    let mut want: BTreeMap<String, Rendered<X>> = BTreeMap::new();
+    let mut keys: BTreeMap<String, crate::diff::ObjectKey> = BTreeMap::new();
+    for r in rendered {
+        let (name, key, object, content, note) = r.ok_or(OutDirError::Unnamed)?;
+        // Two objects, one file: one would silently replace the other. (The same object twice keeps
+        // the last, as before.)
+        if let Some(k) = keys.get(&name)
+            && *k != key
+        {
+            let (a, b) = (&want[&name].object, &object);
+            let (a, b) = if a <= b { (a, b) } else { (b, a) };
+            return Err(OutDirError::Collision {
+                file: shown(&dir.join(&name)),
+                object_a: crate::render::terminal::line(a).into_owned(),
+                object_b: crate::render::terminal::line(b).into_owned(),
+            });
+        }
+        keys.insert(name.clone(), key);
+        want.insert(
+            name,
+            Rendered {
+                object,
+                content,
+                note,
+            },
+        );
+    }
+    Ok(want)
+}
+
+/// The folder's `.yaml` files, each with whether it is ours (a regular file, never a symlink, which
+/// is not followed, whose first line is the marker), and the temporary files of earlier runs
+/// (leftovers). A folder that does not exist yet has neither.
+fn scan(dir: &Path) -> Result<(BTreeMap<String, bool>, Vec<String>), OutDirError> {
+    let mut existing: BTreeMap<String, bool> = BTreeMap::new();
+    let mut leftovers = Vec::new();
+    if dir.is_dir() {
+        let rd = std::fs::read_dir(dir).map_err(|e| OutDirError::Read(shown(dir), e))?;
+        for entry in rd {
+            let entry = entry.map_err(|e| OutDirError::Read(shown(dir), e))?;
+            let Ok(fname) = entry.file_name().into_string() else {
+                continue;
+            };
+            // The entry itself, not what a symlink points to.
+            let Ok(ft) = entry.file_type() else {
+                continue;
+            };
+            if is_temp_name(&fname) && (ft.is_file() || ft.is_symlink()) {
+                leftovers.push(fname);
+                continue;
+            }
+            if !fname.ends_with(".yaml") || ft.is_dir() {
+                continue;
+            }
+            let ours = ft.is_file() && starts_with_marker(&entry.path());
+            existing.insert(fname, ours);
+        }
+    }
+    Ok((existing, leftovers))
+}
+
+/// A plan for a folder from the changes a caller already knows (`watch`: the files whose text
+/// changed since its last cycle): `changes` are (file, object, new text), `None` for a file no
+/// longer desired. The same rules as [`plan`] for the files named: a file that is not ours is never
+/// overwritten ([`OutDirError::Foreign`]) nor pruned, one whose text is already the desired one is
+/// unchanged. With `whole`, `changes` are every desired file (the first cycle): files of ours not
+/// among them are pruned and leftover temporary files removed, as [`plan`] does.
+pub fn plan_changes(
+    dir: &Path,
+    changes: Vec<(String, String, Option<String>)>,
+    whole: bool,
+) -> Result<Vec<Step>, OutDirError> {
+    check_not_symlink(dir)?;
+    // The whole folder is listed only when it is all reconciled; otherwise only the named files are
+    // looked at (a large estate's folder holds a hundred thousand files).
+    let (existing, leftovers) = if whole {
+        scan(dir)?
+    } else {
+        let existing = changes
+            .iter()
+            .filter_map(|(file, _, _)| {
+                let p = dir.join(file);
+                let ft = std::fs::symlink_metadata(&p).ok()?.file_type();
+                Some((file.clone(), ft.is_file() && starts_with_marker(&p)))
+            })
+            .collect();
+        (existing, Vec::new())
+    };
+    let mut steps = Vec::with_capacity(changes.len());
+    let mut named = std::collections::HashSet::new();
+    for (file, object, content) in changes {
+        named.insert(file.clone());
+        let ours = existing.get(&file).copied();
+        let action = match (&content, ours) {
+            (None, Some(true)) => Action::Pruned,
+            (None, _) => continue,
+            (Some(_), None) => Action::Created,
+            (Some(_), Some(false)) => return Err(OutDirError::Foreign(shown(&dir.join(&file)))),
+            (Some(c), Some(true)) => match std::fs::read_to_string(dir.join(&file)) {
+                Ok(old) if old == *c => Action::Unchanged,
+                Ok(_) => Action::Updated,
+                Err(_) => return Err(OutDirError::Foreign(shown(&dir.join(&file)))),
+            },
+        };
+        steps.push(Step {
+            file,
+            action,
+            object,
+            content,
+        });
+    }
+    if whole {
+        for (file, &ours) in &existing {
+            if ours && !named.contains(file) {
+                steps.push(Step {
+                    object: object_of_file(file),
+                    file: file.clone(),
+                    action: Action::Pruned,
+                    content: None,
+                });
+            }
+        }
+        steps.extend(leftovers.into_iter().map(|file| Step {
+            file,
+            action: Action::Leftover,
+            object: "temporary file left by an earlier run".into(),
+            content: None,
+        }));
+    }
+    steps.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok(steps)
+}
+
+/// `Kind namespace/name` of a file of ours, from its name (Kubernetes names hold no `_`, so the
+/// file name splits back into its parts).
+fn object_of_file(fname: &str) -> String {
+    let parts: Vec<&str> = fname.trim_end_matches(".yaml").splitn(5, '_').collect();
+    let object = match parts.as_slice() {
+        [_, _, kind, ns, name] => format!("{kind} {ns}/{name}"),
+        [_, _, kind, name] => format!("{kind} {name}"),
+        _ => fname.to_string(),
+    };
+    crate::render::terminal::line(&object).into_owned()
 }
 
 /// Test hook: make the n-th write fail after writing `after_bytes` bytes of the temporary file.
@@ -700,6 +823,42 @@ mod tests {
         std::fs::write(d.join("y.yaml"), format!("{MARKER}\nkind: Ours\n")).unwrap();
         let steps = plan(d, &[]).unwrap();
         assert_eq!(actions(&steps), [("y.yaml".into(), Action::Pruned)]);
+    }
+
+    /// `plan_changes` (watch): the named files follow `plan`'s rules: a foreign file is never
+    /// overwritten nor pruned, an identical text is unchanged; only `whole` prunes unnamed files.
+    #[test]
+    fn plan_changes_keeps_the_rules_for_the_named_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("mine.yaml"), "kind: Mine\n").unwrap();
+        std::fs::write(d.join("old.yaml"), format!("{MARKER}\nkind: Old\n")).unwrap();
+        let ours = |f: &str, c: &str| (f.to_string(), "X a".to_string(), Some(c.to_string()));
+        let err = plan_changes(d, vec![ours("mine.yaml", "x")], false).unwrap_err();
+        assert!(matches!(err, OutDirError::Foreign(_)), "{err}");
+        let gone = ("mine.yaml".to_string(), "X a".to_string(), None);
+        assert!(plan_changes(d, vec![gone], false).unwrap().is_empty());
+        let same = format!("{MARKER}\nkind: Old\n");
+        let steps = plan_changes(
+            d,
+            vec![ours("old.yaml", &same), ours("new.yaml", "n")],
+            false,
+        );
+        assert_eq!(
+            actions(&steps.unwrap()),
+            [
+                ("new.yaml".into(), Action::Created),
+                ("old.yaml".into(), Action::Unchanged)
+            ]
+        );
+        let steps = plan_changes(d, vec![ours("new.yaml", "n")], true).unwrap();
+        assert_eq!(
+            actions(&steps),
+            [
+                ("new.yaml".into(), Action::Created),
+                ("old.yaml".into(), Action::Pruned)
+            ]
+        );
     }
 
     /// A file that another process removed between plan and apply is not an error.

@@ -120,6 +120,14 @@ impl SourceMap {
         id
     }
 
+    /// Give `id` a new name and text (`watch` keeps one id per file across its edits). An id not
+    /// yet given out is left alone.
+    pub fn replace(&mut self, id: SourceId, name: impl Into<String>, text: impl Into<Arc<str>>) {
+        if let Some(f) = self.files.get_mut(id.0 as usize) {
+            *f = SourceFile::new(name, text);
+        }
+    }
+
     pub fn get(&self, id: SourceId) -> Option<&SourceFile> {
         self.files.get(id.0 as usize)
     }

@@ -51,3 +51,5 @@ mod simulate;
 mod simulate_properties;
 /// `status` over the scenario fixtures.
 mod status;
+/// `watch`: the incremental state against a fresh compute after random edits, and the binary's cycles.
+mod watch;

@@ -159,15 +159,24 @@ impl InputArgs {
         suppress::apply(diags, model, &rules, complete)
     }
 
-    /// Read stdin (once) and load every input.
-    pub fn load(&self) -> Result<Loaded, CliError> {
+    /// How objects are read: the namespace, version and GatewayClasses of the flags and settings.
+    pub fn load_options(&self) -> Result<LoadOptions, CliError> {
         if !policyctl::load::validate::dns1123_label(&self.namespace) {
             return Err(CliError::Usage(format!(
                 "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
                 self.namespace
             )));
         }
-        let gateway_classes = self.gateway_classes()?;
+        Ok(LoadOptions {
+            default_namespace: self.namespace.clone(),
+            version: self.version(),
+            gateway_classes: self.gateway_classes()?,
+        })
+    }
+
+    /// Read stdin (once) and load every input.
+    pub fn load(&self) -> Result<Loaded, CliError> {
+        let opts = self.load_options()?;
         let mut inputs = Vec::new();
         let mut stdin_used = false;
         for f in &self.filenames {
@@ -192,11 +201,6 @@ impl InputArgs {
                 inputs.push(Input::Path(f.into()));
             }
         }
-        let opts = LoadOptions {
-            default_namespace: self.namespace.clone(),
-            version: self.version(),
-            gateway_classes,
-        };
         Ok(policyctl::load::load(&inputs, &opts))
     }
 }

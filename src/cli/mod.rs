@@ -17,7 +17,8 @@ pub use common::Ui;
     policyctl status -f manifests/\n  \
     policyctl explain -f manifests/ httproute/toystore/toystore\n  \
     policyctl graph -f manifests/ | dot -Tsvg > topology.svg\n  \
-    policyctl diff -f manifests/ --base ../main/manifests -o markdown\n\n\
+    policyctl diff -f manifests/ --base ../main/manifests -o markdown\n  \
+    policyctl watch -f manifests/ --out-dir generated/\n\n\
     Settings: .policyctl.yaml in the current directory or the nearest parent, or --config FILE.\n\
     Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble.")]
 pub struct Cli {
@@ -49,6 +50,9 @@ pub enum Command {
     Simulate(commands::simulate::SimulateArgs),
     /// Run test cases (requests and expected verdicts) against the simulated estate.
     Test(commands::test::TestArgs),
+    /// Watch the input files: recompute on every change and print what changed (objects, status,
+    /// findings); keep --out-dir in sync.
+    Watch(commands::watch::WatchArgs),
     /// Print shell completions.
     Completions(commands::completions::CompletionsArgs),
     /// Print policyctl's version, the operator releases it emulates and what they ship.
@@ -67,6 +71,7 @@ impl Command {
             Command::Lint(a) => Some(&mut a.input),
             Command::Simulate(a) => Some(&mut a.input),
             Command::Test(a) => Some(&mut a.input),
+            Command::Watch(a) => Some(&mut a.input),
             Command::Completions(_) | Command::Version(_) => None,
         }
     }
@@ -83,6 +88,7 @@ impl Command {
             Command::Diff(_)
             | Command::Simulate(_)
             | Command::Test(_)
+            | Command::Watch(_)
             | Command::Completions(_)
             | Command::Version(_) => common::FailOn::Never,
         }
@@ -185,6 +191,7 @@ pub fn main() -> ExitCode {
         Command::Lint(a) => commands::lint::run(a, &ui),
         Command::Simulate(a) => commands::simulate::run(a, &ui),
         Command::Test(a) => commands::test::run(a, &ui),
+        Command::Watch(a) => commands::watch::run(a, &ui),
         Command::Completions(a) => commands::completions::run(a, &ui),
         Command::Version(a) => commands::version::run(a, &ui),
     };

@@ -94,28 +94,9 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
-    // Documents rendered by `helm template` start with `# Source: <template>`: such a document becomes
-    // its own source named after the template, so diagnostics name the template and its line.
     let mut chunks: Vec<(SourceId, std::sync::Arc<str>, usize, usize)> = Vec::new();
     for (id, text) in &texts {
-        for c in split::documents(text) {
-            // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
-            let doc = &text[c.offset..c.offset + c.len];
-            match helm_source(doc) {
-                Some((template, body_start)) => {
-                    let body = &doc[body_start..];
-                    let hid = out.sources.add(template, body);
-                    let body = out
-                        .sources
-                        .get(hid)
-                        .map(|f| f.text.clone())
-                        .unwrap_or_default();
-                    let len = body.len();
-                    chunks.push((hid, body, 0, len));
-                }
-                None => chunks.push((*id, text.clone(), c.offset, c.len)),
-            }
-        }
+        file_chunks(*id, text, &mut out.sources, &mut chunks);
     }
     // Slice: every (offset, len) above lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
@@ -127,18 +108,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     // documents at a time, so that the parsed documents of the whole input are never all held
     // beside the model they become.
     for window in docs.chunks(window.max(1)) {
-        let done = crate::par::map(window, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
-            let mut one = OneDocument::default();
-            parse_chunk(
-                id,
-                base,
-                text,
-                read_document(id, base, text),
-                opts,
-                &mut one,
-            );
-            one
-        });
+        let done = parse_documents(window, opts);
         for one in done {
             out.documents += 1;
             // Numbered from 1 within the document: shift past the objects before it.
@@ -261,6 +231,146 @@ fn replace_overwritten(model: &mut Model, v: &Validated, diags: &mut Diagnostics
         }
         _ => {}
     }
+}
+
+/// The documents of one file's text, as (source, text, offset, length). Documents rendered by
+/// `helm template` start with `# Source: <template>`: such a document becomes its own source named
+/// after the template, so diagnostics name the template and its line.
+fn file_chunks(
+    id: SourceId,
+    text: &std::sync::Arc<str>,
+    sources: &mut SourceMap,
+    chunks: &mut Vec<(SourceId, std::sync::Arc<str>, usize, usize)>,
+) {
+    for c in split::documents(text) {
+        // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
+        let doc = &text[c.offset..c.offset + c.len];
+        match helm_source(doc) {
+            Some((template, body_start)) => {
+                let body = &doc[body_start..];
+                let hid = sources.add(template, body);
+                let body = sources.get(hid).map(|f| f.text.clone()).unwrap_or_default();
+                let len = body.len();
+                chunks.push((hid, body, 0, len));
+            }
+            None => chunks.push((id, text.clone(), c.offset, c.len)),
+        }
+    }
+}
+
+/// Parse and validate documents on the parsing threads (documents are independent); the results
+/// in input order.
+fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<OneDocument> {
+    crate::par::map(docs, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
+        let mut one = OneDocument::default();
+        parse_chunk(
+            id,
+            base,
+            text,
+            read_document(id, base, text),
+            opts,
+            &mut one,
+        );
+        one
+    })
+}
+
+/// One file read on its own (`watch` keeps one per file and parses again only the files that
+/// changed): its valid objects, numbered from 1 within the file, how many objects its documents
+/// held, how many documents it has, and its findings.
+#[derive(Clone, Debug, Default)]
+pub struct ParsedFile {
+    pub objects: Vec<validate::Validated>,
+    pub objects_seen: usize,
+    pub documents: usize,
+    pub diagnostics: Diagnostics,
+}
+
+/// Split, parse and validate one file's text, registered in `sources` as `id` (documents rendered
+/// by helm become sources of their own, added to `sources`). The same steps as [`load`] takes for
+/// each file.
+pub fn parse_file(
+    id: SourceId,
+    text: &std::sync::Arc<str>,
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+) -> ParsedFile {
+    let mut chunks = Vec::new();
+    file_chunks(id, text, sources, &mut chunks);
+    // Slice: every (offset, len) lies within its text.
+    let docs: Vec<(SourceId, usize, &str)> = chunks
+        .iter()
+        .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
+        .collect();
+    let mut out = ParsedFile::default();
+    for one in parse_documents(&docs, opts) {
+        out.documents += 1;
+        for mut v in one.objects {
+            v.meta_mut().origin.seq += out.objects_seen;
+            out.objects.push(v);
+        }
+        out.objects_seen += one.objects_seen;
+        out.diagnostics.extend(one.diagnostics);
+    }
+    out
+}
+
+/// The model of files parsed one by one ([`parse_file`]), given in the order [`load`] would read
+/// them: the same model and findings as [`load`] of those files (duplicates, assumed
+/// GatewayClasses). The files' objects are copied; the files stay as they are.
+pub fn assemble_files(
+    files: &[&ParsedFile],
+    sources: &SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> Model {
+    let mut objs = Vec::with_capacity(files.iter().map(|f| f.objects.len()).sum());
+    let mut seq = 0;
+    for f in files {
+        for v in &f.objects {
+            let mut v = v.clone();
+            v.meta_mut().origin.seq += seq;
+            objs.push(v);
+        }
+        seq += f.objects_seen;
+    }
+    let mut model = assemble(objs, sources, diags);
+    crate::model::assume_gateway_classes(&mut model, &opts.gateway_classes, diags);
+    model
+}
+
+/// The manifest files under a path, in the order [`load`] reads them (see `discover`); problems
+/// (an unreadable path, a symlink loop) are findings.
+pub fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let files = discover(path, &mut diags)
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    (files, diags)
+}
+
+/// Read one manifest file as [`load`] does (byte-order mark dropped, lone carriage returns made
+/// line feeds); a file that cannot be read or is not UTF-8 text gives its findings instead (whose
+/// positions are registered in `sources`).
+pub fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, Diagnostics> {
+    let found = Found {
+        path: path.to_path_buf(),
+        stream: false,
+    };
+    let mut out = Loaded {
+        sources: std::mem::take(sources),
+        ..Loaded::default()
+    };
+    let r = match read_found(&found) {
+        Ok(bytes) => decode(&path.display().to_string(), &bytes, &mut out),
+        Err(d) => {
+            out.diagnostics.push(d);
+            None
+        }
+    };
+    *sources = out.sources;
+    r.ok_or(out.diagnostics)
 }
 
 /// What one document gave: its valid objects (numbered from 1 within the document), how many

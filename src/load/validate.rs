@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// A validated object of any modelled kind.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Validated {
     GatewayClass(Obj<GatewayClass>),
     Gateway(Obj<Gateway>),

@@ -10,3 +10,4 @@ pub mod simulate;
 pub mod status;
 pub mod test;
 pub mod version;
+pub mod watch;

@@ -1,0 +1,388 @@
+//! `policyctl watch`: keep the computed state up to date while files change, and print each cycle.
+//!
+//! The file-system events (notify's debouncer), the timer, `--out-dir` writes and printing live
+//! here; the state and what changed between two states are the library's (`policyctl::watch`).
+
+use crate::cli::common::{CliError, GenArgs, InputArgs, Outcome, Ui};
+use clap::{Args, Subcommand};
+use notify_debouncer_full::notify::RecursiveMode;
+use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind};
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use policyctl::model::PolicyKind;
+use policyctl::outdir;
+use policyctl::render::terminal;
+use policyctl::watch::{CycleReport, Watch, WatchOptions};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Watch the input files and recompute on every change.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  policyctl watch -f manifests/\n  policyctl watch -f manifests/ --out-dir generated/\n  policyctl watch -f manifests/ status\n  policyctl watch -f manifests/ explain httproute/shop/toystore\n\n\
+Each cycle prints the output objects created, updated and deleted, the policies whose predicted\n\
+status changed, the findings that appeared or were resolved, and a summary line. Press Enter for a\n\
+full recompute. Stop with Ctrl-C."
+)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub gen_args: GenArgs,
+    /// Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic
+    /// writes, prune, marker line), writing only the files that changed.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Milliseconds without events before a cycle starts (an editor's save is several events).
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    pub debounce: u64,
+    /// Also recompute everything from scratch every SECS seconds (the state must not change).
+    #[arg(long, value_name = "SECS")]
+    pub resync: Option<u64>,
+    /// Stop after N cycles that recomputed (the first, initial one included); for scripts and tests.
+    #[arg(long, value_name = "N")]
+    pub cycles: Option<u64>,
+    /// What to show after each cycle besides the changes.
+    #[command(subcommand)]
+    pub view: Option<View>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum View {
+    /// Every policy's predicted status after each cycle.
+    Status,
+    /// Every finding after each cycle.
+    Lint,
+    /// A target's paths after each cycle (TARGET as for `policyctl explain`).
+    Explain {
+        #[arg(value_name = "TARGET")]
+        target: String,
+        /// Only this policy kind (RateLimitPolicy, AuthPolicy, TokenRateLimitPolicy).
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+    },
+}
+
+/// What wakes the loop.
+enum Wake {
+    Changed(Vec<PathBuf>),
+    Failed(String),
+    Resync,
+}
+
+pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    if a.input.filenames.iter().any(|f| f == "-") {
+        return Err(CliError::Usage(
+            "watch reads files and folders; -f - (stdin) cannot be watched".into(),
+        ));
+    }
+    let opts = options(&a)?;
+    let roots = opts.roots.clone();
+    let mut state = Watch::new(opts, a.input.settings_sources.clone());
+    let io = |e: outdir::OutDirError| CliError::Io(e.to_string());
+    // Held for the whole session: a `compute --out-dir` on the same folder stops instead of
+    // interleaving with our writes.
+    let _lock = match &a.out_dir {
+        Some(dir) => {
+            outdir::prepare(dir).map_err(io)?;
+            Some(outdir::lock(dir, true).map_err(io)?)
+        }
+        None => None,
+    };
+    let (tx, rx) = mpsc::channel::<Wake>();
+    // Dropped (and stopped) when the command returns.
+    let _debouncer = watcher(&roots, Duration::from_millis(a.debounce), tx.clone())?;
+    // Enter on stdin asks for a full recompute.
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while std::io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {
+            line.clear();
+            if tx.send(Wake::Resync).is_err() {
+                break;
+            }
+        }
+    });
+    let out_dir = a.out_dir.as_deref().map(absolute);
+    let mut cycles = 0u64;
+    let mut woke = Instant::now();
+    let mut report = state.apply(&[]);
+    let mut last_resync = Instant::now();
+    // The whole folder is written on the first cycle and after a cycle whose writes failed.
+    let mut whole = true;
+    loop {
+        if report.recomputed {
+            cycles += 1;
+            let written = write(out_dir.as_deref(), &report, whole);
+            show(
+                ui,
+                &a,
+                &state,
+                &report,
+                whole,
+                written.as_deref(),
+                woke.elapsed(),
+            )?;
+            whole = written.is_some();
+            if whole {
+                state.forget_outputs();
+            }
+            if a.cycles.is_some_and(|n| cycles >= n) {
+                return Ok(Outcome::Clean);
+            }
+            report.recomputed = false;
+        }
+        let wait = match a.resync {
+            Some(s) => Duration::from_secs(s).saturating_sub(last_resync.elapsed()),
+            None => Duration::from_secs(3600),
+        };
+        let received = rx.recv_timeout(wait);
+        woke = Instant::now();
+        report = match received {
+            Ok(Wake::Changed(paths)) => {
+                let mut paths = paths;
+                // Coalesce what else is already waiting (a checkout's bursts).
+                while let Ok(Wake::Changed(more)) = rx.try_recv() {
+                    paths.extend(more);
+                }
+                let paths: Vec<PathBuf> = paths
+                    .into_iter()
+                    .filter(|p| !out_dir.as_deref().is_some_and(|d| p.starts_with(d)))
+                    .collect();
+                if paths.is_empty() {
+                    continue;
+                }
+                state.apply(&paths)
+            }
+            Ok(Wake::Failed(e)) => {
+                ui.error(&format!("file watching: {e}; recomputing everything"));
+                state.resync()
+            }
+            Ok(Wake::Resync) | Err(mpsc::RecvTimeoutError::Timeout) => {
+                last_resync = woke;
+                state.resync()
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(Outcome::Clean),
+        };
+    }
+}
+
+/// Watch the roots (folders recursively; a file through its folder) and send each debounced batch
+/// of changed paths to `events`.
+fn watcher(
+    roots: &[PathBuf],
+    debounce: Duration,
+    events: mpsc::Sender<Wake>,
+) -> Result<impl Drop, CliError> {
+    let mut debouncer = new_debouncer(debounce, None, move |r: DebounceEventResult| {
+        let wake = match r {
+            Ok(ev) => {
+                let paths: Vec<PathBuf> = ev
+                    .into_iter()
+                    .filter(|e| is_change(&e.kind))
+                    .flat_map(|e| e.event.paths)
+                    .collect();
+                if paths.is_empty() {
+                    return;
+                }
+                Wake::Changed(paths)
+            }
+            Err(e) => Wake::Failed(
+                e.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+        };
+        let _ = events.send(wake);
+    })
+    .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
+    for root in roots {
+        let (path, mode) = if root.is_dir() {
+            (root.clone(), RecursiveMode::Recursive)
+        } else {
+            // An editor replaces a file by renaming a new one over it: watch its folder.
+            let parent = root.parent().filter(|p| !p.as_os_str().is_empty());
+            (
+                parent.unwrap_or(Path::new(".")).to_path_buf(),
+                RecursiveMode::NonRecursive,
+            )
+        };
+        debouncer
+            .watch(&path, mode)
+            .map_err(|e| CliError::Io(format!("cannot watch {}: {e}", shown(&path))))?;
+    }
+    Ok(debouncer)
+}
+
+/// Whether an event may change a file's text: not the opens and reads (`watch` reading the files
+/// reports those too), but a write being closed is.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
+/// The library's options from the flags.
+fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
+    let explain = match &a.view {
+        Some(View::Explain { target, kind }) => {
+            let kind = match kind {
+                None => None,
+                Some(k) => match PolicyKind::parse(k) {
+                    Some(pk) if pk.is_inherited() => Some(pk),
+                    _ => {
+                        return Err(CliError::Usage(format!(
+                            "--kind {k}: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy"
+                        )));
+                    }
+                },
+            };
+            let t = policyctl::resolve::explain::parse_target(target).map_err(CliError::Usage)?;
+            Some((t, kind))
+        }
+        _ => None,
+    };
+    Ok(WatchOptions {
+        roots: a.input.filenames.iter().map(PathBuf::from).collect(),
+        load: a.input.load_options()?,
+        generate: a.gen_args.options(&a.input.settings)?,
+        status: Default::default(),
+        ignore: a.input.settings.ignore.clone(),
+        explain,
+        out_dir: a.out_dir.clone(),
+    })
+}
+
+/// Bring `--out-dir` up to date with a cycle's changes (`whole`: the changes are every file, and
+/// files of ours not among them are pruned). The error, if the folder could not be written.
+fn write(dir: Option<&Path>, r: &CycleReport, first: bool) -> Option<String> {
+    let dir = dir?;
+    let changes = r
+        .created
+        .iter()
+        .chain(&r.updated)
+        .chain(&r.deleted)
+        .map(|c| (c.file.clone(), c.object.clone(), c.content.clone()))
+        .collect();
+    let result = outdir::plan_changes(dir, changes, first).and_then(|s| outdir::apply(dir, &s));
+    result.err().map(|e| e.to_string())
+}
+
+/// Print one cycle.
+fn show(
+    ui: &Ui,
+    a: &WatchArgs,
+    state: &Watch,
+    r: &CycleReport,
+    whole: bool,
+    written: Option<&str>,
+    took: Duration,
+) -> Result<(), CliError> {
+    let mut out = String::new();
+    let file = |f: &str| match &a.out_dir {
+        Some(d) => shown(&d.join(f)),
+        None => terminal::line(f).into_owned(),
+    };
+    // The first cycle (and one after failed writes) creates everything: counted, not listed.
+    if !whole {
+        for (verb, list) in [
+            ("created", &r.created),
+            ("updated", &r.updated),
+            ("deleted", &r.deleted),
+        ] {
+            for c in list {
+                out.push_str(&format!("{verb:<9}{} ({})\n", file(&c.file), c.object));
+            }
+        }
+        for s in &r.status_changes {
+            let now = s.after.as_deref().unwrap_or("(removed)");
+            out.push_str(&format!("status   {}: {now}", terminal::line(&s.policy)));
+            if let Some(b) = &s.before {
+                out.push_str(&format!(" (was {b})"));
+            }
+            out.push('\n');
+        }
+    }
+    for d in &r.new_diagnostics {
+        out.push_str(&format!("new      {d}\n"));
+    }
+    for d in &r.resolved_diagnostics {
+        out.push_str(&format!("resolved {d}\n"));
+    }
+    if let Some(e) = written {
+        out.push_str(&format!(
+            "error[{}]: --out-dir: {}; the next cycle writes the whole folder\n",
+            policyctl::diag::Code::WatchOutDir.as_str(),
+            terminal::line(e)
+        ));
+    }
+    match &a.view {
+        Some(View::Status) => {
+            for (p, s) in state.statuses() {
+                out.push_str(&format!("  {}: {s}\n", terminal::line(p)));
+            }
+        }
+        Some(View::Lint) => {
+            for d in state.diagnostics() {
+                out.push_str(&format!("  {d}\n"));
+            }
+        }
+        Some(View::Explain { .. }) => match &r.explain {
+            Some(Ok(e)) => out.push_str(&policyctl::render::explain::text(e)),
+            Some(Err(m)) => out.push_str(&format!("  {}\n", terminal::line(m))),
+            None => {}
+        },
+        None => {}
+    }
+    out.push_str(&summary(r, took));
+    ui.out(&out)?;
+    if ui.verbose {
+        let stages: Vec<String> = r
+            .stages
+            .iter()
+            .map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1000.0))
+            .collect();
+        ui.err(&format!(
+            "cycle {} stages: {}\n",
+            r.cycle,
+            stages.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// `cycle 2: 1 of 40 files read, 1 parsed; 0 created, 1 updated, 0 deleted (212 objects); 1 status
+/// changed; 0 new, 1 resolved findings; 4.1 ms` (from the debounced event to the files written).
+fn summary(r: &CycleReport, took: Duration) -> String {
+    format!(
+        "cycle {}: {} of {} files read, {} parsed{}; {} created, {} updated, {} deleted ({} objects); {} status changed; {} new, {} resolved findings; {:.1} ms\n",
+        r.cycle,
+        r.files_read,
+        r.files,
+        r.files_parsed,
+        if r.files_removed > 0 {
+            format!(", {} gone", r.files_removed)
+        } else {
+            String::new()
+        },
+        r.created.len(),
+        r.updated.len(),
+        r.deleted.len(),
+        r.objects,
+        r.status_changes.len(),
+        r.new_diagnostics.len(),
+        r.resolved_diagnostics.len(),
+        took.as_secs_f64() * 1000.0
+    )
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// A path for the terminal: control characters escaped.
+fn shown(p: &Path) -> String {
+    terminal::line(&p.display().to_string()).into_owned()
+}

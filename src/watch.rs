@@ -1,0 +1,570 @@
+//! `watch`: the state of the world, kept up to date as input files change.
+//!
+//! Owns the per-file cache (each file's last text and its parsed, validated objects), the cycle that
+//! turns a set of changed paths into a new state, and the differences between two states: output
+//! files created / updated / deleted, policies whose predicted status changed, diagnostics that
+//! appeared or were resolved. Only the files that changed are read and parsed again; the model, the
+//! topology and the generated objects are then computed again from the cached files, so a cycle's
+//! state is by construction the state a fresh `compute` of the same files gives (the property test
+//! in `tests/watch.rs` checks it). Watching the file system, writing `--out-dir` and printing are the
+//! command's; this module does no output.
+//!
+//! A file that stops parsing (an editor saving in steps, a typo) keeps its last good objects, and
+//! its findings are shown with `PCTL4012` until it parses again.
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::generate::GenerateOptions;
+use crate::load::{self, LoadOptions, ParsedFile};
+use crate::model::{Locator, Model, PolicyKind};
+use crate::resolve::status::{PolicyStatus, StatusOptions};
+use crate::source::{SourceId, SourceMap};
+use sha2::Digest;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What to watch and how to compute.
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// The `-f` paths: files or folders, read as `compute` reads them.
+    pub roots: Vec<PathBuf>,
+    pub load: LoadOptions,
+    pub generate: GenerateOptions,
+    pub status: StatusOptions,
+    /// Suppression rules (the settings file's `ignore:`), besides the inputs' ignore annotations.
+    pub ignore: Vec<crate::suppress::Rule>,
+    /// A target to explain after every cycle (`watch explain TARGET`).
+    pub explain: Option<(Locator, Option<PolicyKind>)>,
+    /// The folder output files are named for (in collision findings); `None` without `--out-dir`.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// One output file as of the last cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OutFile {
+    object: String,
+    digest: [u8; 32],
+}
+
+/// One input file: its last text and the parse the state uses.
+struct FileState {
+    /// The file's absolute path, to match change events.
+    absolute: PathBuf,
+    /// The text last read (parsed or not).
+    text: Arc<str>,
+    /// Two source ids used in turn: `ids[current]` holds the text of `good`; a new text is parsed
+    /// into the other one, which becomes current when the text parses.
+    ids: [SourceId; 2],
+    current: usize,
+    /// The last parse that had no syntax error (empty before the first one).
+    good: ParsedFile,
+    /// Findings of the current text when it does not parse (or cannot be read): `good` is kept.
+    failed: Option<Diagnostics>,
+}
+
+/// An output file created, updated or deleted in a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file name in the output folder.
+    pub file: String,
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// The new text; `None` when deleted.
+    pub content: Option<String>,
+}
+
+/// A policy whose predicted status changed: the one-line summaries before and after (`None`: the
+/// policy did not exist).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusChange {
+    pub policy: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// What one cycle did; the reconciler's statistics.
+#[derive(Clone, Debug, Default)]
+pub struct CycleReport {
+    /// The number of the cycles that recomputed, this one included: 1 for the first.
+    pub cycle: u64,
+    /// Whether anything was computed again (a change event for a file whose text did not change, or
+    /// for a file that is not a manifest, does nothing).
+    pub recomputed: bool,
+    /// Files read, and of those parsed again (their text had changed).
+    pub files_read: usize,
+    pub files_parsed: usize,
+    /// Files no longer present.
+    pub files_removed: usize,
+    /// Input files watched after the cycle, and output files desired.
+    pub files: usize,
+    pub objects: usize,
+    pub created: Vec<FileChange>,
+    pub updated: Vec<FileChange>,
+    pub deleted: Vec<FileChange>,
+    pub status_changes: Vec<StatusChange>,
+    pub new_diagnostics: Vec<String>,
+    pub resolved_diagnostics: Vec<String>,
+    /// `watch explain`: the explanation (or why there is none) after this cycle.
+    pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
+    pub elapsed: Duration,
+    /// Where the time went: `read` (listing, reading and parsing files), `model`, `analysis`
+    /// (topology to statuses), `outputs` (rendering and comparing every output file), `findings`.
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+/// The comparable state after a cycle: every output file's text digest, every policy's status
+/// summary, every finding as one line.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, [u8; 32]>,
+    pub statuses: BTreeMap<String, String>,
+    pub diagnostics: BTreeSet<String>,
+}
+
+/// The watched state.
+pub struct Watch {
+    opts: WatchOptions,
+    sources: SourceMap,
+    files: HashMap<PathBuf, FileState>,
+    /// The files in the order `compute` reads them (a file under two `-f` paths is read twice).
+    order: Vec<PathBuf>,
+    outputs: BTreeMap<String, OutFile>,
+    statuses: BTreeMap<String, String>,
+    diagnostics: BTreeSet<String>,
+    cycle: u64,
+    /// Recompute on the next cycle even if no file changed ([`Watch::forget_outputs`]).
+    force: bool,
+}
+
+impl Watch {
+    /// A state with nothing read yet; the first [`Watch::apply`] reads every file. `sources` holds
+    /// the texts the suppression rules point into (the settings file), or nothing.
+    pub fn new(opts: WatchOptions, sources: SourceMap) -> Self {
+        Watch {
+            opts,
+            sources,
+            files: HashMap::new(),
+            order: Vec::new(),
+            outputs: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+            diagnostics: BTreeSet::new(),
+            cycle: 0,
+            force: false,
+        }
+    }
+
+    /// One cycle after a change to `changed` (files or folders, absolute or as given; events of
+    /// any kind): the roots are listed again, new files and files at or below a changed path are
+    /// read, and those whose text changed are parsed again. The first cycle reads everything.
+    pub fn apply(&mut self, changed: &[PathBuf]) -> CycleReport {
+        let changed: Vec<PathBuf> = changed.iter().map(|p| absolute(p)).collect();
+        self.cycle_with(|f| changed.iter().any(|c| f.starts_with(c)))
+    }
+
+    /// A full recompute (`--resync`, Enter): every file read and parsed again, nothing kept but the
+    /// last state to compare with; the report lists any difference, and there must be none.
+    pub fn resync(&mut self) -> CycleReport {
+        for (p, f) in std::mem::take(&mut self.files) {
+            // The texts are freed; the ids stay unused.
+            for id in f.ids {
+                self.sources.replace(id, p.display().to_string(), "");
+            }
+        }
+        self.force = true;
+        self.cycle_with(|_| true)
+    }
+
+    /// Forget the output files, so that the next cycle recomputes and reports every one as created
+    /// (with its text): after the caller failed to write a cycle's changes, the next cycle gives it
+    /// the whole folder to bring up to date.
+    pub fn forget_outputs(&mut self) {
+        self.outputs.clear();
+        self.force = true;
+    }
+
+    /// The state after the last cycle.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            files: self
+                .outputs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.digest))
+                .collect(),
+            statuses: self.statuses.clone(),
+            diagnostics: self.diagnostics.clone(),
+        }
+    }
+
+    /// Every policy's status summary, by `Kind namespace/name`.
+    pub fn statuses(&self) -> &BTreeMap<String, String> {
+        &self.statuses
+    }
+
+    /// Every current finding, one line each, sorted.
+    pub fn diagnostics(&self) -> &BTreeSet<String> {
+        &self.diagnostics
+    }
+
+    fn cycle_with(&mut self, reread: impl Fn(&Path) -> bool) -> CycleReport {
+        let start = Instant::now();
+        let mut report = CycleReport::default();
+        let (order, scan_diags) = self.scan();
+        let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
+        // Files gone.
+        let present: BTreeSet<&PathBuf> = order.iter().collect();
+        let gone: Vec<PathBuf> = self
+            .files
+            .keys()
+            .filter(|p| !present.contains(p))
+            .cloned()
+            .collect();
+        for p in gone {
+            if let Some(f) = self.files.remove(&p) {
+                // The texts are freed; the ids stay unused.
+                for id in f.ids {
+                    self.sources.replace(id, p.display().to_string(), "");
+                }
+            }
+            report.files_removed += 1;
+            dirty = true;
+        }
+        // Files new or changed.
+        let mut seen = BTreeSet::new();
+        for p in &order {
+            if !seen.insert(p) {
+                continue;
+            }
+            let known = self.files.get(p).map(|f| reread(&f.absolute));
+            if known == Some(false) {
+                continue;
+            }
+            report.files_read += 1;
+            if self.read(p) {
+                report.files_parsed += 1;
+                dirty = true;
+            }
+        }
+        report.stages.push(("read", start.elapsed()));
+        dirty |= order != self.order;
+        self.order = order;
+        report.files = self.order.len();
+        if dirty {
+            self.cycle += 1;
+            report.recomputed = true;
+            self.recompute(scan_diags, &mut report);
+        } else {
+            report.objects = self.outputs.len();
+        }
+        report.cycle = self.cycle;
+        report.elapsed = start.elapsed();
+        report
+    }
+
+    /// The files under the roots, in `compute`'s order, and the findings of listing them.
+    fn scan(&self) -> (Vec<PathBuf>, Diagnostics) {
+        let mut order = Vec::new();
+        let mut diags = Diagnostics::new();
+        for root in &self.opts.roots {
+            let (files, d) = load::discover_files(root);
+            order.extend(files);
+            diags.extend(d);
+        }
+        (order, diags)
+    }
+
+    /// Read one file; whether its text changed (and was parsed again). A file that vanished
+    /// between listing and reading is left as it was: the next event lists it again.
+    fn read(&mut self, p: &Path) -> bool {
+        let name = p.display().to_string();
+        let text: Result<Arc<str>, Diagnostics> =
+            load::read_path(p, &mut self.sources).map(Arc::from);
+        if let Err(d) = &text
+            && !p.exists()
+            && d.iter().all(|d| d.code == Code::UnreadableInput)
+        {
+            return false;
+        }
+        let fresh = !self.files.contains_key(p);
+        if fresh {
+            let ids = [self.sources.add(&name, ""), self.sources.add(&name, "")];
+            self.files.insert(
+                p.to_path_buf(),
+                FileState {
+                    absolute: absolute(p),
+                    text: Arc::from(""),
+                    ids,
+                    current: 0,
+                    good: ParsedFile::default(),
+                    failed: None,
+                },
+            );
+        }
+        let Some(state) = self.files.get_mut(p) else {
+            return false;
+        };
+        match text {
+            Err(d) => {
+                state.failed = Some(d);
+                true
+            }
+            Ok(text) if !fresh && text == state.text && state.failed.is_none() => false,
+            Ok(text) => {
+                let next = 1 - state.current;
+                let id = state.ids[next];
+                self.sources.replace(id, &name, text.clone());
+                let parsed = load::parse_file(id, &text, &mut self.sources, &self.opts.load);
+                state.text = text;
+                if parsed.diagnostics.iter().any(|d| is_syntax(d.code)) && state.current_ok() {
+                    state.failed = Some(parsed.diagnostics);
+                } else {
+                    state.good = parsed;
+                    state.current = next;
+                    state.failed = None;
+                }
+                true
+            }
+        }
+    }
+
+    /// The model from the cached files, and everything computed from it; the differences with the
+    /// last state go into `report`.
+    fn recompute(&mut self, scan_diags: Diagnostics, report: &mut CycleReport) {
+        let mut load_diags = scan_diags;
+        let mut parsed: Vec<&ParsedFile> = Vec::with_capacity(self.order.len());
+        for p in &self.order {
+            let Some(f) = self.files.get(p) else { continue };
+            parsed.push(&f.good);
+            match &f.failed {
+                None => load_diags.extend(f.good.diagnostics.clone()),
+                Some(d) => {
+                    load_diags.extend(d.clone());
+                    load_diags.push(kept_last_good(p, &f.good));
+                }
+            }
+        }
+        let mut clock = Instant::now();
+        let mut lap = |name: &'static str, report: &mut CycleReport| {
+            report.stages.push((name, clock.elapsed()));
+            clock = Instant::now();
+        };
+        let model = load::assemble_files(&parsed, &self.sources, &self.opts.load, &mut load_diags);
+        lap("model", report);
+        let mut analysis =
+            crate::pipeline::analyze(&model, &load_diags, &self.opts.generate, &self.opts.status);
+        let mut diags = std::mem::take(&mut analysis.diagnostics);
+        diags.extend(crate::pipeline::output_diagnostics(
+            &self.opts.generate,
+            &analysis.generated,
+        ));
+        lap("analysis", report);
+        let dir = self.opts.out_dir.clone().unwrap_or_default();
+        let previous = &self.outputs;
+        let rendered = crate::outdir::render_objects(&dir, &analysis.generated.objects, |f, c| {
+            let digest: [u8; 32] = sha2::Sha256::digest(c.as_bytes()).into();
+            let same = previous.get(f).is_some_and(|o| o.digest == digest);
+            (digest, !same)
+        });
+        match rendered {
+            Ok(files) => self.diff_outputs(files, report),
+            Err(e) => diags.push(
+                Diagnostic::new(Code::WatchOutDir, e.to_string())
+                    .help("the output files stay as they were until this is fixed"),
+            ),
+        }
+        report.objects = self.outputs.len();
+        lap("outputs", report);
+        let statuses = status_lines(&model, &analysis.statuses);
+        report.status_changes = changes(&self.statuses, &statuses);
+        self.statuses = statuses;
+        // Findings.
+        let kept = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
+        let lines: BTreeSet<String> = kept
+            .iter()
+            .map(|d| diagnostic_line(d, &self.sources))
+            .collect();
+        report.new_diagnostics = lines.difference(&self.diagnostics).cloned().collect();
+        report.resolved_diagnostics = self.diagnostics.difference(&lines).cloned().collect();
+        self.diagnostics = lines;
+        lap("findings", report);
+        if let Some((target, kind)) = &self.opts.explain {
+            report.explain = Some(crate::resolve::explain::explain(
+                &analysis.topology,
+                target,
+                *kind,
+            ));
+        }
+    }
+
+    fn diff_outputs(
+        &mut self,
+        files: BTreeMap<String, crate::outdir::Rendered<[u8; 32]>>,
+        report: &mut CycleReport,
+    ) {
+        let mut next = BTreeMap::new();
+        for (file, r) in files {
+            let change = FileChange {
+                file: file.clone(),
+                object: r.object.clone(),
+                content: r.content,
+            };
+            match self.outputs.get(&file) {
+                None => report.created.push(change),
+                Some(o) if o.digest != r.note => report.updated.push(change),
+                Some(_) => {}
+            }
+            next.insert(
+                file,
+                OutFile {
+                    object: r.object,
+                    digest: r.note,
+                },
+            );
+        }
+        for (file, o) in &self.outputs {
+            if !next.contains_key(file) {
+                report.deleted.push(FileChange {
+                    file: file.clone(),
+                    object: o.object.clone(),
+                    content: None,
+                });
+            }
+        }
+        self.outputs = next;
+    }
+}
+
+impl FileState {
+    /// Whether the file had a good parse to keep (a file never parsed has none: its findings
+    /// stand as `compute` would show them).
+    fn current_ok(&self) -> bool {
+        self.good.documents > 0 || !self.good.objects.is_empty()
+    }
+}
+
+/// Findings that mean the text is not (yet) a YAML stream: the file keeps its last good state.
+fn is_syntax(code: Code) -> bool {
+    matches!(code, Code::YamlSyntax | Code::InputLimit)
+}
+
+fn kept_last_good(p: &Path, good: &ParsedFile) -> Diagnostic {
+    Diagnostic::new(
+        Code::WatchKeptLastGood,
+        format!(
+            "{} does not parse now: its last good state ({} object{}) is kept",
+            crate::render::terminal::line(&p.display().to_string()),
+            good.objects.len(),
+            if good.objects.len() == 1 { "" } else { "s" }
+        ),
+    )
+    .help("fix the file (or finish saving it); `compute` would leave its broken documents out")
+}
+
+/// A path made absolute against the current folder, without resolving links (as change events
+/// name them).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// One line per policy: `Kind namespace/name` → its conditions, e.g.
+/// `Accepted=True (Accepted), Enforced=False (Overridden)`.
+pub fn status_lines(model: &Model, statuses: &[PolicyStatus]) -> BTreeMap<String, String> {
+    statuses
+        .iter()
+        .filter_map(|s| {
+            let p = model.policies.get(s.policy)?;
+            let line = s
+                .conditions()
+                .iter()
+                .map(|c| format!("{}={} ({})", c.type_, c.status, c.reason))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let line = match &s.note {
+                Some(n) if s.enforced.is_none() => format!("{line}; {n}"),
+                _ => line,
+            };
+            Some((p.display(), line))
+        })
+        .collect()
+}
+
+fn changes(
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+) -> Vec<StatusChange> {
+    let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (b, a) = (before.get(k), after.get(k));
+            (b != a).then(|| StatusChange {
+                policy: k.clone(),
+                before: b.cloned(),
+                after: a.cloned(),
+            })
+        })
+        .collect()
+}
+
+/// A finding as one line: `file:line:column: severity[CODE]: message (object)`.
+pub fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
+    let pos = d
+        .primary_span()
+        .and_then(|sp| sources.position(sp))
+        .map(|p| format!("{p}: "))
+        .unwrap_or_default();
+    let obj = d
+        .object
+        .as_ref()
+        .map(|o| format!(" ({o})"))
+        .unwrap_or_default();
+    crate::render::terminal::line(&format!(
+        "{pos}{}[{}]: {}{obj}",
+        d.severity.as_str(),
+        d.code.as_str(),
+        d.message
+    ))
+    .into_owned()
+}
+
+/// The [`Snapshot`] of a fresh, one-shot computation (`compute`'s path: [`load::load`], then
+/// [`crate::pipeline::analyze`]) of the same inputs, for checking a watch state against.
+pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
+    let inputs: Vec<load::Input> = opts
+        .roots
+        .iter()
+        .map(|r| load::Input::Path(r.clone()))
+        .collect();
+    let loaded = load::load(&inputs, &opts.load);
+    let mut analysis = crate::pipeline::analyze(
+        &loaded.model,
+        &loaded.diagnostics,
+        &opts.generate,
+        &opts.status,
+    );
+    let mut diags = std::mem::take(&mut analysis.diagnostics);
+    diags.extend(crate::pipeline::output_diagnostics(
+        &opts.generate,
+        &analysis.generated,
+    ));
+    let dir = opts.out_dir.clone().unwrap_or_default();
+    let mut files = BTreeMap::new();
+    match crate::outdir::render_objects(&dir, &analysis.generated.objects, |_, c| {
+        let digest: [u8; 32] = sha2::Sha256::digest(c.as_bytes()).into();
+        (digest, false)
+    }) {
+        Ok(r) => files = r.into_iter().map(|(k, v)| (k, v.note)).collect(),
+        Err(e) => diags.push(
+            Diagnostic::new(Code::WatchOutDir, e.to_string())
+                .help("the output files stay as they were until this is fixed"),
+        ),
+    }
+    let kept = crate::suppress::apply(diags, &loaded.model, &opts.ignore, false).kept;
+    Snapshot {
+        files,
+        statuses: status_lines(&loaded.model, &analysis.statuses),
+        diagnostics: kept
+            .iter()
+            .map(|d| diagnostic_line(d, &loaded.sources))
+            .collect(),
+    }
+}
