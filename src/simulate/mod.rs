@@ -130,6 +130,8 @@ struct Memo {
 /// A simulation over one analysed estate; counters persist across [`Simulation::run`] calls.
 pub struct Simulation<'t> {
     topology: &'t Topology<'t>,
+    /// The topology's paths by listener, built on the first request.
+    listener_paths: std::sync::OnceLock<routing::ListenerPaths>,
     /// `namespace/name` of the gateway → its wasm configuration.
     wasm: BTreeMap<String, (WasmConfig, Map<String, Value>)>,
     auth_configs: BTreeMap<String, Map<String, Value>>,
@@ -206,6 +208,7 @@ impl<'t> Simulation<'t> {
         let limitador = Limitador::new(&limits)?;
         Ok(Simulation {
             topology,
+            listener_paths: std::sync::OnceLock::new(),
             wasm,
             auth_configs,
             limits,
@@ -274,7 +277,12 @@ impl<'t> Simulation<'t> {
         if let Some(want) = &self.gateway {
             cands.retain(|g| gateway_key(t, *g) == *want);
         }
-        let routed = cands.first().and_then(|&g| routing::route(t, g, req));
+        let paths = self
+            .listener_paths
+            .get_or_init(|| routing::ListenerPaths::new(t));
+        let routed = cands
+            .first()
+            .and_then(|&g| routing::route(t, paths, g, req));
         let config = cands
             .first()
             .and_then(|&g| self.wasm.get(&gateway_key(t, g)));

@@ -200,8 +200,27 @@ fn route_host_rank(t: &Topology<'_>, p: &Path, host: &str) -> Option<(usize, usi
     Some((exact, any))
 }
 
-/// Route the request through gateway `g` (an index into `model.gateways`).
-pub fn route(t: &Topology<'_>, g: usize, req: &Request) -> Option<Routing> {
+/// The paths of each (gateway, listener), in path order: a request looks only at its listener's.
+#[derive(Default)]
+pub struct ListenerPaths(std::collections::HashMap<(usize, usize), Vec<usize>>);
+
+impl ListenerPaths {
+    pub fn new(t: &Topology<'_>) -> Self {
+        let mut m: std::collections::HashMap<(usize, usize), Vec<usize>> = Default::default();
+        for (i, p) in t.path_list().iter().enumerate() {
+            m.entry((p.gateway, p.listener)).or_default().push(i);
+        }
+        ListenerPaths(m)
+    }
+
+    fn of(&self, g: usize, l: usize) -> &[usize] {
+        self.0.get(&(g, l)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Route the request through gateway `g` (an index into `model.gateways`); `paths` indexes the
+/// topology's paths by listener.
+pub fn route(t: &Topology<'_>, paths: &ListenerPaths, g: usize, req: &Request) -> Option<Routing> {
     let l = best_listener(t, g, req)?;
     let gw = &t.model.gateways[g];
     let listener = &gw.spec.listeners[l];
@@ -211,10 +230,8 @@ pub fn route(t: &Topology<'_>, g: usize, req: &Request) -> Option<Routing> {
         (u8, usize, bool, usize, usize),
         std::cmp::Reverse<TieBreak>,
     );
-    for (i, p) in t.path_list().iter().enumerate() {
-        if p.gateway != g || p.listener != l {
-            continue;
-        }
+    for &i in paths.of(g, l) {
+        let p = &t.path_list()[i];
         let route = &t.model.routes[p.route];
         let Some(host_rank) = route_host_rank(t, p, &req.host) else {
             continue;

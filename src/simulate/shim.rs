@@ -30,6 +30,29 @@ use std::sync::Arc;
 pub struct WasmConfig {
     #[serde(default)]
     pub action_sets: Vec<ActionSet>,
+    /// The index keys of every action set's hostnames, `(key, set, hostname)` in configuration
+    /// order, computed on the first request: a request then compares its key with them instead of
+    /// encoding every hostname again (a gateway of the 10k-object estate has thousands).
+    #[serde(skip)]
+    keys: std::sync::OnceLock<Vec<(String, usize, usize)>>,
+}
+
+impl WasmConfig {
+    fn keys(&self) -> &[(String, usize, usize)] {
+        self.keys.get_or_init(|| {
+            self.action_sets
+                .iter()
+                .enumerate()
+                .flat_map(|(si, set)| {
+                    set.route_rule_conditions
+                        .hostnames
+                        .iter()
+                        .enumerate()
+                        .map(move |(hi, h)| (index_key(h), si, hi))
+                })
+                .collect()
+        })
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -145,28 +168,28 @@ fn index_key(hostname: &str) -> String {
 /// that the host's key starts with, in configuration order; and that hostname.
 pub fn candidates<'c>(config: &'c WasmConfig, host: &str) -> (Option<String>, Vec<&'c ActionSet>) {
     let key = index_key(host);
+    let keys = config.keys();
     let mut best: Option<(usize, &str)> = None;
-    for set in &config.action_sets {
-        for h in &set.route_rule_conditions.hostnames {
-            let k = index_key(h);
-            if key.starts_with(&k) && best.is_none_or(|(len, _)| k.len() > len) {
-                best = Some((k.len(), h));
-            }
+    for (k, si, hi) in keys {
+        if key.starts_with(k.as_str()) && best.is_none_or(|(len, _)| k.len() > len) {
+            best = Some((
+                k.len(),
+                &config.action_sets[*si].route_rule_conditions.hostnames[*hi],
+            ));
         }
     }
     let Some((len, hostname)) = best else {
         return (None, vec![]);
     };
-    let sets = config
-        .action_sets
-        .iter()
-        .filter(|s| {
-            s.route_rule_conditions
-                .hostnames
-                .iter()
-                .any(|h| index_key(h).len() == len && key.starts_with(&index_key(h)))
-        })
-        .collect();
+    // The keys are in configuration order, a set's together: a set is taken once, in that order.
+    let mut sets: Vec<&ActionSet> = Vec::new();
+    let mut last = None;
+    for (k, si, _) in keys {
+        if k.len() == len && key.starts_with(k.as_str()) && last != Some(*si) {
+            sets.push(&config.action_sets[*si]);
+            last = Some(*si);
+        }
+    }
     (Some(hostname.to_string()), sets)
 }
 
@@ -353,6 +376,7 @@ mod tests {
                     typed: vec![],
                 })
                 .collect(),
+            ..WasmConfig::default()
         }
     }
 
