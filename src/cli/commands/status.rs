@@ -140,7 +140,6 @@ fn show(
             ))?;
         }
         StatusFormat::Yaml | StatusFormat::Json => {
-            // Streamed like `compute`'s output; a closed pipe stops it.
             let items: Vec<object::Object> =
                 policyctl::pipeline::predicted_objects(&loaded.sources, &loaded.model, statuses)
                     .into_iter()
@@ -151,17 +150,23 @@ fn show(
                     ))
                     .map(object::Object::Tree)
                     .collect();
-            ui.out_with(|o| {
-                let written = if a.output == StatusFormat::Json {
-                    objects::write_kubectl_list(&items, o)
-                } else {
-                    objects::write_yaml_objects(&items, o)
-                };
-                written.map_err(CliError::from)
-            })?;
+            write_objects(ui, a.output, &items)?;
         }
     }
     Ok(())
+}
+
+/// Print objects as a kubectl `List` (JSON) or a YAML stream, streamed like `compute`'s output (a
+/// closed pipe stops it).
+fn write_objects(ui: &Ui, output: StatusFormat, items: &[object::Object]) -> Result<(), CliError> {
+    ui.out_with(|o| {
+        let written = if output == StatusFormat::Json {
+            objects::write_kubectl_list(items, o)
+        } else {
+            objects::write_yaml_objects(items, o)
+        };
+        written.map_err(CliError::from)
+    })
 }
 
 /// `status --routes`: the predicted route parent conditions as a table (table and wide alike) or as
@@ -207,14 +212,7 @@ fn show_routes(
                     )))
                 })
                 .collect();
-            ui.out_with(|o| {
-                let written = if a.output == StatusFormat::Json {
-                    objects::write_kubectl_list(&items, o)
-                } else {
-                    objects::write_yaml_objects(&items, o)
-                };
-                written.map_err(CliError::from)
-            })?;
+            write_objects(ui, a.output, &items)?;
         }
     }
     Ok(())
