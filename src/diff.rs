@@ -11,8 +11,16 @@ use serde_json::Value;
 use similar::TextDiff;
 use std::borrow::Cow;
 
-/// Identity of an object: (group, kind, namespace, name).
-pub type ObjectKey = (String, String, String, String);
+/// Identity of an object. Ordered by group, kind, namespace, then name (the field order).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    /// The API group (`""` for the core group).
+    pub group: String,
+    pub kind: String,
+    /// `""` for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+}
 
 /// What happens to one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -96,7 +104,12 @@ pub fn key_of(v: &Value) -> Option<ObjectKey> {
     let name = meta.get("name")?.as_str()?;
     let ns = meta.get("namespace").and_then(Value::as_str).unwrap_or("");
     let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
-    Some((group.into(), kind.into(), ns.into(), name.into()))
+    Some(ObjectKey {
+        group: group.into(),
+        kind: kind.into(),
+        namespace: ns.into(),
+        name: name.into(),
+    })
 }
 
 /// Expand `List` objects into their items.
@@ -258,12 +271,12 @@ fn key_of_object(o: &Object) -> Option<ObjectKey> {
             let group = AUTH_CONFIG_API_VERSION
                 .rsplit_once('/')
                 .map_or("", |(g, _)| g);
-            Some((
-                group.into(),
-                "AuthConfig".into(),
-                a.namespace.to_string(),
-                a.name.clone(),
-            ))
+            Some(ObjectKey {
+                group: group.into(),
+                kind: "AuthConfig".into(),
+                namespace: a.namespace.to_string(),
+                name: a.name.clone(),
+            })
         }
     }
 }
@@ -302,10 +315,10 @@ fn compare(
         )
     };
     ObjectDiff {
-        group: k.0.clone(),
-        kind: k.1.clone(),
-        namespace: k.2.clone(),
-        name: k.3.clone(),
+        group: k.group.clone(),
+        kind: k.kind.clone(),
+        namespace: k.namespace.clone(),
+        name: k.name.clone(),
         change,
         unified,
         added_lines: added,
@@ -409,11 +422,11 @@ pub fn by_key(values: &[Value]) -> std::collections::HashMap<ObjectKey, &Value> 
 }
 
 fn label(k: &ObjectKey, side: &str) -> String {
-    let g = if k.0.is_empty() { "core" } else { &k.0 };
-    if k.2.is_empty() {
-        format!("{side}/{g}/{}/{}", k.1, k.3)
+    let g = if k.group.is_empty() { "core" } else { &k.group };
+    if k.namespace.is_empty() {
+        format!("{side}/{g}/{}/{}", k.kind, k.name)
     } else {
-        format!("{side}/{g}/{}/{}/{}", k.1, k.2, k.3)
+        format!("{side}/{g}/{}/{}/{}", k.kind, k.namespace, k.name)
     }
 }
 
@@ -655,13 +668,12 @@ pub fn impact(old: &[Value], new: &[Value]) -> Impact {
     let find = |set: &[Value], d: &ObjectDiff| {
         set.iter()
             .find(|v| {
-                key_of(v)
-                    == Some((
-                        d.group.clone(),
-                        d.kind.clone(),
-                        d.namespace.clone(),
-                        d.name.clone(),
-                    ))
+                key_of(v).is_some_and(|k| {
+                    k.group == d.group
+                        && k.kind == d.kind
+                        && k.namespace == d.namespace
+                        && k.name == d.name
+                })
             })
             .cloned()
     };

@@ -113,7 +113,12 @@ fn shown(p: &Path) -> String {
 /// than [`NAME_MAX`] bytes keeps its first 233 bytes, then `-`, the first 16 hex digits of the SHA-256
 /// of the whole name, and `.yaml`: exactly 255 bytes.
 pub fn file_name(v: &Value) -> Option<String> {
-    let (group, kind, ns, name) = key_of(v)?;
+    let crate::diff::ObjectKey {
+        group,
+        kind,
+        namespace: ns,
+        name,
+    } = key_of(v)?;
     let api = v.get("apiVersion")?.as_str()?;
     let version = api.rsplit('/').next().unwrap_or(api);
     let group = if group.is_empty() {
@@ -165,11 +170,11 @@ pub fn file_content(v: &Value) -> String {
 
 fn display(v: &Value) -> String {
     let d = key_of(v)
-        .map(|(_, k, ns, n)| {
-            if ns.is_empty() {
-                format!("{k} {n}")
+        .map(|k| {
+            if k.namespace.is_empty() {
+                format!("{} {}", k.kind, k.name)
             } else {
-                format!("{k} {ns}/{n}")
+                format!("{} {}/{}", k.kind, k.namespace, k.name)
             }
         })
         .unwrap_or_default();
