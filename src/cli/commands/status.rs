@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 use policyctl::generate::object;
 use policyctl::render::objects;
 use policyctl::render::table::{self, StatusRow};
-use policyctl::resolve::status;
+use policyctl::resolve::status::{self, Condition};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum StatusFormat {
@@ -91,13 +91,6 @@ fn show(
                 .iter()
                 .map(|s| {
                     let p = &m.policies[s.policy];
-                    let target = match &p.target.section_name {
-                        Some(sec) => format!(
-                            "{} {}#{}",
-                            p.target.kind.value, p.target.name.value, sec.value
-                        ),
-                        None => format!("{} {}", p.target.kind.value, p.target.name.value),
-                    };
                     let message = match (&s.enforced, &s.note) {
                         _ if !s.accepted.is_true() => s.accepted.message.clone(),
                         (Some(e), _) => e.message.clone(),
@@ -105,25 +98,15 @@ fn show(
                         (None, None) => String::new(),
                     };
                     StatusRow {
-                        namespace: p.meta.namespace.clone(),
-                        kind: p.kind.kind().to_string(),
-                        name: p.meta.name.clone(),
-                        target,
-                        accepted: s.accepted.status.clone(),
-                        enforced: s
-                            .enforced
-                            .as_ref()
-                            .map(|e| e.status.clone())
-                            .unwrap_or_else(|| "-".into()),
-                        message,
-                        accepted_reason: s.accepted.reason.clone(),
-                        enforced_reason: s
-                            .enforced
-                            .as_ref()
-                            .map(|e| e.reason.clone())
-                            .unwrap_or_else(|| "-".into()),
                         overridden_by: overriders_cell(&s.overridden_by),
                         paths: paths_cell(s.enforced_on.iter().map(|&i| paths[i].id.as_str())),
+                        ..row(
+                            &p.meta,
+                            p.kind.kind(),
+                            &p.target,
+                            (&s.accepted, s.enforced.as_ref()),
+                            message,
+                        )
                     }
                 })
                 .chain(
@@ -224,35 +207,44 @@ fn extension_row(
     s: &policyctl::resolve::extension::ExtensionStatus,
 ) -> StatusRow {
     let e = &m.extensions[s.extension];
-    let target = match &e.target.section_name {
-        Some(sec) => format!(
-            "{} {}#{}",
-            e.target.kind.value, e.target.name.value, sec.value
-        ),
-        None => format!("{} {}", e.target.kind.value, e.target.name.value),
-    };
     let message = match &s.enforced {
         Some(en) if s.accepted.is_true() => en.message.clone(),
         _ => s.accepted.message.clone(),
     };
-    StatusRow {
-        namespace: e.meta.namespace.clone(),
-        kind: e.kind.kind().to_string(),
-        name: e.meta.name.clone(),
-        target,
-        accepted: s.accepted.status.clone(),
-        enforced: s
-            .enforced
-            .as_ref()
-            .map(|c| c.status.clone())
-            .unwrap_or_else(|| "-".into()),
+    row(
+        &e.meta,
+        e.kind.kind(),
+        &e.target,
+        (&s.accepted, s.enforced.as_ref()),
         message,
-        accepted_reason: s.accepted.reason.clone(),
-        enforced_reason: s
-            .enforced
-            .as_ref()
-            .map(|c| c.reason.clone())
-            .unwrap_or_else(|| "-".into()),
+    )
+}
+
+/// A table row of a policy's own cells: name, `KIND NAME[#SECTION]` target, the Accepted and
+/// Enforced statuses and reasons (`-` when Enforced is not predicted), and the message.
+fn row(
+    meta: &policyctl::model::Meta,
+    kind: &str,
+    target: &policyctl::model::TargetRef,
+    (accepted, enforced): (&Condition, Option<&Condition>),
+    message: String,
+) -> StatusRow {
+    let target = match &target.section_name {
+        Some(sec) => format!("{} {}#{}", target.kind.value, target.name.value, sec.value),
+        None => format!("{} {}", target.kind.value, target.name.value),
+    };
+    let or_dash =
+        |f: fn(&Condition) -> &String| enforced.map_or_else(|| "-".into(), |c| f(c).clone());
+    StatusRow {
+        namespace: meta.namespace.clone(),
+        kind: kind.to_string(),
+        name: meta.name.clone(),
+        target,
+        accepted: accepted.status.clone(),
+        enforced: or_dash(|c| &c.status),
+        message,
+        accepted_reason: accepted.reason.clone(),
+        enforced_reason: or_dash(|c| &c.reason),
         overridden_by: String::new(),
         paths: String::new(),
     }
