@@ -23,7 +23,7 @@
 //! accept `\x`, `\u`, `\U` and octal escapes but not `\X`, and their bytes literals only octal and
 //! `\x`, where cel 0.15 follows the spec.
 
-use super::ShimActions;
+use super::paths::ShimActions;
 use super::predicates;
 use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, RuleMatches, Sp};

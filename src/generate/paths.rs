@@ -1,0 +1,581 @@
+//! The per-path pass of `generate`: for every path with effective policies, the Limitador limits,
+//! the AuthConfig, the merged and CEL-validated wasm actions and the action sets of its gateway.
+//! Runs on contiguous runs of whole gateways in parallel ([`run`]); the parts are merged in path
+//! order, so the result does not depend on the number of cores.
+
+use super::actions::{
+    self, AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE,
+    RATELIMIT_SERVICE,
+};
+use super::object::{self, ActionSet, LimitadorLimit};
+use super::predicates::{self, SortKey};
+use super::runtime::Runtime;
+use super::{authconfig, hostnames, names, sort_map};
+use crate::model::{KuadrantVersion, Model, PolicyKind, RuleMatches};
+use crate::resolve::{CelIssue, Effective, PathEffective, Provider, RuleValue};
+use crate::topology::{Path, Topology};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// One action set before sorting.
+pub(super) struct ActionSetEntry<'a> {
+    pub(super) key: SortKey<'a>,
+    pub(super) value: ActionSet,
+}
+
+/// Per-gateway accumulation.
+#[derive(Default)]
+pub(super) struct GatewayOut<'a> {
+    pub(super) action_sets: Vec<ActionSetEntry<'a>>,
+    pub(super) rate_limit: bool,
+    pub(super) auth: bool,
+    pub(super) any_policy: bool,
+}
+
+/// A rule's matches: their predicates and sort keys.
+type RuleMatchList<'a> = Vec<(Arc<[String]>, SortKey<'a>)>;
+
+/// The matches of a rule as the operator iterates them: their predicates and sort keys (with an
+/// empty hostname, set per action set). They depend only on the route and the rule.
+fn rule_matches<'a>(t: &Topology<'a>, p: &Path, route: &'a str) -> RuleMatchList<'a> {
+    let r = &t.model.routes[p.route];
+    let rule = &r.spec.rules[p.rule];
+    let created = r.meta.creation_timestamp.as_deref();
+    match &rule.matches {
+        RuleMatches::Http(ms) => {
+            let defaulted;
+            let ms = if ms.is_empty() {
+                if t.version() == KuadrantVersion::V1_4 {
+                    return vec![];
+                }
+                defaulted = vec![crate::model::HttpMatch::default()];
+                &defaulted
+            } else {
+                ms
+            };
+            ms.iter()
+                .map(|m| {
+                    (
+                        predicates::http(m).into(),
+                        SortKey::from_http("", m, created, route),
+                    )
+                })
+                .collect()
+        }
+        RuleMatches::Grpc(ms) => {
+            let defaulted;
+            let ms = if ms.is_empty() {
+                defaulted = vec![crate::model::GrpcMatch::default()];
+                &defaulted
+            } else {
+                ms
+            };
+            ms.iter()
+                .map(|m| {
+                    (
+                        predicates::grpc(m).into(),
+                        SortKey::from_grpc("", m, created, route),
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+fn path_hostnames<'a>(t: &Topology<'a>, p: &Path) -> Vec<&'a str> {
+    let m: &'a Model = t.model;
+    let g = &m.gateways[p.gateway];
+    let l = &g.spec.listeners[p.listener];
+    let r = &m.routes[p.route];
+    let hs: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
+    hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &hs)
+}
+
+fn cel_kind(service: &str) -> PolicyKind {
+    match service {
+        AUTH_SERVICE => PolicyKind::Auth,
+        RATELIMIT_CHECK_SERVICE | RATELIMIT_REPORT_SERVICE => PolicyKind::TokenRateLimit,
+        _ => PolicyKind::RateLimit,
+    }
+}
+
+/// The merged, validated actions of a path; they depend only on its route and effective policies
+/// (the auth action's scope, the path's AuthConfig name, is left empty and filled in per path).
+struct RouteActions {
+    list: Arc<[Action]>,
+    /// CEL failures (kind, message), reported for every path.
+    failures: Vec<(PolicyKind, String)>,
+}
+
+/// Identity of a shared effective policy (0 for none): paths with the same policy list share one.
+fn identity(e: Option<&Arc<Effective>>) -> usize {
+    e.map_or(0, |e| Arc::as_ptr(e) as usize)
+}
+
+/// The identities of a path's effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy.
+fn identities(pe: &PathEffective) -> [usize; 3] {
+    [
+        identity(pe.rate_limit.as_ref()),
+        identity(pe.auth.as_ref()),
+        identity(pe.token_rate_limit.as_ref()),
+    ]
+}
+
+/// Validate merged actions (`docs/semantics/generated-objects.md`, "Wasm actions"): the first failing predicate drops the action.
+fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) -> RouteActions {
+    let auth = eff.auth.is_some();
+    let mut kept = Vec::new();
+    let mut failures = Vec::new();
+    for a in list {
+        let env = crate::cel::CelEnv {
+            auth,
+            ratelimit: a.service != AUTH_SERVICE,
+        };
+        let preds = a.predicates.iter().chain(
+            a.conditional_data
+                .iter()
+                .flat_map(|cd| cd.predicates.iter()),
+        );
+        let mut failed = None;
+        for p in preds {
+            if let Err(e) = memo.validate(p, env) {
+                failed = Some(e.clone());
+                break;
+            }
+        }
+        match failed {
+            Some(message) => failures.push((cel_kind(a.service), message)),
+            None => kept.push(a),
+        }
+    }
+    RouteActions {
+        list: kept.into(),
+        failures,
+    }
+}
+
+/// CEL validation results by expression and environment: the same predicates recur on every path
+/// of a route, and parsing is the expensive part.
+#[derive(Default)]
+struct CelMemo(HashMap<(String, bool, bool), Result<(), String>>);
+
+impl CelMemo {
+    fn validate(&mut self, expr: &str, env: crate::cel::CelEnv) -> &Result<(), String> {
+        let key = (expr.to_string(), env.auth, env.ratelimit);
+        self.0
+            .entry(key)
+            .or_insert_with(|| crate::cel::validate(expr, env))
+    }
+}
+
+/// What the per-path pass reads.
+pub(super) struct PassContext<'a> {
+    pub(super) t: &'a Topology<'a>,
+    pub(super) rt: &'a Runtime<'a>,
+    /// `ns/name` of every route (the sort keys borrow them).
+    pub(super) route_keys: &'a [String],
+    /// Per gateway class: its wasm provider, if any.
+    pub(super) providers: &'a [Option<Provider>],
+    /// Per gateway: whether `opts.gateway` keeps its objects.
+    pub(super) selected: &'a [bool],
+}
+
+/// What the per-path pass produces for a run of paths, or, merged, for all of them.
+#[derive(Default)]
+pub(super) struct PathsOut<'a> {
+    pub(super) gateways: BTreeMap<usize, GatewayOut<'a>>,
+    /// Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
+    pub(super) limits: BTreeMap<String, Vec<LimitadorLimit>>,
+    /// AuthConfigs (names unique: one per PathID).
+    pub(super) auth_configs: Vec<object::AuthConfig>,
+    /// In PathID order.
+    pub(super) cel_issues: Vec<CelIssue>,
+    /// What the wasm-shim of each gateway parses: the route rules with action sets there, and the
+    /// effective policies whose actions survived validation (see `shim`).
+    pub(super) shim_rules: BTreeSet<(usize, usize, usize)>,
+    pub(super) shim_actions: Vec<ShimActions<'a>>,
+}
+
+impl<'a> PathsOut<'a> {
+    /// Append the part of the next run of paths.
+    fn merge(&mut self, part: PathsOut<'a>) {
+        self.shim_rules.extend(part.shim_rules);
+        self.shim_actions.extend(part.shim_actions);
+        for (gi, go) in part.gateways {
+            let into = self.gateways.entry(gi).or_default();
+            into.action_sets.extend(go.action_sets);
+            into.rate_limit |= go.rate_limit;
+            into.auth |= go.auth;
+            into.any_policy |= go.any_policy;
+        }
+        // The same key always has the same entries; the first is kept, as in one pass.
+        for (k, v) in part.limits {
+            self.limits.entry(k).or_insert(v);
+        }
+        self.auth_configs.extend(part.auth_configs);
+        self.cel_issues.extend(part.cel_issues);
+    }
+}
+
+/// The effective policies of a path whose merged actions reach a gateway's wasm configuration.
+pub(super) struct ShimActions<'a> {
+    pub(super) gateway: usize,
+    pub(super) effective: &'a PathEffective,
+    /// Which actions survived validation: rate limit, auth, token rate limit.
+    pub(super) kept: [bool; 3],
+}
+
+/// Split the paths into at most `n` contiguous runs of about the same length, cut only where the
+/// gateway changes.
+pub(super) fn gateway_runs(paths: &[Path], n: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for k in 1..n {
+        let mut cut = (paths.len() * k / n).max(start + 1);
+        while cut < paths.len() && paths[cut].gateway == paths[cut - 1].gateway {
+            cut += 1;
+        }
+        if cut >= paths.len() {
+            break;
+        }
+        runs.push(start..cut);
+        start = cut;
+    }
+    runs.push(start..paths.len());
+    runs
+}
+
+/// The per-path pass over every path of `ctx.t`, on at most `runs` contiguous runs of paths
+/// (whole gateways: a gateway's paths are contiguous in PathID order) in parallel; the results
+/// merged in path order. `eff[i]` belongs to the topology's path `i`.
+pub(super) fn run<'a>(
+    ctx: &PassContext<'a>,
+    eff: &'a [PathEffective],
+    runs: usize,
+) -> PathsOut<'a> {
+    let paths = ctx.t.path_list();
+    let runs = gateway_runs(paths, runs);
+    let parts: Vec<PathsOut<'_>> =
+        crate::par::map_ranges(runs, |r| path_pass(ctx, &paths[r.clone()], &eff[r]));
+    let mut out = PathsOut::default();
+    for part in parts {
+        out.merge(part);
+    }
+    out
+}
+
+/// Limits, AuthConfigs, cluster needs and action sets of a run of paths (`eff[i]` belongs to
+/// `paths[i]`).
+fn path_pass<'c, 'a>(
+    ctx: &'c PassContext<'a>,
+    paths: &'a [Path],
+    eff: &'a [PathEffective],
+) -> PathsOut<'a> {
+    let mut pass = PathPass {
+        ctx,
+        out: PathsOut::default(),
+        cel_memo: CelMemo::default(),
+        auth_specs: HashMap::new(),
+        limits_done: HashSet::new(),
+        route_actions: HashMap::new(),
+        no_scope: Arc::from(""),
+        namespace: Arc::from(ctx.rt.namespace.as_str()),
+        annotations: HashMap::new(),
+        host_texts: HashMap::new(),
+        rule_matches: HashMap::new(),
+        shim_seen: HashSet::new(),
+    };
+    for (p, pe) in paths.iter().zip(eff) {
+        pass.path(p, pe);
+    }
+    pass.out
+}
+
+/// The state of the pass over one run of paths: its output and what it computes once and reuses.
+struct PathPass<'c, 'a> {
+    ctx: &'c PassContext<'a>,
+    out: PathsOut<'a>,
+    cel_memo: CelMemo,
+    /// Encoded AuthConfig specs by effective AuthPolicy.
+    auth_specs: HashMap<usize, Arc<Map<String, Value>>>,
+    /// (route, effective RateLimitPolicy / TokenRateLimitPolicy) whose limits are indexed.
+    limits_done: HashSet<(usize, usize)>,
+    /// The merged, validated actions by route and effective policies.
+    route_actions: HashMap<(usize, [usize; 3]), RouteActions>,
+    no_scope: Arc<str>,
+    /// The Kuadrant namespace, the AuthConfigs' namespace.
+    namespace: Arc<str>,
+    /// The AuthConfig annotation of each route rule.
+    annotations: HashMap<(usize, usize), Arc<(String, String)>>,
+    /// Each hostname's text, shared by its action sets.
+    host_texts: HashMap<&'a str, Arc<str>>,
+    /// Each rule's matches.
+    rule_matches: HashMap<(usize, usize), RuleMatchList<'a>>,
+    /// Gateway and effective policies whose actions were recorded for the shim check.
+    shim_seen: HashSet<(usize, [usize; 3])>,
+}
+
+impl<'a> PathPass<'_, 'a> {
+    /// Everything one path contributes.
+    fn path(&mut self, p: &'a Path, pe: &'a PathEffective) {
+        let t = self.ctx.t;
+        // A path through another gateway than `--gateway` gives no object, but still its CEL issues
+        // and the components of its gateway: the status of every policy needs the whole estate's.
+        let selected = self.ctx.selected[p.gateway];
+        if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
+            return;
+        }
+        let hosts = path_hostnames(t, p);
+        let valid = !hosts.is_empty();
+        let counts = valid || t.model.version != KuadrantVersion::V1_5;
+
+        // Limitador limits: every path, whatever the class (1.5: valid paths only).
+        if counts && selected {
+            self.limits(p, pe);
+        }
+
+        // The AuthConfig name, also the auth action's scope: valid paths with an AuthPolicy.
+        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
+
+        // AuthConfigs: valid paths with an effective AuthPolicy.
+        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, selected) {
+            self.auth_config(p, a, name);
+        }
+
+        let Some(provider) = self.ctx.providers[p.class] else {
+            return;
+        };
+        let go = self.out.gateways.entry(p.gateway).or_default();
+        go.any_policy = true;
+        if counts && (pe.rate_limit.is_some() || pe.token_rate_limit.is_some()) {
+            go.rate_limit = true;
+        }
+        if counts && pe.auth.is_some() {
+            go.auth = true;
+        }
+
+        // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
+        if counts {
+            self.action_sets(p, pe, provider, &hosts, auth_name);
+        }
+    }
+
+    /// The Limitador limits of a path's effective RateLimitPolicy and TokenRateLimitPolicy.
+    fn limits(&mut self, p: &Path, pe: &PathEffective) {
+        let m = self.ctx.t.model;
+        let route_scope = &self.ctx.route_keys[p.route];
+        for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
+            let Some(e) = eff_kind else { continue };
+            // Same route and policies: the same keys and entries again.
+            if !self.limits_done.insert((p.route, identity(Some(e)))) {
+                continue;
+            }
+            for (name, limit, source) in e.limits() {
+                let sp = &m.policies[source];
+                let id = names::limit_identifier(token, &sp.meta.namespace, &sp.meta.name, name);
+                let key = format!("{route_scope}/{id}");
+                // The entries depend only on the key's parts (route, source policy, limit name),
+                // so the other paths of the route would write the same value again.
+                if self.out.limits.contains_key(&key) {
+                    continue;
+                }
+                let namespace: Arc<str> = Arc::from(route_scope.as_str());
+                let entries: Vec<LimitadorLimit> = limit
+                    .rates
+                    .iter()
+                    .map(|rate| LimitadorLimit {
+                        conditions: vec![format!("descriptors[0][\"{id}\"] == \"1\"")],
+                        max_value: rate.max_value(),
+                        name: name.to_string(),
+                        namespace: namespace.clone(),
+                        seconds: rate.seconds(),
+                        variables: limit
+                            .counters
+                            .iter()
+                            .map(|c| format!("descriptors[0][\"{}\"]", c.value.trim()))
+                            .collect(),
+                    })
+                    .collect();
+                self.out.limits.insert(key, entries);
+            }
+        }
+    }
+
+    /// The AuthConfig `name` of a valid path with the effective AuthPolicy `a`.
+    fn auth_config(&mut self, p: &Path, a: &Arc<Effective>, name: &str) {
+        let m = self.ctx.t.model;
+        let r = &m.routes[p.route];
+        // The annotation names the route rule: the same for every path through it.
+        let annotation = self
+            .annotations
+            .entry((p.route, p.rule))
+            .or_insert_with(|| {
+                let route_locator = crate::model::Locator::object(
+                    r.spec.kind.kind(),
+                    crate::model::GATEWAY_API_GROUP,
+                    &r.meta.namespace,
+                    &r.meta.name,
+                );
+                Arc::new((
+                    format!("{}.gateway.networking.k8s.io", r.spec.kind.rule_kind()),
+                    format!("{route_locator}#{}", p.rule_name),
+                ))
+            })
+            .clone();
+        // The spec depends on the path only through `hosts`: encode it once per effective
+        // AuthPolicy (paths with the same policy list share one) and share it.
+        let base = self
+            .auth_specs
+            .entry(identity(Some(a)))
+            .or_insert_with(|| {
+                let rules = a.rules.values().filter_map(|r| match &r.value {
+                    RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                    _ => None,
+                });
+                let sections = authconfig::AuthSections::from_rules(rules);
+                let mut spec = match authconfig::spec(name, &sections) {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
+                spec.shift_remove("hosts");
+                sort_map(&mut spec);
+                Arc::new(spec)
+            })
+            .clone();
+        // The data extension policies register for the path's gateway and route.
+        let g = &m.gateways[p.gateway];
+        let data = crate::model::extension::plan_data(
+            m,
+            m.version,
+            (&g.meta.namespace, &g.meta.name),
+            (r.spec.kind, &r.meta.namespace, &r.meta.name),
+        );
+        let spec = if data.is_empty() {
+            base
+        } else {
+            let mut spec = (*base).clone();
+            authconfig::add_kuadrant_data(&mut spec, &data);
+            sort_map(&mut spec);
+            Arc::new(spec)
+        };
+        self.out.auth_configs.push(object::AuthConfig {
+            name: name.to_string(),
+            namespace: Arc::clone(&self.namespace),
+            annotation,
+            spec,
+        });
+    }
+
+    /// The merged, validated wasm actions of a path that counts for its gateway: its CEL issues,
+    /// what the shim check needs and, on a valid path, its action sets (one per hostname and
+    /// match).
+    fn action_sets(
+        &mut self,
+        p: &'a Path,
+        pe: &'a PathEffective,
+        provider: Provider,
+        hosts: &[&'a str],
+        auth_name: Option<String>,
+    ) {
+        let t = self.ctx.t;
+        let m = t.model;
+        let route_keys: &'a [String] = self.ctx.route_keys;
+        let route_scope = &route_keys[p.route];
+        let cel_memo = &mut self.cel_memo;
+        let ra = self
+            .route_actions
+            .entry((p.route, identities(pe)))
+            .or_insert_with(|| {
+                let built = actions::merge(actions::path_actions(m, route_scope, pe), m.version);
+                validate_actions(pe, built, cel_memo)
+            });
+        self.out
+            .cel_issues
+            .extend(ra.failures.iter().map(|(kind, message)| CelIssue {
+                kind: *kind,
+                path_id: p.id.clone(),
+                message: message.clone(),
+                provider,
+            }));
+        if ra.list.is_empty() || hosts.is_empty() {
+            return;
+        }
+        let selected = self.ctx.selected[p.gateway];
+        // The auth action's scope is the path's AuthConfig name.
+        let auth_scope: Arc<str> = match auth_name {
+            Some(name) => name.into(),
+            None => Arc::clone(&self.no_scope),
+        };
+        let matches = self
+            .rule_matches
+            .entry((p.route, p.rule))
+            .or_insert_with(|| rule_matches(t, p, route_scope));
+        if !matches.is_empty() && selected {
+            self.out.shim_rules.insert((p.gateway, p.route, p.rule));
+            if self.shim_seen.insert((p.gateway, identities(pe))) {
+                let has = |f: &dyn Fn(&str) -> bool| ra.list.iter().any(|a| f(a.service));
+                self.out.shim_actions.push(ShimActions {
+                    gateway: p.gateway,
+                    effective: pe,
+                    kept: [
+                        has(&|s| s == RATELIMIT_SERVICE),
+                        has(&|s| s == AUTH_SERVICE),
+                        has(&|s| s == RATELIMIT_CHECK_SERVICE || s == RATELIMIT_REPORT_SERVICE),
+                    ],
+                });
+            }
+        }
+        let go = self.out.gateways.entry(p.gateway).or_default();
+        for &h in hosts {
+            for (i, (predicates, key)) in matches.iter().enumerate() {
+                let key = key.with_hostname(h);
+                let value = ActionSet {
+                    name: names::action_set_name(&p.id, i, h),
+                    hostname: Arc::clone(self.host_texts.entry(h).or_insert_with(|| Arc::from(h))),
+                    predicates: Arc::clone(predicates),
+                    actions: Arc::clone(&ra.list),
+                    auth_scope: Arc::clone(&auth_scope),
+                    typed: Arc::from([]),
+                };
+                go.action_sets.push(ActionSetEntry { key, value });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs are cut only where the gateway changes, cover every path once, in order.
+    #[test]
+    fn gateway_runs_cut_between_gateways() {
+        let path = |gateway| Path {
+            class: 0,
+            gateway,
+            listener: 0,
+            route: 0,
+            rule: 0,
+            rule_name: String::new(),
+            id: String::new(),
+        };
+        let paths: Vec<Path> = [0, 0, 0, 1, 1, 2, 2, 2, 2, 3]
+            .into_iter()
+            .map(path)
+            .collect();
+        for n in 1..=12 {
+            let runs = gateway_runs(&paths, n);
+            assert!(runs.len() <= n);
+            assert_eq!(runs.first().map(|r| r.start), Some(0));
+            assert_eq!(runs.last().map(|r| r.end), Some(paths.len()));
+            for w in runs.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert_ne!(paths[w[1].start - 1].gateway, paths[w[1].start].gateway);
+            }
+        }
+        assert_eq!(gateway_runs(&paths, 2), [0..5, 5..10]);
+        assert_eq!(gateway_runs(&[path(7), path(7)], 2).len(), 1);
+    }
+}
