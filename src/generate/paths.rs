@@ -268,8 +268,8 @@ pub(super) fn run<'a>(
 
 /// Limits, AuthConfigs, cluster needs and action sets of a run of paths (`eff[i]` belongs to
 /// `paths[i]`).
-fn path_pass<'c, 'a>(
-    ctx: &'c PassContext<'a>,
+fn path_pass<'a>(
+    ctx: &PassContext<'a>,
     paths: &'a [Path],
     eff: &'a [PathEffective],
 ) -> PathsOut<'a> {
