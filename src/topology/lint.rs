@@ -60,85 +60,120 @@ fn operator_not_found(p: &Policy) -> String {
     format!("{} target {name} was not found", p.kind.kind())
 }
 
+/// The checks of a policy's `targetRef`: a positional rule name when it resolves, else a missing
+/// section of an existing object, else a missing target.
 fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
-    let object = p.display();
-    let tr = &p.target;
     if let Some(node) = t.policy_target(pi) {
         if let NodeRef::Rule(ri, xi) = node.what {
-            // Index: NodeRef::Rule(ri, xi) is created by enumerating this model's routes and rules.
-            let rule = &t.model.routes[ri].spec.rules[xi];
-            if (rule.name.is_none() || t.version() == KuadrantVersion::V1_4)
-                && let Some(s) = &tr.section_name
-            {
-                let help = if t.version() == KuadrantVersion::V1_4 {
-                    "operator 1.4 names rules only by position: adding, removing or reordering rules silently moves this policy"
-                } else {
-                    "give the rule a name (spec.rules[].name) and target that name: rule-N moves when rules are added, removed or reordered"
-                };
-                d.push(
-                    Diagnostic::new(
-                        Code::PositionalRuleName,
-                        format!(
-                            "targets rule {:?} of {} by its position",
-                            s.value,
-                            node_display(t, ri)
-                        ),
-                    )
-                    .object(object)
-                    .at(s.span, "positional rule name")
-                    .help(help),
-                );
-            }
+            positional_rule_name(t, p, ri, xi, d);
         }
         return;
     }
+    if !section_not_found(t, p, d) {
+        target_not_found(t, p, d);
+    }
+}
+
+/// A policy targets rule `xi` of route `ri` by its position (`rule-N`): `PositionalRuleName`.
+fn positional_rule_name(t: &Topology, p: &Policy, ri: usize, xi: usize, d: &mut Diagnostics) {
+    // Index: NodeRef::Rule(ri, xi) is created by enumerating this model's routes and rules.
+    let rule = &t.model.routes[ri].spec.rules[xi];
+    if (rule.name.is_none() || t.version() == KuadrantVersion::V1_4)
+        && let Some(s) = &p.target.section_name
+    {
+        let help = if t.version() == KuadrantVersion::V1_4 {
+            "operator 1.4 names rules only by position: adding, removing or reordering rules silently moves this policy"
+        } else {
+            "give the rule a name (spec.rules[].name) and target that name: rule-N moves when rules are added, removed or reordered"
+        };
+        d.push(
+            Diagnostic::new(
+                Code::PositionalRuleName,
+                format!(
+                    "targets rule {:?} of {} by its position",
+                    s.value,
+                    node_display(t, ri)
+                ),
+            )
+            .object(p.display())
+            .at(s.span, "positional rule name")
+            .help(help),
+        );
+    }
+}
+
+/// A `sectionName` that matches no section of the existing target object; whether it reported.
+fn section_not_found(t: &Topology, p: &Policy, d: &mut Diagnostics) -> bool {
+    let tr = &p.target;
     let base = Locator::object(
         &tr.kind.value,
         &tr.group.value,
         &p.meta.namespace,
         &tr.name.value,
     );
-    if let (Some(section), Some(parent)) = (&tr.section_name, t.node(&base)) {
-        let (what, names) = sections_of(t, parent.what);
-        // A rule name on 1.4: say which rule-N it is and that 1.5 honours names.
-        let (positional, extra) = match t.positional_rule(&p.target_locator()) {
-            Some(rule) => (
-                format!(
-                    "; on 1.4 {} is {rule} (--kuadrant-version 1.5 honours rule names)",
-                    section.value
-                ),
-                format!(
-                    "operator 1.4 names rules only by position: target sectionName {rule}, or emulate operator 1.5 with --kuadrant-version 1.5; "
-                ),
+    let (Some(section), Some(parent)) = (&tr.section_name, t.node(&base)) else {
+        return false;
+    };
+    let (what, names) = sections_of(t, parent.what);
+    // A rule name on 1.4: say which rule-N it is and that 1.5 honours names.
+    let (positional, extra) = match t.positional_rule(&p.target_locator()) {
+        Some(rule) => (
+            format!(
+                "; on 1.4 {} is {rule} (--kuadrant-version 1.5 honours rule names)",
+                section.value
             ),
-            None => (String::new(), String::new()),
-        };
-        d.push(
-            Diagnostic::new(
-                Code::SectionNotFound,
+            format!(
+                "operator 1.4 names rules only by position: target sectionName {rule}, or emulate operator 1.5 with --kuadrant-version 1.5; "
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    d.push(
+        Diagnostic::new(
+            Code::SectionNotFound,
+            format!(
+                "sectionName {:?} matches no {what} of {} {} ({what}s: {}){positional}",
+                section.value,
+                parent.kind,
+                parent.name(),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        )
+        .object(p.display())
+        .at(section.span, format!("no {what} with this name"))
+        .help(format!(
+            "{extra}the operator will report Accepted=False: \"{}\"",
+            operator_not_found(p)
+        )),
+    );
+    true
+}
+
+/// The target object is not in the input (under that kind, namespace and name).
+fn target_not_found(t: &Topology, p: &Policy, d: &mut Diagnostics) {
+    let tr = &p.target;
+    d.push(
+        Diagnostic::new(Code::TargetNotFound, operator_not_found(p))
+            .object(p.display())
+            .at(
+                tr.name.span,
                 format!(
-                    "sectionName {:?} matches no {what} of {} {} ({what}s: {}){positional}",
-                    section.value,
-                    parent.kind,
-                    parent.name(),
-                    if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
-                    }
+                    "no {} named {:?} in namespace {}",
+                    tr.kind.value, tr.name.value, p.meta.namespace
                 ),
             )
-            .object(object)
-            .at(section.span, format!("no {what} with this name"))
-            .help(format!(
-                "{extra}the operator will report Accepted=False: \"{}\"",
-                operator_not_found(p)
-            )),
-        );
-        return;
-    }
-    let mut help =
-        String::from("check spec.targetRef, or pass the file that defines the target with -f");
+            .help(target_not_found_help(t, p)),
+    );
+}
+
+/// What to do about a missing target: a GRPCRoute on 1.4, an object of that name in another
+/// namespace, or the input.
+fn target_not_found_help(t: &Topology, p: &Policy) -> String {
+    let tr = &p.target;
     let kind_lc = tr.kind.value.to_ascii_lowercase();
     let elsewhere: Vec<String> = match kind_lc.as_str() {
         "gateway" => t
@@ -165,28 +200,17 @@ fn policy_target(t: &Topology, pi: usize, p: &Policy, d: &mut Diagnostics) {
             .iter()
             .any(|k| *k == format!("{}/{}", p.meta.namespace, tr.name.value))
     {
-        help = "operator 1.4 does not put GRPCRoutes in its topology; use --kuadrant-version 1.5"
-            .into();
+        "operator 1.4 does not put GRPCRoutes in its topology; use --kuadrant-version 1.5".into()
     } else if !elsewhere.is_empty() {
-        help = format!(
+        format!(
             "a policy can only target objects in its own namespace ({}); found {} {}",
             p.meta.namespace,
             tr.kind.value,
             elsewhere.join(", ")
-        );
+        )
+    } else {
+        String::from("check spec.targetRef, or pass the file that defines the target with -f")
     }
-    d.push(
-        Diagnostic::new(Code::TargetNotFound, operator_not_found(p))
-            .object(object)
-            .at(
-                tr.name.span,
-                format!(
-                    "no {} named {:?} in namespace {}",
-                    tr.kind.value, tr.name.value, p.meta.namespace
-                ),
-            )
-            .help(help),
-    );
 }
 
 fn node_display(t: &Topology, route: usize) -> String {
@@ -292,6 +316,8 @@ fn hostnames_intersect(a: &str, b: &str) -> bool {
     hostname_subset_of(a, b) || hostname_subset_of(b, a)
 }
 
+/// The checks of one `parentRef` of route `route_ix` that names a Gateway: the Gateway exists, its
+/// `sectionName` names a listener, the listeners admit the route, and the hostnames match.
 fn parent_ref(
     t: &Topology,
     route_ix: usize,
@@ -303,36 +329,77 @@ fn parent_ref(
         return;
     }
     let r = &t.model.routes[route_ix];
-    let object = format!("{} {}", r.spec.kind.kind(), r.meta.key());
-    let ns = pr.namespace.as_deref().unwrap_or(&r.meta.namespace);
-    let Some(gi) = t
-        .model
-        .gateways
-        .iter()
-        .position(|g| g.meta.namespace == ns && g.meta.name == pr.name)
-    else {
-        d.push(
-            Diagnostic::new(
-                Code::ParentNotFound,
-                format!("parentRef names Gateway {ns}/{}, which is not in the input", pr.name),
-            )
-            .object(object)
-            .at(pr.name_span, "no Gateway with this name")
-            .help("the route is in no path through this parentRef; add the Gateway with -f, or fix name/namespace"),
-        );
+    let c = ParentCheck {
+        t,
+        route_ix,
+        r,
+        pr,
+        object: format!("{} {}", r.spec.kind.kind(), r.meta.key()),
+    };
+    let Some(gi) = c.gateway(d) else {
         return;
     };
     // Index: `gi` comes from `position` over the same gateways.
     let gw = &t.model.gateways[gi];
-    let listeners: Vec<usize> = gw
-        .spec
-        .listeners
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| pr.section_name.as_ref().is_none_or(|s| *s == l.name.value))
-        .map(|(i, _)| i)
-        .collect();
-    if let (Some(s), true) = (&pr.section_name, listeners.is_empty()) {
+    let Some(listeners) = c.listeners(gw, d) else {
+        return;
+    };
+    c.allowed_routes(gw, &listeners, d);
+    if !r.spec.hostnames.is_empty() {
+        c.hostnames(gi, &listeners, hostname_seen, d);
+    }
+}
+
+/// One `parentRef` of a route, under check.
+struct ParentCheck<'t> {
+    t: &'t Topology<'t>,
+    route_ix: usize,
+    r: &'t Obj<Route>,
+    pr: &'t ParentRef,
+    /// The route, as diagnostics name it.
+    object: String,
+}
+
+impl ParentCheck<'_> {
+    /// The index of the Gateway the reference names, or `ParentNotFound`.
+    fn gateway(&self, d: &mut Diagnostics) -> Option<usize> {
+        let (pr, r) = (self.pr, self.r);
+        let ns = pr.namespace.as_deref().unwrap_or(&r.meta.namespace);
+        let gi = self
+            .t
+            .model
+            .gateways
+            .iter()
+            .position(|g| g.meta.namespace == ns && g.meta.name == pr.name);
+        if gi.is_none() {
+            d.push(
+                Diagnostic::new(
+                    Code::ParentNotFound,
+                    format!("parentRef names Gateway {ns}/{}, which is not in the input", pr.name),
+                )
+                .object(self.object.clone())
+                .at(pr.name_span, "no Gateway with this name")
+                .help("the route is in no path through this parentRef; add the Gateway with -f, or fix name/namespace"),
+            );
+        }
+        gi
+    }
+
+    /// The listeners the reference attaches to (all, or the one its `sectionName` names), or
+    /// `SectionNotFound`.
+    fn listeners(&self, gw: &Obj<Gateway>, d: &mut Diagnostics) -> Option<Vec<usize>> {
+        let pr = self.pr;
+        let listeners: Vec<usize> = gw
+            .spec
+            .listeners
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| pr.section_name.as_ref().is_none_or(|s| *s == l.name.value))
+            .map(|(i, _)| i)
+            .collect();
+        let (Some(s), true) = (&pr.section_name, listeners.is_empty()) else {
+            return Some(listeners);
+        };
         let names: Vec<&str> = gw
             .spec
             .listeners
@@ -348,127 +415,143 @@ fn parent_ref(
                     names.join(", ")
                 ),
             )
-            .object(object)
+            .object(self.object.clone())
             .at(
                 pr.section_span.unwrap_or(pr.span),
                 "no listener with this name",
             )
             .help("this parentRef attaches the route to nothing; use one of the listener names"),
         );
-        return;
+        None
     }
-    let mut refused: Vec<(usize, String)> = Vec::new();
-    let mut unknown: Vec<(usize, String)> = Vec::new();
-    for &li in &listeners {
-        match admits(t, gw, &gw.spec.listeners[li], r) {
-            Ok(None) => {}
-            Ok(Some(why)) => refused.push((li, why)),
-            Err(why) => unknown.push((li, why)),
+
+    /// `RouteNotAllowed`: listeners whose `allowedRoutes` refuse the route (a warning each), or
+    /// cannot be evaluated (one note).
+    fn allowed_routes(&self, gw: &Obj<Gateway>, listeners: &[usize], d: &mut Diagnostics) {
+        let (pr, r) = (self.pr, self.r);
+        let mut refused: Vec<(usize, String)> = Vec::new();
+        let mut unknown: Vec<(usize, String)> = Vec::new();
+        for &li in listeners {
+            match admits(self.t, gw, &gw.spec.listeners[li], r) {
+                Ok(None) => {}
+                Ok(Some(why)) => refused.push((li, why)),
+                Err(why) => unknown.push((li, why)),
+            }
+        }
+        let names = |v: &[(usize, String)]| {
+            v.iter()
+                .map(|(li, _)| gw.spec.listeners[*li].name.value.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (li, why) in &refused {
+            d.push(
+                Diagnostic::new(
+                    Code::RouteNotAllowed,
+                    format!(
+                        "listener {} of Gateway {} does not admit this {}: {why}",
+                        gw.spec.listeners[*li].name.value,
+                        gw.meta.key(),
+                        r.spec.kind.kind(),
+                    ),
+                )
+                .object(self.object.clone())
+                .at(pr.name_span, "route not allowed here")
+                .also(gw.spec.listeners[*li].name.span, "listener")
+                .help(
+                    "Kuadrant does not check allowedRoutes and still computes policies for this path, but the gateway \
+                     will not serve the route there; allow the namespace/kind in spec.listeners[].allowedRoutes",
+                ),
+            );
+        }
+        if let Some((_, why)) = unknown.first() {
+            d.push(
+                Diagnostic::new(
+                    Code::RouteNotAllowed,
+                    format!(
+                        "cannot check whether Gateway {} admits this {} on listener {}: {why}",
+                        gw.meta.key(),
+                        r.spec.kind.kind(),
+                        names(&unknown)
+                    ),
+                )
+                .severity(Severity::Info)
+                .object(self.object.clone())
+                .at(pr.name_span, "allowedRoutes selector not evaluated")
+                .help("pass the Namespace manifest (with its labels) with -f so the selector can be evaluated"),
+            );
         }
     }
-    let names = |v: &[(usize, String)]| {
-        v.iter()
-            .map(|(li, _)| gw.spec.listeners[*li].name.value.clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for (li, why) in &refused {
-        d.push(
-            Diagnostic::new(
-                Code::RouteNotAllowed,
-                format!(
-                    "listener {} of Gateway {} does not admit this {}: {why}",
-                    gw.spec.listeners[*li].name.value,
-                    gw.meta.key(),
-                    r.spec.kind.kind(),
-                ),
-            )
-            .object(object.clone())
-            .at(pr.name_span, "route not allowed here")
-            .also(gw.spec.listeners[*li].name.span, "listener")
-            .help(
-                "Kuadrant does not check allowedRoutes and still computes policies for this path, but the gateway \
-                 will not serve the route there; allow the namespace/kind in spec.listeners[].allowedRoutes",
-            ),
-        );
-    }
-    if let Some((_, why)) = unknown.first() {
-        d.push(
-            Diagnostic::new(
-                Code::RouteNotAllowed,
-                format!(
-                    "cannot check whether Gateway {} admits this {} on listener {}: {why}",
-                    gw.meta.key(),
-                    r.spec.kind.kind(),
-                    names(&unknown)
-                ),
-            )
-            .severity(Severity::Info)
-            .object(object.clone())
-            .at(pr.name_span, "allowedRoutes selector not evaluated")
-            .help("pass the Namespace manifest (with its labels) with -f so the selector can be evaluated"),
-        );
-    }
-    if r.spec.hostnames.is_empty() {
-        return;
-    }
-    let mut invalid: Vec<usize> = Vec::new();
-    for &li in &listeners {
-        let l = &gw.spec.listeners[li];
+
+    /// `HostnameMismatch`: listeners of gateway `gi` none of the route's hostnames is a subset of,
+    /// each (route, gateway, listener) reported once (`hostname_seen`).
+    fn hostnames(
+        &self,
+        gi: usize,
+        listeners: &[usize],
+        hostname_seen: &mut HashSet<(usize, usize, usize)>,
+        d: &mut Diagnostics,
+    ) {
+        let (pr, r) = (self.pr, self.r);
+        let gw = &self.t.model.gateways[gi];
+        let mut invalid: Vec<usize> = Vec::new();
+        for &li in listeners {
+            let l = &gw.spec.listeners[li];
+            let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
+            if !r
+                .spec
+                .hostnames
+                .iter()
+                .any(|h| hostname_subset_of(&h.value, lh))
+                && hostname_seen.insert((self.route_ix, gi, li))
+            {
+                invalid.push(li);
+            }
+        }
+        let Some(&first) = invalid.first() else {
+            return;
+        };
+        // Index: `invalid` holds indices of `gw.spec.listeners` only.
+        let l = &gw.spec.listeners[first];
         let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
-        if !r
+        let listed: Vec<String> = invalid
+            .iter()
+            .map(|li| {
+                let l = &gw.spec.listeners[*li];
+                format!(
+                    "{} ({})",
+                    l.name.value,
+                    l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*")
+                )
+            })
+            .collect();
+        let gateway_api_attaches = r
             .spec
             .hostnames
             .iter()
-            .any(|h| hostname_subset_of(&h.value, lh))
-            && hostname_seen.insert((route_ix, gi, li))
-        {
-            invalid.push(li);
-        }
-    }
-    let Some(&first) = invalid.first() else {
-        return;
-    };
-    // Index: `invalid` holds indices of `gw.spec.listeners` only.
-    let l = &gw.spec.listeners[first];
-    let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
-    let listed: Vec<String> = invalid
-        .iter()
-        .map(|li| {
-            let l = &gw.spec.listeners[*li];
+            .any(|h| hostnames_intersect(&h.value, lh));
+        let mut diag = Diagnostic::new(
+            Code::HostnameMismatch,
             format!(
-                "{} ({})",
-                l.name.value,
-                l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*")
-            )
-        })
-        .collect();
-    let gateway_api_attaches = r
-        .spec
-        .hostnames
-        .iter()
-        .any(|h| hostnames_intersect(&h.value, lh));
-    let mut diag = Diagnostic::new(
-        Code::HostnameMismatch,
-        format!(
-            "no hostname of this {} is a subset of the hostname of listener {} of Gateway {}: Kuadrant treats the \
-             path as invalid and enforces no policy on it",
-            r.spec.kind.kind(),
-            listed.join(", "),
-            gw.meta.key()
-        ),
-    )
-    .object(object)
-    .at(pr.name_span, "path through this parentRef is invalid for Kuadrant")
-    .also(r.spec.hostnames[0].span, "route hostnames");
-    if let Some(h) = &l.hostname {
-        diag = diag.also(h.span, "listener hostname");
+                "no hostname of this {} is a subset of the hostname of listener {} of Gateway {}: Kuadrant treats the \
+                 path as invalid and enforces no policy on it",
+                r.spec.kind.kind(),
+                listed.join(", "),
+                gw.meta.key()
+            ),
+        )
+        .object(self.object.clone())
+        .at(pr.name_span, "path through this parentRef is invalid for Kuadrant")
+        .also(r.spec.hostnames[0].span, "route hostnames");
+        if let Some(h) = &l.hostname {
+            diag = diag.also(h.span, "listener hostname");
+        }
+        diag = diag.help(if gateway_api_attaches {
+            "Gateway API still attaches the route (the hostnames intersect), but Kuadrant requires a route hostname \
+             that is a subset of the listener's (a wildcard route hostname under a specific listener hostname is not)"
+        } else {
+            "the hostnames do not intersect either, so the gateway will not serve the route on this listener"
+        });
+        d.push(diag);
     }
-    diag = diag.help(if gateway_api_attaches {
-        "Gateway API still attaches the route (the hostnames intersect), but Kuadrant requires a route hostname \
-         that is a subset of the listener's (a wildcard route hostname under a specific listener hostname is not)"
-    } else {
-        "the hostnames do not intersect either, so the gateway will not serve the route on this listener"
-    });
-    d.push(diag);
 }
