@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use ::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use ::cel::common::ast::{
+    ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapExpr, StructExpr,
+};
 
 use super::env::{functions, global_ident};
 use super::types::{Mapping, Type, assignable, assignable_list, most_general, substitute};
@@ -129,124 +131,137 @@ impl Checker {
                 self.set(e, t);
             }
             Expr::Call(c) => self.check_call(e, &c.func_name, c.target.as_deref(), &c.args),
-            Expr::List(l) => {
-                let mut elems: Option<Type> = None;
-                for x in &l.elements {
-                    self.check(x);
-                    let t = self.get(x);
-                    elems = Some(self.join(elems, t));
-                }
-                let t = match elems {
-                    Some(t) => t,
-                    None => self.fresh(),
-                };
-                self.set(e, Type::list(t));
-            }
-            Expr::Map(m) => {
-                let mut keys: Option<Type> = None;
-                let mut values: Option<Type> = None;
-                for en in &m.entries {
-                    if let EntryExpr::MapEntry(me) = &en.expr {
-                        self.check(&me.key);
-                        let k = self.get(&me.key);
-                        keys = Some(self.join(keys, k));
-                        self.check(&me.value);
-                        let v = self.get(&me.value);
-                        values = Some(self.join(values, v));
-                    }
-                }
-                let (k, v) = match (keys, values) {
-                    (Some(k), Some(v)) => (k, v),
-                    _ => (self.fresh(), self.fresh()),
-                };
-                self.set(e, Type::map(k, v));
-            }
-            Expr::Struct(s) => {
-                // Message construction: only the well-known types exist in this environment.
-                match self.lookup_ident(&s.type_name) {
-                    None => {
-                        self.undeclared(e, &s.type_name);
-                        self.set(e, Type::Error);
-                    }
-                    Some(Type::TypeOf(Some(inner))) => {
-                        // `checkCreateStruct`: well-known types may be built by their protobuf name;
-                        // other types are not messages.
-                        let result = if s.type_name.starts_with("google.protobuf.")
-                            || matches!(*inner, Type::Object(_))
-                        {
-                            *inner
-                        } else {
-                            self.errors.push((
-                                e.id,
-                                format!("'{}' is not a message type", inner.type_name()),
-                            ));
-                            Type::Error
-                        };
-                        self.set(e, result);
-                    }
-                    Some(other) => {
-                        self.errors
-                            .push((e.id, format!("'{}' is not a type", other.type_name())));
-                        self.set(e, Type::Error);
-                    }
-                }
-                for en in &s.entries {
-                    if let EntryExpr::StructField(f) = &en.expr {
-                        self.check(&f.value);
-                    }
-                }
-            }
-            Expr::Comprehension(c) => {
-                self.check(&c.iter_range);
-                self.check(&c.accu_init);
-                let range = substitute(&self.mappings, &self.get(&c.iter_range), false);
-                let accu = self.get(&c.accu_init);
-                self.scopes.push(vec![(c.accu_var.clone(), accu.clone())]);
-                let (var, var2) = match &range {
-                    Type::List(elem) => {
-                        if c.iter_var2.is_some() {
-                            (Type::Int, Some((**elem).clone()))
-                        } else {
-                            ((**elem).clone(), None)
-                        }
-                    }
-                    Type::Map(k, v) => ((**k).clone(), Some((**v).clone())),
-                    Type::Dyn | Type::Error | Type::Param(_) => {
-                        self.is_assignable(&Type::Dyn, &range);
-                        (Type::Dyn, Some(Type::Dyn))
-                    }
-                    other => {
-                        self.errors.push((
-                            c.iter_range.id,
-                            format!(
-                                "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
-                            ),
-                        ));
-                        (Type::Error, Some(Type::Error))
-                    }
-                };
-                let mut block = vec![(c.iter_var.clone(), var)];
-                if let (Some(v2), Some(t2)) = (&c.iter_var2, var2) {
-                    block.push((v2.clone(), t2));
-                }
-                self.scopes.push(block);
-                self.check(&c.loop_cond);
-                let cond = self.get(&c.loop_cond);
-                if !self.is_assignable(&Type::Bool, &cond) {
-                    self.mismatch(c.loop_cond.id, &Type::Bool, &cond);
-                }
-                self.check(&c.loop_step);
-                let step = self.get(&c.loop_step);
-                if !self.is_assignable(&accu, &step) {
-                    self.mismatch(c.loop_step.id, &accu, &step);
-                }
-                self.scopes.pop();
-                self.check(&c.result);
-                self.scopes.pop();
-                let t = substitute(&self.mappings, &self.get(&c.result), false);
-                self.set(e, t);
+            Expr::List(l) => self.check_list(e, l),
+            Expr::Map(m) => self.check_map(e, m),
+            Expr::Struct(s) => self.check_struct(e, s),
+            Expr::Comprehension(c) => self.check_comprehension(e, c),
+        }
+    }
+
+    /// A list literal: its element types joined (`checkCreateList`).
+    fn check_list(&mut self, e: &IdedExpr, l: &ListExpr) {
+        let mut elems: Option<Type> = None;
+        for x in &l.elements {
+            self.check(x);
+            let t = self.get(x);
+            elems = Some(self.join(elems, t));
+        }
+        let t = match elems {
+            Some(t) => t,
+            None => self.fresh(),
+        };
+        self.set(e, Type::list(t));
+    }
+
+    /// A map literal: its key and value types joined (`checkCreateMap`).
+    fn check_map(&mut self, e: &IdedExpr, m: &MapExpr) {
+        let mut keys: Option<Type> = None;
+        let mut values: Option<Type> = None;
+        for en in &m.entries {
+            if let EntryExpr::MapEntry(me) = &en.expr {
+                self.check(&me.key);
+                let k = self.get(&me.key);
+                keys = Some(self.join(keys, k));
+                self.check(&me.value);
+                let v = self.get(&me.value);
+                values = Some(self.join(values, v));
             }
         }
+        let (k, v) = match (keys, values) {
+            (Some(k), Some(v)) => (k, v),
+            _ => (self.fresh(), self.fresh()),
+        };
+        self.set(e, Type::map(k, v));
+    }
+
+    /// A message construction (`checkCreateStruct`).
+    fn check_struct(&mut self, e: &IdedExpr, s: &StructExpr) {
+        // Message construction: only the well-known types exist in this environment.
+        match self.lookup_ident(&s.type_name) {
+            None => {
+                self.undeclared(e, &s.type_name);
+                self.set(e, Type::Error);
+            }
+            Some(Type::TypeOf(Some(inner))) => {
+                // `checkCreateStruct`: well-known types may be built by their protobuf name;
+                // other types are not messages.
+                let result = if s.type_name.starts_with("google.protobuf.")
+                    || matches!(*inner, Type::Object(_))
+                {
+                    *inner
+                } else {
+                    self.errors.push((
+                        e.id,
+                        format!("'{}' is not a message type", inner.type_name()),
+                    ));
+                    Type::Error
+                };
+                self.set(e, result);
+            }
+            Some(other) => {
+                self.errors
+                    .push((e.id, format!("'{}' is not a type", other.type_name())));
+                self.set(e, Type::Error);
+            }
+        }
+        for en in &s.entries {
+            if let EntryExpr::StructField(f) = &en.expr {
+                self.check(&f.value);
+            }
+        }
+    }
+
+    /// A comprehension: its range, accumulator, loop variables and loop types
+    /// (`checkComprehension`).
+    fn check_comprehension(&mut self, e: &IdedExpr, c: &ComprehensionExpr) {
+        self.check(&c.iter_range);
+        self.check(&c.accu_init);
+        let range = substitute(&self.mappings, &self.get(&c.iter_range), false);
+        let accu = self.get(&c.accu_init);
+        self.scopes.push(vec![(c.accu_var.clone(), accu.clone())]);
+        let (var, var2) = match &range {
+            Type::List(elem) => {
+                if c.iter_var2.is_some() {
+                    (Type::Int, Some((**elem).clone()))
+                } else {
+                    ((**elem).clone(), None)
+                }
+            }
+            Type::Map(k, v) => ((**k).clone(), Some((**v).clone())),
+            Type::Dyn | Type::Error | Type::Param(_) => {
+                self.is_assignable(&Type::Dyn, &range);
+                (Type::Dyn, Some(Type::Dyn))
+            }
+            other => {
+                self.errors.push((
+                    c.iter_range.id,
+                    format!(
+                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                    ),
+                ));
+                (Type::Error, Some(Type::Error))
+            }
+        };
+        let mut block = vec![(c.iter_var.clone(), var)];
+        if let (Some(v2), Some(t2)) = (&c.iter_var2, var2) {
+            block.push((v2.clone(), t2));
+        }
+        self.scopes.push(block);
+        self.check(&c.loop_cond);
+        let cond = self.get(&c.loop_cond);
+        if !self.is_assignable(&Type::Bool, &cond) {
+            self.mismatch(c.loop_cond.id, &Type::Bool, &cond);
+        }
+        self.check(&c.loop_step);
+        let step = self.get(&c.loop_step);
+        if !self.is_assignable(&accu, &step) {
+            self.mismatch(c.loop_step.id, &accu, &step);
+        }
+        self.scopes.pop();
+        self.check(&c.result);
+        self.scopes.pop();
+        let t = substitute(&self.mappings, &self.get(&c.result), false);
+        self.set(e, t);
     }
 
     /// `checkSelectField` without optionals (the parser rejects `.?`).

@@ -26,7 +26,7 @@
 use super::paths::ShimActions;
 use super::predicates;
 use crate::diag::{Code, Diagnostic};
-use crate::model::{KuadrantVersion, RuleMatches, Sp};
+use crate::model::{KeyValueMatch, KuadrantVersion, RuleMatches, Sp};
 use crate::resolve::{Effective, RuleValue};
 use crate::source::Span;
 use crate::topology::Topology;
@@ -51,30 +51,34 @@ struct Finding {
     gateways: BTreeSet<usize>,
 }
 
-/// PCTL3008 for every route match value and policy expression that reaches a gateway's wasm
-/// configuration and that the shim cannot parse; one diagnostic per field, naming the gateways.
-pub(super) fn diagnostics(
-    t: &Topology<'_>,
-    rules: &BTreeSet<(usize, usize, usize)>,
-    actions: &[ShimActions<'_>],
-) -> Vec<Diagnostic> {
-    let m = t.model;
-    let mut memo: HashMap<String, Result<(), String>> = HashMap::default();
-    let mut check = |expr: &str| -> Option<String> {
-        memo.entry(expr.to_string())
-            .or_insert_with(|| parse(expr))
+/// The findings so far, by field and expression, and the parse result of every expression seen.
+#[derive(Default)]
+struct Findings {
+    memo: HashMap<String, Result<(), String>>,
+    found: BTreeMap<(Span, String), Finding>,
+}
+
+impl Findings {
+    /// Record `expr` of the field at `span` for `gateway` if the shim cannot parse it.
+    fn check(
+        &mut self,
+        span: Span,
+        object: &str,
+        what: String,
+        expr: String,
+        route_field: bool,
+        gateway: usize,
+    ) {
+        let Some(error) = self
+            .memo
+            .entry(expr.clone())
+            .or_insert_with(|| parse(&expr))
             .clone()
             .err()
-    };
-    let mut found: BTreeMap<(Span, String), Finding> = BTreeMap::new();
-    let mut add = |span: Span,
-                   object: &str,
-                   what: String,
-                   expr: String,
-                   error: String,
-                   route_field: bool,
-                   gateway: usize| {
-        found
+        else {
+            return;
+        };
+        self.found
             .entry((span, expr.clone()))
             .or_insert_with(|| Finding {
                 object: object.to_string(),
@@ -86,81 +90,25 @@ pub(super) fn diagnostics(
             })
             .gateways
             .insert(gateway);
-    };
+    }
+}
 
+/// PCTL3008 for every route match value and policy expression that reaches a gateway's wasm
+/// configuration and that the shim cannot parse; one diagnostic per field, naming the gateways.
+pub(super) fn diagnostics(
+    t: &Topology<'_>,
+    rules: &BTreeSet<(usize, usize, usize)>,
+    actions: &[ShimActions<'_>],
+) -> Vec<Diagnostic> {
+    let m = t.model;
+    let mut findings = Findings::default();
     for &(gateway, route, rule) in rules {
         let r = &m.routes[route];
         let object = format!("{} {}", r.spec.kind.kind(), r.meta.key());
-        let mut fields: Vec<(Span, String, String)> = Vec::new();
-        match &r.spec.rules[rule].matches {
-            RuleMatches::Http(ms) => {
-                for h in ms {
-                    if may_break(&h.path.value) {
-                        fields.push((
-                            h.path.span,
-                            format!("path value `{}`", h.path.value),
-                            predicates::path_predicate(h.path.kind, &h.path.value),
-                        ));
-                    }
-                    for x in &h.headers {
-                        if may_break(&x.name) || may_break(&x.value) {
-                            fields.push((
-                                x.span,
-                                format!("header `{}` value `{}`", x.name, x.value),
-                                predicates::header_predicate(&x.name, &x.value),
-                            ));
-                        }
-                    }
-                    let mut seen = BTreeSet::new();
-                    for q in &h.query_params {
-                        if seen.insert(q.name.as_str())
-                            && (may_break(&q.name) || may_break(&q.value))
-                        {
-                            fields.push((
-                                q.span,
-                                format!("query parameter `{}` value `{}`", q.name, q.value),
-                                predicates::query_predicate(&q.name, &q.value),
-                            ));
-                        }
-                    }
-                }
-            }
-            RuleMatches::Grpc(ms) => {
-                for g in ms {
-                    if let Some(mm) = &g.method
-                        && (mm.service.as_deref().is_some_and(may_break)
-                            || mm.method.as_deref().is_some_and(may_break))
-                        && let Some(p) = predicates::grpc_method_predicate(mm)
-                    {
-                        fields.push((
-                            mm.span,
-                            format!(
-                                "method match (service `{}`, method `{}`)",
-                                mm.service.as_deref().unwrap_or(""),
-                                mm.method.as_deref().unwrap_or("")
-                            ),
-                            p,
-                        ));
-                    }
-                    for x in &g.headers {
-                        if may_break(&x.name) || may_break(&x.value) {
-                            fields.push((
-                                x.span,
-                                format!("header `{}` value `{}`", x.name, x.value),
-                                predicates::header_predicate(&x.name, &x.value),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        for (span, what, expr) in fields {
-            if let Some(error) = check(&expr) {
-                add(span, &object, what, expr, error, true, gateway);
-            }
+        for (span, what, expr) in route_fields(&r.spec.rules[rule].matches) {
+            findings.check(span, &object, what, expr, true, gateway);
         }
     }
-
     for a in actions {
         let kinds = [
             (&a.effective.rate_limit, a.kept[0]),
@@ -172,52 +120,120 @@ pub(super) fn diagnostics(
                 continue;
             };
             for (source, what, sp) in expressions(e) {
-                if let Some(error) = check(&sp.value) {
-                    let p = &m.policies[source];
-                    add(
-                        sp.span,
-                        &p.display(),
-                        format!("{what} `{}`", sp.value),
-                        sp.value.clone(),
-                        error,
-                        false,
-                        a.gateway,
-                    );
-                }
+                findings.check(
+                    sp.span,
+                    &m.policies[source].display(),
+                    format!("{what} `{}`", sp.value),
+                    sp.value.clone(),
+                    false,
+                    a.gateway,
+                );
             }
         }
     }
-
     let shim = match t.version() {
         KuadrantVersion::V1_4 => "wasm-shim v0.12.3 (operator 1.4)",
         KuadrantVersion::V1_5 => "wasm-shim v0.14.1 (operator 1.5)",
     };
-    found
+    findings
+        .found
         .into_iter()
-        .map(|((span, _), f)| {
-            let gateways: Vec<String> = f.gateways.iter().map(|&g| m.gateways[g].meta.key()).collect();
-            let first = f.error.lines().next().unwrap_or("").trim().to_string();
-            let consequence = format!(
-                "{shim} cannot parse it ({first}) and rejects the whole wasm configuration of Gateway {}: no Kuadrant policy on it is enforced",
-                gateways.join(", ")
-            );
-            let (msg, help) = if f.route_field {
-                (
-                    format!("{} becomes the route predicate `{}`: {consequence}", f.what, f.expr),
-                    "keep backslashes and quotes out of the value: the operator copies it unescaped into a CEL string (in a regex write [.] for \\. and [0-9] for \\d; doubling the backslash would change the gateway's own routing regex)",
-                )
-            } else {
-                (
-                    format!("{}: {consequence}", f.what),
-                    "fix the expression: the operator never checks counters, and the shim parses every predicate and expression of the configuration",
-                )
-            };
-            Diagnostic::new(Code::WasmShimRejects, msg)
-                .object(f.object)
-                .at(span, "the shim cannot parse this")
-                .help(help)
-        })
+        .map(|((span, _), f)| diagnostic(t, shim, span, f))
         .collect()
+}
+
+/// The PCTL3008 diagnostic of one finding; `shim` names the wasm-shim release.
+fn diagnostic(t: &Topology<'_>, shim: &str, span: Span, f: Finding) -> Diagnostic {
+    let gateways: Vec<String> = f
+        .gateways
+        .iter()
+        .map(|&g| t.model.gateways[g].meta.key())
+        .collect();
+    let first = f.error.lines().next().unwrap_or("").trim().to_string();
+    let consequence = format!(
+        "{shim} cannot parse it ({first}) and rejects the whole wasm configuration of Gateway {}: no Kuadrant policy on it is enforced",
+        gateways.join(", ")
+    );
+    let (msg, help) = if f.route_field {
+        (
+            format!(
+                "{} becomes the route predicate `{}`: {consequence}",
+                f.what, f.expr
+            ),
+            "keep backslashes and quotes out of the value: the operator copies it unescaped into a CEL string (in a regex write [.] for \\. and [0-9] for \\d; doubling the backslash would change the gateway's own routing regex)",
+        )
+    } else {
+        (
+            format!("{}: {consequence}", f.what),
+            "fix the expression: the operator never checks counters, and the shim parses every predicate and expression of the configuration",
+        )
+    };
+    Diagnostic::new(Code::WasmShimRejects, msg)
+        .object(f.object)
+        .at(span, "the shim cannot parse this")
+        .help(help)
+}
+
+/// A header match whose name or value may break the CEL string it is copied into.
+fn header_field(x: &KeyValueMatch) -> Option<(Span, String, String)> {
+    (may_break(&x.name) || may_break(&x.value)).then(|| {
+        (
+            x.span,
+            format!("header `{}` value `{}`", x.name, x.value),
+            predicates::header_predicate(&x.name, &x.value),
+        )
+    })
+}
+
+/// The fields of a rule's matches whose values may break the CEL string they are copied into:
+/// (span, what, the predicate built from them).
+fn route_fields(matches: &RuleMatches) -> Vec<(Span, String, String)> {
+    let mut fields: Vec<(Span, String, String)> = Vec::new();
+    match matches {
+        RuleMatches::Http(ms) => {
+            for h in ms {
+                if may_break(&h.path.value) {
+                    fields.push((
+                        h.path.span,
+                        format!("path value `{}`", h.path.value),
+                        predicates::path_predicate(h.path.kind, &h.path.value),
+                    ));
+                }
+                fields.extend(h.headers.iter().filter_map(header_field));
+                let mut seen = BTreeSet::new();
+                for q in &h.query_params {
+                    if seen.insert(q.name.as_str()) && (may_break(&q.name) || may_break(&q.value)) {
+                        fields.push((
+                            q.span,
+                            format!("query parameter `{}` value `{}`", q.name, q.value),
+                            predicates::query_predicate(&q.name, &q.value),
+                        ));
+                    }
+                }
+            }
+        }
+        RuleMatches::Grpc(ms) => {
+            for g in ms {
+                if let Some(mm) = &g.method
+                    && (mm.service.as_deref().is_some_and(may_break)
+                        || mm.method.as_deref().is_some_and(may_break))
+                    && let Some(p) = predicates::grpc_method_predicate(mm)
+                {
+                    fields.push((
+                        mm.span,
+                        format!(
+                            "method match (service `{}`, method `{}`)",
+                            mm.service.as_deref().unwrap_or(""),
+                            mm.method.as_deref().unwrap_or("")
+                        ),
+                        p,
+                    ));
+                }
+                fields.extend(g.headers.iter().filter_map(header_field));
+            }
+        }
+    }
+    fields
 }
 
 /// The policy-written CEL of an effective policy that its wasm actions carry: the top-level `when`
