@@ -133,7 +133,6 @@ impl<'m> Topology<'m> {
     /// Build the topology. Node insertion order follows policy-machinery: objects, then targetables
     /// (classes, gateways, routes, services, listeners, rules, service ports), then policies.
     pub fn build(model: &'m Model) -> Self {
-        let version = model.version;
         let mut t = Topology {
             model,
             graph: DiGraph::new(),
@@ -161,31 +160,51 @@ impl<'m> Topology<'m> {
             t.gateway_class_ix
                 .push(class_ix.get(g.spec.class_name.value.as_str()).copied());
         }
+        t.add_objects();
+        t.add_targetables();
+        t.add_sections();
+        t.add_policies();
+        t.link();
+        t.add_extensions();
+        t.index_attached();
+        t
+    }
+
+    /// The object nodes: the Kuadrant objects.
+    fn add_objects(&mut self) {
+        let model = self.model;
         for (i, k) in model.kuadrants.iter().enumerate() {
-            t.add(
+            self.add(
                 Locator::object("Kuadrant", "kuadrant.io", &k.meta.namespace, &k.meta.name),
                 "Kuadrant",
                 NodeRef::Kuadrant(i),
                 NodeRole::Object,
             );
         }
+    }
+
+    /// The whole-object targetables: classes, gateways, routes (of the kinds in the topology),
+    /// services; each object's node recorded.
+    fn add_targetables(&mut self) {
+        let model = self.model;
+        let version = model.version;
         // Each object's node, recorded as it is added (a second object with a used locator gets the
         // first one's node, as a lookup by locator would).
-        t.class_nodes = vec![None; model.gateway_classes.len()];
-        t.gateway_nodes = vec![None; model.gateways.len()];
-        t.listener_nodes = model
+        self.class_nodes = vec![None; model.gateway_classes.len()];
+        self.gateway_nodes = vec![None; model.gateways.len()];
+        self.listener_nodes = model
             .gateways
             .iter()
             .map(|g| vec![None; g.spec.listeners.len()])
             .collect();
-        t.route_nodes = vec![None; model.routes.len()];
-        t.rule_nodes = model
+        self.route_nodes = vec![None; model.routes.len()];
+        self.rule_nodes = model
             .routes
             .iter()
             .map(|r| vec![None; r.spec.rules.len()])
             .collect();
         for (i, c) in model.gateway_classes.iter().enumerate() {
-            t.class_nodes[i] = Some(t.add(
+            self.class_nodes[i] = Some(self.add(
                 Locator::object("GatewayClass", GATEWAY_API_GROUP, "", &c.meta.name),
                 "GatewayClass",
                 NodeRef::GatewayClass(i),
@@ -193,7 +212,7 @@ impl<'m> Topology<'m> {
             ));
         }
         for (i, g) in model.gateways.iter().enumerate() {
-            t.gateway_nodes[i] = Some(t.add(
+            self.gateway_nodes[i] = Some(self.add(
                 gateway_locator(&g.meta.namespace, &g.meta.name),
                 "Gateway",
                 NodeRef::Gateway(i),
@@ -204,7 +223,7 @@ impl<'m> Topology<'m> {
             if !route_in_topology(r.spec.kind, version) {
                 continue;
             }
-            t.route_nodes[i] = Some(t.add(
+            self.route_nodes[i] = Some(self.add(
                 route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name),
                 r.spec.kind.kind(),
                 NodeRef::Route(i),
@@ -212,16 +231,22 @@ impl<'m> Topology<'m> {
             ));
         }
         for (i, s) in model.services.iter().enumerate() {
-            t.add(
+            self.add(
                 Locator::object("Service", "", &s.meta.namespace, &s.meta.name),
                 "Service",
                 NodeRef::Service(i),
                 NodeRole::Targetable,
             );
         }
+    }
+
+    /// The section targetables: listeners, route rules, named service ports.
+    fn add_sections(&mut self) {
+        let model = self.model;
+        let version = model.version;
         for (gi, g) in model.gateways.iter().enumerate() {
             for (li, l) in g.spec.listeners.iter().enumerate() {
-                t.listener_nodes[gi][li] = Some(t.add(
+                self.listener_nodes[gi][li] = Some(self.add(
                     gateway_locator(&g.meta.namespace, &g.meta.name).section(&l.name.value),
                     "Listener",
                     NodeRef::Listener(gi, li),
@@ -236,7 +261,7 @@ impl<'m> Topology<'m> {
                 }
                 for (xi, rule) in r.spec.rules.iter().enumerate() {
                     let section = rule.section_name(xi, version);
-                    t.rule_nodes[ri][xi] = Some(t.add(
+                    self.rule_nodes[ri][xi] = Some(self.add(
                         route_locator(kind, &r.meta.namespace, &r.meta.name).section(&section),
                         kind.rule_kind(),
                         NodeRef::Rule(ri, xi),
@@ -248,7 +273,7 @@ impl<'m> Topology<'m> {
         for (si, s) in model.services.iter().enumerate() {
             for (pi, (name, _)) in s.spec.ports.iter().enumerate() {
                 let Some(name) = name else { continue };
-                t.add(
+                self.add(
                     Locator::object("Service", "", &s.meta.namespace, &s.meta.name).section(name),
                     "ServicePort",
                     NodeRef::ServicePort(si, pi),
@@ -256,6 +281,11 @@ impl<'m> Topology<'m> {
                 );
             }
         }
+    }
+
+    /// The policy nodes.
+    fn add_policies(&mut self) {
+        let model = self.model;
         // Policies are fed kind by kind in the operator's registration order
         // (state_of_the_world.go `WithPolicyKinds`), which fixes their DOT `n<seq>` numbers.
         for kind in POLICY_REGISTRATION_ORDER {
@@ -263,7 +293,7 @@ impl<'m> Topology<'m> {
                 if p.kind != kind {
                     continue;
                 }
-                t.add(
+                self.add(
                     p.locator(),
                     p.kind.kind(),
                     NodeRef::Policy(pi),
@@ -271,10 +301,6 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        t.link();
-        t.add_extensions();
-        t.index_attached();
-        t
     }
 
     /// The extension policies, after everything the operator's topology holds: each with an edge to
@@ -492,7 +518,22 @@ impl<'m> Topology<'m> {
                 }
             }
         }
-        // Route → Rule, Rule → ServicePort, Rule → Service.
+        self.link_rules();
+        // Service → ServicePort.
+        for s in &m.services {
+            let sl = Locator::object("Service", "", &s.meta.namespace, &s.meta.name);
+            for (name, _) in &s.spec.ports {
+                if let Some(n) = name {
+                    self.edge(&sl, &sl.section(n), EdgeKind::Link);
+                }
+            }
+        }
+    }
+
+    /// Route → Rule, Rule → ServicePort (backendRefs with a port), Rule → Service (without), route
+    /// kind by kind.
+    fn link_rules(&mut self) {
+        let m = self.model;
         let mut service_ix: HashMap<(&str, &str), usize> = HashMap::new();
         for (i, s) in m.services.iter().enumerate() {
             service_ix
@@ -544,15 +585,6 @@ impl<'m> Topology<'m> {
                             .copied();
                         self.edge_between(rule_n, to, EdgeKind::Link);
                     }
-                }
-            }
-        }
-        // Service → ServicePort.
-        for s in &m.services {
-            let sl = Locator::object("Service", "", &s.meta.namespace, &s.meta.name);
-            for (name, _) in &s.spec.ports {
-                if let Some(n) = name {
-                    self.edge(&sl, &sl.section(n), EdgeKind::Link);
                 }
             }
         }
