@@ -328,49 +328,11 @@ pub fn object(
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) -> Option<Validated> {
-    let (api_version, kind) = match (&doc.api_version, &doc.kind) {
-        (Some(a), Some(k)) => (a.clone(), k.clone()),
-        (a, k) => {
-            let missing = match (a, k) {
-                (None, None) => "apiVersion and kind",
-                (None, _) => "apiVersion",
-                _ => "kind",
-            };
-            diags.push(
-                Diagnostic::new(Code::NotAnObject, format!("document has no {missing}"))
-                    .at(span, "this document")
-                    .help("every manifest needs apiVersion and kind"),
-            );
-            return None;
-        }
-    };
-    let class = ObjectKind::classify(&api_version.value, &kind.value);
-    let ok = match class {
+    let (api_version, kind) = type_meta(&doc, span, diags)?;
+    let ok = match ObjectKind::classify(&api_version.value, &kind.value) {
         KindMatch::Served(k) => k,
         KindMatch::Unserved(k, to) => {
-            let name = doc
-                .metadata
-                .as_ref()
-                .and_then(|m| m.value.name.as_ref())
-                .map(|n| n.value.clone())
-                .unwrap_or_default();
-            diags.push(
-                Diagnostic::new(
-                    Code::UnservedVersion,
-                    format!(
-                        "{} {} is not served by the Kuadrant operator {}: use {}",
-                        api_version.value,
-                        k.kind(),
-                        opts.version.as_str(),
-                        to
-                    ),
-                )
-                .at(api_version.span, "unserved apiVersion")
-                .object(format!("{} {name}", k.kind()))
-                .help(format!(
-                    "migrate the object to apiVersion: {to} (see the Kuadrant upgrade notes); it is left out"
-                )),
-            );
+            diags.push(unserved(&doc, &api_version, k, to, opts));
             return None;
         }
         KindMatch::Unknown => {
@@ -404,36 +366,9 @@ pub fn object(
             });
         }
     };
-    let name = doc
-        .metadata
-        .as_ref()
-        .and_then(|m| m.value.name.as_ref())
-        .map(|n| n.value.clone())
-        .unwrap_or_default();
+    let name = doc_name(&doc);
     if let Some(from) = super::extension::not_shipped(ok, opts.version) {
-        let namespace = doc
-            .metadata
-            .as_ref()
-            .and_then(|m| m.value.namespace.as_ref())
-            .map(|n| n.value.clone())
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| opts.default_namespace.clone());
-        diags.push(
-            Diagnostic::new(
-                Code::ExtensionNotShipped,
-                format!(
-                    "{} is not shipped by the Kuadrant operator {}: it is shipped from {from}",
-                    ok.kind(),
-                    opts.version.as_str(),
-                ),
-            )
-            .at(kind.span, "kind not shipped")
-            .object(format!("{} {namespace}/{name}", ok.kind()))
-            .help(format!(
-                "run with --kuadrant-version 1.5 to emulate an operator that ships {}, or remove the object; it is left out",
-                ok.kind()
-            )),
-        );
+        diags.push(not_shipped(&doc, &kind, ok, from, opts));
         return None;
     }
     let mut c = Check {
@@ -444,22 +379,128 @@ pub fn object(
     };
     let meta = meta(&doc, span, seq, place, Some(ok), opts, &mut c)?;
     c.object = format!("{} {}", ok.kind(), meta.key());
-    let v = match (ok, doc.spec) {
-        (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, *s, &mut c),
+    let v = by_kind(ok, meta, doc.spec, doc.status, span, opts, &mut c);
+    if c.failed { None } else { v }
+}
+
+/// The document's `apiVersion` and `kind`, or `NotAnObject`.
+fn type_meta(
+    doc: &RawDocument,
+    span: Span,
+    diags: &mut Diagnostics,
+) -> Option<(Sp<String>, Sp<String>)> {
+    match (&doc.api_version, &doc.kind) {
+        (Some(a), Some(k)) => Some((a.clone(), k.clone())),
+        (a, k) => {
+            let missing = match (a, k) {
+                (None, None) => "apiVersion and kind",
+                (None, _) => "apiVersion",
+                _ => "kind",
+            };
+            diags.push(
+                Diagnostic::new(Code::NotAnObject, format!("document has no {missing}"))
+                    .at(span, "this document")
+                    .help("every manifest needs apiVersion and kind"),
+            );
+            None
+        }
+    }
+}
+
+/// The document's `metadata.name`, empty when unset.
+fn doc_name(doc: &RawDocument) -> String {
+    doc.metadata
+        .as_ref()
+        .and_then(|m| m.value.name.as_ref())
+        .map(|n| n.value.clone())
+        .unwrap_or_default()
+}
+
+/// `UnservedVersion`: kind `k` under an apiVersion the emulated operator does not serve (`to` is
+/// the one it serves).
+fn unserved(
+    doc: &RawDocument,
+    api_version: &Sp<String>,
+    k: ObjectKind,
+    to: &str,
+    opts: &LoadOptions,
+) -> Diagnostic {
+    let name = doc_name(doc);
+    Diagnostic::new(
+        Code::UnservedVersion,
+        format!(
+            "{} {} is not served by the Kuadrant operator {}: use {}",
+            api_version.value,
+            k.kind(),
+            opts.version.as_str(),
+            to
+        ),
+    )
+    .at(api_version.span, "unserved apiVersion")
+    .object(format!("{} {name}", k.kind()))
+    .help(format!(
+        "migrate the object to apiVersion: {to} (see the Kuadrant upgrade notes); it is left out"
+    ))
+}
+
+/// `ExtensionNotShipped`: kind `ok` is shipped from release `from`, not by the emulated one.
+fn not_shipped(
+    doc: &RawDocument,
+    kind: &Sp<String>,
+    ok: ObjectKind,
+    from: &str,
+    opts: &LoadOptions,
+) -> Diagnostic {
+    let name = doc_name(doc);
+    let namespace = doc
+        .metadata
+        .as_ref()
+        .and_then(|m| m.value.namespace.as_ref())
+        .map(|n| n.value.clone())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| opts.default_namespace.clone());
+    Diagnostic::new(
+        Code::ExtensionNotShipped,
+        format!(
+            "{} is not shipped by the Kuadrant operator {}: it is shipped from {from}",
+            ok.kind(),
+            opts.version.as_str(),
+        ),
+    )
+    .at(kind.span, "kind not shipped")
+    .object(format!("{} {namespace}/{name}", ok.kind()))
+    .help(format!(
+        "run with --kuadrant-version 1.5 to emulate an operator that ships {}, or remove the object; it is left out",
+        ok.kind()
+    ))
+}
+
+/// The validated object of a served kind, by kind; a spec of the wrong shape is missing.
+fn by_kind(
+    ok: ObjectKind,
+    meta: Meta,
+    spec: RawSpec,
+    status: RawStatus,
+    span: Span,
+    opts: &LoadOptions,
+    c: &mut Check,
+) -> Option<Validated> {
+    match (ok, spec) {
+        (ObjectKind::GatewayClass, RawSpec::GatewayClass(s)) => gateway_class(meta, *s, c),
         (ObjectKind::Gateway, RawSpec::Gateway(s)) => {
-            let status = match doc.status {
+            let status = match status {
                 RawStatus::Gateway(st) => Some(st),
                 _ => None,
             };
-            gateway(meta, *s, status, &mut c)
+            gateway(meta, *s, status, c)
         }
         (ObjectKind::HttpRoute, RawSpec::HttpRoute(s)) => {
-            let status = route_status(doc.status);
-            http_route(meta, *s, status, &mut c)
+            let status = route_status(status);
+            http_route(meta, *s, status, c)
         }
         (ObjectKind::GrpcRoute, RawSpec::GrpcRoute(s)) => {
-            let status = route_status(doc.status);
-            grpc_route(meta, *s, status, &mut c)
+            let status = route_status(status);
+            grpc_route(meta, *s, status, c)
         }
         (ObjectKind::Namespace, _) => Some(Validated::Namespace(Obj { meta, spec: () })),
         (ObjectKind::Issuer, _) => Some(Validated::Issuer(Obj { meta, spec: () })),
@@ -482,28 +523,27 @@ pub fn object(
         (
             k @ (ObjectKind::RateLimitPolicy | ObjectKind::TokenRateLimitPolicy),
             RawSpec::RateLimit(s),
-        ) => limits_policy(k, meta, *s, opts.version, &mut c),
-        (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, *s, opts.version, &mut c),
+        ) => limits_policy(k, meta, *s, opts.version, c),
+        (ObjectKind::AuthPolicy, RawSpec::Auth(s)) => auth_policy(meta, *s, opts.version, c),
         (k @ (ObjectKind::DnsPolicy | ObjectKind::TlsPolicy), RawSpec::Direct(s)) => {
-            direct_policy(k, meta, *s, &mut c)
+            direct_policy(k, meta, *s, c)
         }
-        (ObjectKind::Kuadrant, spec) => Some(Validated::Kuadrant(opaque(meta, spec, doc.status))),
-        (ObjectKind::Limitador, spec) => Some(Validated::Limitador(opaque(meta, spec, doc.status))),
-        (ObjectKind::Authorino, spec) => Some(Validated::Authorino(opaque(meta, spec, doc.status))),
+        (ObjectKind::Kuadrant, spec) => Some(Validated::Kuadrant(opaque(meta, spec, status))),
+        (ObjectKind::Limitador, spec) => Some(Validated::Limitador(opaque(meta, spec, status))),
+        (ObjectKind::Authorino, spec) => Some(Validated::Authorino(opaque(meta, spec, status))),
         (
             k @ (ObjectKind::PlanPolicy
             | ObjectKind::OidcPolicy
             | ObjectKind::TelemetryPolicy
             | ObjectKind::ThreatPolicy),
             RawSpec::Extension(s),
-        ) => super::extension::validate(k, meta, *s, opts.version, &mut c),
+        ) => super::extension::validate(k, meta, *s, opts.version, c),
         (k, _) => {
             c.missing(span, "spec");
             let _ = k;
             None
         }
-    };
-    if c.failed { None } else { v }
+    }
 }
 
 /// Opaque objects keep `{spec, status}` as JSON.
@@ -1644,12 +1684,75 @@ fn auth_policy(
 fn direct_policy(
     kind: ObjectKind,
     meta: Meta,
-    s: DirectPolicySpec,
+    mut s: DirectPolicySpec,
     c: &mut Check,
 ) -> Option<Validated> {
     let at = meta.origin.object;
     // DNS/TLS CRDs are identical across 1.4 and 1.5 for the checks below.
-    let target = target_ref(kind, s.target_ref, at, KuadrantVersion::V1_4, c);
+    let target = target_ref(kind, s.target_ref.take(), at, KuadrantVersion::V1_4, c);
+    schema_checks(kind, &s, c);
+    let pk = if kind == ObjectKind::DnsPolicy {
+        PolicyKind::Dns
+    } else {
+        PolicyKind::Tls
+    };
+    let mut go_duration = |d: Option<Str>, field: &str| {
+        let d = d?;
+        match crate::model::duration::parse(&d.value) {
+            Some(ns) => Some(crate::model::duration::format(ns)),
+            None => {
+                c.schema(
+                    d.span,
+                    format!("spec.{field} {:?} is not a Go duration", d.value),
+                    "write it as Go's time.ParseDuration reads it, e.g. 2160h or 90m",
+                );
+                None
+            }
+        }
+    };
+    let duration = go_duration(s.duration, "duration");
+    let renew_before = go_duration(s.renew_before, "renewBefore");
+    let issuer = s.issuer_ref.as_ref().and_then(|ir| {
+        Some(IssuerRef {
+            name: ir.value.name.clone()?,
+            kind: ir
+                .value
+                .kind
+                .as_ref()
+                .map(|k| k.value.clone())
+                .unwrap_or_default(),
+        })
+    });
+    let issuer_ref = s.issuer_ref.map(issuer_ref_map);
+    let private_key = s.private_key.map(private_key_map);
+    let body = DirectSpec {
+        issuer_ref,
+        common_name: s.common_name.unwrap_or_default(),
+        duration,
+        renew_before,
+        usages: s.usages,
+        revision_history_limit: s.revision_history_limit,
+        private_key,
+        provider_ref: s.provider_refs.and_then(|p| p.value.into_iter().next()),
+        delegate: s.delegate == Some(true),
+        health_check: s.health_check,
+        exclude_addresses: s
+            .exclude_addresses
+            .map(|e| e.value.into_iter().map(|a| a.value).collect())
+            .unwrap_or_default(),
+        load_balancing: s.load_balancing.is_some(),
+        issuer,
+    };
+    Some(Validated::Policy(Box::new(Policy {
+        kind: pk,
+        meta,
+        target: target?,
+        body: PolicyBody::Direct(Box::new(body)),
+    })))
+}
+
+/// The schema and CEL rules of the DNSPolicy and TLSPolicy CRDs that are not about the targetRef.
+fn schema_checks(kind: ObjectKind, s: &DirectPolicySpec, c: &mut Check) {
     if kind == ObjectKind::DnsPolicy {
         if let Some(p) = &s.provider_refs {
             if p.value.len() > 1 {
@@ -1691,91 +1794,39 @@ fn direct_policy(
     {
         c.cel(k.span, "Invalid issuerRef.kind. The only supported values are blank, 'Issuer' and 'ClusterIssuer'");
     }
-    let pk = if kind == ObjectKind::DnsPolicy {
-        PolicyKind::Dns
-    } else {
-        PolicyKind::Tls
-    };
-    let mut go_duration = |d: Option<Str>, field: &str| {
-        let d = d?;
-        match crate::model::duration::parse(&d.value) {
-            Some(ns) => Some(crate::model::duration::format(ns)),
-            None => {
-                c.schema(
-                    d.span,
-                    format!("spec.{field} {:?} is not a Go duration", d.value),
-                    "write it as Go's time.ParseDuration reads it, e.g. 2160h or 90m",
-                );
-                None
-            }
+}
+
+/// A TLSPolicy's `issuerRef` as the Certificate carries it (empty kind and group left out).
+fn issuer_ref_map(r: Sp<RawIssuerRef>) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert(
+        "name".into(),
+        Value::from(r.value.name.map(|n| n.value).unwrap_or_default()),
+    );
+    if let Some(k) = r.value.kind.filter(|k| !k.value.is_empty()) {
+        m.insert("kind".into(), Value::from(k.value));
+    }
+    if let Some(g) = r.value.group.filter(|g| !g.is_empty()) {
+        m.insert("group".into(), Value::from(g));
+    }
+    m
+}
+
+/// A TLSPolicy's `privateKey` as the Certificate carries it (empty fields left out).
+fn private_key_map(k: RawPrivateKey) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    let mut put = |key: &str, v: Option<String>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            m.insert(key.into(), Value::from(v));
         }
     };
-    let duration = go_duration(s.duration, "duration");
-    let renew_before = go_duration(s.renew_before, "renewBefore");
-    let issuer = s.issuer_ref.as_ref().and_then(|ir| {
-        Some(IssuerRef {
-            name: ir.value.name.clone()?,
-            kind: ir
-                .value
-                .kind
-                .as_ref()
-                .map(|k| k.value.clone())
-                .unwrap_or_default(),
-        })
-    });
-    let issuer_ref = s.issuer_ref.map(|r| {
-        let mut m = serde_json::Map::new();
-        m.insert(
-            "name".into(),
-            Value::from(r.value.name.map(|n| n.value).unwrap_or_default()),
-        );
-        if let Some(k) = r.value.kind.filter(|k| !k.value.is_empty()) {
-            m.insert("kind".into(), Value::from(k.value));
-        }
-        if let Some(g) = r.value.group.filter(|g| !g.is_empty()) {
-            m.insert("group".into(), Value::from(g));
-        }
-        m
-    });
-    let private_key = s.private_key.map(|k| {
-        let mut m = serde_json::Map::new();
-        let mut put = |key: &str, v: Option<String>| {
-            if let Some(v) = v.filter(|v| !v.is_empty()) {
-                m.insert(key.into(), Value::from(v));
-            }
-        };
-        put("algorithm", k.algorithm);
-        put("encoding", k.encoding);
-        put("rotationPolicy", k.rotation_policy);
-        if let Some(n) = k.size.filter(|n| *n != 0) {
-            m.insert("size".into(), Value::from(n));
-        }
-        m
-    });
-    let body = DirectSpec {
-        issuer_ref,
-        common_name: s.common_name.unwrap_or_default(),
-        duration,
-        renew_before,
-        usages: s.usages,
-        revision_history_limit: s.revision_history_limit,
-        private_key,
-        provider_ref: s.provider_refs.and_then(|p| p.value.into_iter().next()),
-        delegate: s.delegate == Some(true),
-        health_check: s.health_check,
-        exclude_addresses: s
-            .exclude_addresses
-            .map(|e| e.value.into_iter().map(|a| a.value).collect())
-            .unwrap_or_default(),
-        load_balancing: s.load_balancing.is_some(),
-        issuer,
-    };
-    Some(Validated::Policy(Box::new(Policy {
-        kind: pk,
-        meta,
-        target: target?,
-        body: PolicyBody::Direct(Box::new(body)),
-    })))
+    put("algorithm", k.algorithm);
+    put("encoding", k.encoding);
+    put("rotationPolicy", k.rotation_policy);
+    if let Some(n) = k.size.filter(|n| *n != 0) {
+        m.insert("size".into(), Value::from(n));
+    }
+    m
 }
 
 #[cfg(test)]
