@@ -226,6 +226,7 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
+/// Read one settings key into `settings`; a bad value or an unknown key is a diagnostic.
 fn apply(
     settings: &mut Settings,
     diags: &mut Diagnostics,
@@ -233,7 +234,6 @@ fn apply(
     key: Sp<String>,
     value: Value,
 ) {
-    let key_span = key.span;
     let at = value.span;
     // The value as written (so `kuadrantVersion: 1.5`, a YAML float, reads as "1.5").
     let written = text
@@ -247,34 +247,19 @@ fn apply(
         .at(at, "invalid value")
     };
     let string = |diags: &mut Diagnostics| -> Option<String> {
-        match &value.value {
-            serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
-            _ => {
-                diags.push(invalid("a non-empty string"));
-                None
-            }
+        let s = non_empty_string(&value.value);
+        if s.is_none() {
+            diags.push(invalid("a non-empty string"));
         }
+        s
     };
     let names = |diags: &mut Diagnostics| -> Vec<String> {
-        let items: Option<Vec<String>> = match &value.value {
-            serde_json::Value::String(s) => {
-                Some(s.split(',').map(|x| x.trim().to_string()).collect())
-            }
-            serde_json::Value::Array(a) => a
-                .iter()
-                .map(|x| x.as_str().map(|s| s.trim().to_string()))
-                .collect(),
-            _ => None,
-        };
-        match items {
-            Some(v) if v.iter().all(|s| !s.is_empty()) => v,
-            _ => {
-                diags.push(invalid(
-                    "a list of controller names (or one comma-separated string)",
-                ));
-                Vec::new()
-            }
-        }
+        controller_names(&value.value).unwrap_or_else(|| {
+            diags.push(invalid(
+                "a list of controller names (or one comma-separated string)",
+            ));
+            Vec::new()
+        })
     };
     match key.value.as_str() {
         "kuadrantVersion" => {
@@ -318,26 +303,12 @@ fn apply(
         }
         "istioControllerNames" => settings.istio_controller_names = names(diags),
         "envoyGatewayControllerNames" => settings.envoy_gateway_controller_names = names(diags),
-        "gatewayClasses" => {
-            let classes: Option<BTreeMap<String, String>> = match &value.value {
-                serde_json::Value::Object(m) => m
-                    .iter()
-                    .map(|(k, v)| match v.as_str().map(str::trim) {
-                        Some(c) if !k.trim().is_empty() && !c.is_empty() => {
-                            Some((k.trim().to_string(), c.to_string()))
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-                _ => None,
-            };
-            match classes {
-                Some(c) => settings.gateway_classes = c,
-                None => diags.push(invalid(
-                    "a mapping of GatewayClass names to controller names (e.g. `istio: istio.io/gateway-controller`)",
-                )),
-            }
-        }
+        "gatewayClasses" => match gateway_classes(&value.value) {
+            Some(c) => settings.gateway_classes = c,
+            None => diags.push(invalid(
+                "a mapping of GatewayClass names to controller names (e.g. `istio: istio.io/gateway-controller`)",
+            )),
+        },
         "failOn" => {
             settings.fail_on = match value.value.as_str() {
                 Some("error") => Some(FailOn::Error),
@@ -356,18 +327,57 @@ fn apply(
                 diags.push(invalid("a list of {code, object, reason} entries"));
             }
         }
-        other => {
-            let mut d = Diagnostic::new(
-                Code::ConfigUnknownKey,
-                format!("unknown settings key `{other}`; it is ignored"),
-            )
-            .at(key_span, "not a policyctl setting");
-            d = match closest(other) {
-                Some(k) => d.help(format!("did you mean `{k}`?")),
-                None => d.help(format!("known keys: {}", KEYS.join(", "))),
-            };
-            diags.push(d);
-        }
+        other => diags.push(unknown_key(other, &key)),
+    }
+}
+
+/// A string setting: trimmed, not empty.
+fn non_empty_string(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// A list of controller names, or one comma-separated string of them; none empty.
+fn controller_names(v: &serde_json::Value) -> Option<Vec<String>> {
+    let items: Option<Vec<String>> = match v {
+        serde_json::Value::String(s) => Some(s.split(',').map(|x| x.trim().to_string()).collect()),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|x| x.as_str().map(|s| s.trim().to_string()))
+            .collect(),
+        _ => None,
+    };
+    items.filter(|v| v.iter().all(|s| !s.is_empty()))
+}
+
+/// A mapping of GatewayClass names to controller names, both non-empty once trimmed.
+fn gateway_classes(v: &serde_json::Value) -> Option<BTreeMap<String, String>> {
+    match v {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v.as_str().map(str::trim) {
+                Some(c) if !k.trim().is_empty() && !c.is_empty() => {
+                    Some((k.trim().to_string(), c.to_string()))
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// `ConfigUnknownKey`, with the key it most likely misspells or the known keys.
+fn unknown_key(other: &str, key: &Sp<String>) -> Diagnostic {
+    let d = Diagnostic::new(
+        Code::ConfigUnknownKey,
+        format!("unknown settings key `{other}`; it is ignored"),
+    )
+    .at(key.span, "not a policyctl setting");
+    match closest(other) {
+        Some(k) => d.help(format!("did you mean `{k}`?")),
+        None => d.help(format!("known keys: {}", KEYS.join(", "))),
     }
 }
 
