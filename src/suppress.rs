@@ -148,7 +148,55 @@ struct Annotated<'a> {
 /// is a `PCTL4009`.
 pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) -> Outcome {
     let mut extra = Diagnostics::new();
-    let mut annotated = Vec::new();
+    let mut annotated = annotations(model, &mut extra);
+    let mut rule_used = vec![false; rules.len()];
+    let mut kept = Diagnostics::new();
+    let mut suppressed = Vec::new();
+    for d in diags.into_vec() {
+        let silenceable = d.code.can_be_suppressed() && d.severity != Severity::Error;
+        let mut by = None;
+        if silenceable && let Some(o) = &d.object {
+            for a in annotated.iter_mut().filter(|a| &a.object == o) {
+                if let Some(i) = a.codes.iter().position(|c| *c == d.code) {
+                    a.used[i] = true;
+                    by.get_or_insert(("annotation", a.reason.clone()));
+                }
+            }
+        }
+        if silenceable {
+            for (i, r) in rules.iter().enumerate() {
+                let object_ok = match (&r.object, &d.object) {
+                    (None, _) => true,
+                    (Some(p), Some(o)) => matches(p, o),
+                    (Some(_), None) => false,
+                };
+                if r.code == d.code && object_ok {
+                    rule_used[i] = true;
+                    by.get_or_insert(("settings", r.reason.clone()));
+                }
+            }
+        }
+        match by {
+            Some((by, reason)) => suppressed.push(Suppressed {
+                diagnostic: d,
+                by,
+                reason,
+            }),
+            None => kept.push(d),
+        }
+    }
+    if complete {
+        extra.extend(unused(&annotated, rules, &rule_used));
+    }
+    kept.extend(extra);
+    kept.sort();
+    Outcome { kept, suppressed }
+}
+
+/// The suppression annotations of the objects of `model`, parsed; a code that is an error or not
+/// a code at all is a diagnostic in `extra`.
+fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'m>> {
+    let mut annotated: Vec<Annotated<'m>> = Vec::new();
     for (object, meta) in objects(model) {
         let Some(value) = meta.annotations.get(ANNOTATION) else {
             continue;
@@ -193,43 +241,13 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) 
             used,
         });
     }
-    let mut rule_used = vec![false; rules.len()];
-    let mut kept = Diagnostics::new();
-    let mut suppressed = Vec::new();
-    for d in diags.into_vec() {
-        let silenceable = d.code.can_be_suppressed() && d.severity != Severity::Error;
-        let mut by = None;
-        if silenceable && let Some(o) = &d.object {
-            for a in annotated.iter_mut().filter(|a| &a.object == o) {
-                if let Some(i) = a.codes.iter().position(|c| *c == d.code) {
-                    a.used[i] = true;
-                    by.get_or_insert(("annotation", a.reason.clone()));
-                }
-            }
-        }
-        if silenceable {
-            for (i, r) in rules.iter().enumerate() {
-                let object_ok = match (&r.object, &d.object) {
-                    (None, _) => true,
-                    (Some(p), Some(o)) => matches(p, o),
-                    (Some(_), None) => false,
-                };
-                if r.code == d.code && object_ok {
-                    rule_used[i] = true;
-                    by.get_or_insert(("settings", r.reason.clone()));
-                }
-            }
-        }
-        match by {
-            Some((by, reason)) => suppressed.push(Suppressed {
-                diagnostic: d,
-                by,
-                reason,
-            }),
-            None => kept.push(d),
-        }
-    }
-    for a in annotated.iter().filter(|_| complete) {
+    annotated
+}
+
+/// `PCTL4009` for every annotation code and settings rule that silenced nothing.
+fn unused(annotated: &[Annotated<'_>], rules: &[Rule], rule_used: &[bool]) -> Diagnostics {
+    let mut extra = Diagnostics::new();
+    for a in annotated {
         for (c, used) in a.codes.iter().zip(&a.used) {
             if !used {
                 extra.push(
@@ -247,8 +265,8 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) 
             }
         }
     }
-    for (r, used) in rules.iter().zip(&rule_used) {
-        if complete && !used {
+    for (r, used) in rules.iter().zip(rule_used) {
+        if !used {
             let what = match &r.object {
                 Some(p) => format!("{} on {p:?}", r.code.as_str()),
                 None => r.code.as_str().to_string(),
@@ -263,9 +281,7 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) 
             );
         }
     }
-    kept.extend(extra);
-    kept.sort();
-    Outcome { kept, suppressed }
+    extra
 }
 
 #[derive(Deserialize)]
