@@ -102,6 +102,18 @@ pub fn impact(i: &Impact) -> String {
     out
 }
 
+/// `diff -o json`: the changed objects and the impact summary (`null` without `--base`), pretty
+/// printed, terminal-safe, with a final newline.
+pub fn json(diffs: &[ObjectDiff], impact: Option<&Impact>) -> String {
+    let v = serde_json::json!({
+        "objects": diffs.iter().filter(|d| d.change != Change::Unchanged).collect::<Vec<_>>(),
+        "impact": impact,
+    });
+    let mut s = super::terminal::json(serde_json::to_string_pretty(&v).unwrap_or_default());
+    s.push('\n');
+    s
+}
+
 /// A pull-request comment: summary table, impact, and one collapsible diff per object.
 pub fn markdown(diffs: &[ObjectDiff], imp: Option<&Impact>) -> String {
     let mut out = String::from("### policyctl diff\n\n");

@@ -3,7 +3,8 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::diff::{self, Change};
+use policyctl::diff::{self, Change, Impact, ObjectDiff};
+use policyctl::generate::GenerateOptions;
 use policyctl::generate::object;
 use policyctl::load::Input;
 use policyctl::{pipeline, render};
@@ -70,7 +71,6 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     let mut trouble = outcome(&found.kept, FailOn::Never);
-    let objects = &head.generated.objects;
     let external_cmd = std::env::var("POLICYCTL_EXTERNAL_DIFF")
         .ok()
         .filter(|cmd| !cmd.trim().is_empty() && a.output == DiffFormat::Unified);
@@ -79,73 +79,10 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     // the dump is compared a window of documents at a time as it is parsed, and each desired tree
     // is built only while compared.
     let (diffs, sides, impact) = if let Some(base) = &a.base {
-        let base_input = InputArgs {
-            filenames: vec![base.clone()],
-            ..a.input.clone()
-        };
-        let base_loaded = base_input.load()?;
-        let b = pipeline::analyze(
-            &base_loaded.model,
-            &base_loaded.diagnostics,
-            &opts,
-            &Default::default(),
-        );
-        if b.diagnostics.has_trouble() {
-            ui.diagnostics(&base_loaded, &b.diagnostics);
-            trouble = Outcome::Trouble;
-        }
-        let desired = object::values(objects);
-        let base = object::values(&b.generated.objects);
-        let mut imp = diff::impact(&base, &desired);
-        let changes = policyctl::resolve::changes::policy_changes(side(&b), side(&head));
-        imp.limits_added = changes.limits_added;
-        imp.limits_removed = changes.limits_removed;
-        imp.policy_status = changes.statuses;
-        let diffs = diff::diff(&desired, &base, a.context);
-        (diffs, (desired, base), Some(imp))
+        against_base(&a, base, &opts, &head, ui, &mut trouble)?
     } else {
-        let against = a.against.clone().unwrap_or_default();
-        let input = if against == "-" {
-            if a.input.filenames.iter().any(|f| f == "-") {
-                return Err(CliError::Usage(
-                    "stdin cannot be both -f - and --against -".into(),
-                ));
-            }
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-                .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
-            Input::Text {
-                name: "<current>".into(),
-                bytes,
-            }
-        } else {
-            Input::Path(against.into())
-        };
-        let mut comparison = diff::Comparison::new(objects, a.context);
-        if external_cmd.is_some() {
-            comparison = comparison.keep_current();
-        }
-        let (sources, diags) =
-            policyctl::load::values_in_windows(&[input], CURRENT_WINDOW, |batch| {
-                comparison.add(batch)
-            });
-        if !diags.is_empty() {
-            ui.err(&render::diagnostics::human_all(
-                &diags,
-                &sources,
-                ui.style_err(),
-            ));
-        }
-        if diags.has_trouble() {
-            trouble = Outcome::Trouble;
-        }
-        let current = comparison.take_kept();
-        let desired = if external_cmd.is_some() {
-            object::values(objects)
-        } else {
-            Vec::new()
-        };
-        (comparison.finish(), (desired, current), None)
+        let objects = &head.generated.objects;
+        against_current(&a, objects, external_cmd.is_some(), ui, &mut trouble)?
     };
     if trouble == Outcome::Trouble {
         return Ok(Outcome::Trouble);
@@ -155,41 +92,125 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     if let Some(cmd) = &external_cmd {
         external(cmd, &sides.0, &sides.1)?;
     } else {
-        let text = match a.output {
-            DiffFormat::Unified => {
-                let mut t = render::diff::unified(&diffs, ui.color_out);
-                if let Some(i) = &impact {
-                    t.push_str(&render::diff::impact(i));
-                }
-                t
-            }
-            DiffFormat::Stat => {
-                let mut t = render::diff::stat(&diffs);
-                if let Some(i) = &impact {
-                    t.push_str(&render::diff::impact(i));
-                }
-                t
-            }
-            DiffFormat::Json => {
-                let v = serde_json::json!({
-                    "objects": diffs.iter().filter(|d| d.change != Change::Unchanged).collect::<Vec<_>>(),
-                    "impact": impact,
-                });
-                let mut s = policyctl::render::terminal::json(
-                    serde_json::to_string_pretty(&v).unwrap_or_default(),
-                );
-                s.push('\n');
-                s
-            }
-            DiffFormat::Markdown => render::diff::markdown(&diffs, impact.as_ref()),
-        };
-        ui.out(&text)?;
+        ui.out(&text(a.output, &diffs, impact.as_ref(), ui.color_out))?;
     }
     Ok(if changed {
         Outcome::Findings
     } else {
         Outcome::Clean
     })
+}
+
+/// What a comparison gives: the per-object diffs, both sides as trees (desired, current) when they
+/// are kept, and the impact summary of `--base`.
+type Compared = (Vec<ObjectDiff>, (Vec<Value>, Vec<Value>), Option<Impact>);
+
+/// `--base`: compute the base tree too and compare the two outputs, with the impact summary.
+fn against_base(
+    a: &DiffArgs,
+    base: &str,
+    opts: &GenerateOptions,
+    head: &pipeline::Analysis<'_>,
+    ui: &Ui,
+    trouble: &mut Outcome,
+) -> Result<Compared, CliError> {
+    let base_input = InputArgs {
+        filenames: vec![base.to_string()],
+        ..a.input.clone()
+    };
+    let base_loaded = base_input.load()?;
+    let b = pipeline::analyze(
+        &base_loaded.model,
+        &base_loaded.diagnostics,
+        opts,
+        &Default::default(),
+    );
+    if b.diagnostics.has_trouble() {
+        ui.diagnostics(&base_loaded, &b.diagnostics);
+        *trouble = Outcome::Trouble;
+    }
+    let desired = object::values(&head.generated.objects);
+    let base = object::values(&b.generated.objects);
+    let mut imp = diff::impact(&base, &desired);
+    let changes = policyctl::resolve::changes::policy_changes(side(&b), side(head));
+    imp.limits_added = changes.limits_added;
+    imp.limits_removed = changes.limits_removed;
+    imp.policy_status = changes.statuses;
+    let diffs = diff::diff(&desired, &base, a.context);
+    Ok((diffs, (desired, base), Some(imp)))
+}
+
+/// `--against`: compare the generated `objects` with the current ones read from a file, a folder
+/// or stdin, a window at a time; with `keep` (an external differ) both sides are kept as trees.
+fn against_current(
+    a: &DiffArgs,
+    objects: &[object::Object],
+    keep: bool,
+    ui: &Ui,
+    trouble: &mut Outcome,
+) -> Result<Compared, CliError> {
+    let against = a.against.clone().unwrap_or_default();
+    let input = if against == "-" {
+        if a.input.filenames.iter().any(|f| f == "-") {
+            return Err(CliError::Usage(
+                "stdin cannot be both -f - and --against -".into(),
+            ));
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+        Input::Text {
+            name: "<current>".into(),
+            bytes,
+        }
+    } else {
+        Input::Path(against.into())
+    };
+    let mut comparison = diff::Comparison::new(objects, a.context);
+    if keep {
+        comparison = comparison.keep_current();
+    }
+    let (sources, diags) =
+        policyctl::load::values_in_windows(&[input], CURRENT_WINDOW, |batch| comparison.add(batch));
+    if !diags.is_empty() {
+        ui.err(&render::diagnostics::human_all(
+            &diags,
+            &sources,
+            ui.style_err(),
+        ));
+    }
+    if diags.has_trouble() {
+        *trouble = Outcome::Trouble;
+    }
+    let current = comparison.take_kept();
+    let desired = if keep {
+        object::values(objects)
+    } else {
+        Vec::new()
+    };
+    Ok((comparison.finish(), (desired, current), None))
+}
+
+/// The diff in the chosen output format.
+fn text(output: DiffFormat, diffs: &[ObjectDiff], impact: Option<&Impact>, color: bool) -> String {
+    match output {
+        DiffFormat::Unified => {
+            let mut t = render::diff::unified(diffs, color);
+            if let Some(i) = impact {
+                t.push_str(&render::diff::impact(i));
+            }
+            t
+        }
+        DiffFormat::Stat => {
+            let mut t = render::diff::stat(diffs);
+            if let Some(i) = impact {
+                t.push_str(&render::diff::impact(i));
+            }
+            t
+        }
+        DiffFormat::Json => render::diff::json(diffs, impact),
+        DiffFormat::Markdown => render::diff::markdown(diffs, impact),
+    }
 }
 
 /// One side of the policy-level comparison of `--base`.
