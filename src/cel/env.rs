@@ -79,6 +79,8 @@ pub fn functions() -> &'static Functions {
     &FUNCTIONS
 }
 
+/// The overloads of every function, by function name.
+// Long: one declaration table, an entry per function as in cel-go's standard library.
 fn build() -> Functions {
     use Type::{Bool, Bytes, Double, Duration, Int, String as Str, Timestamp, Uint};
     let mut f: Functions = HashMap::new();
