@@ -1,6 +1,7 @@
-//! Cluster patches and the objects that carry them: Istio `EnvoyFilter`s
-//! `kuadrant-{ratelimiting,auth,tracing}-<gw>` and Envoy Gateway `EnvoyPatchPolicy`s (`docs/semantics/generated-objects.md`,
-//! "Cluster objects"), plus the wasm-server cluster of the 1.5 wasm `EnvoyFilter`.
+//! Cluster patches: what the Istio `EnvoyFilter`s `kuadrant-{ratelimiting,auth,tracing}-<gw>` and
+//! the Envoy Gateway `EnvoyPatchPolicy`s carry (`docs/semantics/generated-objects.md`, "Cluster
+//! objects"; `gateway` assembles those objects), plus the wasm-server cluster of the 1.5 wasm
+//! `EnvoyFilter`.
 
 use serde_json::{Value, json};
 
