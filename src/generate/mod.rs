@@ -164,6 +164,10 @@ pub struct GenerateOptions {
     pub only: Option<BTreeSet<Family>>,
     /// Restrict to paths through this gateway `(namespace, name)`.
     pub gateway: Option<(String, String)>,
+    /// `watch`'s incremental cycles (`docs/architecture.md`, "watch"): the per-gateway objects and the
+    /// AuthConfigs only of paths through these gateways `(namespace, name)`. Unlike `gateway`, the
+    /// Limitador's limits and the findings still come from every path.
+    pub slice: Option<BTreeSet<(String, String)>>,
 }
 
 impl Default for GenerateOptions {
@@ -177,6 +181,7 @@ impl Default for GenerateOptions {
             envoy_gateway_controllers: controller_names(&[], ENVOY_GATEWAY_CONTROLLER),
             only: None,
             gateway: None,
+            slice: None,
         }
     }
 }
@@ -613,8 +618,10 @@ struct PassContext<'a> {
     /// `ns/name` of every route (the sort keys borrow them).
     route_keys: &'a [String],
     provider: &'a (dyn Fn(usize) -> Option<Provider> + Sync),
-    /// Per gateway: whether `opts.gateway` keeps its objects.
+    /// Per gateway: whether `opts.gateway` keeps its paths (limits, findings and objects).
     selected: &'a [bool],
+    /// Per gateway: whether its objects are emitted (`selected`, and within `opts.slice`).
+    emit: &'a [bool],
 }
 
 /// What the per-path pass produces for a run of paths.
@@ -746,7 +753,7 @@ fn path_pass<'a>(
         let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
-        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, selected) {
+        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, ctx.emit[p.gateway]) {
             // The annotation names the route rule: the same for every path through it.
             let annotation = annotations
                 .entry((p.route, p.rule))
@@ -996,12 +1003,23 @@ fn generate_in_runs(
                 .is_none_or(|(ns, name)| g.meta.namespace == *ns && g.meta.name == *name)
         })
         .collect();
+    let emit: Vec<bool> = m
+        .gateways
+        .iter()
+        .zip(&selected)
+        .map(|(g, &sel)| {
+            sel && opts.slice.as_ref().is_none_or(|s| {
+                s.contains(&(g.meta.namespace.clone(), g.meta.name.clone()))
+            })
+        })
+        .collect();
     let ctx = PassContext {
         t,
         rt: &rt,
         route_keys: &route_keys,
         provider: &provider,
         selected: &selected,
+        emit: &emit,
     };
     let paths = t.path_list();
     let runs = gateway_runs(paths, runs);
@@ -1089,7 +1107,7 @@ fn generate_in_runs(
         }
         let threats = threat::on_gateway(m, ns, gw);
         threat_gateways.push((gi, has_sets));
-        if !selected[gi] {
+        if !emit[gi] {
             continue;
         }
         go.action_sets
@@ -1393,6 +1411,11 @@ fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
         .then_with(|| a.conditions.cmp(&b.conditions))
         .then_with(|| a.variables.len().cmp(&b.variables.len()))
         .then_with(|| a.variables.cmp(&b.variables))
+}
+
+/// Limitador limits in the canonical order (a stable sort), as [`limitador`] writes them.
+pub fn sort_limits(limits: &mut [LimitadorLimit]) {
+    limits.sort_by(limit_order);
 }
 
 /// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical
