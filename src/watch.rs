@@ -154,8 +154,9 @@ struct Kept {
     limitador: Option<Object>,
     /// The model's own findings (duplicates, assumed classes): only a full cycle changes them.
     assembly: Diagnostics,
-    /// The findings of the stages after loading, unsuppressed.
-    analysis: Vec<Diagnostic>,
+    /// The findings of the stages after loading that suppression keeps: the object each is about
+    /// (`Kind namespace/name`) and its line.
+    analysis: Vec<(Option<String>, String)>,
     /// How many times each object identity (group, kind, namespace, name) is defined.
     identities: HashMap<[String; 4], u32>,
     /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
@@ -463,7 +464,6 @@ impl Watch {
         let mut diags = file_diags;
         diags.extend(assembly.clone());
         crate::pipeline::name_derived_sources(&model, &mut diags);
-        diags.extend(analysis.diagnostics.clone());
         diags.extend(crate::pipeline::output_diagnostics(
             &self.opts.generate,
             &analysis.generated,
@@ -489,8 +489,21 @@ impl Watch {
         let statuses = status_lines(&model, &analysis.statuses);
         report.status_changes = changes(&self.statuses, &statuses);
         self.statuses = statuses;
-        let kept = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
-        self.set_diagnostics(&kept, report);
+        // Suppression decides for each finding alone: the analysis' findings are kept apart, with
+        // the object each is about, for the incremental cycles to replace.
+        let shown = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
+        let analysis_lines: Vec<(Option<String>, String)> =
+            crate::suppress::apply(analysis.diagnostics.clone(), &model, &self.opts.ignore, false)
+                .kept
+                .iter()
+                .map(|d| (slice::about(d).map(String::from), diagnostic_line(d, &self.sources)))
+                .collect();
+        let mut lines: BTreeSet<String> = shown
+            .iter()
+            .map(|d| diagnostic_line(d, &self.sources))
+            .collect();
+        lines.extend(analysis_lines.iter().map(|(_, l)| l.clone()));
+        self.set_diagnostics(lines, report);
         lap("findings", report);
         if let Some((target, kind)) = &self.opts.explain {
             report.explain = Some(crate::resolve::explain::explain(
@@ -509,18 +522,14 @@ impl Watch {
                 .find(|o| o.kind() == "Limitador")
                 .cloned(),
             assembly,
-            analysis: analysis.diagnostics.into_vec(),
+            analysis: analysis_lines,
             identities,
             carriers: carriers(&analysis.generated.objects),
         });
     }
 
     /// The findings after a cycle, one line each; the new and resolved ones go into `report`.
-    fn set_diagnostics(&mut self, kept: &Diagnostics, report: &mut CycleReport) {
-        let lines: BTreeSet<String> = kept
-            .iter()
-            .map(|d| diagnostic_line(d, &self.sources))
-            .collect();
+    fn set_diagnostics(&mut self, lines: BTreeSet<String>, report: &mut CycleReport) {
         report.new_diagnostics = lines.difference(&self.diagnostics).cloned().collect();
         report.resolved_diagnostics = self.diagnostics.difference(&lines).cloned().collect();
         self.diagnostics = lines;
@@ -603,8 +612,12 @@ fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)>
         .filter(|o| crate::pipeline::is_wasm_carrier(o))
         .filter_map(|o| {
             let (ns, name) = o.namespace_name()?;
-            let v = o.to_value();
-            let gw = v.pointer("/spec/targetRefs/0/name")?.as_str()?;
+            // A carrier's shell holds its targetRefs (its body is elsewhere): no tree is built.
+            let gw = match o {
+                Object::Wasm(w) => w.shell.pointer("/spec/targetRefs/0/name")?.as_str()?,
+                Object::Tree(v) => v.pointer("/spec/targetRefs/0/name")?.as_str()?,
+                _ => return None,
+            };
             Some(((ns.to_string(), gw.to_string()), (ns.to_string(), name.to_string())))
         })
         .collect()

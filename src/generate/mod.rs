@@ -1413,9 +1413,19 @@ fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
         .then_with(|| a.variables.cmp(&b.variables))
 }
 
-/// Limitador limits in the canonical order (a stable sort), as [`limitador`] writes them.
-pub fn sort_limits(limits: &mut [LimitadorLimit]) {
-    limits.sort_by(limit_order);
+/// Two lists of Limitador limits, each in the canonical order, merged into one in that order: what
+/// [`limitador`]'s stable sort gives for `a` followed by `b` (of two equal limits, `a`'s first).
+pub fn merge_limits(a: Vec<LimitadorLimit>, b: Vec<LimitadorLimit>) -> Vec<LimitadorLimit> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for x in a {
+        while let Some(y) = b.next_if(|y| limit_order(y, &x).is_lt()) {
+            out.push(y);
+        }
+        out.push(x);
+    }
+    out.extend(b);
+    out
 }
 
 /// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical

@@ -72,11 +72,14 @@ impl Watch {
             slice: Some(reach.gateways.clone()),
             ..self.opts.generate.clone()
         };
-        let Some(computed) = self.compute_slices(old_slice, new_slice, &gen_opts) else {
+        let Some(mut computed) = self.compute_slices(old_slice, new_slice, &gen_opts) else {
             return false;
         };
         lap("analysis", report);
-        let Some(outputs) = self.merge_outputs(&computed) else {
+        // Taken from the state: a cycle that stops here is followed by a full one, which sets the
+        // state again.
+        let limitador = self.kept.as_mut().and_then(|k| k.limitador.take());
+        let Some(outputs) = self.merge_outputs(&mut computed, limitador) else {
             return false;
         };
         lap("outputs", report);
@@ -136,16 +139,27 @@ impl Watch {
         report.status_changes = super::changes(&self.statuses, &next);
         self.statuses = next;
         // Findings: those about core objects come from the slice.
-        let core = |d: &Diagnostic, s: &Slice| slice::about(d).is_some_and(|o| s.core.contains(o));
-        kept.analysis
-            .retain(|d| !core(d, &old_slice) && !core(d, &new_slice));
-        kept.analysis
-            .extend(diagnostics.into_iter().filter(|d| core(d, &new_slice)));
-        let mut all = file_diags.clone();
-        all.extend(kept.assembly.clone());
-        for d in &kept.analysis {
-            all.push(d.clone());
+        let in_core = |about: &Option<String>, s: &Slice| {
+            about.as_ref().is_some_and(|o| s.core.contains(o))
+        };
+        let sources = &self.sources;
+        let shown = |diags: Diagnostics| -> Vec<(Option<String>, String)> {
+            crate::suppress::apply(diags, &annotated, &self.opts.ignore, false)
+                .kept
+                .iter()
+                .map(|d| (slice::about(d).map(String::from), super::diagnostic_line(d, sources)))
+                .collect()
+        };
+        let mut slice_diags = Diagnostics::new();
+        for d in diagnostics {
+            slice_diags.push(d);
         }
+        let fresh: Vec<_> = shown(slice_diags)
+            .into_iter()
+            .filter(|(o, _)| in_core(o, &new_slice))
+            .collect();
+        let mut fixed = file_diags.clone();
+        fixed.extend(kept.assembly.clone());
         if let Some((_, first)) = kept.carriers.first_key_value()
             && let Some(d) = crate::pipeline::wasm_sha256_unknown(
                 &self.opts.generate,
@@ -153,11 +167,18 @@ impl Watch {
                 (&first.0, &first.1),
             )
         {
-            all.push(d);
+            fixed.push(d);
         }
-        all.sort();
-        let shown = crate::suppress::apply(all, &annotated, &self.opts.ignore, false).kept;
-        self.set_diagnostics(&shown, report);
+        let fixed = shown(fixed);
+        kept.analysis
+            .retain(|(o, _)| !in_core(o, &old_slice) && !in_core(o, &new_slice));
+        kept.analysis.extend(fresh);
+        let lines: BTreeSet<String> = fixed
+            .into_iter()
+            .chain(kept.analysis.iter().cloned())
+            .map(|(_, l)| l)
+            .collect();
+        self.set_diagnostics(lines, report);
         lap("findings", report);
         report.incremental = Some(reach.gateways.len());
         true
@@ -246,50 +267,52 @@ impl Watch {
 
     /// The output files the slices change, checked against the last state; `None` when a file of
     /// the new slice belongs to something outside it (the state is then not the slices' to change).
-    fn merge_outputs(&self, c: &Computed) -> Option<MergedOutputs> {
-        let kept = self.kept.as_ref()?;
+    /// `limitador` is the last state's, whose limits of the core routes are replaced.
+    fn merge_outputs(
+        &self,
+        c: &mut Computed,
+        limitador: Option<Object>,
+    ) -> Option<MergedOutputs> {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
-        let (old_limitador, old_rest): (Vec<&Object>, Vec<&Object>) =
-            c.old_objects.iter().partition(|o| o.kind() == "Limitador");
-        let (new_limitador, new_rest): (Vec<&Object>, Vec<&Object>) =
-            c.new_objects.iter().partition(|o| o.kind() == "Limitador");
-        let old_rest: Vec<Object> = old_rest.into_iter().cloned().collect();
-        let new_rest: Vec<Object> = new_rest.into_iter().cloned().collect();
-        let old_files = crate::outdir::render_objects(&dir, &old_rest, |_, _| ((), false)).ok()?;
+        let is_limitador = |o: &Object| o.kind() == "Limitador";
+        let old_limitador = c.old_objects.iter().position(is_limitador);
+        let new_limitador = c.new_objects.iter().position(is_limitador).map(|i| c.new_objects.remove(i));
+        c.old_objects.retain(|o| !is_limitador(o));
+        // The old slice's files: their names are enough.
+        let old_files = crate::outdir::object_file_names(&c.old_objects)?;
         let previous = &self.outputs;
         let note = |f: &str, text: &str| {
             let digest: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
             let same = previous.get(f).is_some_and(|o| o.digest == digest);
             (digest, !same)
         };
-        let mut written: Files = crate::outdir::render_objects(&dir, &new_rest, note).ok()?;
+        let mut written: Files = crate::outdir::render_objects(&dir, &c.new_objects, note).ok()?;
         for name in written.keys() {
             if self.outputs.contains_key(name) && !old_files.contains_key(name) {
                 return None;
             }
         }
         // The Limitador: the core routes' limits replaced.
-        let limitador = match (&kept.limitador, old_limitador.first(), new_limitador.first()) {
+        let limitador = match (limitador, old_limitador, new_limitador) {
             (None, None, None) => None,
-            (Some(Object::Limitador(all)), Some(_), Some(part)) => {
+            (Some(Object::Limitador(mut all)), Some(_), Some(part)) => {
                 // A slice without limits has a Limitador without any.
-                let part: &[generate::object::LimitadorLimit] = match part {
-                    Object::Limitador(p) => &p.limits,
-                    _ => &[],
+                let part = match part {
+                    Object::Limitador(p) => p.limits,
+                    _ => Vec::new(),
                 };
-                let mut all = all.clone();
+                let (old_routes, new_routes) = (&c.old.routes, &c.new.routes);
                 all.limits.retain(|l| {
-                    !c.old.routes.contains(&*l.namespace) && !c.new.routes.contains(&*l.namespace)
+                    !old_routes.contains(&*l.namespace) && !new_routes.contains(&*l.namespace)
                 });
-                all.limits.extend(
-                    part.iter()
-                        .filter(|l| c.new.routes.contains(&*l.namespace))
-                        .cloned(),
-                );
+                let part: Vec<_> = part
+                    .into_iter()
+                    .filter(|l| new_routes.contains(&*l.namespace))
+                    .collect();
+                all.limits = generate::merge_limits(std::mem::take(&mut all.limits), part);
                 if all.limits.is_empty() {
                     return None;
                 }
-                generate::sort_limits(&mut all.limits);
                 let all = Object::Limitador(all);
                 let file = crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note)
                     .ok()?;
@@ -320,7 +343,11 @@ impl Watch {
 /// A per-gateway object (wasm plugin or filter, cluster patches): it names its gateway in
 /// `spec.targetRefs` (Istio) or `spec.targetRef(s)` (Envoy Gateway).
 fn is_gateway_object(o: &Object) -> bool {
-    let v = o.to_value();
+    let v = match o {
+        Object::Tree(v) => v,
+        Object::Wasm(w) => &w.shell,
+        _ => return false,
+    };
     let spec = &v["spec"];
     let names_gateway = |t: &serde_json::Value| t["kind"] == "Gateway";
     spec["targetRefs"]

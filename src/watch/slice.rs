@@ -44,8 +44,8 @@ pub(super) struct Reach {
     pub gateways: BTreeSet<GatewayKey>,
     /// Routes that are core whatever their parents (the changed ones).
     routes: BTreeSet<RouteKey>,
-    /// Policies that are core whatever their target (the changed ones), as `Kind namespace/name`.
-    policies: BTreeSet<String>,
+    /// Policies that are core whatever their target (the changed ones): kind, namespace, name.
+    policies: BTreeSet<(PolicyKind, String, String)>,
 }
 
 /// A slice of one version.
@@ -127,7 +127,8 @@ pub(super) fn reach(changed: &[&Validated], versions: &[&Version<'_>]) -> Option
                 out.routes.insert(route_key(r));
             }
             Validated::Policy(p) if sliceable(p) => {
-                out.policies.insert(p.display());
+                out.policies
+                    .insert((p.kind, p.meta.namespace.clone(), p.meta.name.clone()));
                 match target(p)? {
                     Target::Gateway(g) => {
                         out.gateways.insert(g);
@@ -158,30 +159,70 @@ pub(super) fn reach(changed: &[&Validated], versions: &[&Version<'_>]) -> Option
     Some(out)
 }
 
+/// The gateways a route names as parents, borrowed.
+fn parent_refs(
+    r: &crate::model::Obj<crate::model::Route>,
+) -> impl Iterator<Item = (&str, &str)> + '_ {
+    r.spec
+        .parent_refs
+        .iter()
+        .filter(|p| p.group == GATEWAY_API_GROUP && p.kind == "Gateway")
+        .map(|p| {
+            (
+                p.namespace.as_deref().unwrap_or(&r.meta.namespace),
+                p.name.as_str(),
+            )
+        })
+}
+
+/// A policy's target, borrowed: `(kind, namespace, name)` for a gateway or a route.
+fn target_ref(p: &crate::model::Policy) -> Option<(&str, &str, &str)> {
+    let t = &p.target;
+    let kind = t.kind.value.as_str();
+    (t.group.value == GATEWAY_API_GROUP && matches!(kind, "Gateway" | "HTTPRoute" | "GRPCRoute"))
+        .then_some((kind, p.meta.namespace.as_str(), t.name.value.as_str()))
+}
+
 /// The slice of `version` for `reach`; `None` when something in it cannot be sliced (see the
-/// module documentation).
+/// module documentation). Looks at every object twice, borrowing: no key is copied but the
+/// slice's own.
 pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
-    let affected = &reach.gateways;
-    // The core routes, their other parents and the Services they send to.
-    // The changed routes are core even in the version without them: the policies on them are.
-    let mut routes: BTreeSet<RouteKey> = reach.routes.clone();
-    let mut neighbours: BTreeSet<GatewayKey> = BTreeSet::new();
-    let mut services: BTreeSet<(String, String)> = BTreeSet::new();
+    use std::collections::HashSet;
+    let affected: HashSet<(&str, &str)> = reach
+        .gateways
+        .iter()
+        .map(|(ns, name)| (ns.as_str(), name.as_str()))
+        .collect();
+    // The core routes (the changed ones are core even in the version without them: the policies
+    // on them are), their other parents and the Services they send to.
+    let mut routes: HashSet<(&str, &str, &str)> = reach
+        .routes
+        .iter()
+        .map(|(kind, ns, name)| (*kind, ns.as_str(), name.as_str()))
+        .collect();
+    let mut neighbours: HashSet<(&str, &str)> = HashSet::new();
+    let mut services: HashSet<(&str, &str)> = HashSet::new();
     for o in version.iter().flat_map(|(_, objs)| objs.iter()) {
         let Validated::Route(r) = o else { continue };
-        let key = route_key(r);
-        if !reach.routes.contains(&key) && !parents(r).any(|g| affected.contains(&g)) {
+        let key = (r.spec.kind.kind(), r.meta.namespace.as_str(), r.meta.name.as_str());
+        if !routes.contains(&key) && !parent_refs(r).any(|g| affected.contains(&g)) {
             continue;
         }
-        neighbours.extend(parents(r).filter(|g| !affected.contains(g)));
+        neighbours.extend(parent_refs(r).filter(|g| !affected.contains(g)));
         for b in r.spec.rules.iter().flat_map(|x| &x.backend_refs) {
             if b.group.is_empty() && b.kind == "Service" {
-                let ns = b.namespace.clone().unwrap_or_else(|| r.meta.namespace.clone());
-                services.insert((ns, b.name.clone()));
+                let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
+                services.insert((ns, b.name.as_str()));
             }
         }
         routes.insert(key);
     }
+    let changed_policy = |p: &crate::model::Policy| {
+        reach
+            .policies
+            .iter()
+            .any(|(k, ns, name)| *k == p.kind && *ns == p.meta.namespace && *name == p.meta.name)
+    };
     let mut out = Slice {
         objects: Vec::new(),
         core: BTreeSet::new(),
@@ -195,7 +236,7 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
         for o in objs.iter() {
             let keep = match o {
                 Validated::Gateway(g) => {
-                    let key = (g.meta.namespace.clone(), g.meta.name.clone());
+                    let key = (g.meta.namespace.as_str(), g.meta.name.as_str());
                     if affected.contains(&key) {
                         out.core.insert(format!("Gateway {}", g.meta.key()));
                         true
@@ -204,7 +245,8 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
                     }
                 }
                 Validated::Route(r) => {
-                    let core = routes.contains(&route_key(r));
+                    let key = (r.spec.kind.kind(), r.meta.namespace.as_str(), r.meta.name.as_str());
+                    let core = routes.contains(&key);
                     if core {
                         out.core
                             .insert(format!("{} {}", r.spec.kind.kind(), r.meta.key()));
@@ -212,14 +254,14 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
                     core
                 }
                 Validated::Policy(p) => {
-                    let (core, kept) = match target(p) {
-                        Some(Target::Gateway(g)) => {
-                            (affected.contains(&g), neighbours.contains(&g))
+                    let (core, kept) = match target_ref(p) {
+                        Some(("Gateway", ns, name)) => {
+                            (affected.contains(&(ns, name)), neighbours.contains(&(ns, name)))
                         }
-                        Some(Target::Route(r)) => (routes.contains(&r), false),
+                        Some(route) => (routes.contains(&route), false),
                         None => (false, false),
                     };
-                    let core = core || reach.policies.contains(&p.display());
+                    let core = core || changed_policy(p);
                     if core && !sliceable(p) {
                         return None;
                     }
@@ -232,7 +274,7 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
                     core || kept
                 }
                 Validated::Service(s) => {
-                    services.contains(&(s.meta.namespace.clone(), s.meta.name.clone()))
+                    services.contains(&(s.meta.namespace.as_str(), s.meta.name.as_str()))
                 }
                 Validated::Extension(_) => return None,
                 Validated::GatewayClass(_)
