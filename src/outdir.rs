@@ -245,22 +245,42 @@ fn check_not_symlink(dir: &Path) -> Result<(), OutDirError> {
 
 /// Compare the desired objects with the folder's content. The folder may not exist yet.
 pub fn plan(dir: &Path, desired: &[Value]) -> Result<Vec<Step>, OutDirError> {
-    plan_with(dir, desired, |v| Cow::Borrowed(v))
+    plan_with(dir, desired, |v| Cow::Borrowed(v), |_, v| file_content(v))
 }
 
 /// [`plan`] for generated objects: each object's tree exists only while its file text is rendered
 /// (the trees of a large estate's objects take gigabytes).
 pub fn plan_objects(dir: &Path, objects: &[Object]) -> Result<Vec<Step>, OutDirError> {
-    plan_with(dir, objects, |o| Cow::Owned(o.to_value()))
+    plan_with(dir, objects, object_head, |o, _| object_file_content(o))
+}
+
+/// What names an object's file (apiVersion, kind, metadata): the tree itself, or a carrier's shell
+/// (whose body is still a placeholder), so that a large object is never built as a tree.
+fn object_head(o: &Object) -> Cow<'_, Value> {
+    match o {
+        Object::Tree(v) => Cow::Borrowed(v),
+        Object::Wasm(w) => Cow::Borrowed(&w.shell),
+        Object::Limitador(l) => Cow::Borrowed(&l.shell),
+        Object::AuthConfig(_) => Cow::Owned(o.to_value()),
+    }
+}
+
+/// [`file_content`] of an object, written from its typed parts (the same text as over its tree:
+/// `crate::render::objects::yaml_objects`).
+fn object_file_content(o: &Object) -> String {
+    let text = crate::render::objects::yaml_objects(std::slice::from_ref(o))
+        .unwrap_or_else(|e| format!("# unserialisable: {e}\n"));
+    format!("{MARKER}\n{text}")
 }
 
 fn plan_with<T: Sync>(
     dir: &Path,
     desired: &[T],
-    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    head: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    text: impl Fn(&T, &Value) -> String + Sync,
 ) -> Result<Vec<Step>, OutDirError> {
     check_not_symlink(dir)?;
-    let want: Vec<(String, (String, String))> = render_with(dir, desired, tree, |_, _| ((), true))?
+    let want: Vec<(String, (String, String))> = render_with(dir, desired, head, text, |_, _| ((), true))?
         .into_iter()
         .map(|(name, r)| (name, (r.object, r.content.unwrap_or_default())))
         .collect();
@@ -330,20 +350,39 @@ pub fn render_objects<X: Send>(
     objects: &[Object],
     note: impl Fn(&str, &str) -> (X, bool) + Sync,
 ) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
-    render_with(dir, objects, |o| Cow::Owned(o.to_value()), note)
+    render_with(
+        dir,
+        objects,
+        object_head,
+        |o, _| object_file_content(o),
+        note,
+    )
 }
 
+/// The file names of `objects` (nothing rendered), by name: the object each one holds.
+pub fn object_file_names(objects: &[Object]) -> Option<BTreeMap<String, String>> {
+    objects
+        .iter()
+        .map(|o| {
+            let v = object_head(o);
+            Some((file_name(&v)?, display(&v)))
+        })
+        .collect()
+}
+
+/// The files `desired` become: `head` names each item's file, `text` renders it.
 fn render_with<T: Sync, X: Send>(
     dir: &Path,
     desired: &[T],
-    tree: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    head: impl Fn(&T) -> Cow<'_, Value> + Sync,
+    text: impl Fn(&T, &Value) -> String + Sync,
     note: impl Fn(&str, &str) -> (X, bool) + Sync,
 ) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
     // File texts are rendered on every core: a large estate's are hundreds of megabytes.
     let rendered = crate::par::map(desired, 64, |item| {
-        let v = tree(item);
+        let v = head(item);
         let name = file_name(&v)?;
-        let content = file_content(&v);
+        let content = text(item, &v);
         let (x, keep) = note(&name, &content);
         Some((name, key_of(&v)?, display(&v), keep.then_some(content), x))
     });

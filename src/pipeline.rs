@@ -92,7 +92,7 @@ pub fn analyze<'m>(
 
 /// A finding about an object an extension policy's controller creates names that extension
 /// policy too (its labels already point into the extension policy's document).
-fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
+pub fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
     let derived: std::collections::HashMap<String, &str> = model
         .policies
         .iter()
@@ -129,21 +129,35 @@ pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diag
 /// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
 /// Only 1.5 writes wasm `EnvoyFilter`s (1.4 writes `WasmPlugin`s), so no version check is needed.
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
-    if !opts.wasm_sha256.is_empty() {
-        return None;
-    }
     let carriers: Vec<_> = generated
         .objects
         .iter()
-        .filter(|o| o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true"))
+        .filter(|o| is_wasm_carrier(o))
         .collect();
-    let (namespace, name) = carriers.first()?.namespace_name().unwrap_or(("NS", "NAME"));
+    let first = carriers.first()?.namespace_name().unwrap_or(("NS", "NAME"));
+    wasm_sha256_unknown(opts, carriers.len(), first)
+}
+
+/// Whether an object is a wasm `EnvoyFilter` (1.5), the carrier of the module's sha256.
+pub fn is_wasm_carrier(o: &crate::generate::object::Object) -> bool {
+    o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true")
+}
+
+/// The finding of [`placeholder_sha256`] for `count` wasm `EnvoyFilter`s, the first of which (in
+/// the objects' order) is `first` (`namespace`, `name`); `watch` counts them itself.
+pub fn wasm_sha256_unknown(
+    opts: &GenerateOptions,
+    count: usize,
+    (namespace, name): (&str, &str),
+) -> Option<Diagnostic> {
+    if !opts.wasm_sha256.is_empty() || count == 0 {
+        return None;
+    }
     Some(
         Diagnostic::new(
             Code::RuntimeValueUnknown,
             format!(
-                "the wasm module's sha256 is only known to the running operator: {} wasm EnvoyFilter(s) carry an empty sha256",
-                carriers.len()
+                "the wasm module's sha256 is only known to the running operator: {count} wasm EnvoyFilter(s) carry an empty sha256",
             ),
         )
         .help(format!(

@@ -12,8 +12,12 @@
 //! A file that stops parsing (an editor saving in steps, a typo) keeps its last good objects, and
 //! its findings are shown with `PCTL4012` until it parses again.
 
+mod incremental;
+mod slice;
+
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::GenerateOptions;
+use crate::generate::object::Object;
 use crate::load::{self, LoadOptions, ParsedFile};
 use crate::model::{Locator, Model, PolicyKind};
 use crate::resolve::status::{PolicyStatus, StatusOptions};
@@ -107,6 +111,9 @@ pub struct CycleReport {
     pub resolved_diagnostics: Vec<String>,
     /// `watch explain`: the explanation (or why there is none) after this cycle.
     pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
+    /// An incremental cycle: how many gateways' paths were computed again (of how many there
+    /// are); `None` for a full cycle.
+    pub incremental: Option<usize>,
     pub elapsed: Duration,
     /// Where the time went: `read` (listing, reading and parsing files), `model`, `analysis`
     /// (topology to statuses), `outputs` (rendering and comparing every output file), `findings`.
@@ -135,6 +142,25 @@ pub struct Watch {
     cycle: u64,
     /// Recompute on the next cycle even if no file changed ([`Watch::forget_outputs`]).
     force: bool,
+    /// Within a cycle: the last good parse of each file parsed again, as it was before.
+    before: HashMap<PathBuf, ParsedFile>,
+    /// What the last cycle kept for an incremental next one; `None` makes the next one full.
+    kept: Option<Kept>,
+}
+
+/// What an incremental cycle starts from, besides the output files, statuses and findings.
+struct Kept {
+    /// The Limitador as generated, or `None` when the output has none.
+    limitador: Option<Object>,
+    /// The model's own findings (duplicates, assumed classes): only a full cycle changes them.
+    assembly: Diagnostics,
+    /// The findings of the stages after loading that suppression keeps: the object each is about
+    /// (`Kind namespace/name`) and its line.
+    analysis: Vec<(Option<String>, String)>,
+    /// How many times each object identity (group, kind, namespace, name) is defined.
+    identities: HashMap<[String; 4], u32>,
+    /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
+    carriers: BTreeMap<slice::GatewayKey, (String, String)>,
 }
 
 impl Watch {
@@ -151,6 +177,8 @@ impl Watch {
             diagnostics: BTreeSet::new(),
             cycle: 0,
             force: false,
+            before: HashMap::new(),
+            kept: None,
         }
     }
 
@@ -172,6 +200,7 @@ impl Watch {
             }
         }
         self.force = true;
+        self.kept = None;
         self.cycle_with(|_| true)
     }
 
@@ -180,6 +209,7 @@ impl Watch {
     /// the whole folder to bring up to date.
     pub fn forget_outputs(&mut self) {
         self.outputs.clear();
+        self.kept = None;
         self.force = true;
     }
 
@@ -246,13 +276,18 @@ impl Watch {
             }
         }
         report.stages.push(("read", start.elapsed()));
-        dirty |= order != self.order;
+        if order != self.order || report.files_removed > 0 {
+            // Files came or went: the objects' sequence numbers move; a full cycle.
+            self.kept = None;
+            dirty = true;
+        }
         self.order = order;
         report.files = self.order.len();
+        let before = std::mem::take(&mut self.before);
         if dirty {
             self.cycle += 1;
             report.recomputed = true;
-            self.recompute(scan_diags, &mut report);
+            self.recompute(scan_diags, before, &mut report);
         } else {
             report.objects = self.outputs.len();
         }
@@ -318,7 +353,8 @@ impl Watch {
                 if parsed.diagnostics.iter().any(|d| is_syntax(d.code)) && state.current_ok() {
                     state.failed = Some(parsed.diagnostics);
                 } else {
-                    state.good = parsed;
+                    let was = std::mem::replace(&mut state.good, parsed);
+                    self.before.entry(p.to_path_buf()).or_insert(was);
                     state.current = next;
                     state.failed = None;
                 }
@@ -327,20 +363,81 @@ impl Watch {
         }
     }
 
-    /// The model from the cached files, and everything computed from it; the differences with the
-    /// last state go into `report`.
-    fn recompute(&mut self, scan_diags: Diagnostics, report: &mut CycleReport) {
-        let mut load_diags = scan_diags;
-        let mut parsed: Vec<&ParsedFile> = Vec::with_capacity(self.order.len());
+    /// The loader's findings of the cached files (syntax errors, invalid objects, kept last good
+    /// states), after the findings of listing them.
+    fn file_diagnostics(&self, scan_diags: Diagnostics) -> Diagnostics {
+        let mut out = scan_diags;
         for p in &self.order {
             let Some(f) = self.files.get(p) else { continue };
-            parsed.push(&f.good);
             match &f.failed {
-                None => load_diags.extend(f.good.diagnostics.clone()),
+                None => out.extend(f.good.diagnostics.clone()),
                 Some(d) => {
-                    load_diags.extend(d.clone());
-                    load_diags.push(kept_last_good(p, &f.good));
+                    out.extend(d.clone());
+                    out.push(kept_last_good(p, &f.good));
                 }
+            }
+        }
+        out
+    }
+
+    /// Everything computed again from the cached files, incrementally when the change allows
+    /// (see `slice`), else in full; the differences with the last state go into `report`.
+    /// `before` holds the previous parse of each file parsed again.
+    fn recompute(
+        &mut self,
+        scan_diags: Diagnostics,
+        before: HashMap<PathBuf, ParsedFile>,
+        report: &mut CycleReport,
+    ) {
+        let file_diags = self.file_diagnostics(scan_diags);
+        let identities_ok = self.update_identities(&before);
+        if identities_ok && self.incremental(&before, &file_diags, report) {
+            return;
+        }
+        report.stages.clear();
+        self.full(file_diags, report);
+    }
+
+    /// Bring the identity counts up to date with the files parsed again; whether every object
+    /// those files define, before and after, is defined once (a duplicate makes a full cycle).
+    fn update_identities(&mut self, before: &HashMap<PathBuf, ParsedFile>) -> bool {
+        let Some(kept) = &mut self.kept else {
+            return false;
+        };
+        let id = |o: &load::validate::Validated| {
+            let (g, k, n, m) = o.identity();
+            [g.to_string(), k.to_string(), n.to_string(), m.to_string()]
+        };
+        let mut touched = Vec::new();
+        // A duplicate the change resolves changes the model's own findings, too.
+        let mut once = true;
+        for (p, old) in before {
+            let Some(f) = self.files.get(p) else { continue };
+            for o in &old.objects {
+                let k = id(o);
+                if let Some(c) = kept.identities.get_mut(&k) {
+                    once &= *c <= 1;
+                    *c = c.saturating_sub(1);
+                }
+                touched.push(k);
+            }
+            for o in &f.good.objects {
+                let k = id(o);
+                *kept.identities.entry(k.clone()).or_default() += 1;
+                touched.push(k);
+            }
+        }
+        once && touched
+            .iter()
+            .all(|k| kept.identities.get(k).copied().unwrap_or(0) <= 1)
+    }
+
+    /// A full cycle: the model from every cached file, and everything computed from it.
+    fn full(&mut self, file_diags: Diagnostics, report: &mut CycleReport) {
+        let mut parsed: Vec<&ParsedFile> = Vec::with_capacity(self.order.len());
+        for p in &self.order {
+            if let Some(f) = self.files.get(p) {
+                parsed.push(&f.good);
             }
         }
         let mut clock = Instant::now();
@@ -348,11 +445,25 @@ impl Watch {
             report.stages.push((name, clock.elapsed()));
             clock = Instant::now();
         };
-        let model = load::assemble_files(&parsed, &self.sources, &self.opts.load, &mut load_diags);
+        let mut assembly = Diagnostics::new();
+        let model = load::assemble_files(&parsed, &self.sources, &self.opts.load, &mut assembly);
+        let mut identities: HashMap<[String; 4], u32> = HashMap::new();
+        for o in parsed.iter().flat_map(|f| &f.objects) {
+            let (g, k, n, m) = o.identity();
+            *identities
+                .entry([g.to_string(), k.to_string(), n.to_string(), m.to_string()])
+                .or_default() += 1;
+        }
         lap("model", report);
-        let mut analysis =
-            crate::pipeline::analyze(&model, &load_diags, &self.opts.generate, &self.opts.status);
-        let mut diags = std::mem::take(&mut analysis.diagnostics);
+        let analysis = crate::pipeline::analyze(
+            &model,
+            &Diagnostics::new(),
+            &self.opts.generate,
+            &self.opts.status,
+        );
+        let mut diags = file_diags;
+        diags.extend(assembly.clone());
+        crate::pipeline::name_derived_sources(&model, &mut diags);
         diags.extend(crate::pipeline::output_diagnostics(
             &self.opts.generate,
             &analysis.generated,
@@ -365,6 +476,7 @@ impl Watch {
             let same = previous.get(f).is_some_and(|o| o.digest == digest);
             (digest, !same)
         });
+        let rendered_ok = rendered.is_ok();
         match rendered {
             Ok(files) => self.diff_outputs(files, report),
             Err(e) => diags.push(
@@ -377,15 +489,21 @@ impl Watch {
         let statuses = status_lines(&model, &analysis.statuses);
         report.status_changes = changes(&self.statuses, &statuses);
         self.statuses = statuses;
-        // Findings.
-        let kept = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
-        let lines: BTreeSet<String> = kept
+        // Suppression decides for each finding alone: the analysis' findings are kept apart, with
+        // the object each is about, for the incremental cycles to replace.
+        let shown = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
+        let analysis_lines: Vec<(Option<String>, String)> =
+            crate::suppress::apply(analysis.diagnostics.clone(), &model, &self.opts.ignore, false)
+                .kept
+                .iter()
+                .map(|d| (slice::about(d).map(String::from), diagnostic_line(d, &self.sources)))
+                .collect();
+        let mut lines: BTreeSet<String> = shown
             .iter()
             .map(|d| diagnostic_line(d, &self.sources))
             .collect();
-        report.new_diagnostics = lines.difference(&self.diagnostics).cloned().collect();
-        report.resolved_diagnostics = self.diagnostics.difference(&lines).cloned().collect();
-        self.diagnostics = lines;
+        lines.extend(analysis_lines.iter().map(|(_, l)| l.clone()));
+        self.set_diagnostics(lines, report);
         lap("findings", report);
         if let Some((target, kind)) = &self.opts.explain {
             report.explain = Some(crate::resolve::explain::explain(
@@ -394,6 +512,27 @@ impl Watch {
                 *kind,
             ));
         }
+        // Extension policies are expanded across objects: their estates have full cycles only.
+        let sliceable = rendered_ok && model.extensions.is_empty() && model.derived_objects.is_empty();
+        self.kept = sliceable.then(|| Kept {
+            limitador: analysis
+                .generated
+                .objects
+                .iter()
+                .find(|o| o.kind() == "Limitador")
+                .cloned(),
+            assembly,
+            analysis: analysis_lines,
+            identities,
+            carriers: carriers(&analysis.generated.objects),
+        });
+    }
+
+    /// The findings after a cycle, one line each; the new and resolved ones go into `report`.
+    fn set_diagnostics(&mut self, lines: BTreeSet<String>, report: &mut CycleReport) {
+        report.new_diagnostics = lines.difference(&self.diagnostics).cloned().collect();
+        report.resolved_diagnostics = self.diagnostics.difference(&lines).cloned().collect();
+        self.diagnostics = lines;
     }
 
     fn diff_outputs(
@@ -464,6 +603,24 @@ fn kept_last_good(p: &Path, good: &ParsedFile) -> Diagnostic {
 /// name them).
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The wasm `EnvoyFilter`s among `objects`, by the gateway they target: their namespace and name.
+fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)> {
+    objects
+        .iter()
+        .filter(|o| crate::pipeline::is_wasm_carrier(o))
+        .filter_map(|o| {
+            let (ns, name) = o.namespace_name()?;
+            // A carrier's shell holds its targetRefs (its body is elsewhere): no tree is built.
+            let gw = match o {
+                Object::Wasm(w) => w.shell.pointer("/spec/targetRefs/0/name")?.as_str()?,
+                Object::Tree(v) => v.pointer("/spec/targetRefs/0/name")?.as_str()?,
+                _ => return None,
+            };
+            Some(((ns.to_string(), gw.to_string()), (ns.to_string(), name.to_string())))
+        })
+        .collect()
 }
 
 /// One line per policy: `Kind namespace/name` → its conditions, e.g.

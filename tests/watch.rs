@@ -26,6 +26,41 @@ spec:
       namespaces:
         from: All
 ---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: internal
+  namespace: gateway-system
+spec:
+  gatewayClassName: istio
+  listeners:
+  - name: api
+    hostname: \"*.example.com\"
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: All
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata:
+  name: internal-auth
+  namespace: gateway-system
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: Gateway
+    name: internal
+  defaults:
+    rules:
+      authentication:
+        key:
+          apiKey:
+            selector:
+              matchLabels:
+                app: internal
+---
 apiVersion: kuadrant.io/v1beta1
 kind: Kuadrant
 metadata:
@@ -34,7 +69,14 @@ metadata:
 spec: {}
 ";
 
+/// Route `r{i}`: attached to `prod-web` (i % 3 == 0), to `internal` (1) or to both (2), so
+/// that a change reaches one gateway, the other, or both.
 fn route(i: u8) -> String {
+    let parents = match i % 3 {
+        0 => "  - name: prod-web\n    namespace: gateway-system\n",
+        1 => "  - name: internal\n    namespace: gateway-system\n",
+        _ => "  - name: prod-web\n    namespace: gateway-system\n  - name: internal\n    namespace: gateway-system\n",
+    };
     format!(
         "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -43,9 +85,7 @@ metadata:
   namespace: team{t}
 spec:
   parentRefs:
-  - name: prod-web
-    namespace: gateway-system
-  hostnames:
+{parents}  hostnames:
   - h{i}.example.com
   rules:
   - matches:
@@ -314,7 +354,7 @@ proptest! {
 fn a_policy_edit_updates_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let mut estate = Estate::new(dir.path());
-    std::fs::write(estate.slot(0), text(1, 1, 10)).unwrap();
+    std::fs::write(estate.slot(0), text(1, 0, 10)).unwrap();
     let mut w = Watch::new(options(dir.path()), Default::default());
     let first = w.apply(&[]);
     assert!(first.created.len() >= 2, "{:?}", first.created);
@@ -322,6 +362,8 @@ fn a_policy_edit_updates_outputs() {
     let touched = estate.apply(&Edit::Policy { limit: 7 });
     let r = w.apply(&touched);
     assert_eq!((r.files_read, r.files_parsed), (1, 1));
+    // The gateway policy reaches the paths of one gateway of two: an incremental cycle.
+    assert_eq!(r.incremental, Some(1));
     assert!(!r.updated.is_empty());
     assert!(r.created.is_empty() && r.deleted.is_empty());
     let limitador = r
@@ -339,6 +381,46 @@ fn a_policy_edit_updates_outputs() {
     // An event for a file whose text did not change recomputes nothing.
     let again = w.apply(&touched);
     assert!(!again.recomputed);
+}
+
+/// Which cycles are incremental, and how many gateways they compute again: a route policy reaches
+/// its route's gateways, a new file or a removed one makes a full cycle; every state is a fresh
+/// compute's.
+#[test]
+fn policy_and_route_edits_are_incremental() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut estate = Estate::new(dir.path());
+    // Routes r0 (prod-web), r1 (internal), r2 (both) in slots 4-6; their policies in slots 0-2.
+    for i in 0..3u8 {
+        std::fs::write(estate.slot(4 + i), text(0, i, 10)).unwrap();
+        std::fs::write(estate.slot(i), text(3, i, 10)).unwrap();
+    }
+    let opts = options(dir.path());
+    let mut w = Watch::new(opts.clone(), Default::default());
+    assert_eq!(w.apply(&[]).incremental, None);
+    let mut step = |e: Edit, want: Option<usize>| {
+        let touched = estate.apply(&e);
+        let r = w.apply(&touched);
+        assert_eq!(r.incremental, want, "{e:?}");
+        assert_eq!(w.snapshot(), fresh_snapshot(&opts), "{e:?}");
+        r
+    };
+    // r0's policies (prod-web, whose gateway policy overrides them), r1's (internal), r2's (both
+    // gateways).
+    step(Edit::Write { slot: 0, kind: 3, i: 0, limit: 20 }, Some(1));
+    let r = step(Edit::Write { slot: 1, kind: 3, i: 1, limit: 20 }, Some(1));
+    assert!(r.updated.iter().any(|c| c.object.starts_with("Limitador ")));
+    step(Edit::Write { slot: 2, kind: 3, i: 2, limit: 20 }, Some(2));
+    // Route r0 (prod-web) becomes r4 (internal): both gateways.
+    step(Edit::Write { slot: 4, kind: 0, i: 4, limit: 0 }, Some(2));
+    // A policy loses its target name (a finding instead of a policy), then gets it back.
+    step(Edit::Write { slot: 1, kind: 5, i: 1, limit: 20 }, Some(1));
+    step(Edit::Write { slot: 1, kind: 2, i: 1, limit: 30 }, Some(1));
+    // A new file, a removed one: full cycles.
+    step(Edit::Write { slot: 3, kind: 1, i: 4, limit: 5 }, None);
+    step(Edit::Delete { slot: 3 }, None);
+    // The gateway policy on prod-web.
+    step(Edit::Policy { limit: 9 }, Some(1));
 }
 
 /// A file saved half-written keeps its last good objects and shows its finding with PCTL4012;
@@ -415,7 +497,7 @@ fn the_binary_prints_a_cycle_after_an_edit() {
     let input = dir.path().join("in");
     std::fs::create_dir(&input).unwrap();
     let mut estate = Estate::new(&input);
-    std::fs::write(estate.slot(0), text(1, 1, 10)).unwrap();
+    std::fs::write(estate.slot(0), text(1, 0, 10)).unwrap();
     let out = dir.path().join("out");
     let mut child = common::policyctl_std()
         .args(["watch", "--cycles", "2", "--debounce", "50", "--out-dir"])

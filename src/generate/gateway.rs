@@ -137,7 +137,7 @@ pub(super) struct Carriers<'a> {
     pub(super) opts: &'a GenerateOptions,
     /// Per gateway class: its wasm provider, if any.
     pub(super) providers: &'a [Option<Provider>],
-    /// Per gateway: whether `opts.gateway` keeps its objects.
+    /// Per gateway: whether its objects are emitted (`opts.gateway`, and within `opts.slice`).
     pub(super) selected: &'a [bool],
     /// The wasm-shim image.
     pub(super) image: String,

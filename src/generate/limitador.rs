@@ -87,6 +87,21 @@ pub(super) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::O
 
 /// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical
 /// order (a stable sort: equal limits keep their order).
+/// Two lists of Limitador limits, each in the canonical order, merged into one in that order: what
+/// [`limitador`]'s stable sort gives for `a` followed by `b` (of two equal limits, `a`'s first).
+pub fn merge_limits(a: Vec<LimitadorLimit>, b: Vec<LimitadorLimit>) -> Vec<LimitadorLimit> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for x in a {
+        while let Some(y) = b.next_if(|y| limit_order(y, &x).is_lt()) {
+            out.push(y);
+        }
+        out.push(x);
+    }
+    out.extend(b);
+    out
+}
+
 pub(super) fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
     limits.sort_by(limit_order);
     let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});

@@ -38,6 +38,7 @@ pub mod tls;
 
 mod gateway;
 mod limitador;
+pub use limitador::merge_limits;
 mod paths;
 mod runtime;
 
@@ -166,6 +167,10 @@ pub struct GenerateOptions {
     pub only: Option<BTreeSet<Family>>,
     /// Restrict to paths through this gateway `(namespace, name)`.
     pub gateway: Option<(String, String)>,
+    /// `watch`'s incremental cycles (`docs/architecture.md`, "watch"): the per-gateway objects and the
+    /// AuthConfigs only of paths through these gateways `(namespace, name)`. Unlike `gateway`, the
+    /// Limitador's limits and the findings still come from every path.
+    pub slice: Option<BTreeSet<(String, String)>>,
 }
 
 impl Default for GenerateOptions {
@@ -179,6 +184,7 @@ impl Default for GenerateOptions {
             envoy_gateway_controllers: controller_names(&[], ENVOY_GATEWAY_CONTROLLER),
             only: None,
             gateway: None,
+            slice: None,
         }
     }
 }
@@ -266,6 +272,16 @@ fn generate_in_runs(
                 .is_none_or(|(ns, name)| g.meta.namespace == *ns && g.meta.name == *name)
         })
         .collect();
+    let emit: Vec<bool> = m
+        .gateways
+        .iter()
+        .zip(&selected)
+        .map(|(g, &sel)| {
+            sel && opts.slice.as_ref().is_none_or(|s| {
+                s.contains(&(g.meta.namespace.clone(), g.meta.name.clone()))
+            })
+        })
+        .collect();
     let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
     let ctx = paths::PassContext {
         t,
@@ -273,6 +289,7 @@ fn generate_in_runs(
         route_keys: &route_keys,
         providers: &providers,
         selected: &selected,
+        emit: &emit,
     };
     let mut pass = paths::run(&ctx, eff, runs);
     out.cel_issues.append(&mut pass.cel_issues);
@@ -284,7 +301,7 @@ fn generate_in_runs(
         rt: &rt,
         opts,
         providers: &providers,
-        selected: &selected,
+        selected: &emit,
         image: gateway::image(m, opts),
     };
     let threat_gateways = carriers.all(pass.gateways, &mut out);

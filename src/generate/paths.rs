@@ -178,8 +178,10 @@ pub(super) struct PassContext<'a> {
     pub(super) route_keys: &'a [String],
     /// Per gateway class: its wasm provider, if any.
     pub(super) providers: &'a [Option<Provider>],
-    /// Per gateway: whether `opts.gateway` keeps its objects.
+    /// Per gateway: whether `opts.gateway` keeps its paths (limits, findings and objects).
     pub(super) selected: &'a [bool],
+    /// Per gateway: whether its objects are emitted (`selected`, and within `opts.slice`).
+    pub(super) emit: &'a [bool],
 }
 
 /// What the per-path pass produces for a run of paths, or, merged, for all of them.
@@ -340,7 +342,7 @@ impl<'a> PathPass<'_, 'a> {
         let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
-        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, selected) {
+        if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, self.ctx.emit[p.gateway]) {
             self.auth_config(p, a, name);
         }
 

@@ -339,6 +339,19 @@ pub fn assemble_files(
     model
 }
 
+/// [`assemble_files`] for objects already gathered from the files, each with its sequence number in
+/// the whole input (`watch`'s slices: a part of the files' objects).
+pub fn assemble_objects(
+    objects: Vec<Validated>,
+    sources: &SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> Model {
+    let mut model = assemble(objects, sources, diags);
+    crate::model::assume_gateway_classes(&mut model, &opts.gateway_classes, diags);
+    model
+}
+
 /// The manifest files under a path, in the order [`load`] reads them (see `discover`); problems
 /// (an unreadable path, a symlink loop) are findings.
 pub fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {

@@ -353,11 +353,12 @@ fn show(
     Ok(())
 }
 
-/// `cycle 2: 1 of 40 files read, 1 parsed; 0 created, 1 updated, 0 deleted (212 objects); 1 status
-/// changed; 0 new, 1 resolved findings; 4.1 ms` (from the debounced event to the files written).
+/// `cycle 2: 1 of 40 files read, 1 parsed, paths of 1 gateway recomputed; 0 created, 1 updated, 0
+/// deleted (212 objects); 1 status changed; 0 new, 1 resolved findings; 4.1 ms` (from the debounced
+/// event to the files written). A full cycle says `everything recomputed`.
 fn summary(r: &CycleReport, took: Duration) -> String {
     format!(
-        "cycle {}: {} of {} files read, {} parsed{}; {} created, {} updated, {} deleted ({} objects); {} status changed; {} new, {} resolved findings; {:.1} ms\n",
+        "cycle {}: {} of {} files read, {} parsed{}, {}; {} created, {} updated, {} deleted ({} objects); {} status changed; {} new, {} resolved findings; {:.1} ms\n",
         r.cycle,
         r.files_read,
         r.files,
@@ -366,6 +367,11 @@ fn summary(r: &CycleReport, took: Duration) -> String {
             format!(", {} gone", r.files_removed)
         } else {
             String::new()
+        },
+        match r.incremental {
+            Some(1) => "paths of 1 gateway recomputed".to_string(),
+            Some(n) => format!("paths of {n} gateways recomputed"),
+            None => "everything recomputed".to_string(),
         },
         r.created.len(),
         r.updated.len(),
