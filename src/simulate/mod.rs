@@ -16,11 +16,11 @@
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
 pub mod cases;
-pub mod limits;
+mod limits;
 pub mod request;
-pub mod routing;
+mod routing;
 pub mod schedule;
-pub mod shim;
+mod shim;
 pub mod text;
 
 use crate::generate::object::Object;
