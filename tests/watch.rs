@@ -3,8 +3,8 @@
 //! the binary's `watch` prints a cycle after a file is edited.
 
 use crate::common;
-use policyctl::load::LoadOptions;
-use policyctl::watch::{Watch, WatchOptions, fresh_snapshot};
+use policyctl::LoadOptions;
+use policyctl::{Watch, WatchOptions, fresh_snapshot};
 use proptest::prelude::*;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
