@@ -468,7 +468,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// One line per policy: `Kind namespace/name` → its conditions, e.g.
 /// `Accepted=True (Accepted), Enforced=False (Overridden)`.
-pub fn status_lines(model: &Model, statuses: &[PolicyStatus]) -> BTreeMap<String, String> {
+pub(crate) fn status_lines(model: &Model, statuses: &[PolicyStatus]) -> BTreeMap<String, String> {
     statuses
         .iter()
         .filter_map(|s| {
@@ -506,7 +506,7 @@ fn changes(
 }
 
 /// A finding as one line: `file:line:column: severity[CODE]: message (object)`.
-pub fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
+pub(crate) fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
     let pos = d
         .primary_span()
         .and_then(|sp| sources.position(sp))
