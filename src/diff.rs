@@ -84,7 +84,7 @@ impl ObjectDiff {
 /// The route rule an AuthConfig's annotation names, `HTTPRoute namespace/name#rule`: the key is
 /// `<RuleKind>.gateway.networking.k8s.io` and the value the rule's locator
 /// (`httproute.gateway.networking.k8s.io:ns/name#rule`).
-pub fn protected_rule(v: &Value) -> Option<String> {
+pub(crate) fn protected_rule(v: &Value) -> Option<String> {
     if v.get("kind").and_then(Value::as_str) != Some("AuthConfig") {
         return None;
     }
@@ -113,7 +113,7 @@ pub fn key_of(v: &Value) -> Option<ObjectKey> {
 }
 
 /// Expand `List` objects into their items.
-pub fn flatten_lists(objs: Vec<Value>) -> Vec<Value> {
+pub(crate) fn flatten_lists(objs: Vec<Value>) -> Vec<Value> {
     let mut out = Vec::new();
     for o in objs {
         let is_list = o

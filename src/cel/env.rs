@@ -16,6 +16,10 @@ use super::types::Type;
 /// One overload: member (receiver-style) or global, its parameter types (receiver first) and result.
 #[derive(Debug)]
 pub(crate) struct Overload {
+    #[expect(
+        dead_code,
+        reason = "cel-go's overload id: names the overload for a reader and in `Debug` output"
+    )]
     pub id: &'static str,
     pub member: bool,
     pub params: Vec<Type>,

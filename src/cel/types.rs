@@ -8,6 +8,10 @@ use std::collections::HashMap;
 /// A checked type. `Any` is `google.protobuf.Any`, the type the operator gives its variables
 /// (`cel.AnyType`); the checker treats it like `dyn` except where a kind is tested explicitly.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "`TypeOf` is CEL's `type` type; clippy checks this only on crate-private enums"
+)]
 pub(crate) enum Type {
     Dyn,
     Any,

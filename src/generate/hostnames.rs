@@ -14,18 +14,13 @@ pub(crate) fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'
     route.iter().copied().filter(|h| subset_of(h, l)).collect()
 }
 
-/// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
-/// non-wildcard first; then lexicographic).
-pub(crate) fn more_specific(a: &str, b: &str) -> bool {
-    more_specific_counted((a, labels(a)), (b, labels(b)))
-}
-
 /// The number of DNS labels of a hostname.
 pub(crate) fn labels(h: &str) -> usize {
     h.bytes().filter(|&c| c == b'.').count() + 1
 }
 
-/// [`more_specific`] with the label counts already known.
+/// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
+/// non-wildcard first; then lexicographic), each with its label count already known.
 pub(crate) fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usize)) -> bool {
     if la != lb {
         return la > lb;
@@ -41,6 +36,10 @@ pub(crate) fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn more_specific(a: &str, b: &str) -> bool {
+        more_specific_counted((a, labels(a)), (b, labels(b)))
+    }
 
     #[test]
     fn g4_selection() {

@@ -41,7 +41,11 @@ pub(crate) const DESCRIPTOR_SERVICE: &str = "kuadrant-operator-grpc";
 
 /// The ThreatPolicies whose targetRef names Gateway `namespace/name`, in the order the mutator
 /// sorts policies (kind, namespace, name), each with its threshold.
-pub(crate) fn on_gateway<'m>(model: &'m Model, namespace: &str, name: &str) -> Vec<(&'m Extension, i64)> {
+pub(crate) fn on_gateway<'m>(
+    model: &'m Model,
+    namespace: &str,
+    name: &str,
+) -> Vec<(&'m Extension, i64)> {
     let mut out: Vec<(&Extension, i64)> = model
         .extensions
         .iter()

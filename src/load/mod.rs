@@ -20,7 +20,7 @@ pub(crate) use document::{RawDocument, RawSpec, RawStatus};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::span::Sp;
-use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
+use crate::model::{KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -1000,11 +1000,6 @@ pub fn object_value(
         None => Some(v),
         Some(i) => v.get("items")?.get(i).cloned(),
     }
-}
-
-/// Which kind an object is, for callers that only have the strings.
-pub(crate) fn classify(api_version: &str, kind: &str) -> KindMatch {
-    ObjectKind::classify(api_version, kind)
 }
 
 #[cfg(test)]

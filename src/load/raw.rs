@@ -5,9 +5,7 @@
 //! warnings). Must not apply defaults or validate: that is `validate`'s job.
 
 use crate::model::span::{Sp, int};
-pub(crate) use crate::model::status::{
-    GatewayStatus, RawParentRef, RouteStatus,
-};
+pub(crate) use crate::model::status::{GatewayStatus, RawParentRef, RouteStatus};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -396,9 +394,12 @@ pub(crate) struct RawPrivateKey {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RawLoadBalancing {
+    // Never read, but typed: a value of the wrong type is reported, as the CRD's schema would.
+    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
     #[serde(default, deserialize_with = "int::opt")]
     pub weight: Option<i64>,
     pub geo: Option<Str>,
+    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
     pub default_geo: Option<bool>,
 }
 

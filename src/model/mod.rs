@@ -701,14 +701,6 @@ pub struct TargetRef {
     pub span: Span,
 }
 
-/// defaults/overrides; a bare spec is implicit defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Mode {
-    Defaults,
-    Overrides,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {

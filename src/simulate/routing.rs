@@ -220,7 +220,12 @@ impl ListenerPaths {
 
 /// Route the request through gateway `g` (an index into `model.gateways`); `paths` indexes the
 /// topology's paths by listener.
-pub(super) fn route(t: &Topology<'_>, paths: &ListenerPaths, g: usize, req: &Request) -> Option<Routing> {
+pub(super) fn route(
+    t: &Topology<'_>,
+    paths: &ListenerPaths,
+    g: usize,
+    req: &Request,
+) -> Option<Routing> {
     let l = best_listener(t, g, req)?;
     let gw = &t.model.gateways[g];
     let listener = &gw.spec.listeners[l];

@@ -166,7 +166,10 @@ fn index_key(hostname: &str) -> String {
 
 /// The action sets the shim would consider for `host`: those of the longest indexed hostname key
 /// that the host's key starts with, in configuration order; and that hostname.
-pub(super) fn candidates<'c>(config: &'c WasmConfig, host: &str) -> (Option<String>, Vec<&'c ActionSet>) {
+pub(super) fn candidates<'c>(
+    config: &'c WasmConfig,
+    host: &str,
+) -> (Option<String>, Vec<&'c ActionSet>) {
     let key = index_key(host);
     let keys = config.keys();
     let mut best: Option<(usize, &str)> = None;
@@ -332,7 +335,11 @@ impl Cel {
     }
 
     /// Whether every predicate holds; the first that does not, or an evaluation error.
-    pub(super) fn all(&self, predicates: &[String], act: &Activation) -> Result<Option<String>, String> {
+    pub(super) fn all(
+        &self,
+        predicates: &[String],
+        act: &Activation,
+    ) -> Result<Option<String>, String> {
         for p in predicates {
             match self.eval(p, act)? {
                 Value::Bool(true) => {}
