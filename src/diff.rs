@@ -590,7 +590,7 @@ pub struct Impact {
     /// `namespace/name` of routes whose limits, action sets or AuthConfigs change.
     pub routes: Vec<String>,
     /// Limits only in the new state: Limitador limits, or with both input trees at hand the effective
-    /// limits as their policies write them ([`crate::resolve::changes`]).
+    /// limits as their policies write them ([`crate::policy_changes`]).
     pub limits_added: Vec<String>,
     /// Limits only in the old state (as `limits_added`).
     pub limits_removed: Vec<String>,

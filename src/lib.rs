@@ -78,4 +78,6 @@ pub use pipeline::{
 };
 
 // Watch: the state kept between two runs of `watch`, and what changed.
-pub use watch::{CycleReport, Watch, WatchOptions, fresh_snapshot};
+pub use watch::{
+    CycleReport, FileChange, Snapshot, StatusChange, Watch, WatchOptions, fresh_snapshot,
+};

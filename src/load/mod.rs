@@ -43,7 +43,7 @@ pub struct LoadOptions {
     pub default_namespace: String,
     pub version: KuadrantVersion,
     /// GatewayClasses assumed to exist when a Gateway names one the input does not define: class
-    /// name → controllerName. Default: [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`].
+    /// name → controllerName. Default: [`well_known_gateway_classes`].
     pub gateway_classes: BTreeMap<String, String>,
 }
 
@@ -57,7 +57,7 @@ impl Default for LoadOptions {
     }
 }
 
-/// [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`] as a map, to extend or override.
+/// The well-known GatewayClasses (`model::WELL_KNOWN_GATEWAY_CLASSES`) as a map, to extend or override.
 pub fn well_known_gateway_classes() -> BTreeMap<String, String> {
     crate::model::WELL_KNOWN_GATEWAY_CLASSES
         .iter()

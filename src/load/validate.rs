@@ -307,7 +307,7 @@ pub(crate) fn dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(label_chars)
 }
 
-/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as [`label_chars`]. The rule of
+/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as `label_chars`. The rule of
 /// namespaces (a Namespace's name and every object's `metadata.namespace`).
 pub fn dns1123_label(s: &str) -> bool {
     s.len() <= 63 && label_chars(s)
