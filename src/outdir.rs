@@ -493,7 +493,6 @@ fn object_of_file(fname: &str) -> String {
 }
 
 /// Test hook: make the n-th write fail after writing `after_bytes` bytes of the temporary file.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FailPoint {
     pub write_index: Option<usize>,
@@ -510,7 +509,7 @@ pub fn apply(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
 /// Files written at the same time: the work is waiting for the disk, not the CPU.
 const WRITERS: usize = 8;
 
-#[doc(hidden)]
+/// [`apply`], with a test hook.
 pub(crate) fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<(), OutDirError> {
     check_not_symlink(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
