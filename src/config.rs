@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file name searched for.
-pub const FILE_NAME: &str = ".policyctl.yaml";
+pub(crate) const FILE_NAME: &str = ".policyctl.yaml";
 
 /// Settings files larger than this are refused (`PCTL4002`): a settings file is a few lines.
-pub const MAX_SIZE: u64 = 1024 * 1024;
+pub(crate) const MAX_SIZE: u64 = 1024 * 1024;
 
 /// Every key the settings file may hold, in the order the README documents them.
 pub const KEYS: &[&str] = &[

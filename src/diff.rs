@@ -84,7 +84,7 @@ impl ObjectDiff {
 /// The route rule an AuthConfig's annotation names, `HTTPRoute namespace/name#rule`: the key is
 /// `<RuleKind>.gateway.networking.k8s.io` and the value the rule's locator
 /// (`httproute.gateway.networking.k8s.io:ns/name#rule`).
-pub fn protected_rule(v: &Value) -> Option<String> {
+pub(crate) fn protected_rule(v: &Value) -> Option<String> {
     if v.get("kind").and_then(Value::as_str) != Some("AuthConfig") {
         return None;
     }
@@ -113,7 +113,7 @@ pub fn key_of(v: &Value) -> Option<ObjectKey> {
 }
 
 /// Expand `List` objects into their items.
-pub fn flatten_lists(objs: Vec<Value>) -> Vec<Value> {
+pub(crate) fn flatten_lists(objs: Vec<Value>) -> Vec<Value> {
     let mut out = Vec::new();
     for o in objs {
         let is_list = o
@@ -590,7 +590,7 @@ pub struct Impact {
     /// `namespace/name` of routes whose limits, action sets or AuthConfigs change.
     pub routes: Vec<String>,
     /// Limits only in the new state: Limitador limits, or with both input trees at hand the effective
-    /// limits as their policies write them ([`crate::resolve::changes`]).
+    /// limits as their policies write them ([`crate::policy_changes`]).
     pub limits_added: Vec<String>,
     /// Limits only in the old state (as `limits_added`).
     pub limits_removed: Vec<String>,

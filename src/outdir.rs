@@ -192,7 +192,7 @@ fn starts_with_marker(p: &Path) -> bool {
 
 /// Whether a folder entry is a temporary file of an atomic write: today's `.policyctl-XXXXXX.tmp`
 /// and the `.<file>.policyctl-<pid>.tmp` of earlier versions.
-pub fn is_temp_name(name: &str) -> bool {
+pub(crate) fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(TEMP_SUFFIX) && name.contains(TEMP_PREFIX)
 }
 
@@ -280,10 +280,11 @@ fn plan_with<T: Sync>(
     text: impl Fn(&T, &Value) -> String + Sync,
 ) -> Result<Vec<Step>, OutDirError> {
     check_not_symlink(dir)?;
-    let want: Vec<(String, (String, String))> = render_with(dir, desired, head, text, |_, _| ((), true))?
-        .into_iter()
-        .map(|(name, r)| (name, (r.object, r.content.unwrap_or_default())))
-        .collect();
+    let want: Vec<(String, (String, String))> =
+        render_with(dir, desired, head, text, |_, _| ((), true))?
+            .into_iter()
+            .map(|(name, r)| (name, (r.object, r.content.unwrap_or_default())))
+            .collect();
     let (existing, leftovers) = scan(dir)?;
     // Our files are read and compared on every core too; a file of ours that cannot be read is
     // not overwritten blindly.
@@ -532,9 +533,8 @@ fn object_of_file(fname: &str) -> String {
 }
 
 /// Test hook: make the n-th write fail after writing `after_bytes` bytes of the temporary file.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FailPoint {
+pub(crate) struct FailPoint {
     pub write_index: Option<usize>,
     pub after_bytes: usize,
 }
@@ -549,8 +549,8 @@ pub fn apply(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
 /// Files written at the same time: the work is waiting for the disk, not the CPU.
 const WRITERS: usize = 8;
 
-#[doc(hidden)]
-pub fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<(), OutDirError> {
+/// [`apply`], with a test hook.
+pub(crate) fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<(), OutDirError> {
     check_not_symlink(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
     // Each write's number among the writes, for the test hook.

@@ -92,7 +92,7 @@ pub fn analyze<'m>(
 
 /// A finding about an object an extension policy's controller creates names that extension
 /// policy too (its labels already point into the extension policy's document).
-pub fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
+pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
     let derived: std::collections::HashMap<String, &str> = model
         .policies
         .iter()
@@ -139,13 +139,13 @@ fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<D
 }
 
 /// Whether an object is a wasm `EnvoyFilter` (1.5), the carrier of the module's sha256.
-pub fn is_wasm_carrier(o: &crate::generate::object::Object) -> bool {
+pub(crate) fn is_wasm_carrier(o: &crate::generate::object::Object) -> bool {
     o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true")
 }
 
 /// The finding of [`placeholder_sha256`] for `count` wasm `EnvoyFilter`s, the first of which (in
 /// the objects' order) is `first` (`namespace`, `name`); `watch` counts them itself.
-pub fn wasm_sha256_unknown(
+pub(crate) fn wasm_sha256_unknown(
     opts: &GenerateOptions,
     count: usize,
     (namespace, name): (&str, &str),

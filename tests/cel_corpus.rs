@@ -1,9 +1,9 @@
 //! The CEL conformance corpus (testdata/cel/corpus.jsonl, provenance in testdata/cel/README.md):
-//! every expression through `policyctl::cel::validate` in its environment, compared with the verdict
+//! every expression through `policyctl::validate` in its environment, compared with the verdict
 //! and, where the record carries one, cel-go's error text (exactly, or ignoring whitespace as cel-go's
 //! own parser and checker tests compare).
 
-use policyctl::cel::{CelEnv, validate};
+use policyctl::{CelEnv, validate};
 use serde_json::Value;
 
 fn strip(s: &str) -> String {

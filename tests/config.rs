@@ -5,9 +5,9 @@
 
 use crate::common;
 use assert_cmd::Command;
+use policyctl::KuadrantVersion;
 use policyctl::config::{self, FailOn};
 use policyctl::diag::Code;
-use policyctl::model::KuadrantVersion;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -9,12 +9,12 @@
 //! (`gatewayComponentsToSync` / `gatewayComponentsToSyncWithName`,
 //! internal/controller/data_plane_policies_workflow.go at both tags).
 
+use policyctl::GenerateOptions;
+use policyctl::KuadrantVersion;
+use policyctl::StatusOptions;
 use policyctl::diag::Diagnostics;
-use policyctl::generate::GenerateOptions;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
-use policyctl::model::KuadrantVersion;
-use policyctl::pipeline::{Analysis, analyze};
-use policyctl::resolve::status::StatusOptions;
+use policyctl::{Analysis, analyze};
+use policyctl::{Input, LoadOptions, Loaded, load};
 use std::path::Path;
 
 fn load_fixture(name: &str, version: KuadrantVersion) -> Loaded {

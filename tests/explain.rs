@@ -4,11 +4,11 @@
 
 use crate::common;
 use common::version_of;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
-use policyctl::model::{KuadrantVersion, PolicyKind};
-use policyctl::resolve::explain::{self, DecidedBy, Explanation};
-use policyctl::resolve::merge::LossReason;
-use policyctl::topology::Topology;
+use policyctl::LossReason;
+use policyctl::Topology;
+use policyctl::{DecidedBy, Explanation};
+use policyctl::{Input, LoadOptions, Loaded, load};
+use policyctl::{KuadrantVersion, PolicyKind};
 use std::path::Path;
 
 fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
@@ -29,8 +29,8 @@ fn explain_routes(l: &Loaded) -> String {
     let t = Topology::build(&l.model);
     let mut out = String::new();
     for r in &l.model.routes {
-        let target = explain::parse_target(&format!("httproute/{}", r.meta.key())).unwrap();
-        let e = explain::explain(&t, &target, None).unwrap();
+        let target = policyctl::parse_target(&format!("httproute/{}", r.meta.key())).unwrap();
+        let e = policyctl::explain(&t, &target, None).unwrap();
         out.push_str(&policyctl::render::explain::text(&e));
     }
     out
@@ -59,7 +59,7 @@ fn explain_case(name: &str, target: &str, kind: Option<PolicyKind>) -> Explanati
         v,
     );
     let t = Topology::build(&l.model);
-    explain::explain(&t, &explain::parse_target(target).unwrap(), kind).unwrap()
+    policyctl::explain(&t, &policyctl::parse_target(target).unwrap(), kind).unwrap()
 }
 
 #[test]
@@ -143,9 +143,9 @@ fn name_tie_break_is_reported() {
     let second = "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: zz-rlp\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: toystore-route\n  limits:\n    l2:\n      rates:\n        - limit: 2\n          window: 1m\n";
     let l = load_text(&format!("{text}{second}"), KuadrantVersion::V1_4);
     let t = Topology::build(&l.model);
-    let e = explain::explain(
+    let e = policyctl::explain(
         &t,
-        &explain::parse_target("httproute/toystore/toystore-route").unwrap(),
+        &policyctl::parse_target("httproute/toystore/toystore-route").unwrap(),
         None,
     )
     .unwrap();
@@ -156,14 +156,14 @@ fn name_tie_break_is_reported() {
         .unwrap();
     assert_eq!(l1.winner, None);
     assert_eq!(l1.losers[0].decided_by, DecidedBy::Name);
-    let s = policyctl::resolve::status::status(
+    let s = policyctl::status(
         &t,
-        &policyctl::resolve::effective(&t),
+        &policyctl::effective(&t),
         &[],
         None,
         &Default::default(),
     );
-    let d = policyctl::resolve::status::diagnostics(&t, &s);
+    let d = policyctl::status_diagnostics(&t, &s);
     assert_eq!(
         d.iter().filter(|x| x.code.as_str() == "PCTL3004").count(),
         1

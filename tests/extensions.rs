@@ -8,11 +8,11 @@
 
 use crate::common;
 
-use policyctl::generate::{GenerateOptions, object};
-use policyctl::load::{Input, LoadOptions, Loaded, load};
-use policyctl::model::KuadrantVersion;
-use policyctl::pipeline::{self, Analysis};
-use policyctl::resolve::status::StatusOptions;
+use policyctl::Analysis;
+use policyctl::GenerateOptions;
+use policyctl::KuadrantVersion;
+use policyctl::StatusOptions;
+use policyctl::{Input, LoadOptions, Loaded, load};
 use serde_json::{Value, json};
 
 const V14: KuadrantVersion = KuadrantVersion::V1_4;
@@ -34,11 +34,11 @@ fn load_case(case: &str, version: KuadrantVersion) -> Loaded {
 fn analyze(l: &Loaded, version: KuadrantVersion) -> Analysis<'_> {
     assert_eq!(l.model.version, version);
     let opts = GenerateOptions::default();
-    pipeline::analyze(&l.model, &l.diagnostics, &opts, &StatusOptions::default())
+    policyctl::analyze(&l.model, &l.diagnostics, &opts, &StatusOptions::default())
 }
 
 fn objects(a: &Analysis) -> Vec<Value> {
-    object::values(&a.generated.objects)
+    policyctl::object_values(&a.generated.objects)
 }
 
 fn find<'v>(objs: &'v [Value], kind: &str, name: &str) -> &'v Value {
@@ -735,8 +735,8 @@ fn estates_without_extensions_get_nothing_new() {
 /// its controller creates; the operator's own topology (`--compat policy-machinery`) has neither.
 #[test]
 fn graph_draws_extensions_and_what_they_derive() {
+    use policyctl::Topology;
     use policyctl::render::graph::{self, Selection};
-    use policyctl::topology::Topology;
     let l = load_case("plan", V15);
     let t = Topology::build(&l.model);
     let dot = graph::dot(&t, &Selection::all());
@@ -781,12 +781,11 @@ fn graph_draws_extensions_and_what_they_derive() {
 /// `explain` names the PlanPolicy a RateLimitPolicy comes from.
 #[test]
 fn explain_names_the_plan_policy() {
-    use policyctl::resolve::explain;
-    use policyctl::topology::Topology;
+    use policyctl::Topology;
     let l = load_case("plan", V15);
     let t = Topology::build(&l.model);
-    let target = explain::parse_target("httproute/toystore/toystore").unwrap();
-    let e = explain::explain(&t, &target, None).unwrap();
+    let target = policyctl::parse_target("httproute/toystore/toystore").unwrap();
+    let e = policyctl::explain(&t, &target, None).unwrap();
     let text = policyctl::render::explain::text(&e);
     assert!(text.contains(
         "      2. toystore/toystore-plans (created by PlanPolicy toystore/toystore-plans) on HTTPRoute toystore/toystore — implicit defaults, atomic\n"
@@ -823,8 +822,8 @@ fn a_written_rate_limit_policy_of_the_same_name_is_replaced() {
 /// `graph` draws an OIDCPolicy's dotted edges to its two AuthPolicies and its callback HTTPRoute.
 #[test]
 fn graph_draws_what_an_oidc_policy_derives() {
+    use policyctl::Topology;
     use policyctl::render::graph::{self, Selection};
-    use policyctl::topology::Topology;
     let l = load_case("oidc", V15);
     let t = Topology::build(&l.model);
     let json: Value = serde_json::from_str(&graph::json(&t, &Selection::all())).unwrap();

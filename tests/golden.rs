@@ -3,11 +3,11 @@
 //! (G1–G4 and the predicate/comparator tables are unit tests in `src/generate/`; G11 is main-only.)
 
 use crate::common;
-use policyctl::generate::{self, GenerateOptions, Generated, object};
-use policyctl::load::{Input, LoadOptions, load};
-use policyctl::model::{KuadrantVersion, PolicyKind};
+use policyctl::Topology;
 use policyctl::render;
-use policyctl::topology::Topology;
+use policyctl::{GenerateOptions, Generated};
+use policyctl::{Input, LoadOptions, load};
+use policyctl::{KuadrantVersion, PolicyKind};
 use serde_json::{Value, json};
 
 const V14: KuadrantVersion = KuadrantVersion::V1_4;
@@ -39,26 +39,26 @@ fn run_with(case: &str, version: KuadrantVersion, opts: &GenerateOptions) -> Gen
         loaded.diagnostics
     );
     let t = Topology::build(&loaded.model);
-    let eff = policyctl::resolve::effective(&t);
-    let g = generate::generate(&t, &eff, opts);
+    let eff = policyctl::effective(&t);
+    let g = policyctl::generate(&t, &eff, opts);
     // The typed writer and the tree writer give the same text.
     assert_eq!(
         render::objects::yaml_objects(&g.objects).unwrap(),
-        render::objects::yaml(&object::values(&g.objects)).unwrap(),
+        render::objects::yaml(&policyctl::object_values(&g.objects)).unwrap(),
         "{case}"
     );
     g
 }
 
 fn object(g: &Generated, kind: &str, name: &str) -> Value {
-    object::values(&g.objects)
+    policyctl::object_values(&g.objects)
         .into_iter()
         .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
         .unwrap_or_else(|| panic!("no {kind} {name} in {:#?}", names(g)))
 }
 
 fn names(g: &Generated) -> Vec<String> {
-    object::values(&g.objects)
+    policyctl::object_values(&g.objects)
         .iter()
         .map(|o| {
             format!(
@@ -209,7 +209,7 @@ fn g5_simple_rlp_on_route() {
 fn g6_full_featured_rlp_and_authpolicy() {
     let rule1 = "2f74d3edcab68518ac40f03991f68b61ec83ac73c083410d5d9299c799b02536";
     let rule2 = "e4cee9f4ae8b6cd3c2da6cc8286b353eb7db7550607917c04fe09199c93fc775";
-    assert_eq!(generate::names::auth_config_name(G5_PATH), rule1);
+    assert_eq!(policyctl::auth_config_name(G5_PATH), rule1);
     let expected_sets = [
         (
             "1b9a4c4fc3a233ed3dd8eaa14e7230cda767bec5c045d4a8eb01b730581f64c8",
@@ -449,7 +449,7 @@ fn g9_merge_defaults() {
 fn g10_token_rate_limit_legacy_actions() {
     let g = run("g10", V15);
     let cfg = plugin_config(&g, "test-placed-gateway", V15);
-    let id = generate::names::limit_identifier(true, "test-ns", "trlp", "free");
+    let id = policyctl::limit_identifier(true, "test-ns", "trlp", "free");
     let src = json!(["tokenratelimitpolicy.kuadrant.io:test-ns/trlp"]);
     assert_eq!(
         cfg["actionSets"][0]["actions"],
@@ -601,8 +601,10 @@ fn output_does_not_depend_on_input_order() {
             },
         );
         let topo = Topology::build(&loaded.model);
-        let eff = policyctl::resolve::effective(&topo);
-        object::values(&generate::generate(&topo, &eff, &GenerateOptions::default()).objects)
+        let eff = policyctl::effective(&topo);
+        policyctl::object_values(
+            &policyctl::generate(&topo, &eff, &GenerateOptions::default()).objects,
+        )
     };
     assert_eq!(gen_of(&text), gen_of(&reversed));
 }
@@ -709,8 +711,8 @@ fn envoy_gateway_extension_and_patch_policies() {
         assert_eq!(wasm[0]["failOpen"], false);
         assert_eq!(wasm[0]["code"]["type"], "Image");
         let image = match version {
-            V14 => generate::WASM_IMAGE_1_4,
-            _ => generate::WASM_IMAGE_1_5,
+            V14 => policyctl::WASM_IMAGE_1_4,
+            _ => policyctl::WASM_IMAGE_1_5,
         };
         assert_eq!(wasm[0]["code"]["image"], json!({"url": image}));
         assert_eq!(
@@ -783,7 +785,7 @@ fn istio_clusters_with_mtls(version: KuadrantVersion) -> usize {
             ..GenerateOptions::default()
         },
     );
-    object::values(&g.objects)
+    policyctl::object_values(&g.objects)
         .iter()
         .filter(|o| o["kind"] == "EnvoyFilter")
         .filter(|o| {

@@ -7,11 +7,11 @@
 
 use crate::common;
 use graphviz_rust::dot_structures::{EdgeTy, Graph, Id, Stmt, Vertex};
+use policyctl::KuadrantVersion;
 use policyctl::diag::{Code, Severity};
-use policyctl::load::{Input, LoadOptions, Loaded, load};
-use policyctl::model::KuadrantVersion;
 use policyctl::render::graph::{self as render, Selection};
-use policyctl::topology::{EdgeKind, Topology, lint::lint};
+use policyctl::{EdgeKind, Topology, lint};
+use policyctl::{Input, LoadOptions, Loaded, load};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -44,7 +44,7 @@ fn load_fixture(rel: &str, version: KuadrantVersion) -> Loaded {
 /// Children along link edges, as `name_part` of the locator with the `my-namespace/` prefix removed.
 fn children(t: &Topology) -> BTreeMap<String, BTreeSet<String>> {
     let short = |ix| {
-        let n: &policyctl::topology::Node = &t.graph[ix];
+        let n: &policyctl::Node = &t.graph[ix];
         n.locator
             .name_part()
             .trim_start_matches("my-namespace/")

@@ -6,7 +6,7 @@
 use crate::common;
 use common::found;
 use policyctl::diag::Code;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
+use policyctl::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -134,8 +134,8 @@ fn crlf_and_bom_inputs_load_like_plain_ones() {
         &[Input::Path(fixture("crlf-line-endings.yaml"))],
         &LoadOptions::default(),
     );
-    let topo = policyctl::topology::Topology::build(&l.model);
-    let lint = policyctl::topology::lint::lint(&topo);
+    let topo = policyctl::Topology::build(&l.model);
+    let lint = policyctl::lint(&topo);
     let pos: Vec<String> = lint
         .iter()
         .filter(|d| d.code == Code::GatewayClassNotFound)

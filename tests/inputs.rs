@@ -160,12 +160,12 @@ fn cr_only_line_endings_are_line_breaks() {
     let lf = std::fs::read_to_string(gateway_file()).unwrap();
     let cr = lf.replace('\n', "\r");
     let load = |t: &str| {
-        policyctl::load::load(
-            &[policyctl::load::Input::Text {
+        policyctl::load(
+            &[policyctl::Input::Text {
                 name: "x.yaml".into(),
                 bytes: t.as_bytes().to_vec(),
             }],
-            &policyctl::load::LoadOptions::default(),
+            &policyctl::LoadOptions::default(),
         )
     };
     let (a, b) = (load(&lf), load(&cr));

@@ -4,7 +4,7 @@
 use crate::common;
 use common::found;
 use policyctl::diag::Code;
-use policyctl::load::{Input, LoadOptions, Loaded, load};
+use policyctl::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
 
 fn load_paths(paths: &[PathBuf]) -> Loaded {
@@ -97,7 +97,7 @@ spec:
         pr.namespace, None,
         "namespace defaults to the route's at use"
     );
-    use policyctl::model::{PathMatchType, RuleMatches};
+    use policyctl::{PathMatchType, RuleMatches};
     let RuleMatches::Http(m0) = &r.spec.rules[0].matches else {
         panic!()
     };

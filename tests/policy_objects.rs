@@ -8,10 +8,10 @@
 
 use crate::common;
 use common::load_docs;
+use policyctl::KuadrantVersion;
+use policyctl::StatusOptions;
 use policyctl::diag::{Code, Diagnostics};
-use policyctl::generate::{Family, GenerateOptions, object};
-use policyctl::model::KuadrantVersion;
-use policyctl::resolve::status::StatusOptions;
+use policyctl::{Family, GenerateOptions};
 use serde_json::{Value, json};
 
 const VERSIONS: [KuadrantVersion; 2] = [KuadrantVersion::V1_4, KuadrantVersion::V1_5];
@@ -25,14 +25,14 @@ fn run_opts(text: &str, version: KuadrantVersion, opts: &GenerateOptions) -> Run
     let docs: Vec<String> = text.split("\n---\n").map(str::to_string).collect();
     let l = load_docs(&docs, version);
     assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
-    let a = policyctl::pipeline::analyze(
+    let a = policyctl::analyze(
         &l.model,
         &Diagnostics::new(),
         opts,
         &StatusOptions::default(),
     );
     Run {
-        objects: object::values(&a.generated.objects),
+        objects: policyctl::object_values(&a.generated.objects),
         codes: a
             .diagnostics
             .iter()

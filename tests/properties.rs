@@ -6,11 +6,11 @@
 
 use crate::common;
 use common::load_docs;
+use policyctl::GenerateOptions;
+use policyctl::KuadrantVersion;
+use policyctl::Loaded;
 use policyctl::diag::Severity;
-use policyctl::generate::GenerateOptions;
-use policyctl::load::Loaded;
-use policyctl::model::KuadrantVersion;
-use policyctl::pipeline::{Analysis, analyze};
+use policyctl::{Analysis, analyze};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use std::path::{Path, PathBuf};
@@ -460,7 +460,7 @@ proptest! {
         let l = load_docs(&docs, KuadrantVersion::V1_4);
         let a = run(&l);
         let text = policyctl::render::objects::yaml_objects(&a.generated.objects).unwrap();
-        let values = policyctl::generate::object::values(&a.generated.objects);
+        let values = policyctl::object_values(&a.generated.objects);
         // The typed writer gives the tree writer's text.
         prop_assert_eq!(&text, &policyctl::render::objects::yaml(&values).unwrap());
         let back: Vec<serde_json::Value> = if text.is_empty() {
@@ -486,7 +486,7 @@ proptest! {
         let l = load_docs(&docs, KuadrantVersion::V1_4);
         let a = run(&l);
         let objects = &a.generated.objects;
-        let values = policyctl::generate::object::values(objects);
+        let values = policyctl::object_values(objects);
         let mut current = values.clone();
         if edit < current.len() {
             current[edit]["spec"]["edited"] = serde_json::json!(true);

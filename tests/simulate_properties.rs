@@ -6,9 +6,9 @@
 
 use crate::common;
 use common::load_docs;
-use policyctl::generate::GenerateOptions;
-use policyctl::model::KuadrantVersion;
-use policyctl::pipeline::analyze;
+use policyctl::GenerateOptions;
+use policyctl::KuadrantVersion;
+use policyctl::analyze;
 use policyctl::simulate::request::Request;
 use policyctl::simulate::{Simulation, Timed};
 use proptest::prelude::*;

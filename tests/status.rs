@@ -6,12 +6,11 @@
 
 use crate::common;
 use common::{cases, load_docs, version_of};
+use policyctl::KuadrantVersion;
+use policyctl::Loaded;
+use policyctl::Topology;
 use policyctl::diag::Diagnostics;
-use policyctl::load::Loaded;
-use policyctl::model::KuadrantVersion;
-use policyctl::resolve;
-use policyctl::resolve::status::{PolicyStatus, StatusOptions};
-use policyctl::topology::Topology;
+use policyctl::{PolicyStatus, StatusOptions};
 use proptest::prelude::*;
 use std::fmt::Write;
 use std::path::Path;
@@ -23,8 +22,8 @@ fn split_docs(text: &str) -> Vec<String> {
 /// Statuses and the merge/enforcement diagnostics (PCTL3xxx) of the whole pipeline, so CEL issues from
 /// generation reach the status as they do in the CLI; and the PathIDs `enforced_on` indexes.
 fn statuses(l: &Loaded) -> (Vec<PolicyStatus>, Diagnostics, Vec<String>) {
-    let opts = policyctl::generate::GenerateOptions::default();
-    let a = policyctl::pipeline::analyze(
+    let opts = policyctl::GenerateOptions::default();
+    let a = policyctl::analyze(
         &l.model,
         &Diagnostics::new(),
         &opts,
@@ -328,7 +327,7 @@ fn kuadrant_assumed_once() {
 
 fn effective_summary(l: &Loaded) -> Vec<Vec<(String, String)>> {
     let t = Topology::build(&l.model);
-    resolve::effective(&t)
+    policyctl::effective(&t)
         .iter()
         .map(|pe| {
             let mut v = Vec::new();

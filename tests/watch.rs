@@ -3,8 +3,8 @@
 //! the binary's `watch` prints a cycle after a file is edited.
 
 use crate::common;
-use policyctl::load::LoadOptions;
-use policyctl::watch::{Watch, WatchOptions, fresh_snapshot};
+use policyctl::LoadOptions;
+use policyctl::{Watch, WatchOptions, fresh_snapshot};
 use proptest::prelude::*;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,9 @@ fn route(i: u8) -> String {
     let parents = match i % 3 {
         0 => "  - name: prod-web\n    namespace: gateway-system\n",
         1 => "  - name: internal\n    namespace: gateway-system\n",
-        _ => "  - name: prod-web\n    namespace: gateway-system\n  - name: internal\n    namespace: gateway-system\n",
+        _ => {
+            "  - name: prod-web\n    namespace: gateway-system\n  - name: internal\n    namespace: gateway-system\n"
+        }
     };
     format!(
         "apiVersion: gateway.networking.k8s.io/v1
@@ -407,17 +409,73 @@ fn policy_and_route_edits_are_incremental() {
     };
     // r0's policies (prod-web, whose gateway policy overrides them), r1's (internal), r2's (both
     // gateways).
-    step(Edit::Write { slot: 0, kind: 3, i: 0, limit: 20 }, Some(1));
-    let r = step(Edit::Write { slot: 1, kind: 3, i: 1, limit: 20 }, Some(1));
+    step(
+        Edit::Write {
+            slot: 0,
+            kind: 3,
+            i: 0,
+            limit: 20,
+        },
+        Some(1),
+    );
+    let r = step(
+        Edit::Write {
+            slot: 1,
+            kind: 3,
+            i: 1,
+            limit: 20,
+        },
+        Some(1),
+    );
     assert!(r.updated.iter().any(|c| c.object.starts_with("Limitador ")));
-    step(Edit::Write { slot: 2, kind: 3, i: 2, limit: 20 }, Some(2));
+    step(
+        Edit::Write {
+            slot: 2,
+            kind: 3,
+            i: 2,
+            limit: 20,
+        },
+        Some(2),
+    );
     // Route r0 (prod-web) becomes r4 (internal): both gateways.
-    step(Edit::Write { slot: 4, kind: 0, i: 4, limit: 0 }, Some(2));
+    step(
+        Edit::Write {
+            slot: 4,
+            kind: 0,
+            i: 4,
+            limit: 0,
+        },
+        Some(2),
+    );
     // A policy loses its target name (a finding instead of a policy), then gets it back.
-    step(Edit::Write { slot: 1, kind: 5, i: 1, limit: 20 }, Some(1));
-    step(Edit::Write { slot: 1, kind: 2, i: 1, limit: 30 }, Some(1));
+    step(
+        Edit::Write {
+            slot: 1,
+            kind: 5,
+            i: 1,
+            limit: 20,
+        },
+        Some(1),
+    );
+    step(
+        Edit::Write {
+            slot: 1,
+            kind: 2,
+            i: 1,
+            limit: 30,
+        },
+        Some(1),
+    );
     // A new file, a removed one: full cycles.
-    step(Edit::Write { slot: 3, kind: 1, i: 4, limit: 5 }, None);
+    step(
+        Edit::Write {
+            slot: 3,
+            kind: 1,
+            i: 4,
+            limit: 5,
+        },
+        None,
+    );
     step(Edit::Delete { slot: 3 }, None);
     // The gateway policy on prod-web.
     step(Edit::Policy { limit: 9 }, Some(1));

@@ -15,9 +15,9 @@ use super::env::{functions, global_ident};
 use super::types::{Mapping, Type, assignable, assignable_list, most_general, substitute};
 
 /// An error: the expression id that locates it and the message.
-pub type Found = (u64, String);
+pub(crate) type Found = (u64, String);
 
-pub struct Checker {
+pub(crate) struct Checker {
     auth: bool,
     ratelimit: bool,
     types: HashMap<u64, Type>,
@@ -28,7 +28,7 @@ pub struct Checker {
 }
 
 impl Checker {
-    pub fn new(auth: bool, ratelimit: bool) -> Self {
+    pub(crate) fn new(auth: bool, ratelimit: bool) -> Self {
         Checker {
             auth,
             ratelimit,
@@ -93,7 +93,7 @@ impl Checker {
         ));
     }
 
-    pub fn check(&mut self, e: &IdedExpr) {
+    pub(crate) fn check(&mut self, e: &IdedExpr) {
         match &e.expr {
             Expr::Unspecified => self.set(e, Type::Error),
             Expr::Literal(l) => {
@@ -419,7 +419,7 @@ impl Checker {
     }
 
     /// ext/formatting.go `stringFormatValidator.Validate`, run after a successful check.
-    pub fn validate_formats(&mut self, e: &IdedExpr) {
+    pub(crate) fn validate_formats(&mut self, e: &IdedExpr) {
         visit(e, &mut |x| {
             if let Expr::Call(c) = &x.expr
                 && c.func_name == "format"
@@ -643,7 +643,7 @@ fn visit<'a>(e: &'a IdedExpr, f: &mut impl FnMut(&'a IdedExpr)) {
 }
 
 /// containers.ToQualifiedName: `a.b.c` for an identifier or a select chain over one (no `has`).
-pub fn qualified_name(e: &IdedExpr) -> Option<String> {
+pub(crate) fn qualified_name(e: &IdedExpr) -> Option<String> {
     match &e.expr {
         Expr::Ident(n) => Some(n.clone()),
         Expr::Select(s) if !s.test => {

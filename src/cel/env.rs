@@ -15,7 +15,11 @@ use super::types::Type;
 
 /// One overload: member (receiver-style) or global, its parameter types (receiver first) and result.
 #[derive(Debug)]
-pub struct Overload {
+pub(crate) struct Overload {
+    #[expect(
+        dead_code,
+        reason = "cel-go's overload id: names the overload for a reader and in `Debug` output"
+    )]
     pub id: &'static str,
     pub member: bool,
     pub params: Vec<Type>,
@@ -25,7 +29,7 @@ pub struct Overload {
 impl Overload {
     /// Whether the signature mentions a type parameter (`A`, `B`): such overloads are instantiated
     /// with fresh type variables at each call.
-    pub fn is_generic(&self) -> bool {
+    pub(crate) fn is_generic(&self) -> bool {
         fn has(t: &Type) -> bool {
             match t {
                 Type::Param(_) => true,
@@ -40,7 +44,7 @@ impl Overload {
 }
 
 /// Functions by name, each with its overloads in declaration order.
-pub type Functions = HashMap<&'static str, Vec<Overload>>;
+pub(crate) type Functions = HashMap<&'static str, Vec<Overload>>;
 
 fn a() -> Type {
     Type::param("A")
@@ -75,7 +79,7 @@ fn m(id: &'static str, params: Vec<Type>, result: Type) -> Overload {
 static FUNCTIONS: LazyLock<Functions> = LazyLock::new(build);
 
 /// The function declarations (the same for every policy kind).
-pub fn functions() -> &'static Functions {
+pub(crate) fn functions() -> &'static Functions {
     &FUNCTIONS
 }
 
@@ -437,7 +441,7 @@ fn build() -> Functions {
 
 /// The type of a global identifier: the declared variables and the standard type identifiers
 /// (common/stdlib/standard.go `stdTypes`, named by their runtime type names).
-pub fn global_ident(name: &str, auth: bool, ratelimit: bool) -> Option<Type> {
+pub(crate) fn global_ident(name: &str, auth: bool, ratelimit: bool) -> Option<Type> {
     use Type::*;
     Some(match name {
         "request" | "source" | "destination" | "connection" => Any,

@@ -9,10 +9,10 @@ const MAX_ERRORS: usize = 100;
 const MAX_SNIPPET: usize = 16384;
 
 /// One error: 1-based line, 0-based code-point column, message.
-pub type Issue = (usize, usize, String);
+pub(crate) type Issue = (usize, usize, String);
 
 /// 1-based line and 0-based code-point column of a byte offset.
-pub fn location(src: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn location(src: &str, offset: usize) -> (usize, usize) {
     let mut line = 1;
     let mut col = 0;
     for (i, ch) in src.char_indices() {
@@ -30,7 +30,7 @@ pub fn location(src: &str, offset: usize) -> (usize, usize) {
 }
 
 /// The text of `issues`, given in the order they were reported.
-pub fn render(src: &str, issues: &[Issue]) -> String {
+pub(crate) fn render(src: &str, issues: &[Issue]) -> String {
     let mut kept: Vec<&Issue> = issues.iter().take(MAX_ERRORS).collect();
     kept.sort_by_key(|(l, c, _)| (*l, *c));
     let mut parts = Vec::new();

@@ -8,10 +8,10 @@
 //! `auth` (only when an AuthPolicy is effective on the path) before `ratelimit` (RateLimitPolicy and
 //! TokenRateLimitPolicy), so an AuthPolicy action never sees `ratelimit`.
 
-pub mod check;
-pub mod env;
-pub mod issues;
-pub mod types;
+pub(crate) mod check;
+pub(crate) mod env;
+pub(crate) mod issues;
+pub(crate) mod types;
 
 use ::cel::common::ast::{EntryExpr, Expr, IdedExpr, SourceInfo};
 

@@ -8,7 +8,11 @@ use std::collections::HashMap;
 /// A checked type. `Any` is `google.protobuf.Any`, the type the operator gives its variables
 /// (`cel.AnyType`); the checker treats it like `dyn` except where a kind is tested explicitly.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Type {
+#[expect(
+    clippy::enum_variant_names,
+    reason = "`TypeOf` is CEL's `type` type; clippy checks this only on crate-private enums"
+)]
+pub(crate) enum Type {
     Dyn,
     Any,
     Error,
@@ -32,16 +36,16 @@ pub enum Type {
 }
 
 impl Type {
-    pub fn list(t: Type) -> Type {
+    pub(crate) fn list(t: Type) -> Type {
         Type::List(Box::new(t))
     }
-    pub fn map(k: Type, v: Type) -> Type {
+    pub(crate) fn map(k: Type, v: Type) -> Type {
         Type::Map(Box::new(k), Box::new(v))
     }
-    pub fn type_of(t: Type) -> Type {
+    pub(crate) fn type_of(t: Type) -> Type {
         Type::TypeOf(Some(Box::new(t)))
     }
-    pub fn param(n: &str) -> Type {
+    pub(crate) fn param(n: &str) -> Type {
         Type::Param(n.to_string())
     }
 
@@ -54,10 +58,10 @@ impl Type {
         }
     }
 
-    pub fn is_dyn(&self) -> bool {
+    pub(crate) fn is_dyn(&self) -> bool {
         matches!(self, Type::Dyn | Type::Any)
     }
-    pub fn is_dyn_or_error(&self) -> bool {
+    pub(crate) fn is_dyn_or_error(&self) -> bool {
         self.is_dyn() || matches!(self, Type::Error)
     }
 
@@ -84,12 +88,12 @@ impl Type {
         }
     }
 
-    pub fn same_kind(&self, other: &Type) -> bool {
+    pub(crate) fn same_kind(&self, other: &Type) -> bool {
         self.kind() == other.kind()
     }
 
     /// `Type.TypeName()`: the runtime type name.
-    pub fn type_name(&self) -> String {
+    pub(crate) fn type_name(&self) -> String {
         match self {
             Type::Dyn => "dyn".into(),
             Type::Any => "google.protobuf.Any".into(),
@@ -131,7 +135,7 @@ impl std::fmt::Display for Type {
 
 /// Type-parameter bindings (checker/mapping.go).
 #[derive(Clone, Debug, Default)]
-pub struct Mapping(HashMap<String, Type>);
+pub(crate) struct Mapping(HashMap<String, Type>);
 
 impl Mapping {
     fn find(&self, t: &Type) -> Option<&Type> {
@@ -140,7 +144,7 @@ impl Mapping {
             _ => None,
         }
     }
-    pub fn add(&mut self, from: &Type, to: Type) {
+    pub(crate) fn add(&mut self, from: &Type, to: Type) {
         if let Type::Param(n) = from {
             self.0.insert(n.clone(), to);
         }
@@ -166,7 +170,7 @@ fn equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
 }
 
 /// `mostGeneral`.
-pub fn most_general(t1: &Type, t2: &Type) -> Type {
+pub(crate) fn most_general(t1: &Type, t2: &Type) -> Type {
     if equal_or_less_specific(t1, t2) {
         t1.clone()
     } else {
@@ -224,7 +228,7 @@ fn legacy_nullable(t: &Type) -> bool {
 }
 
 /// `internalIsAssignable`: whether t1 is assignable to t2, updating `m`.
-pub fn assignable_in(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
+pub(crate) fn assignable_in(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
     if matches!(t2, Type::Param(_)) {
         let (valid, has_sub) = valid_substitution(m, t1, t2);
         if valid {
@@ -258,13 +262,13 @@ pub fn assignable_in(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
 }
 
 /// `isAssignable`: the updated mapping when t1 is assignable to t2.
-pub fn assignable(m: &Mapping, t1: &Type, t2: &Type) -> Option<Mapping> {
+pub(crate) fn assignable(m: &Mapping, t1: &Type, t2: &Type) -> Option<Mapping> {
     let mut copy = m.clone();
     assignable_in(&mut copy, t1, t2).then_some(copy)
 }
 
 /// `isAssignableList`.
-pub fn assignable_list(m: &Mapping, l1: &[Type], l2: &[Type]) -> Option<Mapping> {
+pub(crate) fn assignable_list(m: &Mapping, l1: &[Type], l2: &[Type]) -> Option<Mapping> {
     if l1.len() != l2.len() {
         return None;
     }
@@ -278,7 +282,7 @@ pub fn assignable_list(m: &Mapping, l1: &[Type], l2: &[Type]) -> Option<Mapping>
 }
 
 /// `substitute`: bound parameters replaced; unbound ones by `dyn` when `to_dyn`.
-pub fn substitute(m: &Mapping, t: &Type, to_dyn: bool) -> Type {
+pub(crate) fn substitute(m: &Mapping, t: &Type, to_dyn: bool) -> Type {
     if let Some(sub) = m.find(t) {
         return substitute(m, sub, to_dyn);
     }

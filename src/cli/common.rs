@@ -1,15 +1,15 @@
 //! Shared CLI pieces: input flags, the UI (colour, verbosity, writers), loading and exit codes.
 
 use clap::{Args, ValueEnum};
+use policyctl::KuadrantVersion;
+use policyctl::Model;
 use policyctl::config::{self, Settings};
 use policyctl::diag::{Diagnostics, Severity};
-use policyctl::generate::{self, Family, GenerateOptions};
-use policyctl::load::{Input, LoadOptions, Loaded};
-use policyctl::model::KuadrantVersion;
-use policyctl::model::Model;
 use policyctl::render::{self, Style};
-use policyctl::source::{SourceId, SourceMap};
 use policyctl::suppress;
+use policyctl::{Family, GenerateOptions};
+use policyctl::{Input, LoadOptions, Loaded};
+use policyctl::{SourceId, SourceMap};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -110,7 +110,7 @@ impl InputArgs {
     /// settings file's `gatewayClasses`, then `--gateway-class` (each overrides the one before, per
     /// class).
     pub fn gateway_classes(&self) -> Result<BTreeMap<String, String>, CliError> {
-        let mut classes = policyctl::load::well_known_gateway_classes();
+        let mut classes = policyctl::well_known_gateway_classes();
         classes.extend(self.settings.gateway_classes.clone());
         for entry in &self.gateway_classes {
             match entry.split_once('=') {
@@ -161,7 +161,7 @@ impl InputArgs {
 
     /// How objects are read: the namespace, version and GatewayClasses of the flags and settings.
     pub fn load_options(&self) -> Result<LoadOptions, CliError> {
-        if !policyctl::load::validate::dns1123_label(&self.namespace) {
+        if !policyctl::dns1123_label(&self.namespace) {
             return Err(CliError::Usage(format!(
                 "--namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {:?}",
                 self.namespace
@@ -185,14 +185,12 @@ impl InputArgs {
                     return Err(CliError::Usage("-f - may be given only once".into()));
                 }
                 stdin_used = true;
-                let bytes = policyctl::load::read_stream(
-                    std::io::stdin().lock(),
-                    policyctl::load::MAX_STREAM_BYTES,
-                )
-                .map_err(|e| {
-                    let (message, help) = e.explain("stdin");
-                    CliError::Io(format!("{message}; {help}"))
-                })?;
+                let bytes =
+                    policyctl::read_stream(std::io::stdin().lock(), policyctl::MAX_STREAM_BYTES)
+                        .map_err(|e| {
+                            let (message, help) = e.explain("stdin");
+                            CliError::Io(format!("{message}; {help}"))
+                        })?;
                 inputs.push(Input::Text {
                     name: self.stdin_name.clone(),
                     bytes,
@@ -201,7 +199,7 @@ impl InputArgs {
                 inputs.push(Input::Path(f.into()));
             }
         }
-        Ok(policyctl::load::load(&inputs, &opts))
+        Ok(policyctl::load(&inputs, &opts))
     }
 }
 
@@ -616,15 +614,15 @@ impl GenArgs {
             .wasm_sha256
             .clone()
             .or_else(|| settings.wasm_sha256.clone())
-            .unwrap_or_else(|| generate::WASM_SHA256_PLACEHOLDER.to_string());
-        let sha_ok = wasm_sha256.is_empty() || policyctl::model::is_sha256_hex(&wasm_sha256);
+            .unwrap_or_else(|| policyctl::WASM_SHA256_PLACEHOLDER.to_string());
+        let sha_ok = wasm_sha256.is_empty() || policyctl::is_sha256_hex(&wasm_sha256);
         if !sha_ok {
             return Err(CliError::Usage(
                 "--wasm-sha256 must be 64 hexadecimal characters".into(),
             ));
         }
         if let Some(ns) = &self.kuadrant_namespace
-            && !policyctl::load::validate::dns1123_label(ns)
+            && !policyctl::dns1123_label(ns)
         {
             return Err(CliError::Usage(format!(
                 "--kuadrant-namespace must be a namespace name (a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit), got {ns:?}"
@@ -635,25 +633,25 @@ impl GenArgs {
                 .kuadrant_namespace
                 .clone()
                 .or_else(|| settings.kuadrant_namespace.clone())
-                .unwrap_or_else(|| generate::DEFAULT_KUADRANT_NAMESPACE.to_string()),
+                .unwrap_or_else(|| policyctl::DEFAULT_KUADRANT_NAMESPACE.to_string()),
             wasm_image: self
                 .wasm_image
                 .clone()
                 .or_else(|| settings.wasm_image.clone()),
             wasm_sha256: wasm_sha256.to_lowercase(),
-            istio_controllers: generate::controller_names(
+            istio_controllers: policyctl::controller_names(
                 or_settings(
                     &self.istio_controller_names,
                     &settings.istio_controller_names,
                 ),
-                generate::ISTIO_CONTROLLER,
+                policyctl::ISTIO_CONTROLLER,
             ),
-            envoy_gateway_controllers: generate::controller_names(
+            envoy_gateway_controllers: policyctl::controller_names(
                 or_settings(
                     &self.envoy_gateway_controller_names,
                     &settings.envoy_gateway_controller_names,
                 ),
-                generate::ENVOY_GATEWAY_CONTROLLER,
+                policyctl::ENVOY_GATEWAY_CONTROLLER,
             ),
             only: (!only.is_empty()).then_some(only),
             gateway,

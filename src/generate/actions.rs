@@ -8,10 +8,10 @@ use crate::resolve::{Effective, PathEffective};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-pub const AUTH_SERVICE: &str = "auth-service";
-pub const RATELIMIT_SERVICE: &str = "ratelimit-service";
-pub const RATELIMIT_CHECK_SERVICE: &str = "ratelimit-check-service";
-pub const RATELIMIT_REPORT_SERVICE: &str = "ratelimit-report-service";
+pub(crate) const AUTH_SERVICE: &str = "auth-service";
+pub(crate) const RATELIMIT_SERVICE: &str = "ratelimit-service";
+pub(crate) const RATELIMIT_CHECK_SERVICE: &str = "ratelimit-check-service";
+pub(crate) const RATELIMIT_REPORT_SERVICE: &str = "ratelimit-report-service";
 
 /// One `conditionalData` entry: predicates and `expression` data items `(key, value)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,7 +114,7 @@ fn strings(w: &[crate::model::Sp<String>]) -> Vec<String> {
 
 /// The auth spec of a path with an effective AuthPolicy. Its scope is the path's AuthConfig name
 /// (`names::auth_config_name(path_id)`), which the caller fills in.
-pub fn auth_action(eff: &Effective) -> Action {
+pub(crate) fn auth_action(eff: &Effective) -> Action {
     Action {
         service: AUTH_SERVICE,
         scope: String::new(),
@@ -125,7 +125,7 @@ pub fn auth_action(eff: &Effective) -> Action {
 }
 
 /// One spec per limit (by name, the canonical order at both versions), each with one conditionalData.
-pub fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+pub(crate) fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
     let top = strings(eff.top_level_when());
     eff.limits()
         .map(|(name, limit, source)| {
@@ -153,7 +153,7 @@ pub fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Ac
 
 /// Two specs per TokenRateLimitPolicy limit: check (`hits_addend` 0) then report (the response's
 /// `usage.total_tokens`).
-pub fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+pub(crate) fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
     let top = strings(eff.top_level_when());
     let mut out = Vec::new();
     for (name, limit, source) in eff.limits() {
@@ -193,7 +193,7 @@ pub fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> 
 
 /// The specs of a path in the operator's order: `[auth]`, then the rate-limit specs appended when any
 /// reads `auth.` data, else prepended; then the token-rate-limit specs by the same rule.
-pub fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective) -> Vec<Action> {
+pub(crate) fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective) -> Vec<Action> {
     let mut list: Vec<Action> = eff.auth.iter().map(|a| auth_action(a)).collect();
     let place = |specs: Vec<Action>, list: &mut Vec<Action>| {
         if specs.iter().any(Action::has_auth_access) {
@@ -217,7 +217,7 @@ pub fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective) -> Ve
 /// is not auth (conditionalData appended, sources unioned and sorted). On 1.5 the merged conditionalData
 /// is re-sorted by the `|`-joined predicates after every fold (a stable sort; see the module docs of
 /// `generate` for the pdqsort caveat beyond 12 entries).
-pub fn merge(specs: Vec<Action>, version: KuadrantVersion) -> Vec<Action> {
+pub(crate) fn merge(specs: Vec<Action>, version: KuadrantVersion) -> Vec<Action> {
     let mut out: Vec<Action> = Vec::new();
     for s in specs {
         if let Some(last) = out.last_mut()

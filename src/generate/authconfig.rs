@@ -540,7 +540,7 @@ fn success_response(v: &Value) -> Map<String, Value> {
 
 /// The effective AuthPolicy rules, by section, as `resolve` hands them over.
 #[derive(Default)]
-pub struct AuthSections<'a> {
+pub(crate) struct AuthSections<'a> {
     pub patterns: Vec<(&'a str, &'a Value)>,
     pub authentication: Vec<(&'a str, &'a Value)>,
     pub metadata: Vec<(&'a str, &'a Value)>,
@@ -554,7 +554,7 @@ pub struct AuthSections<'a> {
 
 impl<'a> AuthSections<'a> {
     /// Sort rule keys (`authentication#name`, `response.success.metadata#n`, …) into sections.
-    pub fn from_rules(rules: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Self {
+    pub(crate) fn from_rules(rules: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Self {
         let mut s = AuthSections::default();
         for (key, v) in rules {
             let (section, name) = key.split_once('#').unwrap_or((key, ""));
@@ -590,7 +590,7 @@ fn map_of(entries: &[(&str, &Value)], enc: Enc) -> Option<Value> {
 }
 
 /// The AuthConfig `spec` for one path.
-pub fn spec(name: &str, s: &AuthSections<'_>) -> Value {
+pub(crate) fn spec(name: &str, s: &AuthSections<'_>) -> Value {
     let mut out = Map::new();
     out.insert("hosts".into(), Value::from(vec![name.to_string()]));
     if !s.patterns.is_empty() {
@@ -647,7 +647,7 @@ pub fn spec(name: &str, s: &AuthSections<'_>) -> Value {
 /// `(binding, CEL expression)` pairs extension policies registered (kuadrant-operator v1.5.2 and
 /// v1.4.6 `internal/extension/registry.go` `mutateAuthConfig`: the `kuadrant` entry is replaced
 /// whole, the rest of the response is kept).
-pub fn add_kuadrant_data(spec: &mut Map<String, Value>, data: &[(String, String)]) {
+pub(crate) fn add_kuadrant_data(spec: &mut Map<String, Value>, data: &[(String, String)]) {
     let properties: Map<String, Value> = data
         .iter()
         .map(|(k, e)| (k.clone(), serde_json::json!({ "expression": e })))

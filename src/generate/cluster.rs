@@ -7,13 +7,13 @@ use serde_json::{Value, json};
 
 /// An upstream the data plane calls.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     pub host: String,
     pub port: i64,
 }
 
 /// The cluster patch value (`cluster_patch_helpers.go`); `mtls` adds the Istio SDS transport socket.
-pub fn cluster_patch(name: &str, ep: &Endpoint, mtls: bool) -> Value {
+pub(crate) fn cluster_patch(name: &str, ep: &Endpoint, mtls: bool) -> Value {
     let mut v = json!({
         "name": name,
         "type": "STRICT_DNS",
@@ -44,7 +44,7 @@ pub fn cluster_patch(name: &str, ep: &Endpoint, mtls: bool) -> Value {
 }
 
 /// The Istio configPatch adding a cluster (no `context` in the match).
-pub fn istio_cluster_config_patch(name: &str, ep: &Endpoint, mtls: bool) -> Value {
+pub(crate) fn istio_cluster_config_patch(name: &str, ep: &Endpoint, mtls: bool) -> Value {
     json!({
         "applyTo": "CLUSTER",
         "match": {"cluster": {"service": ep.host}},
@@ -54,7 +54,7 @@ pub fn istio_cluster_config_patch(name: &str, ep: &Endpoint, mtls: bool) -> Valu
 
 /// `spec` of an Envoy Gateway `EnvoyPatchPolicy` adding one cluster; `patch_name` is the JSON-patch
 /// `name` (for tracing the operator writes `tracing-service` while the cluster is `kuadrant-tracing-service`).
-pub fn envoy_patch_policy_spec(
+pub(crate) fn envoy_patch_policy_spec(
     gateway: &str,
     patch_name: &str,
     cluster: &str,
@@ -74,7 +74,7 @@ pub fn envoy_patch_policy_spec(
 
 /// Parse `defaultEndpoint` as the operator does: URL host, explicit port or by scheme https→443,
 /// http→80, anything else→4317. `None` when there is no host.
-pub fn tracing_endpoint(url: &str) -> Option<Endpoint> {
+pub(crate) fn tracing_endpoint(url: &str) -> Option<Endpoint> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);

@@ -26,7 +26,7 @@ use crate::model::{DirectSpec, Gateway, Listener, Model, Obj, PolicyBody, Policy
 use serde_json::{Map, Value, json};
 use std::net::IpAddr;
 
-pub const DNS_RECORD_API_VERSION: &str = "kuadrant.io/v1alpha1";
+pub(crate) const DNS_RECORD_API_VERSION: &str = "kuadrant.io/v1alpha1";
 /// dns-operator `pkg/builder` `DefaultTTL` (the operator's `DNS_DEFAULT_TTL` is not set by its
 /// release manifests).
 const DEFAULT_TTL: i64 = 60;
@@ -147,7 +147,7 @@ fn attached_routes(g: &Obj<Gateway>, l: &Listener) -> i64 {
 
 /// The DNSRecords of every valid DNSPolicy (`accepted[policy]`), per Gateway in model order (or only
 /// `gateway`), listener order, then policy order; keys sorted.
-pub fn dns_records(
+pub(crate) fn dns_records(
     m: &Model,
     accepted: &[bool],
     gateway: Option<&(String, String)>,

@@ -1,12 +1,12 @@
 //! Action-set hostnames (`docs/semantics/generated-objects.md`): the route hostnames that are a *subset* of the listener
 //! hostname, in route order — a filter, not a Gateway API intersection.
 
-pub use crate::model::hostname_subset_of as subset_of;
+pub(crate) use crate::model::hostname_subset_of as subset_of;
 
 /// The hostnames of the action sets of a path: `[listener or "*"]` when the route has none, else the
 /// route hostnames that are a subset of the listener hostname, in route order. Empty means the path is
 /// invalid (no action set, and on 1.5 no limits or cluster objects either).
-pub fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> {
     let l = listener.unwrap_or("*");
     if route.is_empty() {
         return vec![l];
@@ -14,19 +14,14 @@ pub fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> 
     route.iter().copied().filter(|h| subset_of(h, l)).collect()
 }
 
-/// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
-/// non-wildcard first; then lexicographic).
-pub fn more_specific(a: &str, b: &str) -> bool {
-    more_specific_counted((a, labels(a)), (b, labels(b)))
-}
-
 /// The number of DNS labels of a hostname.
-pub fn labels(h: &str) -> usize {
+pub(crate) fn labels(h: &str) -> usize {
     h.bytes().filter(|&c| c == b'.').count() + 1
 }
 
-/// [`more_specific`] with the label counts already known.
-pub fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usize)) -> bool {
+/// `CompareHostnamesSpecificity`: whether `a` is more specific than `b` (more labels; then
+/// non-wildcard first; then lexicographic), each with its label count already known.
+pub(crate) fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usize)) -> bool {
     if la != lb {
         return la > lb;
     }
@@ -41,6 +36,10 @@ pub fn more_specific_counted((a, la): (&str, usize), (b, lb): (&str, usize)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn more_specific(a: &str, b: &str) -> bool {
+        more_specific_counted((a, labels(a)), (b, labels(b)))
+    }
 
     #[test]
     fn g4_selection() {

@@ -89,7 +89,7 @@ pub(super) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::O
 /// order (a stable sort: equal limits keep their order).
 /// Two lists of Limitador limits, each in the canonical order, merged into one in that order: what
 /// [`limitador`]'s stable sort gives for `a` followed by `b` (of two equal limits, `a`'s first).
-pub fn merge_limits(a: Vec<LimitadorLimit>, b: Vec<LimitadorLimit>) -> Vec<LimitadorLimit> {
+pub(crate) fn merge_limits(a: Vec<LimitadorLimit>, b: Vec<LimitadorLimit>) -> Vec<LimitadorLimit> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let mut b = b.into_iter().peekable();
     for x in a {

@@ -24,21 +24,21 @@
 //! the runtime values it cannot know: `docs/output-conventions.md`. What each object holds and the
 //! upstream files it follows: `docs/semantics/generated-objects.md`.
 
-pub mod actions;
-pub mod authconfig;
-pub mod cluster;
-pub mod dns;
-pub mod hostnames;
-pub mod names;
-pub mod object;
-pub mod predicates;
-pub mod shim;
-pub mod threat;
-pub mod tls;
+pub(crate) mod actions;
+pub(crate) mod authconfig;
+pub(crate) mod cluster;
+pub(crate) mod dns;
+pub(crate) mod hostnames;
+pub(crate) mod names;
+pub(crate) mod object;
+pub(crate) mod predicates;
+pub(crate) mod shim;
+pub(crate) mod threat;
+pub(crate) mod tls;
 
 mod gateway;
 mod limitador;
-pub use limitador::merge_limits;
+pub(crate) use limitador::merge_limits;
 mod paths;
 mod runtime;
 
@@ -120,7 +120,7 @@ impl Family {
 /// The objects the operator generates for valid DNSPolicies and TLSPolicies (`Certificate`s, then
 /// `DNSRecord`s), then those extension controllers create (a PlanPolicy's RateLimitPolicy), with the `only` / `gateway` filters of `opts`. `accepted[i]` says whether policy `i`
 /// of the model is predicted `Accepted` (the operator's validators decide which policies get objects).
-pub fn policy_objects(
+pub(crate) fn policy_objects(
     m: &Model,
     accepted: &[bool],
     opts: &GenerateOptions,
@@ -277,9 +277,10 @@ fn generate_in_runs(
         .iter()
         .zip(&selected)
         .map(|(g, &sel)| {
-            sel && opts.slice.as_ref().is_none_or(|s| {
-                s.contains(&(g.meta.namespace.clone(), g.meta.name.clone()))
-            })
+            sel && opts
+                .slice
+                .as_ref()
+                .is_none_or(|s| s.contains(&(g.meta.namespace.clone(), g.meta.name.clone())))
         })
         .collect();
     let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();

@@ -35,12 +35,12 @@ impl serde::Serialize for HexDigest {
 }
 
 /// Lowercase hex SHA-256 of `s` (64 characters).
-pub fn sha256_hex(s: &str) -> String {
+pub(crate) fn sha256_hex(s: &str) -> String {
     HexDigest::of(s).as_str().to_string()
 }
 
 /// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`.
-pub fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
+pub(crate) fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
     HexDigest::of(&format!("{path_id}|{}|{hostname}", match_index + 1))
 }
 
@@ -52,7 +52,7 @@ pub fn auth_config_name(path_id: &str) -> String {
 /// Go's `unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'` keeps the code point; anything else
 /// becomes `_`. `IsDigit` is the Nd category only, which `char::is_numeric` over-approximates (it also
 /// accepts Nl/No), so digits are tested through `is_decimal_digit`.
-pub fn sanitise(name: &str) -> String {
+pub(crate) fn sanitise(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c == '_' || c.is_alphabetic() && is_letter(c) || is_decimal_digit(c) {

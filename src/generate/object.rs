@@ -183,14 +183,14 @@ pub struct AuthConfig {
     pub spec: Arc<Map<String, Value>>,
 }
 
-pub const AUTH_CONFIG_API_VERSION: &str = "authorino.kuadrant.io/v1beta3";
-pub const AUTH_CONFIG_LABELS: [(&str, &str); 2] = [
+pub(crate) const AUTH_CONFIG_API_VERSION: &str = "authorino.kuadrant.io/v1beta3";
+pub(crate) const AUTH_CONFIG_LABELS: [(&str, &str); 2] = [
     ("kuadrant.io/auth", "true"),
     ("kuadrant.io/managed", "true"),
 ];
 
 /// `spec` with `hosts: [name]` in its sorted place.
-pub struct AuthConfigSpec<'a>(pub &'a AuthConfig);
+pub(crate) struct AuthConfigSpec<'a>(pub &'a AuthConfig);
 
 impl Serialize for AuthConfigSpec<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

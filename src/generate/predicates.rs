@@ -4,7 +4,7 @@
 use crate::model::{GrpcMatch, GrpcMethodMatch, HttpMatch, PathMatchType};
 use std::cmp::Ordering;
 
-pub fn path_predicate(kind: PathMatchType, value: &str) -> String {
+pub(crate) fn path_predicate(kind: PathMatchType, value: &str) -> String {
     match kind {
         PathMatchType::Exact => format!("request.url_path == '{value}'"),
         PathMatchType::PathPrefix => format!("request.url_path.startsWith('{value}')"),
@@ -12,14 +12,14 @@ pub fn path_predicate(kind: PathMatchType, value: &str) -> String {
     }
 }
 
-pub fn header_predicate(name: &str, value: &str) -> String {
+pub(crate) fn header_predicate(name: &str, value: &str) -> String {
     format!(
         "request.headers.exists(h, h.lowerAscii() == '{}' && request.headers[h] == '{value}')",
         name.to_lowercase()
     )
 }
 
-pub fn query_predicate(name: &str, value: &str) -> String {
+pub(crate) fn query_predicate(name: &str, value: &str) -> String {
     format!(
         "'{name}' in queryMap(request.query) ? queryMap(request.query)['{name}'] == '{value}' : false"
     )
@@ -27,7 +27,7 @@ pub fn query_predicate(name: &str, value: &str) -> String {
 
 /// Predicates of an HTTPRouteMatch: method, path, headers, then the first occurrence of each query
 /// parameter name.
-pub fn http(m: &HttpMatch) -> Vec<String> {
+pub(crate) fn http(m: &HttpMatch) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(method) = &m.method {
         out.push(format!("request.method == '{method}'"));
@@ -46,7 +46,7 @@ pub fn http(m: &HttpMatch) -> Vec<String> {
 }
 
 /// The predicate of a GRPCMethodMatch, when service or method is set.
-pub fn grpc_method_predicate(mm: &GrpcMethodMatch) -> Option<String> {
+pub(crate) fn grpc_method_predicate(mm: &GrpcMethodMatch) -> Option<String> {
     let svc = mm.service.as_deref().filter(|s| !s.is_empty());
     let meth = mm.method.as_deref().filter(|s| !s.is_empty());
     let regex = mm.kind == "RegularExpression";
@@ -62,7 +62,7 @@ pub fn grpc_method_predicate(mm: &GrpcMethodMatch) -> Option<String> {
 
 /// Predicates of a GRPCRouteMatch (1.5): the method predicate (when service or method is set), then
 /// the headers.
-pub fn grpc(m: &GrpcMatch) -> Vec<String> {
+pub(crate) fn grpc(m: &GrpcMatch) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(m.method.as_ref().and_then(grpc_method_predicate));
     for h in &m.headers {
@@ -73,7 +73,7 @@ pub fn grpc(m: &GrpcMatch) -> Vec<String> {
 
 /// What the comparator reads of one action set (borrowed from the model and the route keys).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SortKey<'a> {
+pub(crate) struct SortKey<'a> {
     pub hostname: &'a str,
     /// Labels of `hostname` (read by every comparison, so counted once).
     pub hostname_labels: usize,
@@ -91,7 +91,7 @@ pub struct SortKey<'a> {
 
 impl<'a> SortKey<'a> {
     /// The same key for another hostname.
-    pub fn with_hostname(self, hostname: &'a str) -> Self {
+    pub(crate) fn with_hostname(self, hostname: &'a str) -> Self {
         SortKey {
             hostname,
             hostname_labels: super::hostnames::labels(hostname),
@@ -99,7 +99,7 @@ impl<'a> SortKey<'a> {
         }
     }
 
-    pub fn from_http(
+    pub(crate) fn from_http(
         hostname: &'a str,
         m: &HttpMatch,
         created: Option<&'a str>,
@@ -118,7 +118,7 @@ impl<'a> SortKey<'a> {
     }
 
     /// `ConvertGRPCRouteMatchToHTTP`: method specificity encoded as a path match; no HTTP method.
-    pub fn from_grpc(
+    pub(crate) fn from_grpc(
         hostname: &'a str,
         m: &GrpcMatch,
         created: Option<&'a str>,
@@ -158,7 +158,7 @@ impl<'a> SortKey<'a> {
 }
 
 /// The operator's `Less` (`internal/gatewayapi/types.go`), step by step.
-pub fn less(i: &SortKey, j: &SortKey) -> bool {
+pub(crate) fn less(i: &SortKey, j: &SortKey) -> bool {
     use PathMatchType::*;
     if i.hostname != j.hostname {
         return super::hostnames::more_specific_counted(
@@ -201,7 +201,7 @@ pub fn less(i: &SortKey, j: &SortKey) -> bool {
 }
 
 /// `less` as a total order for a stable sort: ties (neither is less) compare equal.
-pub fn compare(i: &SortKey, j: &SortKey) -> Ordering {
+pub(crate) fn compare(i: &SortKey, j: &SortKey) -> Ordering {
     if less(i, j) {
         Ordering::Less
     } else if less(j, i) {

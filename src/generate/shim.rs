@@ -259,7 +259,7 @@ fn expressions(e: &Effective) -> Vec<(usize, &'static str, &Sp<String>)> {
 }
 
 /// Whether the shim's parser accepts `expr`; `Err` carries the parser's message.
-pub fn parse(expr: &str) -> Result<(), String> {
+pub(crate) fn parse(expr: &str) -> Result<(), String> {
     let parsed = cel::parser::Parser::new()
         .enable_optional_syntax(true)
         .parse_with_source_info(expr)

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 /// `threatServiceURL` of the ThreatPolicy controller.
-pub const THREAT_SERVICE_URL: &str =
+pub(crate) const THREAT_SERVICE_URL: &str =
     "grpc://threat-assessment-service.security.svc.cluster.local:8080";
 /// The registered gRPC service and method (`ActionMethodConfig`).
 const GRPC_SERVICE: &str = "threat.v1.ThreatAssessmentService";
@@ -37,11 +37,15 @@ const VAR: &str = "threatResponse";
 const FAILURE_MODE: &str = "deny";
 const TIMEOUT: &str = "100ms";
 /// `mutateWasmConfig` sets this when any dynamic service is registered.
-pub const DESCRIPTOR_SERVICE: &str = "kuadrant-operator-grpc";
+pub(crate) const DESCRIPTOR_SERVICE: &str = "kuadrant-operator-grpc";
 
 /// The ThreatPolicies whose targetRef names Gateway `namespace/name`, in the order the mutator
 /// sorts policies (kind, namespace, name), each with its threshold.
-pub fn on_gateway<'m>(model: &'m Model, namespace: &str, name: &str) -> Vec<(&'m Extension, i64)> {
+pub(crate) fn on_gateway<'m>(
+    model: &'m Model,
+    namespace: &str,
+    name: &str,
+) -> Vec<(&'m Extension, i64)> {
     let mut out: Vec<(&Extension, i64)> = model
         .extensions
         .iter()
@@ -81,7 +85,7 @@ fn cluster_name(url: &str) -> String {
 
 /// The `services` key and entry of the threat method: `"ext-" + HashUpstreamServiceConfig(svc)`,
 /// the first 8 bytes of SHA-256 over `type|endpoint|failureMode|timeout|grpcService|grpcMethod`.
-pub fn service() -> (String, Value) {
+pub(crate) fn service() -> (String, Value) {
     let endpoint = cluster_name(THREAT_SERVICE_URL);
     let data = format!("dynamic|{endpoint}|{FAILURE_MODE}|{TIMEOUT}|{GRPC_SERVICE}|{GRPC_METHOD}");
     let digest = Sha256::digest(data.as_bytes());
@@ -101,7 +105,7 @@ pub fn service() -> (String, Value) {
 /// holding the `fail`, the `deny` and the response `headers` (all read `threatResponse`), each
 /// with `sources: ["ThreatPolicy/<namespace>/<name>"]`. `terminal` is always written (no
 /// `omitempty` in `wasm.TypedAction`); `predicate` is `true` when the action has none.
-pub fn action(e: &Extension, threshold: i64, service_key: &str) -> Value {
+pub(crate) fn action(e: &Extension, threshold: i64, service_key: &str) -> Value {
     let sources = json!([format!("ThreatPolicy/{}/{}", e.meta.namespace, e.meta.name)]);
     let fail = json!({
         "type": "fail",
@@ -145,7 +149,7 @@ pub fn action(e: &Extension, threshold: i64, service_key: &str) -> Value {
 /// gateway has action sets), else `PCTL3028`. `gateways` lists the gateways with a wasm provider
 /// and whether they have action sets. A ThreatPolicy on a missing Gateway gets neither (its status
 /// says `TargetNotFound`); one on a route was announced by `PCTL3024` at load.
-pub fn diagnostics(model: &Model, gateways: &[(usize, bool)]) -> Vec<Diagnostic> {
+pub(crate) fn diagnostics(model: &Model, gateways: &[(usize, bool)]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for e in &model.extensions {
         if !matches!(e.body, ExtensionBody::Threat(_)) {

@@ -29,11 +29,11 @@ use std::collections::BTreeSet;
 
 use super::object::Object;
 
-pub const CERTIFICATE_API_VERSION: &str = "cert-manager.io/v1";
+pub(crate) const CERTIFICATE_API_VERSION: &str = "cert-manager.io/v1";
 const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 
 /// `CommonLabels()` of kuadrant-operator `internal/controller/common.go` (v1.4.6 and v1.5.2).
-pub fn common_labels() -> Value {
+pub(crate) fn common_labels() -> Value {
     json!({
         "app": "kuadrant",
         "app.kubernetes.io/component": "kuadrant",
@@ -46,7 +46,7 @@ pub fn common_labels() -> Value {
 
 /// The policies of `kind` targeting `g` (no `sectionName`) or its listener `l` (`Some`): indices into
 /// `m.policies`, in model order.
-pub fn policies_on(
+pub(crate) fn policies_on(
     m: &Model,
     kind: PolicyKind,
     g: &Obj<Gateway>,
@@ -106,7 +106,7 @@ fn unusable(l: &Listener, gw_namespace: &str) -> Option<String> {
 }
 
 /// A controller owner reference to a policy, when its UID is known.
-pub fn policy_owner(kind: &str, name: &str, uid: Option<&str>) -> Option<Value> {
+pub(crate) fn policy_owner(kind: &str, name: &str, uid: Option<&str>) -> Option<Value> {
     uid.map(|uid| {
         json!({"apiVersion": "kuadrant.io/v1", "kind": kind, "name": name, "uid": uid,
                "blockOwnerDeletion": true, "controller": true})
@@ -152,7 +152,7 @@ fn certificate_spec(hostname: &str, secret: &str, p: &DirectSpec) -> Value {
 
 /// The Certificates of every valid TLSPolicy (`accepted[policy]`), per Gateway in model order (or
 /// only `gateway`), listener order, certificateRef order, then policy order; keys sorted.
-pub fn certificates(
+pub(crate) fn certificates(
     m: &Model,
     accepted: &[bool],
     gateway: Option<&(String, String)>,

@@ -15,7 +15,7 @@ use std::fmt;
 // Transient (one per document, consumed by validation right away): boxing would only add allocations.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Default)]
-pub enum RawSpec {
+pub(crate) enum RawSpec {
     #[default]
     None,
     // Boxed: the specs are large (kilobytes inline), and documents are moved between threads and
@@ -36,7 +36,7 @@ pub enum RawSpec {
 }
 
 #[derive(Debug, Default)]
-pub enum RawStatus {
+pub(crate) enum RawStatus {
     #[default]
     None,
     Gateway(GatewayStatus),
@@ -46,7 +46,7 @@ pub enum RawStatus {
 }
 
 #[derive(Debug, Default)]
-pub struct RawDocument {
+pub(crate) struct RawDocument {
     pub api_version: Option<Sp<String>>,
     pub kind: Option<Sp<String>>,
     pub metadata: Option<Sp<RawMeta>>,
@@ -59,7 +59,7 @@ pub struct RawDocument {
 }
 
 impl RawDocument {
-    pub fn is_list(&self) -> bool {
+    pub(crate) fn is_list(&self) -> bool {
         self.kind
             .as_ref()
             .is_some_and(|k| k.value == "List" || k.value.ends_with("List"))
@@ -68,7 +68,7 @@ impl RawDocument {
 
 /// The kind to read a document as, when known before reading.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DocSeed {
+pub(super) struct DocSeed {
     pub hint: Option<KindMatch>,
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The operator release that first ships `kind`, when `version` does not.
-pub fn not_shipped(kind: ObjectKind, version: KuadrantVersion) -> Option<&'static str> {
+pub(crate) fn not_shipped(kind: ObjectKind, version: KuadrantVersion) -> Option<&'static str> {
     (kind == ObjectKind::ThreatPolicy && version == KuadrantVersion::V1_4).then_some("1.5 (v1.5.2)")
 }
 
@@ -255,7 +255,7 @@ fn threat(t: Option<Sp<i64>>, at: Span, c: &mut Check) -> Option<ExtensionBody> 
 /// PlanPolicy's targetRef, one limit per plan named after its tier (a later plan of the same tier
 /// replaces an earlier one; the API server keeps the map's keys sorted), each with the predicate
 /// `auth.kuadrant.plan == "<tier>"` and the plan's rates (`PlanPolicy.ToRateLimits`).
-pub fn plan_rate_limit_policy(e: &Extension, plans: &[Plan]) -> Policy {
+pub(crate) fn plan_rate_limit_policy(e: &Extension, plans: &[Plan]) -> Policy {
     let mut limits: std::collections::BTreeMap<&str, Arc<Limit>> = Default::default();
     for p in plans {
         limits.insert(
@@ -298,7 +298,7 @@ pub fn plan_rate_limit_policy(e: &Extension, plans: &[Plan]) -> Policy {
 /// namespace and name in the input is replaced (the controller overwrites its spec) and reported.
 /// A PlanPolicy whose RateLimitPolicy the API server would refuse (no plans: "At least one
 /// spec.limits must be defined") gets none, and is reported.
-pub fn expand(model: &mut Model, diags: &mut Diagnostics) {
+pub(crate) fn expand(model: &mut Model, diags: &mut Diagnostics) {
     let mut derived = Vec::new();
     for e in &model.extensions {
         let plans = match &e.body {

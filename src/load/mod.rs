@@ -8,19 +8,19 @@
 //! output.
 
 mod document;
-pub mod extension;
-pub mod raw;
+pub(crate) mod extension;
+pub(crate) mod raw;
 mod split;
-pub mod validate;
+pub(crate) mod validate;
 mod yaml;
 
 pub(crate) use yaml::{parse_requests, parse_small};
 
-pub use document::{RawDocument, RawSpec, RawStatus};
+pub(crate) use document::{RawDocument, RawSpec, RawStatus};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::span::Sp;
-use crate::model::{KindMatch, KuadrantVersion, Model, ObjectKind};
+use crate::model::{KuadrantVersion, Model, ObjectKind};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ pub struct LoadOptions {
     pub default_namespace: String,
     pub version: KuadrantVersion,
     /// GatewayClasses assumed to exist when a Gateway names one the input does not define: class
-    /// name → controllerName. Default: [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`].
+    /// name → controllerName. Default: [`well_known_gateway_classes`].
     pub gateway_classes: BTreeMap<String, String>,
 }
 
@@ -57,7 +57,7 @@ impl Default for LoadOptions {
     }
 }
 
-/// [`crate::model::WELL_KNOWN_GATEWAY_CLASSES`] as a map, to extend or override.
+/// The well-known GatewayClasses (`model::WELL_KNOWN_GATEWAY_CLASSES`) as a map, to extend or override.
 pub fn well_known_gateway_classes() -> BTreeMap<String, String> {
     crate::model::WELL_KNOWN_GATEWAY_CLASSES
         .iter()
@@ -279,7 +279,7 @@ fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<
 /// changed): its valid objects, numbered from 1 within the file, how many objects its documents
 /// held, how many documents it has, and its findings.
 #[derive(Clone, Debug, Default)]
-pub struct ParsedFile {
+pub(crate) struct ParsedFile {
     pub objects: Vec<validate::Validated>,
     pub objects_seen: usize,
     pub documents: usize,
@@ -289,7 +289,7 @@ pub struct ParsedFile {
 /// Split, parse and validate one file's text, registered in `sources` as `id` (documents rendered
 /// by helm become sources of their own, added to `sources`). The same steps as [`load`] takes for
 /// each file.
-pub fn parse_file(
+pub(crate) fn parse_file(
     id: SourceId,
     text: &std::sync::Arc<str>,
     sources: &mut SourceMap,
@@ -318,7 +318,7 @@ pub fn parse_file(
 /// The model of files parsed one by one ([`parse_file`]), given in the order [`load`] would read
 /// them: the same model and findings as [`load`] of those files (duplicates, assumed
 /// GatewayClasses). The files' objects are copied; the files stay as they are.
-pub fn assemble_files(
+pub(crate) fn assemble_files(
     files: &[&ParsedFile],
     sources: &SourceMap,
     opts: &LoadOptions,
@@ -341,7 +341,7 @@ pub fn assemble_files(
 
 /// [`assemble_files`] for objects already gathered from the files, each with its sequence number in
 /// the whole input (`watch`'s slices: a part of the files' objects).
-pub fn assemble_objects(
+pub(crate) fn assemble_objects(
     objects: Vec<Validated>,
     sources: &SourceMap,
     opts: &LoadOptions,
@@ -354,7 +354,7 @@ pub fn assemble_objects(
 
 /// The manifest files under a path, in the order [`load`] reads them (see `discover`); problems
 /// (an unreadable path, a symlink loop) are findings.
-pub fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
+pub(crate) fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
     let mut diags = Diagnostics::new();
     let files = discover(path, &mut diags)
         .into_iter()
@@ -366,7 +366,7 @@ pub fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
 /// Read one manifest file as [`load`] does (byte-order mark dropped, lone carriage returns made
 /// line feeds); a file that cannot be read or is not UTF-8 text gives its findings instead (whose
 /// positions are registered in `sources`).
-pub fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, Diagnostics> {
+pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, Diagnostics> {
     let found = Found {
         path: path.to_path_buf(),
         stream: false,
@@ -519,7 +519,7 @@ fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
 /// (a pipe or FIFO, or the null device, which reads as empty), `Some(false)` for one it refuses
 /// (another character device, a block device, a socket).
 #[cfg(unix)]
-pub fn special_file(meta: &std::fs::Metadata) -> Option<bool> {
+pub(crate) fn special_file(meta: &std::fs::Metadata) -> Option<bool> {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_fifo() {
@@ -533,7 +533,7 @@ pub fn special_file(meta: &std::fs::Metadata) -> Option<bool> {
 
 /// Whether a file is the null device (`/dev/null`), which reads as empty.
 #[cfg(unix)]
-pub fn is_null_device(meta: &std::fs::Metadata) -> bool {
+pub(crate) fn is_null_device(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     meta.file_type().is_char_device()
         && std::fs::metadata("/dev/null").is_ok_and(|n| n.rdev() == meta.rdev())
@@ -1013,11 +1013,6 @@ pub fn object_value(
         None => Some(v),
         Some(i) => v.get("items")?.get(i).cloned(),
     }
-}
-
-/// Which kind an object is, for callers that only have the strings.
-pub fn classify(api_version: &str, kind: &str) -> KindMatch {
-    ObjectKind::classify(api_version, kind)
 }
 
 #[cfg(test)]

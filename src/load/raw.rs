@@ -5,16 +5,13 @@
 //! warnings). Must not apply defaults or validate: that is `validate`'s job.
 
 use crate::model::span::{Sp, int};
-pub use crate::model::status::{
-    Condition, GatewayStatus, GatewayStatusAddress, ListenerStatus, RawParentRef,
-    RouteParentStatus, RouteStatus,
-};
+pub(crate) use crate::model::status::{GatewayStatus, RawParentRef, RouteStatus};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub type Str = Sp<String>;
+pub(crate) type Str = Sp<String>;
 
 /// A label or annotation value as the API server reads one (`map[string]string`): a string, or
 /// null for the empty string. A plain scalar YAML reads as a number or boolean (`2`, `true`, `yes`)
@@ -70,7 +67,7 @@ fn string_values<'de, D: serde::Deserializer<'de>>(
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawMeta {
+pub(crate) struct RawMeta {
     pub name: Option<Str>,
     pub namespace: Option<Str>,
     pub uid: Option<String>,
@@ -87,20 +84,20 @@ pub struct RawMeta {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct GatewayClassSpec {
+pub(crate) struct GatewayClassSpec {
     pub controller_name: Option<Str>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct GatewaySpec {
+pub(crate) struct GatewaySpec {
     pub gateway_class_name: Option<Str>,
     pub listeners: Option<Sp<Vec<RawListener>>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawListener {
+pub(crate) struct RawListener {
     pub name: Option<Str>,
     pub hostname: Option<Str>,
     #[serde(default, deserialize_with = "int::opt_sp")]
@@ -112,14 +109,14 @@ pub struct RawListener {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawListenerTls {
+pub(crate) struct RawListenerTls {
     pub mode: Option<String>,
     pub certificate_refs: Option<Vec<RawSecretRef>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawSecretRef {
+pub(crate) struct RawSecretRef {
     pub group: Option<String>,
     pub kind: Option<String>,
     pub name: Option<String>,
@@ -128,28 +125,28 @@ pub struct RawSecretRef {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawAllowedRoutes {
+pub(crate) struct RawAllowedRoutes {
     pub namespaces: Option<RawRouteNamespaces>,
     pub kinds: Option<Vec<RawRouteGroupKind>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawRouteNamespaces {
+pub(crate) struct RawRouteNamespaces {
     pub from: Option<Str>,
     pub selector: Option<RawLabelSelector>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawLabelSelector {
+pub(crate) struct RawLabelSelector {
     pub match_labels: Option<BTreeMap<String, String>>,
     pub match_expressions: Option<Vec<RawLabelSelectorRequirement>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawLabelSelectorRequirement {
+pub(crate) struct RawLabelSelectorRequirement {
     pub key: Option<String>,
     pub operator: Option<Str>,
     pub values: Option<Vec<String>>,
@@ -157,14 +154,14 @@ pub struct RawLabelSelectorRequirement {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawRouteGroupKind {
+pub(crate) struct RawRouteGroupKind {
     pub group: Option<String>,
     pub kind: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawBackendRef {
+pub(crate) struct RawBackendRef {
     pub group: Option<String>,
     pub kind: Option<String>,
     pub namespace: Option<String>,
@@ -175,7 +172,7 @@ pub struct RawBackendRef {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct HttpRouteSpec {
+pub(crate) struct HttpRouteSpec {
     pub parent_refs: Option<Vec<Sp<RawParentRef>>>,
     pub hostnames: Option<Vec<Str>>,
     pub rules: Option<Vec<Sp<RawHttpRule>>>,
@@ -183,7 +180,7 @@ pub struct HttpRouteSpec {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawHttpRule {
+pub(crate) struct RawHttpRule {
     pub name: Option<Str>,
     pub matches: Option<Vec<Sp<RawHttpMatch>>>,
     pub backend_refs: Option<Vec<RawBackendRef>>,
@@ -191,7 +188,7 @@ pub struct RawHttpRule {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawHttpMatch {
+pub(crate) struct RawHttpMatch {
     pub path: Option<RawPathMatch>,
     pub headers: Option<Vec<RawKeyValueMatch>>,
     pub query_params: Option<Vec<RawKeyValueMatch>>,
@@ -200,7 +197,7 @@ pub struct RawHttpMatch {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawPathMatch {
+pub(crate) struct RawPathMatch {
     #[serde(rename = "type")]
     pub type_: Option<Str>,
     pub value: Option<Str>,
@@ -208,7 +205,7 @@ pub struct RawPathMatch {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawKeyValueMatch {
+pub(crate) struct RawKeyValueMatch {
     #[serde(rename = "type")]
     pub type_: Option<Str>,
     pub name: Option<Str>,
@@ -217,7 +214,7 @@ pub struct RawKeyValueMatch {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct GrpcRouteSpec {
+pub(crate) struct GrpcRouteSpec {
     pub parent_refs: Option<Vec<Sp<RawParentRef>>>,
     pub hostnames: Option<Vec<Str>>,
     pub rules: Option<Vec<Sp<RawGrpcRule>>>,
@@ -225,7 +222,7 @@ pub struct GrpcRouteSpec {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawGrpcRule {
+pub(crate) struct RawGrpcRule {
     pub name: Option<Str>,
     pub matches: Option<Vec<Sp<RawGrpcMatch>>>,
     pub backend_refs: Option<Vec<RawBackendRef>>,
@@ -233,14 +230,14 @@ pub struct RawGrpcRule {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawGrpcMatch {
+pub(crate) struct RawGrpcMatch {
     pub method: Option<RawGrpcMethod>,
     pub headers: Option<Vec<RawKeyValueMatch>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawGrpcMethod {
+pub(crate) struct RawGrpcMethod {
     #[serde(rename = "type")]
     pub type_: Option<Str>,
     pub service: Option<Str>,
@@ -249,13 +246,13 @@ pub struct RawGrpcMethod {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct ServiceSpec {
+pub(crate) struct ServiceSpec {
     pub ports: Option<Vec<RawServicePort>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawServicePort {
+pub(crate) struct RawServicePort {
     pub name: Option<String>,
     #[serde(default, deserialize_with = "int::opt")]
     pub port: Option<i64>,
@@ -265,7 +262,7 @@ pub struct RawServicePort {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawTargetRef {
+pub(crate) struct RawTargetRef {
     pub group: Option<Str>,
     pub kind: Option<Str>,
     pub name: Option<Str>,
@@ -274,19 +271,19 @@ pub struct RawTargetRef {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawPredicate {
+pub(crate) struct RawPredicate {
     pub predicate: Option<Str>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawCounter {
+pub(crate) struct RawCounter {
     pub expression: Option<Str>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawRate {
+pub(crate) struct RawRate {
     #[serde(default, deserialize_with = "int::opt_sp")]
     pub limit: Option<Sp<i64>>,
     pub window: Option<Str>,
@@ -294,7 +291,7 @@ pub struct RawRate {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawLimit {
+pub(crate) struct RawLimit {
     pub when: Option<Vec<RawPredicate>>,
     pub counters: Option<Vec<RawCounter>>,
     pub rates: Option<Vec<RawRate>>,
@@ -303,7 +300,7 @@ pub struct RawLimit {
 /// `spec.defaults` / `spec.overrides` of a RateLimitPolicy or TokenRateLimitPolicy.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawLimitsBlock {
+pub(crate) struct RawLimitsBlock {
     pub strategy: Option<Str>,
     pub when: Option<Vec<RawPredicate>>,
     pub limits: Option<Sp<IndexMap<String, RawLimit>>>,
@@ -311,7 +308,7 @@ pub struct RawLimitsBlock {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RateLimitPolicySpec {
+pub(crate) struct RateLimitPolicySpec {
     pub target_ref: Option<Sp<RawTargetRef>>,
     pub defaults: Option<Sp<RawLimitsBlock>>,
     pub overrides: Option<Sp<RawLimitsBlock>>,
@@ -321,7 +318,7 @@ pub struct RateLimitPolicySpec {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawAuthResponse {
+pub(crate) struct RawAuthResponse {
     pub unauthenticated: Option<Value>,
     pub unauthorized: Option<Value>,
     pub success: Option<RawSuccessResponse>,
@@ -329,14 +326,14 @@ pub struct RawAuthResponse {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawSuccessResponse {
+pub(crate) struct RawSuccessResponse {
     pub headers: Option<IndexMap<String, Value>>,
     pub filters: Option<IndexMap<String, Value>>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawAuthRules {
+pub(crate) struct RawAuthRules {
     pub authentication: Option<IndexMap<String, Value>>,
     pub metadata: Option<IndexMap<String, Value>>,
     pub authorization: Option<IndexMap<String, Value>>,
@@ -347,7 +344,7 @@ pub struct RawAuthRules {
 /// `spec.defaults` / `spec.overrides` of an AuthPolicy, or its bare (implicit defaults) fields.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawAuthBlock {
+pub(crate) struct RawAuthBlock {
     pub strategy: Option<Str>,
     pub patterns: Option<IndexMap<String, Value>>,
     pub when: Option<Vec<RawPredicate>>,
@@ -356,7 +353,7 @@ pub struct RawAuthBlock {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct AuthPolicySpec {
+pub(crate) struct AuthPolicySpec {
     pub target_ref: Option<Sp<RawTargetRef>>,
     pub defaults: Option<Sp<RawAuthBlock>>,
     pub overrides: Option<Sp<RawAuthBlock>>,
@@ -368,7 +365,7 @@ pub struct AuthPolicySpec {
 /// DNSPolicy and TLSPolicy: the target is modelled, the rest is kept as written.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct DirectPolicySpec {
+pub(crate) struct DirectPolicySpec {
     pub target_ref: Option<Sp<RawTargetRef>>,
     pub provider_refs: Option<Sp<Vec<Value>>>,
     pub exclude_addresses: Option<Sp<Vec<Str>>>,
@@ -387,7 +384,7 @@ pub struct DirectPolicySpec {
 /// TLSPolicy `spec.privateKey` (cert-manager `CertificatePrivateKey`).
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawPrivateKey {
+pub(crate) struct RawPrivateKey {
     pub rotation_policy: Option<String>,
     pub encoding: Option<String>,
     pub algorithm: Option<String>,
@@ -396,16 +393,19 @@ pub struct RawPrivateKey {
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawLoadBalancing {
+pub(crate) struct RawLoadBalancing {
+    // Never read, but typed: a value of the wrong type is reported, as the CRD's schema would.
+    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
     #[serde(default, deserialize_with = "int::opt")]
     pub weight: Option<i64>,
     pub geo: Option<Str>,
+    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
     pub default_geo: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawIssuerRef {
+pub(crate) struct RawIssuerRef {
     pub name: Option<Str>,
     pub kind: Option<Str>,
     pub group: Option<String>,
@@ -418,7 +418,7 @@ pub struct RawIssuerRef {
 /// ignores the others, as the API server prunes fields a CRD does not declare.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct ExtensionPolicySpec {
+pub(crate) struct ExtensionPolicySpec {
     pub target_ref: Option<Sp<RawTargetRef>>,
     /// PlanPolicy `plans`.
     pub plans: Option<Sp<Vec<Sp<RawPlan>>>>,
@@ -436,7 +436,7 @@ pub struct ExtensionPolicySpec {
 /// One PlanPolicy `plans[]` entry.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawPlan {
+pub(crate) struct RawPlan {
     pub tier: Option<Str>,
     pub predicate: Option<Str>,
     pub limits: Option<RawPlanLimits>,
@@ -445,7 +445,7 @@ pub struct RawPlan {
 /// A plan's `limits`: requests per day, week, month and year, plus custom rates.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawPlanLimits {
+pub(crate) struct RawPlanLimits {
     #[serde(default, deserialize_with = "int::opt_sp")]
     pub daily: Option<Sp<i64>>,
     #[serde(default, deserialize_with = "int::opt_sp")]
@@ -460,7 +460,7 @@ pub struct RawPlanLimits {
 /// OIDCPolicy `provider`.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawOidcProvider {
+pub(crate) struct RawOidcProvider {
     #[serde(rename = "jwksURL")]
     pub jwks_url: Option<Str>,
     #[serde(rename = "issuerURL")]
@@ -476,13 +476,13 @@ pub struct RawOidcProvider {
 /// TelemetryPolicy `metrics`.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawMetrics {
+pub(crate) struct RawMetrics {
     pub default: Option<Sp<RawMetricsConfig>>,
 }
 
 /// TelemetryPolicy `metrics.default`.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
-pub struct RawMetricsConfig {
+pub(crate) struct RawMetricsConfig {
     pub labels: Option<Sp<IndexMap<String, Str>>>,
 }

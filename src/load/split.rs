@@ -6,7 +6,7 @@
 
 /// A document's byte range in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chunk {
+pub(super) struct Chunk {
     pub offset: usize,
     pub len: usize,
 }
@@ -17,7 +17,7 @@ fn is_marker(line: &str, marker: &str) -> bool {
 }
 
 /// The non-empty documents of a stream.
-pub fn documents(text: &str) -> Vec<Chunk> {
+pub(super) fn documents(text: &str) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut pos = 0;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 /// A validated object of any modelled kind.
 #[derive(Clone, Debug)]
-pub enum Validated {
+pub(crate) enum Validated {
     GatewayClass(Obj<GatewayClass>),
     Gateway(Obj<Gateway>),
     Route(Obj<Route>),
@@ -33,7 +33,7 @@ pub enum Validated {
 }
 
 impl Validated {
-    pub fn meta(&self) -> &Meta {
+    pub(crate) fn meta(&self) -> &Meta {
         match self {
             Validated::GatewayClass(o) => &o.meta,
             Validated::Gateway(o) => &o.meta,
@@ -48,7 +48,7 @@ impl Validated {
         }
     }
 
-    pub fn meta_mut(&mut self) -> &mut Meta {
+    pub(crate) fn meta_mut(&mut self) -> &mut Meta {
         match self {
             Validated::GatewayClass(o) => &mut o.meta,
             Validated::Gateway(o) => &mut o.meta,
@@ -84,7 +84,7 @@ impl Validated {
     }
 
     /// (group, kind, namespace, name).
-    pub fn identity(&self) -> (&str, &str, &str, &str) {
+    pub(crate) fn identity(&self) -> (&str, &str, &str, &str) {
         let m = self.meta();
         let group = m.api_version.rsplit_once('/').map_or("", |(g, _)| g);
         (group, self.kind(), &m.namespace, &m.name)
@@ -109,7 +109,7 @@ impl Validated {
         }
     }
 
-    pub fn into_model(self, model: &mut Model) {
+    pub(crate) fn into_model(self, model: &mut Model) {
         match self {
             Validated::GatewayClass(o) => model.gateway_classes.push(o),
             Validated::Gateway(o) => model.gateways.push(o),
@@ -169,7 +169,7 @@ impl Model {
 }
 
 /// Canonical order: routes HTTP before GRPC; every list by namespace/name (policies by kind first).
-pub fn sort_model(m: &mut Model) {
+pub(crate) fn sort_model(m: &mut Model) {
     // Compared in place (a key function would copy both strings on every comparison).
     fn by_key<T>(a: &Obj<T>, b: &Obj<T>) -> std::cmp::Ordering {
         (&a.meta.namespace, &a.meta.name).cmp(&(&b.meta.namespace, &b.meta.name))
@@ -303,11 +303,11 @@ fn label_chars(l: &str) -> bool {
 /// apimachinery's `IsDNS1123Subdomain`: at most 253 characters, labels as [`label_chars`] joined by
 /// `.`. The name rule of custom resources (Gateway API kinds, Kuadrant policies) and of most
 /// built-in kinds.
-pub fn dns1123_subdomain(s: &str) -> bool {
+pub(crate) fn dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(label_chars)
 }
 
-/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as [`label_chars`]. The rule of
+/// apimachinery's `IsDNS1123Label`: at most 63 characters, one label as `label_chars`. The rule of
 /// namespaces (a Namespace's name and every object's `metadata.namespace`).
 pub fn dns1123_label(s: &str) -> bool {
     s.len() <= 63 && label_chars(s)
@@ -320,7 +320,7 @@ fn valid_hostname(s: &str) -> bool {
 }
 
 /// Validate one object document.
-pub fn object(
+pub(crate) fn object(
     doc: RawDocument,
     span: Span,
     seq: usize,

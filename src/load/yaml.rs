@@ -33,7 +33,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Sp<T> {
 
 /// A parse failure, classified, with the absolute position when known.
 #[derive(Debug, Clone)]
-pub struct ParseError {
+pub(super) struct ParseError {
     pub code: Code,
     pub message: String,
     pub span: Span,
@@ -166,7 +166,7 @@ fn options() -> serde_saphyr::Options {
 }
 
 /// Parse the text of one document (located at `base` in `source`).
-pub fn parse_document(
+pub(super) fn parse_document(
     source: SourceId,
     base: usize,
     text: &str,
@@ -359,12 +359,12 @@ fn strip_location_suffix(m: &str) -> &str {
 }
 
 /// Parse a document into an untyped JSON value (for re-reading an object as written).
-pub fn parse_value(text: &str) -> Option<serde_json::Value> {
+pub(super) fn parse_value(text: &str) -> Option<serde_json::Value> {
     serde_saphyr::from_str_with_options(text, options()).ok()
 }
 
 /// Like [`parse_value`], with the parser's message on failure.
-pub fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
+pub(super) fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
     serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
         let m = limit_message(&e, &DOCUMENT).unwrap_or_else(|| e.without_snippet().to_string());
         let p = e
@@ -377,7 +377,7 @@ pub fn parse_value_checked(text: &str) -> Result<serde_json::Value, String> {
 
 /// Parse a small standalone document (the settings file) into `T`, whose [`Sp`] fields get spans in
 /// `source`. Budgets suit a file of a few lines. On failure: the error's span and message.
-pub fn parse_small<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_small<T: serde::de::DeserializeOwned>(
     source: SourceId,
     text: &str,
     max_bytes: usize,
@@ -401,7 +401,7 @@ const REQUESTS: Limits = Limits {
 
 /// Parse a request file (`simulate --requests`) into `T`, whose [`Sp`] fields get spans in
 /// `source`. On failure: the error's span and message.
-pub fn parse_requests<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_requests<T: serde::de::DeserializeOwned>(
     source: SourceId,
     text: &str,
 ) -> Result<T, (Span, String)> {

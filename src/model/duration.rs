@@ -7,7 +7,7 @@
 const MAX: u64 = 1 << 63;
 
 /// Nanoseconds of `s`, or `None` where `time.ParseDuration` returns an error.
-pub fn parse(s: &str) -> Option<i64> {
+pub(crate) fn parse(s: &str) -> Option<i64> {
     let mut s = s.as_bytes();
     let mut neg = false;
     if let Some(&c) = s.first()
@@ -129,7 +129,7 @@ fn leading_fraction(s: &[u8]) -> (u64, f64, &[u8]) {
 }
 
 /// `time.Duration(ns).String()`.
-pub fn format(ns: i64) -> String {
+pub(crate) fn format(ns: i64) -> String {
     let neg = ns < 0;
     let mut u = ns.unsigned_abs();
     // Built backwards, as Go does.

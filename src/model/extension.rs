@@ -105,7 +105,7 @@ impl Extension {
 
 /// `PlanPolicy.BuildCelExpression`: the CEL expression that picks the first tier whose predicate
 /// holds (newlines of a predicate removed), registered as the `plan` data of the auth domain.
-pub fn plan_expression(plans: &[Plan]) -> String {
+pub(crate) fn plan_expression(plans: &[Plan]) -> String {
     let tiers: Vec<String> = plans
         .iter()
         .map(|p| format!("\"{}\"", p.tier.value))
@@ -132,7 +132,7 @@ pub fn plan_expression(plans: &[Plan]) -> String {
 /// them after sorting; `None` for a policy from the input. Its owner reference (the controller
 /// sets it with `SetControllerReference`) is written only when the PlanPolicy's `metadata.uid` is
 /// known.
-pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
+pub(crate) fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
     p.meta.derived_from.as_ref()?;
     let PolicyBody::RateLimit(spec) = &p.body else {
         // An OIDCPolicy's AuthPolicies: as the controller built them.
@@ -209,7 +209,7 @@ pub fn derived_object(model: &Model, p: &Policy) -> Option<Value> {
 /// on 1.5 the Gateway then the route, on 1.4 the HTTPRoute then the Gateway (kuadrant-operator
 /// v1.5.2 / v1.4.6 `internal/extension/registry.go` `ApplyAuthConfigMutators`,
 /// `mutateAuthConfig`). Only PlanPolicies whose RateLimitPolicy could be created register data.
-pub fn plan_data(
+pub(crate) fn plan_data(
     model: &Model,
     version: KuadrantVersion,
     gateway: (&str, &str),
@@ -248,7 +248,7 @@ pub fn plan_data(
 /// telemetrypolicy_reconciler.go` `reconcileSpec`, `pkg/extension/types/types.go`
 /// `KuadrantMetricBinding`; `internal/extension/registry.go` `mutateWasmConfig`: the first
 /// registration of a binding is kept, here the first TelemetryPolicy by namespace/name), sorted.
-pub fn request_data(model: &Model, namespace: &str, name: &str) -> Vec<(String, String)> {
+pub(crate) fn request_data(model: &Model, namespace: &str, name: &str) -> Vec<(String, String)> {
     let mut out: std::collections::BTreeMap<String, String> = Default::default();
     for e in &model.extensions {
         if let ExtensionBody::Telemetry(labels) = &e.body

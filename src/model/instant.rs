@@ -14,7 +14,7 @@ impl Default for Instant {
 }
 
 /// Go's zero `time.Time` (0001-01-01T00:00:00Z).
-pub const ZERO_TIME: Instant = Instant(-62_135_596_800, 0);
+pub(super) const ZERO_TIME: Instant = Instant(-62_135_596_800, 0);
 
 impl Instant {
     /// Parse RFC 3339 (`2024-05-01T10:00:00Z`, fractional seconds and `±hh:mm` offsets allowed).

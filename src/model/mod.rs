@@ -5,17 +5,17 @@
 //! `load` reads the input and validates it into these types. Must not do I/O, parse YAML, build graphs
 //! or know about paths through the graph.
 
-pub mod duration;
-pub mod extension;
+pub(crate) mod duration;
+pub(crate) mod extension;
 mod instant;
 mod locator;
-pub mod oidc;
-pub mod span;
-pub mod status;
+pub(crate) mod oidc;
+pub(crate) mod span;
+pub(crate) mod status;
 
-pub use instant::Instant;
-pub use locator::{Locator, RefError, RefKind};
-pub use span::Sp;
+pub(crate) use instant::Instant;
+pub(crate) use locator::{Locator, RefError, RefKind};
+pub(crate) use span::Sp;
 
 use crate::source::Span;
 use indexmap::IndexMap;
@@ -23,10 +23,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
-pub const KUADRANT_GROUP: &str = "kuadrant.io";
+pub(crate) const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
+pub(crate) const KUADRANT_GROUP: &str = "kuadrant.io";
 /// The API group of Kuadrant's extension policies (PlanPolicy, OIDCPolicy, TelemetryPolicy, ThreatPolicy).
-pub const EXTENSIONS_GROUP: &str = "extensions.kuadrant.io";
+pub(crate) const EXTENSIONS_GROUP: &str = "extensions.kuadrant.io";
 
 /// Which operator release line to emulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -88,7 +88,7 @@ pub enum ObjectKind {
 }
 
 /// cert-manager's API group.
-pub const CERT_MANAGER_GROUP: &str = "cert-manager.io";
+pub(crate) const CERT_MANAGER_GROUP: &str = "cert-manager.io";
 
 /// What an `apiVersion` + `kind` pair means to policyctl.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -320,7 +320,7 @@ pub struct GatewayClass {
 /// names, and their `controllerName`s: what policyctl assumes for a Gateway whose class is not in the
 /// input (Istio installs `istio`; Envoy Gateway's quick start creates `eg`, its Helm chart
 /// `envoy-gateway`).
-pub const WELL_KNOWN_GATEWAY_CLASSES: &[(&str, &str)] = &[
+pub(crate) const WELL_KNOWN_GATEWAY_CLASSES: &[(&str, &str)] = &[
     ("eg", "gateway.envoyproxy.io/gatewayclass-controller"),
     (
         "envoy-gateway",
@@ -332,7 +332,7 @@ pub const WELL_KNOWN_GATEWAY_CLASSES: &[(&str, &str)] = &[
 /// Add to `model` a GatewayClass for every class a Gateway names that the input does not define but
 /// `assumed` (class name → controllerName) knows, as the cluster would have it; each is announced by a
 /// `PCTL2008` at the first Gateway naming it. Classes stay sorted by name.
-pub fn assume_gateway_classes(
+pub(crate) fn assume_gateway_classes(
     model: &mut Model,
     assumed: &BTreeMap<String, String>,
     diags: &mut crate::diag::Diagnostics,
@@ -701,14 +701,6 @@ pub struct TargetRef {
     pub span: Span,
 }
 
-/// defaults/overrides; a bare spec is implicit defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Defaults,
-    Overrides,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
@@ -746,13 +738,13 @@ impl Rate {
 }
 
 /// Whole seconds of a Go duration string restricted to the CRD's units (h, m, s, ms), truncated.
-pub fn parse_go_duration_seconds(s: &str) -> Option<i64> {
+pub(crate) fn parse_go_duration_seconds(s: &str) -> Option<i64> {
     i64::try_from(parse_go_duration_millis(s)? / 1000).ok()
 }
 
 /// The whole milliseconds of a window in the CRD's `h`/`m`/`s`/`ms` segments; `None` when Go's
 /// `time.ParseDuration` would fail.
-pub fn parse_go_duration_millis(s: &str) -> Option<i128> {
+pub(crate) fn parse_go_duration_millis(s: &str) -> Option<i128> {
     if s.is_empty() {
         return None;
     }
@@ -996,7 +988,7 @@ pub fn is_sha256_hex(s: &str) -> bool {
 
 /// Kuadrant's `SubsetOf` (kuadrant-operator v1.4.6 / v1.5.2 `internal/utils/hostname.go`): is hostname `a` covered by `b`.
 /// Stricter than Gateway API's intersection: `*.example.com` is not covered by `api.example.com`.
-pub fn hostname_subset_of(a: &str, b: &str) -> bool {
+pub(crate) fn hostname_subset_of(a: &str, b: &str) -> bool {
     let aw = a.starts_with('*');
     let bw = b.starts_with('*');
     match (aw, bw) {

@@ -35,7 +35,7 @@ pub struct OidcSpec {
 
 /// `ingressGatewayInfo`: the first gateway the policy reaches and its first listener.
 #[derive(Clone, Debug)]
-pub struct IngressGateway {
+pub(crate) struct IngressGateway {
     pub hostname: String,
     pub name: String,
     pub namespace: String,
@@ -222,7 +222,7 @@ fn path_join(p: &str, tail: &str) -> String {
 
 /// The URLs the controller derives from the policy and the ingress gateway.
 #[derive(Clone, Debug)]
-pub struct Urls {
+pub(crate) struct Urls {
     /// `ingressGatewayInfo.GetURL()`.
     pub gateway: String,
     /// `redirectURL`: `provider.redirectURI`, or the gateway URL + `/auth/callback`.
@@ -236,7 +236,7 @@ pub struct Urls {
 }
 
 /// Derive the URLs; 1.4 writes no port into the gateway URL (v1.4.6 `GetURL`).
-pub fn urls(s: &OidcSpec, igw: &IngressGateway, version: KuadrantVersion) -> Urls {
+pub(crate) fn urls(s: &OidcSpec, igw: &IngressGateway, version: KuadrantVersion) -> Urls {
     let scheme = igw.protocol.to_ascii_lowercase();
     let odd_port =
         (igw.protocol == "HTTP" && igw.port != 80) || (igw.protocol == "HTTPS" && igw.port != 443);
@@ -569,7 +569,7 @@ fn callback_auth_policy(
 
 /// The objects the controller writes for `e`, in the order it writes them (main AuthPolicy,
 /// callback HTTPRoute, callback AuthPolicy).
-pub fn objects(
+pub(crate) fn objects(
     e: &Extension,
     s: &OidcSpec,
     igw: &IngressGateway,
@@ -587,7 +587,7 @@ pub fn objects(
 /// OIDCPolicy whose ingress gateway cannot be resolved gets none (`PCTL3025`: the controller's
 /// reconcile fails before writing anything); the orders policyctl chooses where the controller's
 /// depend on Go maps or on the live topology are announced (`PCTL3026`).
-pub fn expand(
+pub(crate) fn expand(
     model: &Model,
     version: KuadrantVersion,
     diags: &mut Diagnostics,

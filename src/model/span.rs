@@ -43,7 +43,7 @@ impl Sp<String> {
 /// in an integer field); a number with a decimal point only when it is integral (`5.0`), as
 /// kube-openapi's type check accepts a float64 that is a JSON integer (`swag.IsFloat64AJSONInteger`:
 /// integral and within ±(2^53 − 1)).
-pub mod int {
+pub(crate) mod int {
     use super::Sp;
     use serde::de::{self, Deserialize, Deserializer, Visitor};
     use std::fmt;
@@ -51,7 +51,7 @@ pub mod int {
     /// The largest magnitude of a float the API server takes as an integer.
     const MAX_JSON_INTEGER: f64 = 9_007_199_254_740_991.0;
 
-    pub struct Int(pub i64);
+    pub(crate) struct Int(pub i64);
 
     impl<'de> Deserialize<'de> for Int {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -93,11 +93,11 @@ pub mod int {
         }
     }
 
-    pub fn opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    pub(crate) fn opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
         Ok(Option::<Int>::deserialize(d)?.map(|i| i.0))
     }
 
-    pub fn opt_sp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sp<i64>>, D::Error> {
+    pub(crate) fn opt_sp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sp<i64>>, D::Error> {
         Ok(Option::<Sp<Int>>::deserialize(d)?.map(|s| Sp::new(s.value.0, s.span)))
     }
 }

@@ -152,7 +152,7 @@ fn clamp(sources: &SourceMap, span: Span) -> (usize, usize) {
 }
 
 /// One diagnostic, drawn by miette's graphical handler.
-pub fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
+pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String {
     let primary = d.primary_span();
     let file = primary.and_then(|s| sources.get(s.source).map(|f| (s.source, f)));
     let mut labels = Vec::new();
@@ -587,7 +587,7 @@ pub fn sarif(f: &Findings<'_>) -> String {
 }
 
 /// The SARIF 2.1.0 schema the log names.
-pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(crate) const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// `file:line:col: ` of a finding, or nothing.
 fn at(d: &Diagnostic, sources: &SourceMap) -> String {

@@ -198,7 +198,7 @@ fn write_attrs(out: &mut String, attrs: &[(&'static str, String)]) {
 
 /// Go's `strconv.Quote` (what `%q` prints for a string): `"` and `\` escaped, `\a \b \f \n \r \t \v`,
 /// other ASCII control bytes as `\xNN`, non-printable non-ASCII characters as `\uNNNN` / `\UNNNNNNNN`.
-pub fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -16,7 +16,7 @@ pub fn line(s: &str) -> Cow<'_, str> {
     escape(s, false)
 }
 
-/// Text of several lines: as [`line`], but line breaks and tabs are kept.
+/// Text of several lines: as [`line()`], but line breaks and tabs are kept.
 pub fn text(s: &str) -> Cow<'_, str> {
     escape(s, true)
 }

@@ -121,7 +121,7 @@ impl RuleContent {
 /// `rules.<section>.<name>`, where the operator's `response.success.metadata` section is the
 /// policy's `response.success.filters` (kuadrant-operator v1.5.2 api/v1/authpolicy_types.go, the
 /// `json` tags of `AuthPolicySpecProper`, `AuthSchemeSpec` and `MergeableWrappedSuccessResponseSpec`).
-pub fn field_path(key: &str, kind: PolicyKind, block: Block) -> String {
+pub(crate) fn field_path(key: &str, kind: PolicyKind, block: Block) -> String {
     let prefix = match block {
         Block::Implicit => "",
         Block::Defaults => "defaults.",

@@ -70,7 +70,7 @@ fn enforced_status(extension: usize, kind: &str) -> ExtensionStatus {
 
 /// The PlanPolicies' and TelemetryPolicies' statuses, from the predicted statuses of the policies (`statuses`, indexed
 /// by `PolicyStatus::policy`) of `model`.
-pub fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus> {
+pub(crate) fn statuses(model: &Model, statuses: &[PolicyStatus]) -> Vec<ExtensionStatus> {
     let mut out = Vec::new();
     for (i, e) in model.extensions.iter().enumerate() {
         let kind = e.kind.kind();

@@ -35,7 +35,7 @@ impl MergeStrategy {
 }
 
 /// The block and strategy of a mergeable policy (`None` for DNS/TLS).
-pub fn block_and_strategy(p: &Policy) -> Option<(Block, Strategy)> {
+pub(crate) fn block_and_strategy(p: &Policy) -> Option<(Block, Strategy)> {
     match &p.body {
         PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => Some((s.block, s.strategy)),
         PolicyBody::Auth(s) => Some((s.block, s.strategy)),
@@ -44,12 +44,12 @@ pub fn block_and_strategy(p: &Policy) -> Option<(Block, Strategy)> {
 }
 
 /// The merge strategy of a mergeable policy.
-pub fn strategy_of(p: &Policy) -> Option<MergeStrategy> {
+pub(crate) fn strategy_of(p: &Policy) -> Option<MergeStrategy> {
     block_and_strategy(p).map(|(b, s)| MergeStrategy::of(b, s))
 }
 
 /// The operator's `Rules()` of a policy: rule key → value, from the block that is used (`Proper()`).
-pub fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
+pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
     let mut out = BTreeMap::new();
     match &p.body {
         PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => {
@@ -141,14 +141,14 @@ pub struct Loss {
 
 /// One mergeable policy in fold order.
 #[derive(Clone, Debug)]
-pub struct FoldInput {
+pub(crate) struct FoldInput {
     pub policy: usize,
     pub strategy: MergeStrategy,
     pub rules: BTreeMap<String, RuleValue>,
 }
 
 impl FoldInput {
-    pub fn of(index: usize, p: &Policy) -> Option<Self> {
+    pub(crate) fn of(index: usize, p: &Policy) -> Option<Self> {
         Some(FoldInput {
             policy: index,
             strategy: strategy_of(p)?,
@@ -214,7 +214,7 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
 }
 
 /// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
-pub fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+pub(crate) fn fold(inputs: &[FoldInput]) -> Option<Folded> {
     let last = inputs.last()?;
     let mut acc = stamp(last);
     let mut losses = Vec::new();
@@ -265,7 +265,7 @@ pub fn fold(inputs: &[FoldInput]) -> Option<Folded> {
 }
 
 /// `SourcePoliciesFromEffectivePolicy` as policy indices (sorting by locator happens in the caller).
-pub fn rule_sources(rules: &BTreeMap<String, EffectiveRule>) -> BTreeSet<usize> {
+pub(crate) fn rule_sources(rules: &BTreeMap<String, EffectiveRule>) -> BTreeSet<usize> {
     rules.values().map(|r| r.source).collect()
 }
 

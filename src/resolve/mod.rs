@@ -7,13 +7,13 @@
 //!
 //! This file fixes the types other stages consume; `merge`, `effective` and `status` fill them.
 
-pub mod changes;
+pub(crate) mod changes;
 pub mod effective;
-pub mod explain;
-pub mod extension;
-pub mod merge;
-pub mod routes;
-pub mod status;
+pub(crate) mod explain;
+pub(crate) mod extension;
+pub(crate) mod merge;
+pub(crate) mod routes;
+pub(crate) mod status;
 
 pub use effective::effective;
 
@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The reserved RateLimitPolicy/TokenRateLimitPolicy rule key of the top-level `when`.
-pub const TOP_LEVEL_PREDICATES_KEY: &str = "###_TOP_LEVEL_PREDICATES_###";
+pub(crate) const TOP_LEVEL_PREDICATES_KEY: &str = "###_TOP_LEVEL_PREDICATES_###";
 /// The AuthPolicy rule key of the top-level `when`.
-pub const AUTH_CONDITIONS_KEY: &str = "conditions#";
+pub(crate) const AUTH_CONDITIONS_KEY: &str = "conditions#";
 
 /// The value of one rule of an effective policy.
 #[derive(Clone, Debug)]

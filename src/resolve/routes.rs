@@ -35,10 +35,10 @@ use serde::Serialize;
 
 /// The controller name of the operator's route parent entries (`kuadrant.ControllerName`,
 /// kuadrant-operator v1.4.6 and v1.5.2 internal/kuadrant/kuadrant.go).
-pub const POLICY_CONTROLLER: &str = "kuadrant.io/policy-controller";
+pub(crate) const POLICY_CONTROLLER: &str = "kuadrant.io/policy-controller";
 
 /// `policyGroupKinds()`: the order the conditions are written in.
-pub const AFFECTED_ORDER: [PolicyKind; 5] = [
+pub(crate) const AFFECTED_ORDER: [PolicyKind; 5] = [
     PolicyKind::Auth,
     PolicyKind::RateLimit,
     PolicyKind::TokenRateLimit,
@@ -64,7 +64,7 @@ pub struct RouteConditions {
 }
 
 /// The condition type of a policy kind (`PolicyAffectedConditionType`).
-pub fn affected_type(kind: PolicyKind) -> String {
+pub(crate) fn affected_type(kind: PolicyKind) -> String {
     format!("kuadrant.io/{}Affected", kind.kind())
 }
 

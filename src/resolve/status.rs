@@ -23,9 +23,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Istio's default gateway controller name.
-pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
+pub(crate) const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
 /// Envoy Gateway's default gateway controller name.
-pub const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-controller";
+pub(crate) const ENVOY_GATEWAY_CONTROLLER: &str = "gateway.envoyproxy.io/gatewayclass-controller";
 
 #[derive(Clone, Debug, Default)]
 pub struct StatusOptions {
@@ -90,13 +90,13 @@ impl PolicyStatus {
     }
 }
 
-pub use crate::model::hostname_subset_of;
+pub(crate) use crate::model::hostname_subset_of;
 
 /// Path validity (`ObjectsInRequestPath` on 1.4, `ParseTopologyPath` on 1.5). With the operator's
 /// topology the kind, class, listener and rule checks hold by construction; what can fail is the route:
 /// some parentRef must name the gateway, with no sectionName or the listener's, and when the route has
 /// hostnames one must be a subset of the listener hostname (`*` when absent). `Err` carries the message.
-pub fn path_validity(t: &Topology, p: &Path) -> Result<(), String> {
+pub(crate) fn path_validity(t: &Topology, p: &Path) -> Result<(), String> {
     let m = t.model;
     let g = &m.gateways[p.gateway];
     let l = &g.spec.listeners[p.listener];
@@ -138,7 +138,7 @@ fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
 /// Readiness gates of the status updaters (`docs/semantics/paths.md`, "Readiness"): the listener is Programmed and the route
 /// is Accepted by the first `status.parents` entry of the class's controller that names the gateway.
 /// Without `respect_status` both are assumed.
-pub fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
+pub(crate) fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
     if !opts.respect_status {
         return true;
     }
@@ -247,7 +247,7 @@ fn accepted(t: &Topology, pi: usize) -> Condition {
 
 /// What the input says about a TLSPolicy's issuer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IssuerCheck {
+pub(crate) enum IssuerCheck {
     /// Not a TLSPolicy with an issuerRef, or the issuer is in the input.
     Found,
     /// The operator would not find it: Accepted=False Invalid.
@@ -261,7 +261,7 @@ pub enum IssuerCheck {
 /// when `issuerRef.kind` is blank or `Issuer`, else a ClusterIssuer of that name. The links
 /// (tls_workflow.go `LinkTLSPolicyToIssuerFunc` / `…ToClusterIssuerFunc`) exist only when
 /// `issuerRef.kind` is exactly `Issuer` / `ClusterIssuer`, so a blank kind is never found.
-pub fn issuer_check(m: &Model, p: &Policy) -> IssuerCheck {
+pub(crate) fn issuer_check(m: &Model, p: &Policy) -> IssuerCheck {
     let PolicyBody::Direct(d) = &p.body else {
         return IssuerCheck::Found;
     };
@@ -940,7 +940,7 @@ fn equal_timestamp_conflicts(t: &Topology, d: &mut Diagnostics) {
 
 /// Pairs of policies on the same target with equal timestamps where one rule of one of them was dropped
 /// in favour of the other (so the name order decided it), sorted, unique.
-pub fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
+pub(crate) fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
     let m = t.model;
     let mut out = BTreeSet::new();
     // The fold depends only on the path's policy list: look at each distinct list once. Lists without
@@ -998,7 +998,7 @@ pub fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
 /// reason, message, and `observedGeneration` when `metadata.generation` is known) and
 /// `observedGeneration`. `lastTransitionTime` is left out on purpose: it records when the operator wrote
 /// the condition, which an offline prediction cannot know, and a made-up time would churn diffs.
-pub fn with_predicted_status(
+pub(crate) fn with_predicted_status(
     object: serde_json::Value,
     s: &PolicyStatus,
     generation: Option<i64>,
@@ -1008,7 +1008,7 @@ pub fn with_predicted_status(
 
 /// `object` with `status` set to `conditions` (and `observedGeneration` when the generation is
 /// known).
-pub fn with_conditions(
+pub(crate) fn with_conditions(
     mut object: serde_json::Value,
     conditions: &[&Condition],
     generation: Option<i64>,

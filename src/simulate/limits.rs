@@ -25,10 +25,10 @@ use std::time::Duration;
 
 /// The simulated clock, in microseconds since the start of the simulation.
 #[derive(Clone, Default)]
-pub struct Clock(Arc<AtomicU64>);
+pub(super) struct Clock(Arc<AtomicU64>);
 
 impl Clock {
-    pub fn set(&self, at: Duration) {
+    pub(super) fn set(&self, at: Duration) {
         self.0.store(
             u64::try_from(at.as_micros()).unwrap_or(u64::MAX),
             Ordering::SeqCst,
@@ -42,13 +42,13 @@ impl Clock {
 
 /// Counter values and window ends (µs), keyed by the counter (limit and variable values).
 #[derive(Default)]
-pub struct SimulatedCounters {
+pub(super) struct SimulatedCounters {
     clock: Clock,
     values: Mutex<HashMap<Counter, (u64, u64)>>,
 }
 
 impl SimulatedCounters {
-    pub fn new(clock: Clock) -> Self {
+    pub(super) fn new(clock: Clock) -> Self {
         SimulatedCounters {
             clock,
             values: Mutex::default(),
@@ -101,7 +101,7 @@ impl SimulatedCounters {
 
 /// Counters in a fixed order (namespace, name, window, max value, variables), so that the limit
 /// reported for a refusal does not depend on hashing.
-pub fn sort_counters(counters: &mut [Counter]) {
+pub(super) fn sort_counters(counters: &mut [Counter]) {
     counters.sort_by(|a, b| {
         let key = |c: &Counter| {
             (
@@ -222,7 +222,7 @@ pub struct Decision {
 }
 
 /// Limitador with the generated limits and the simulated clock.
-pub struct Limitador {
+pub(super) struct Limitador {
     limiter: RateLimiter,
     pub clock: Clock,
     /// Limitador's evaluation context per descriptor. Building one registers the CEL standard
@@ -236,7 +236,7 @@ const CONTEXTS: usize = 4096;
 
 impl Limitador {
     /// `Err`: a limit the crate cannot read (its conditions or variables do not parse).
-    pub fn new(limits: &[LimitSpec]) -> Result<Limitador, String> {
+    pub(super) fn new(limits: &[LimitSpec]) -> Result<Limitador, String> {
         let clock = Clock::default();
         let limiter =
             RateLimiter::new_with_storage(Box::new(SimulatedCounters::new(clock.clone())));
@@ -270,7 +270,7 @@ impl Limitador {
 
     /// Check the descriptor `entries` (one descriptor, as the shim sends it) against namespace
     /// `domain`, adding `delta` hits when every counter admits them.
-    pub fn check(
+    pub(super) fn check(
         &self,
         domain: &str,
         entries: &[(String, String)],
@@ -299,7 +299,7 @@ impl Limitador {
     }
 
     /// Add `delta` hits to the counters that apply (token usage reported after the response).
-    pub fn report(
+    pub(super) fn report(
         &self,
         domain: &str,
         entries: &[(String, String)],

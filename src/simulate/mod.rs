@@ -1,26 +1,26 @@
 //! Simulate: what a request gets, before anything reaches a cluster. Evaluates the objects
 //! `compute` prints (the pipeline's [`crate::generate::Generated`]), never a second model of them:
 //!
-//! 1. [`routing`]: the Gateway and listener that take the request, then the HTTPRoute rule, by the
+//! 1. `routing`: the Gateway and listener that take the request, then the HTTPRoute rule, by the
 //!    Gateway API's matching and precedence rules;
-//! 2. [`shim`]: the action set the wasm shim selects in that gateway's configuration (hostname, then
+//! 2. `shim`: the action set the wasm shim selects in that gateway's configuration (hostname, then
 //!    route predicates), and each action's predicates and descriptor entries, with a CEL interpreter
 //!    over the shim's variables;
 //! 3. the auth action: the AuthConfig its scope names. Authorino is not run: the identity is given
 //!    (`--identity`) or absent; absent, the request is refused (401) unless an authentication rule
 //!    of that AuthConfig is `anonymous`. Authorization rules are not evaluated;
-//! 4. [`limits`]: Limitador's decision for each rate-limit descriptor, by the `limitador` crate
+//! 4. `limits`: Limitador's decision for each rate-limit descriptor, by the `limitador` crate
 //!    configured with the generated limits, on a simulated clock shared by a sequence of requests.
 //!
 //! Envoy runs the wasm filter before its router, so a request refused by auth or a limit is refused
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
 pub mod cases;
-pub mod limits;
+mod limits;
 pub mod request;
-pub mod routing;
+mod routing;
 pub mod schedule;
-pub mod shim;
+mod shim;
 pub mod text;
 
 use crate::generate::object::Object;

@@ -42,7 +42,7 @@ pub struct Routing {
 }
 
 /// Whether hostname pattern `pattern` (exact or `*.suffix`) matches host `host`.
-pub fn host_matches(pattern: &str, host: &str) -> bool {
+pub(super) fn host_matches(pattern: &str, host: &str) -> bool {
     match pattern.strip_prefix("*.") {
         Some(suffix) => host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}")),
         None => pattern.eq_ignore_ascii_case(host),
@@ -60,7 +60,7 @@ fn listener_rank(hostname: Option<&str>) -> (u8, usize) {
 
 /// Candidate gateways for a request: indices into `model.gateways` that have a listener for it,
 /// in model order.
-pub fn candidate_gateways(t: &Topology<'_>, req: &Request) -> Vec<usize> {
+pub(super) fn candidate_gateways(t: &Topology<'_>, req: &Request) -> Vec<usize> {
     (0..t.model.gateways.len())
         .filter(|&g| best_listener(t, g, req).is_some())
         .collect()
@@ -112,7 +112,7 @@ fn match_rank(m: &HttpMatch) -> (u8, usize, bool, usize, usize) {
 }
 
 /// Whether one HTTPRouteMatch fits the request.
-pub fn http_match_fits(m: &HttpMatch, req: &Request) -> bool {
+pub(super) fn http_match_fits(m: &HttpMatch, req: &Request) -> bool {
     let path_ok = match m.path.kind {
         PathMatchType::Exact => req.path == m.path.value,
         PathMatchType::PathPrefix => prefix_fits(&m.path.value, &req.path),
@@ -202,10 +202,10 @@ fn route_host_rank(t: &Topology<'_>, p: &Path, host: &str) -> Option<(usize, usi
 
 /// The paths of each (gateway, listener), in path order: a request looks only at its listener's.
 #[derive(Default)]
-pub struct ListenerPaths(std::collections::HashMap<(usize, usize), Vec<usize>>);
+pub(super) struct ListenerPaths(std::collections::HashMap<(usize, usize), Vec<usize>>);
 
 impl ListenerPaths {
-    pub fn new(t: &Topology<'_>) -> Self {
+    pub(super) fn new(t: &Topology<'_>) -> Self {
         let mut m: std::collections::HashMap<(usize, usize), Vec<usize>> = Default::default();
         for (i, p) in t.path_list().iter().enumerate() {
             m.entry((p.gateway, p.listener)).or_default().push(i);
@@ -220,7 +220,12 @@ impl ListenerPaths {
 
 /// Route the request through gateway `g` (an index into `model.gateways`); `paths` indexes the
 /// topology's paths by listener.
-pub fn route(t: &Topology<'_>, paths: &ListenerPaths, g: usize, req: &Request) -> Option<Routing> {
+pub(super) fn route(
+    t: &Topology<'_>,
+    paths: &ListenerPaths,
+    g: usize,
+    req: &Request,
+) -> Option<Routing> {
     let l = best_listener(t, g, req)?;
     let gw = &t.model.gateways[g];
     let listener = &gw.spec.listeners[l];

@@ -35,7 +35,7 @@ use std::time::Duration;
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The most requests a file may ask for, repetitions (`count`) included.
-pub const MAX_REQUESTS: u64 = 1_000_000;
+pub(crate) const MAX_REQUESTS: u64 = 1_000_000;
 
 /// The keys an entry may have.
 pub const KEYS: [&str; 10] = [
@@ -67,7 +67,7 @@ impl Default for Defaults {
 
 /// The two formats of a request file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Yaml,
     JsonLines,
 }
@@ -75,7 +75,7 @@ pub enum Format {
 /// The format of a file: `.jsonl` and `.ndjson` are JSON Lines and `.yaml`, `.yml` and `.json`
 /// YAML; any other name (`-`, a pipe) is JSON Lines when its first line that is not blank is a
 /// JSON object on its own, YAML otherwise.
-pub fn format_of(name: &str, text: &str) -> Format {
+pub(crate) fn format_of(name: &str, text: &str) -> Format {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("jsonl" | "ndjson") => Format::JsonLines,

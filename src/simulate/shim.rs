@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// A gateway's wasm configuration, as printed.
 #[derive(Clone, Debug, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct WasmConfig {
+pub(super) struct WasmConfig {
     #[serde(default)]
     pub action_sets: Vec<ActionSet>,
     /// The index keys of every action set's hostnames, `(key, set, hostname)` in configuration
@@ -57,7 +57,7 @@ impl WasmConfig {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(from = "RawActionSet")]
-pub struct ActionSet {
+pub(super) struct ActionSet {
     pub name: String,
     pub route_rule_conditions: RouteRuleConditions,
     /// The actions in the legacy format (`service`, `scope`), which the simulator runs.
@@ -70,7 +70,7 @@ pub struct ActionSet {
 
 /// What the simulator keeps of a typed action: its `type` and `sources`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct TypedAction {
+pub(super) struct TypedAction {
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(default)]
@@ -113,7 +113,7 @@ impl From<RawActionSet> for ActionSet {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct RouteRuleConditions {
+pub(super) struct RouteRuleConditions {
     #[serde(default)]
     pub hostnames: Vec<String>,
     #[serde(default)]
@@ -122,7 +122,7 @@ pub struct RouteRuleConditions {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Action {
+pub(super) struct Action {
     pub service: String,
     pub scope: String,
     #[serde(default)]
@@ -134,7 +134,7 @@ pub struct Action {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct ConditionalData {
+pub(super) struct ConditionalData {
     #[serde(default)]
     pub predicates: Vec<String>,
     #[serde(default)]
@@ -142,12 +142,12 @@ pub struct ConditionalData {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct DataItem {
+pub(super) struct DataItem {
     pub expression: KeyValue,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct KeyValue {
+pub(super) struct KeyValue {
     pub key: String,
     pub value: String,
 }
@@ -166,7 +166,10 @@ fn index_key(hostname: &str) -> String {
 
 /// The action sets the shim would consider for `host`: those of the longest indexed hostname key
 /// that the host's key starts with, in configuration order; and that hostname.
-pub fn candidates<'c>(config: &'c WasmConfig, host: &str) -> (Option<String>, Vec<&'c ActionSet>) {
+pub(super) fn candidates<'c>(
+    config: &'c WasmConfig,
+    host: &str,
+) -> (Option<String>, Vec<&'c ActionSet>) {
     let key = index_key(host);
     let keys = config.keys();
     let mut best: Option<(usize, &str)> = None;
@@ -194,7 +197,7 @@ pub fn candidates<'c>(config: &'c WasmConfig, host: &str) -> (Option<String>, Ve
 }
 
 /// The CEL environment of the shim: the standard library and the strings extension.
-pub struct Cel {
+pub(super) struct Cel {
     env: Arc<Env>,
     programs: std::sync::Mutex<HashMap<String, Arc<cel::Program>>>,
 }
@@ -213,7 +216,7 @@ impl Default for Cel {
 
 /// The variables of one request, bound once in a context every expression of the request is
 /// evaluated in (binding converts the values, which costs more than most evaluations).
-pub struct Activation {
+pub(super) struct Activation {
     ctx: Context<'static, 'static>,
 }
 
@@ -230,7 +233,7 @@ fn s(v: &str) -> Value {
 }
 
 impl Activation {
-    pub fn new(req: &Request, cel: &Cel) -> Activation {
+    pub(super) fn new(req: &Request, cel: &Cel) -> Activation {
         let mut headers: HashMap<String, String> = HashMap::new();
         for (n, v) in &req.headers {
             headers
@@ -289,7 +292,7 @@ impl Activation {
 }
 
 /// A JSON value as CEL sees it (numbers: int when integral, else double).
-pub fn json_to_cel(v: &serde_json::Value) -> Value {
+pub(super) fn json_to_cel(v: &serde_json::Value) -> Value {
     match v {
         serde_json::Value::Null => Value::Null,
         serde_json::Value::Bool(b) => Value::Bool(*b),
@@ -326,13 +329,17 @@ impl Cel {
     }
 
     /// Evaluate `src` over the request's variables.
-    pub fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
+    pub(super) fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
         let p = self.program(src)?;
         p.execute(&act.ctx).map_err(|e| format!("{src}: {e}"))
     }
 
     /// Whether every predicate holds; the first that does not, or an evaluation error.
-    pub fn all(&self, predicates: &[String], act: &Activation) -> Result<Option<String>, String> {
+    pub(super) fn all(
+        &self,
+        predicates: &[String],
+        act: &Activation,
+    ) -> Result<Option<String>, String> {
         for p in predicates {
             match self.eval(p, act)? {
                 Value::Bool(true) => {}
@@ -344,7 +351,7 @@ impl Cel {
     }
 
     /// A descriptor entry value: scalars as text, as the shim writes them.
-    pub fn scalar(&self, src: &str, act: &Activation) -> Result<String, String> {
+    pub(super) fn scalar(&self, src: &str, act: &Activation) -> Result<String, String> {
         match self.eval(src, act)? {
             Value::Int(n) => Ok(n.to_string()),
             Value::UInt(n) => Ok(n.to_string()),

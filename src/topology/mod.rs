@@ -8,7 +8,7 @@
 //! Version differences (`docs/semantics/versions.md`): on 1.4 GRPCRoutes are not part of the topology and rules are always
 //! `rule-N`; on 1.5 GRPCRoutes are expanded and a rule's `name` is its section name.
 
-pub mod lint;
+pub(crate) mod lint;
 
 use crate::model::{GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, PolicyKind, RouteKind};
 use foldhash::{HashMap, HashMapExt};
@@ -116,7 +116,7 @@ pub struct Topology<'m> {
 }
 
 /// The order the operator registers policy kinds in (`WithPolicyKinds`, identical at v1.4.6 and v1.5.2).
-pub const POLICY_REGISTRATION_ORDER: [PolicyKind; 5] = [
+pub(crate) const POLICY_REGISTRATION_ORDER: [PolicyKind; 5] = [
     PolicyKind::Dns,
     PolicyKind::Tls,
     PolicyKind::Auth,
@@ -125,7 +125,7 @@ pub const POLICY_REGISTRATION_ORDER: [PolicyKind; 5] = [
 ];
 
 /// Whether a route kind is part of the topology for this version.
-pub fn route_in_topology(kind: RouteKind, version: KuadrantVersion) -> bool {
+pub(crate) fn route_in_topology(kind: RouteKind, version: KuadrantVersion) -> bool {
     kind == RouteKind::Http || version == KuadrantVersion::V1_5
 }
 
@@ -770,10 +770,10 @@ impl<'m> Topology<'m> {
     }
 }
 
-pub fn gateway_locator(ns: &str, name: &str) -> Locator {
+pub(crate) fn gateway_locator(ns: &str, name: &str) -> Locator {
     Locator::object("Gateway", GATEWAY_API_GROUP, ns, name)
 }
 
-pub fn route_locator(kind: RouteKind, ns: &str, name: &str) -> Locator {
+pub(crate) fn route_locator(kind: RouteKind, ns: &str, name: &str) -> Locator {
     Locator::object(kind.kind(), GATEWAY_API_GROUP, ns, name)
 }

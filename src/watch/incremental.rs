@@ -96,8 +96,7 @@ impl Watch {
         };
         let removed_files = outputs.removed;
         kept.limitador = outputs.limitador;
-        kept.carriers
-            .retain(|gw, _| !reach.gateways.contains(gw));
+        kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
         kept.carriers.extend(outputs.carriers);
         for name in &removed_files {
             if let Some(o) = self.outputs.remove(name) {
@@ -139,15 +138,19 @@ impl Watch {
         report.status_changes = super::changes(&self.statuses, &next);
         self.statuses = next;
         // Findings: those about core objects come from the slice.
-        let in_core = |about: &Option<String>, s: &Slice| {
-            about.as_ref().is_some_and(|o| s.core.contains(o))
-        };
+        let in_core =
+            |about: &Option<String>, s: &Slice| about.as_ref().is_some_and(|o| s.core.contains(o));
         let sources = &self.sources;
         let shown = |diags: Diagnostics| -> Vec<(Option<String>, String)> {
             crate::suppress::apply(diags, &annotated, &self.opts.ignore, false)
                 .kept
                 .iter()
-                .map(|d| (slice::about(d).map(String::from), super::diagnostic_line(d, sources)))
+                .map(|d| {
+                    (
+                        slice::about(d).map(String::from),
+                        super::diagnostic_line(d, sources),
+                    )
+                })
                 .collect()
         };
         let mut slice_diags = Diagnostics::new();
@@ -191,8 +194,7 @@ impl Watch {
         let mut objects = Vec::new();
         for (offset, objs) in version {
             for o in objs.iter() {
-                if o
-                    .meta()
+                if o.meta()
                     .annotations
                     .contains_key(crate::suppress::ANNOTATION)
                 {
@@ -231,12 +233,8 @@ impl Watch {
             &self.opts.load,
             &mut sink,
         );
-        let analysis = crate::pipeline::analyze(
-            &new_model,
-            &Diagnostics::new(),
-            gen_opts,
-            &self.opts.status,
-        );
+        let analysis =
+            crate::pipeline::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
         let old_model = load::assemble_objects(
             std::mem::take(&mut old.objects),
             &self.sources,
@@ -248,11 +246,17 @@ impl Watch {
         let old_objects = generate::generate(&old_topology, &old_effective, gen_opts).objects;
         // Objects of policies (Certificates, DNSRecords, extensions') are not sliced: `slice`
         // keeps their policies out, so neither version may have any.
-        if analysis.generated.objects.iter().chain(&old_objects).any(|o| {
-            !matches!(o, Object::Wasm(_) | Object::AuthConfig(_))
-                && o.kind() != "Limitador"
-                && !is_gateway_object(o)
-        }) {
+        if analysis
+            .generated
+            .objects
+            .iter()
+            .chain(&old_objects)
+            .any(|o| {
+                !matches!(o, Object::Wasm(_) | Object::AuthConfig(_))
+                    && o.kind() != "Limitador"
+                    && !is_gateway_object(o)
+            })
+        {
             return None;
         }
         Some(Computed {
@@ -268,15 +272,15 @@ impl Watch {
     /// The output files the slices change, checked against the last state; `None` when a file of
     /// the new slice belongs to something outside it (the state is then not the slices' to change).
     /// `limitador` is the last state's, whose limits of the core routes are replaced.
-    fn merge_outputs(
-        &self,
-        c: &mut Computed,
-        limitador: Option<Object>,
-    ) -> Option<MergedOutputs> {
+    fn merge_outputs(&self, c: &mut Computed, limitador: Option<Object>) -> Option<MergedOutputs> {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let is_limitador = |o: &Object| o.kind() == "Limitador";
         let old_limitador = c.old_objects.iter().position(is_limitador);
-        let new_limitador = c.new_objects.iter().position(is_limitador).map(|i| c.new_objects.remove(i));
+        let new_limitador = c
+            .new_objects
+            .iter()
+            .position(is_limitador)
+            .map(|i| c.new_objects.remove(i));
         c.old_objects.retain(|o| !is_limitador(o));
         // The old slice's files: their names are enough.
         let old_files = crate::outdir::object_file_names(&c.old_objects)?;
@@ -314,8 +318,8 @@ impl Watch {
                     return None;
                 }
                 let all = Object::Limitador(all);
-                let file = crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note)
-                    .ok()?;
+                let file =
+                    crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note).ok()?;
                 for (name, r) in file {
                     if !self.outputs.contains_key(&name) || written.contains_key(&name) {
                         return None;

@@ -69,7 +69,9 @@ fn parents(r: &crate::model::Obj<crate::model::Route>) -> impl Iterator<Item = G
         .filter(|p| p.group == GATEWAY_API_GROUP && p.kind == "Gateway")
         .map(|p| {
             (
-                p.namespace.clone().unwrap_or_else(|| r.meta.namespace.clone()),
+                p.namespace
+                    .clone()
+                    .unwrap_or_else(|| r.meta.namespace.clone()),
                 p.name.clone(),
             )
         })
@@ -204,7 +206,11 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
     let mut services: HashSet<(&str, &str)> = HashSet::new();
     for o in version.iter().flat_map(|(_, objs)| objs.iter()) {
         let Validated::Route(r) = o else { continue };
-        let key = (r.spec.kind.kind(), r.meta.namespace.as_str(), r.meta.name.as_str());
+        let key = (
+            r.spec.kind.kind(),
+            r.meta.namespace.as_str(),
+            r.meta.name.as_str(),
+        );
         if !routes.contains(&key) && !parent_refs(r).any(|g| affected.contains(&g)) {
             continue;
         }
@@ -245,7 +251,11 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
                     }
                 }
                 Validated::Route(r) => {
-                    let key = (r.spec.kind.kind(), r.meta.namespace.as_str(), r.meta.name.as_str());
+                    let key = (
+                        r.spec.kind.kind(),
+                        r.meta.namespace.as_str(),
+                        r.meta.name.as_str(),
+                    );
                     let core = routes.contains(&key);
                     if core {
                         out.core
@@ -255,9 +265,10 @@ pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
                 }
                 Validated::Policy(p) => {
                     let (core, kept) = match target_ref(p) {
-                        Some(("Gateway", ns, name)) => {
-                            (affected.contains(&(ns, name)), neighbours.contains(&(ns, name)))
-                        }
+                        Some(("Gateway", ns, name)) => (
+                            affected.contains(&(ns, name)),
+                            neighbours.contains(&(ns, name)),
+                        ),
                         Some(route) => (routes.contains(&route), false),
                         None => (false, false),
                     };

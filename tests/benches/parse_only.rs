@@ -1,7 +1,7 @@
 //! `parse_only FILE…`: read and parse every document of the inputs with the loader's YAML crate and
 //! typed visitor, and nothing else: the floor `policyctl compute` is compared with (tests/benches/run.sh).
 
-use policyctl::load::{Input, parse_only};
+use policyctl::{Input, parse_only};
 
 // The allocator `policyctl` itself uses, so the floor and the CLI are measured alike.
 #[global_allocator]

@@ -13,11 +13,9 @@
 mod synth;
 
 use divan::Bencher;
-use policyctl::generate::{self, GenerateOptions};
-use policyctl::load::{self, Input, LoadOptions, Loaded};
-use policyctl::pipeline;
-use policyctl::resolve::{self, status};
-use policyctl::topology::Topology;
+use policyctl::GenerateOptions;
+use policyctl::Topology;
+use policyctl::{Input, LoadOptions, Loaded};
 use std::time::Instant;
 
 /// (name, routes, gateways, listeners): the estates the divan benches run on.
@@ -40,7 +38,7 @@ fn input(name: &str) -> Vec<Input> {
 }
 
 fn loaded(inputs: &[Input]) -> Loaded {
-    let l = load::load(inputs, &LoadOptions::default());
+    let l = policyctl::load(inputs, &LoadOptions::default());
     assert!(
         !l.diagnostics.has_errors(),
         "the synthetic estate must load cleanly"
@@ -53,13 +51,13 @@ const ESTATES: &[&str] = &["issue1085", "estate-1k", "estate-4k"];
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn parse_only(b: Bencher, name: &str) {
     let inputs = input(name);
-    b.bench(|| load::parse_only(&inputs));
+    b.bench(|| policyctl::parse_only(&inputs));
 }
 
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn load_model(b: Bencher, name: &str) {
     let inputs = input(name);
-    b.bench(|| load::load(&inputs, &LoadOptions::default()));
+    b.bench(|| policyctl::load(&inputs, &LoadOptions::default()));
 }
 
 #[divan::bench(args = ESTATES, sample_count = 5)]
@@ -76,33 +74,33 @@ fn effective(b: Bencher, name: &str) {
     let l = loaded(&input(name));
     let t = Topology::build(&l.model);
     t.path_list();
-    b.bench(|| resolve::effective(&t));
+    b.bench(|| policyctl::effective(&t));
 }
 
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn generate_objects(b: Bencher, name: &str) {
     let l = loaded(&input(name));
     let t = Topology::build(&l.model);
-    let eff = resolve::effective(&t);
+    let eff = policyctl::effective(&t);
     let opts = GenerateOptions::default();
-    b.bench(|| generate::generate(&t, &eff, &opts));
+    b.bench(|| policyctl::generate(&t, &eff, &opts));
 }
 
 #[divan::bench(args = ESTATES, sample_count = 5)]
 fn predicted_status(b: Bencher, name: &str) {
     let l = loaded(&input(name));
     let t = Topology::build(&l.model);
-    let eff = resolve::effective(&t);
-    let g = generate::generate(&t, &eff, &GenerateOptions::default());
+    let eff = policyctl::effective(&t);
+    let g = policyctl::generate(&t, &eff, &GenerateOptions::default());
     b.bench(|| {
-        let s = status::status(
+        let s = policyctl::status(
             &t,
             &eff,
             &g.cel_issues,
             Some(&g.components),
             &Default::default(),
         );
-        status::diagnostics(&t, &s).len()
+        policyctl::status_diagnostics(&t, &s).len()
     });
 }
 
@@ -110,7 +108,7 @@ fn predicted_status(b: Bencher, name: &str) {
 fn analyze_and_render(b: Bencher, name: &str) {
     let l = loaded(&input(name));
     b.bench(|| {
-        let a = pipeline::analyze(
+        let a = policyctl::analyze(
             &l.model,
             &l.diagnostics,
             &GenerateOptions::default(),
@@ -137,19 +135,19 @@ fn stages(files: &str) {
         HEAP.reset_peak_usage();
         last = now;
     };
-    let docs = load::parse_only(&inputs);
+    let docs = policyctl::parse_only(&inputs);
     lap(&format!("parse only ({docs} docs)"));
-    let l = load::load(&inputs, &LoadOptions::default());
+    let l = policyctl::load(&inputs, &LoadOptions::default());
     lap("load (parse + model)");
     let t = Topology::build(&l.model);
     lap("topology");
     let n = t.path_list().len();
     lap(&format!("paths ({n})"));
-    let eff = resolve::effective(&t);
+    let eff = policyctl::effective(&t);
     lap("effective");
-    let g = generate::generate(&t, &eff, &GenerateOptions::default());
+    let g = policyctl::generate(&t, &eff, &GenerateOptions::default());
     lap("generate");
-    let s = status::status(
+    let s = policyctl::status(
         &t,
         &eff,
         &g.cel_issues,
@@ -157,9 +155,9 @@ fn stages(files: &str) {
         &Default::default(),
     );
     lap("status");
-    let d = status::diagnostics(&t, &s);
+    let d = policyctl::status_diagnostics(&t, &s);
     lap("status diagnostics");
-    let lint = policyctl::topology::lint::lint(&t);
+    let lint = policyctl::lint(&t);
     lap("topology lint");
     // As `compute` does: streamed in batches, never the whole text in memory.
     let mut out = Counted(0);

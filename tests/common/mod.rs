@@ -1,8 +1,8 @@
 //! Helpers shared by the integration test modules (declared once in tests/tests.rs).
 #![allow(dead_code)]
 
-use policyctl::load::{Input, LoadOptions, Loaded, load};
-use policyctl::model::KuadrantVersion;
+use policyctl::KuadrantVersion;
+use policyctl::{Input, LoadOptions, Loaded, load};
 use std::path::{Path, PathBuf};
 
 /// The scenario folders under testdata/cases (each has an `input.yaml`), sorted.

@@ -3,7 +3,7 @@
 use crate::cli::common::GenArgs;
 use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::{outdir, pipeline, render};
+use policyctl::{outdir, render};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ComputeFormat {
@@ -44,7 +44,7 @@ pub struct ComputeArgs {
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
-    let mut analysis = pipeline::analyze(
+    let mut analysis = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
@@ -53,7 +53,7 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     // Findings about the printed objects themselves (the 1.5 wasm sha256).
     analysis
         .diagnostics
-        .extend(pipeline::output_diagnostics(&opts, &analysis.generated));
+        .extend(policyctl::output_diagnostics(&opts, &analysis.generated));
     analysis.diagnostics.sort();
     let found = a.input.suppress(
         &mut loaded.sources,
@@ -73,7 +73,7 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
 }
 
 /// Write the objects (stdout or `--out-dir`); the diagnostics are already shown.
-fn emit(a: &ComputeArgs, ui: &Ui, analysis: &pipeline::Analysis) -> Result<Outcome, CliError> {
+fn emit(a: &ComputeArgs, ui: &Ui, analysis: &policyctl::Analysis) -> Result<Outcome, CliError> {
     let generated = &analysis.generated;
     let findings = outcome(&analysis.diagnostics, a.input.fail_on(a.fail_on));
     if let Some(dir) = &a.out_dir {

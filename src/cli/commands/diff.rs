@@ -3,11 +3,10 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
+use policyctl::GenerateOptions;
+use policyctl::Input;
 use policyctl::diff::{self, Change, Impact, ObjectDiff};
-use policyctl::generate::GenerateOptions;
-use policyctl::generate::object;
-use policyctl::load::Input;
-use policyctl::{pipeline, render};
+use policyctl::render;
 use serde_json::Value;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -53,7 +52,7 @@ pub struct DiffArgs {
 pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
-    let mut head = pipeline::analyze(
+    let mut head = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
@@ -61,7 +60,7 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     );
     // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side only.
     head.diagnostics
-        .extend(pipeline::output_diagnostics(&opts, &head.generated));
+        .extend(policyctl::output_diagnostics(&opts, &head.generated));
     head.diagnostics.sort();
     let found = a.input.suppress(
         &mut loaded.sources,
@@ -110,7 +109,7 @@ fn against_base(
     a: &DiffArgs,
     base: &str,
     opts: &GenerateOptions,
-    head: &pipeline::Analysis<'_>,
+    head: &policyctl::Analysis<'_>,
     ui: &Ui,
     trouble: &mut Outcome,
 ) -> Result<Compared, CliError> {
@@ -119,7 +118,7 @@ fn against_base(
         ..a.input.clone()
     };
     let base_loaded = base_input.load()?;
-    let b = pipeline::analyze(
+    let b = policyctl::analyze(
         &base_loaded.model,
         &base_loaded.diagnostics,
         opts,
@@ -129,10 +128,10 @@ fn against_base(
         ui.diagnostics(&base_loaded, &b.diagnostics);
         *trouble = Outcome::Trouble;
     }
-    let desired = object::values(&head.generated.objects);
-    let base = object::values(&b.generated.objects);
+    let desired = policyctl::object_values(&head.generated.objects);
+    let base = policyctl::object_values(&b.generated.objects);
     let mut imp = diff::impact(&base, &desired);
-    let changes = policyctl::resolve::changes::policy_changes(side(&b), side(head));
+    let changes = policyctl::policy_changes(side(&b), side(head));
     imp.limits_added = changes.limits_added;
     imp.limits_removed = changes.limits_removed;
     imp.policy_status = changes.statuses;
@@ -144,7 +143,7 @@ fn against_base(
 /// or stdin, a window at a time; with `keep` (an external differ) both sides are kept as trees.
 fn against_current(
     a: &DiffArgs,
-    objects: &[object::Object],
+    objects: &[policyctl::Object],
     keep: bool,
     ui: &Ui,
     trouble: &mut Outcome,
@@ -171,7 +170,7 @@ fn against_current(
         comparison = comparison.keep_current();
     }
     let (sources, diags) =
-        policyctl::load::values_in_windows(&[input], CURRENT_WINDOW, |batch| comparison.add(batch));
+        policyctl::values_in_windows(&[input], CURRENT_WINDOW, |batch| comparison.add(batch));
     if !diags.is_empty() {
         ui.err(&render::diagnostics::human_all(
             &diags,
@@ -184,7 +183,7 @@ fn against_current(
     }
     let current = comparison.take_kept();
     let desired = if keep {
-        object::values(objects)
+        policyctl::object_values(objects)
     } else {
         Vec::new()
     };
@@ -214,8 +213,8 @@ fn text(output: DiffFormat, diffs: &[ObjectDiff], impact: Option<&Impact>, color
 }
 
 /// One side of the policy-level comparison of `--base`.
-fn side<'a, 'm>(a: &'a pipeline::Analysis<'m>) -> policyctl::resolve::changes::Side<'a, 'm> {
-    policyctl::resolve::changes::Side {
+fn side<'a, 'm>(a: &'a policyctl::Analysis<'m>) -> policyctl::Side<'a, 'm> {
+    policyctl::Side {
         topology: &a.topology,
         effective: &a.effective,
         statuses: &a.statuses,

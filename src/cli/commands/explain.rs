@@ -2,8 +2,7 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::model::PolicyKind;
-use policyctl::resolve::explain;
+use policyctl::PolicyKind;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ExplainFormat {
@@ -52,10 +51,10 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
         },
     };
-    let target = explain::parse_target(&a.target).map_err(CliError::Usage)?;
+    let target = policyctl::parse_target(&a.target).map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
     let gen_opts = a.input.generate_options();
-    let analysis = policyctl::pipeline::analyze(
+    let analysis = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &gen_opts,
@@ -70,7 +69,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     );
     ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
     let diags = found.kept;
-    let e = explain::explain(t, &target, kind).map_err(CliError::Usage)?;
+    let e = policyctl::explain(t, &target, kind).map_err(CliError::Usage)?;
     let text = match a.output {
         // Rule and limit names are the user's map keys: their control characters are escaped.
         ExplainFormat::Text => {

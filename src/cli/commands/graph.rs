@@ -2,7 +2,6 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::pipeline;
 use policyctl::render::graph::{self, Selection};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -62,10 +61,10 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .transpose()
         .map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
-    let pipeline::Mapped {
+    let policyctl::Mapped {
         topology,
         diagnostics: mut diags,
-    } = pipeline::map(&loaded.model, &loaded.diagnostics);
+    } = policyctl::map(&loaded.model, &loaded.diagnostics);
     diags.sort();
     let found = a
         .input

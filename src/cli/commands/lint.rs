@@ -27,7 +27,7 @@ pub struct LintArgs {
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let loaded = a.input.load()?;
     let opts = a.input.generate_options();
-    let mut analysis = policyctl::pipeline::analyze(
+    let mut analysis = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &opts,
@@ -83,7 +83,7 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
 
 /// The closing line; the silenced findings are counted only when there are some.
 fn summary(
-    loaded: &policyctl::load::Loaded,
+    loaded: &policyctl::Loaded,
     d: &policyctl::diag::Diagnostics,
     suppressed: usize,
 ) -> String {

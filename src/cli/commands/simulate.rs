@@ -3,11 +3,10 @@
 
 use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
 use clap::{Args, ValueEnum};
+use policyctl::SourceMap;
 use policyctl::diag::{Code, Diagnostic};
-use policyctl::load;
 use policyctl::simulate::request::{self, Request};
 use policyctl::simulate::{Simulation, Timed, schedule, text};
-use policyctl::source::SourceMap;
 use std::time::Duration;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -121,7 +120,7 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         },
     };
     let loaded = a.input.load()?;
-    let analysis = policyctl::pipeline::analyze(
+    let analysis = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &a.input.generate_options(),
@@ -202,18 +201,18 @@ fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
     };
     let name = if file == "-" { "<stdin>" } else { file };
     let bytes = if file == "-" {
-        load::read_stream(std::io::stdin().lock(), schedule::MAX_BYTES)
+        policyctl::read_stream(std::io::stdin().lock(), schedule::MAX_BYTES)
     } else {
         std::fs::File::open(file)
-            .map_err(|e| load::StreamError::Io(e.to_string()))
-            .and_then(|f| load::read_stream(f, schedule::MAX_BYTES))
+            .map_err(|e| policyctl::StreamError::Io(e.to_string()))
+            .and_then(|f| policyctl::read_stream(f, schedule::MAX_BYTES))
     };
     let bytes = bytes.map_err(|e| match e {
-        load::StreamError::Io(e) => unreadable(
+        policyctl::StreamError::Io(e) => unreadable(
             format!("cannot read the request file {name}: {e}"),
             "check the path and its permissions",
         ),
-        load::StreamError::TooLarge(max) => unreadable(
+        policyctl::StreamError::TooLarge(max) => unreadable(
             format!(
                 "the request file {name} holds more than {} MiB, the most policyctl reads",
                 max / (1024 * 1024)

@@ -2,10 +2,9 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::generate::object;
 use policyctl::render::objects;
 use policyctl::render::table::{self, StatusRow};
-use policyctl::resolve::status::{self, Condition};
+use policyctl::{Condition, Object};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum StatusFormat {
@@ -49,12 +48,11 @@ pub struct StatusArgs {
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut loaded = a.input.load()?;
-    let opts = status::StatusOptions {
+    let opts = policyctl::StatusOptions {
         respect_status: a.respect_status,
     };
     let gen_opts = a.input.generate_options();
-    let mut analysis =
-        policyctl::pipeline::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
+    let mut analysis = policyctl::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
     let found = a.input.suppress(
         &mut loaded.sources,
         &loaded.model,
@@ -76,8 +74,8 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
 fn show(
     a: &StatusArgs,
     ui: &Ui,
-    loaded: &policyctl::load::Loaded,
-    analysis: &policyctl::pipeline::Analysis,
+    loaded: &policyctl::Loaded,
+    analysis: &policyctl::Analysis,
 ) -> Result<(), CliError> {
     if a.routes {
         return show_routes(a, ui, loaded, analysis);
@@ -123,15 +121,15 @@ fn show(
             ))?;
         }
         StatusFormat::Yaml | StatusFormat::Json => {
-            let items: Vec<object::Object> =
-                policyctl::pipeline::predicted_objects(&loaded.sources, &loaded.model, statuses)
+            let items: Vec<Object> =
+                policyctl::predicted_objects(&loaded.sources, &loaded.model, statuses)
                     .into_iter()
-                    .chain(policyctl::pipeline::predicted_extension_objects(
+                    .chain(policyctl::predicted_extension_objects(
                         &loaded.sources,
                         &loaded.model,
                         &analysis.extension_statuses,
                     ))
-                    .map(object::Object::Tree)
+                    .map(Object::Tree)
                     .collect();
             write_objects(ui, a.output, &items)?;
         }
@@ -141,7 +139,7 @@ fn show(
 
 /// Print objects as a kubectl `List` (JSON) or a YAML stream, streamed like `compute`'s output (a
 /// closed pipe stops it).
-fn write_objects(ui: &Ui, output: StatusFormat, items: &[object::Object]) -> Result<(), CliError> {
+fn write_objects(ui: &Ui, output: StatusFormat, items: &[Object]) -> Result<(), CliError> {
     ui.out_with(|o| {
         let written = if output == StatusFormat::Json {
             objects::write_kubectl_list(items, o)
@@ -157,12 +155,11 @@ fn write_objects(ui: &Ui, output: StatusFormat, items: &[object::Object]) -> Res
 fn show_routes(
     a: &StatusArgs,
     ui: &Ui,
-    loaded: &policyctl::load::Loaded,
-    analysis: &policyctl::pipeline::Analysis,
+    loaded: &policyctl::Loaded,
+    analysis: &policyctl::Analysis,
 ) -> Result<(), CliError> {
-    use policyctl::resolve::routes;
     let m = &loaded.model;
-    let predicted = routes::route_conditions(&analysis.topology, &analysis.statuses);
+    let predicted = policyctl::route_conditions(&analysis.topology, &analysis.statuses);
     match a.output {
         StatusFormat::Table | StatusFormat::Wide => {
             let mut rows = Vec::new();
@@ -185,13 +182,13 @@ fn show_routes(
             ui.out(&table::routes(&rows))?;
         }
         StatusFormat::Yaml | StatusFormat::Json => {
-            let items: Vec<object::Object> = predicted
+            let items: Vec<Object> = predicted
                 .iter()
                 .filter_map(|rc| {
                     let r = &m.routes[rc.route];
-                    let v = policyctl::load::object_value(&loaded.sources, &r.meta.origin)?;
-                    Some(object::Object::Tree(policyctl::generate::sort_keys(
-                        routes::with_predicted_parents(v, rc, r.meta.generation),
+                    let v = policyctl::object_value(&loaded.sources, &r.meta.origin)?;
+                    Some(Object::Tree(policyctl::sort_keys(
+                        policyctl::with_predicted_parents(v, rc, r.meta.generation),
                     )))
                 })
                 .collect();
@@ -202,10 +199,7 @@ fn show_routes(
 }
 
 /// The row of an extension policy (a PlanPolicy): its own conditions, no paths.
-fn extension_row(
-    m: &policyctl::model::Model,
-    s: &policyctl::resolve::extension::ExtensionStatus,
-) -> StatusRow {
+fn extension_row(m: &policyctl::Model, s: &policyctl::ExtensionStatus) -> StatusRow {
     let e = &m.extensions[s.extension];
     let message = match &s.enforced {
         Some(en) if s.accepted.is_true() => en.message.clone(),
@@ -223,9 +217,9 @@ fn extension_row(
 /// A table row of a policy's own cells: name, `KIND NAME[#SECTION]` target, the Accepted and
 /// Enforced statuses and reasons (`-` when Enforced is not predicted), and the message.
 fn row(
-    meta: &policyctl::model::Meta,
+    meta: &policyctl::Meta,
     kind: &str,
-    target: &policyctl::model::TargetRef,
+    target: &policyctl::TargetRef,
     (accepted, enforced): (&Condition, Option<&Condition>),
     message: String,
 ) -> StatusRow {

@@ -91,7 +91,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         }
     }
     let loaded = a.input.load()?;
-    let analysis = policyctl::pipeline::analyze(
+    let analysis = policyctl::analyze(
         &loaded.model,
         &loaded.diagnostics,
         &a.input.generate_options(),

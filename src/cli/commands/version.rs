@@ -3,7 +3,7 @@
 //!
 //! Sources, read at the tags named:
 //! - wasm-shim image: kuadrant-operator v1.4.6 / v1.5.2 `config/manager/manager.yaml`
-//!   (`RELATED_IMAGE_WASMSHIM`), the same image as `generate::WASM_IMAGE_1_4` / `_1_5`.
+//!   (`RELATED_IMAGE_WASMSHIM`), the same image as `policyctl::WASM_IMAGE_1_4` / `_1_5`.
 //! - limitador-operator and authorino-operator: kuadrant-operator v1.4.6 / v1.5.2
 //!   `bundle/metadata/dependencies.yaml` (the OLM dependencies; also the `?ref=` of
 //!   `config/dependencies/{limitador,authorino}/kustomization.yaml`). The Limitador server image
@@ -40,8 +40,8 @@ mod tests {
     /// The images named here are the ones `compute` writes.
     #[test]
     fn names_the_images_compute_writes() {
-        assert!(LONG.contains(policyctl::generate::WASM_IMAGE_1_4));
-        assert!(LONG.contains(policyctl::generate::WASM_IMAGE_1_5));
+        assert!(LONG.contains(policyctl::WASM_IMAGE_1_4));
+        assert!(LONG.contains(policyctl::WASM_IMAGE_1_5));
         assert!(LONG.starts_with(env!("CARGO_PKG_VERSION")));
     }
 }

@@ -8,10 +8,10 @@ use clap::{Args, Subcommand};
 use notify_debouncer_full::notify::RecursiveMode;
 use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
-use policyctl::model::PolicyKind;
+use policyctl::PolicyKind;
 use policyctl::outdir;
 use policyctl::render::terminal;
-use policyctl::watch::{CycleReport, Watch, WatchOptions};
+use policyctl::{CycleReport, Watch, WatchOptions};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -239,7 +239,7 @@ fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
                     }
                 },
             };
-            let t = policyctl::resolve::explain::parse_target(target).map_err(CliError::Usage)?;
+            let t = policyctl::parse_target(target).map_err(CliError::Usage)?;
             Some((t, kind))
         }
         _ => None,

@@ -3,10 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use policyctl::generate::GenerateOptions;
-use policyctl::load::{Input, LoadOptions, load};
-use policyctl::model::KuadrantVersion;
-use policyctl::pipeline::analyze;
+use policyctl::GenerateOptions;
+use policyctl::{Input, LoadOptions, load};
+use policyctl::KuadrantVersion;
+use policyctl::analyze;
 use policyctl::render::{self, Style, graph};
 
 fuzz_target!(|data: &[u8]| {
@@ -39,11 +39,11 @@ fuzz_target!(|data: &[u8]| {
     );
     if let Ok(text) = render::objects::yaml_objects(&a.generated.objects) {
         assert!(text.is_empty() == a.generated.objects.is_empty());
-        let values = policyctl::generate::object::values(&a.generated.objects);
+        let values = policyctl::object_values(&a.generated.objects);
         assert_eq!(Ok(text), render::objects::yaml(&values));
     }
     // The streamed JSON list is the pretty-printed list of the trees.
-    let list = render::objects::json_list(&policyctl::generate::object::values(&a.generated.objects));
+    let list = render::objects::json_list(&policyctl::object_values(&a.generated.objects));
     let mut streamed = Vec::new();
     render::objects::write_json_list(&a.generated.objects, &mut streamed).unwrap();
     assert_eq!(String::from_utf8(streamed).unwrap(), list);

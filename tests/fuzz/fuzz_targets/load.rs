@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use policyctl::load::{Input, LoadOptions, load};
+use policyctl::{Input, LoadOptions, load};
 
 fuzz_target!(|data: &[u8]| {
     let loaded = load(

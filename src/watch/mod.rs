@@ -492,12 +492,21 @@ impl Watch {
         // Suppression decides for each finding alone: the analysis' findings are kept apart, with
         // the object each is about, for the incremental cycles to replace.
         let shown = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
-        let analysis_lines: Vec<(Option<String>, String)> =
-            crate::suppress::apply(analysis.diagnostics.clone(), &model, &self.opts.ignore, false)
-                .kept
-                .iter()
-                .map(|d| (slice::about(d).map(String::from), diagnostic_line(d, &self.sources)))
-                .collect();
+        let analysis_lines: Vec<(Option<String>, String)> = crate::suppress::apply(
+            analysis.diagnostics.clone(),
+            &model,
+            &self.opts.ignore,
+            false,
+        )
+        .kept
+        .iter()
+        .map(|d| {
+            (
+                slice::about(d).map(String::from),
+                diagnostic_line(d, &self.sources),
+            )
+        })
+        .collect();
         let mut lines: BTreeSet<String> = shown
             .iter()
             .map(|d| diagnostic_line(d, &self.sources))
@@ -513,7 +522,8 @@ impl Watch {
             ));
         }
         // Extension policies are expanded across objects: their estates have full cycles only.
-        let sliceable = rendered_ok && model.extensions.is_empty() && model.derived_objects.is_empty();
+        let sliceable =
+            rendered_ok && model.extensions.is_empty() && model.derived_objects.is_empty();
         self.kept = sliceable.then(|| Kept {
             limitador: analysis
                 .generated
@@ -618,14 +628,17 @@ fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)>
                 Object::Tree(v) => v.pointer("/spec/targetRefs/0/name")?.as_str()?,
                 _ => return None,
             };
-            Some(((ns.to_string(), gw.to_string()), (ns.to_string(), name.to_string())))
+            Some((
+                (ns.to_string(), gw.to_string()),
+                (ns.to_string(), name.to_string()),
+            ))
         })
         .collect()
 }
 
 /// One line per policy: `Kind namespace/name` → its conditions, e.g.
 /// `Accepted=True (Accepted), Enforced=False (Overridden)`.
-pub fn status_lines(model: &Model, statuses: &[PolicyStatus]) -> BTreeMap<String, String> {
+pub(crate) fn status_lines(model: &Model, statuses: &[PolicyStatus]) -> BTreeMap<String, String> {
     statuses
         .iter()
         .filter_map(|s| {
@@ -663,7 +676,7 @@ fn changes(
 }
 
 /// A finding as one line: `file:line:column: severity[CODE]: message (object)`.
-pub fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
+pub(crate) fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
     let pos = d
         .primary_span()
         .and_then(|sp| sources.position(sp))
