@@ -270,7 +270,16 @@ fn object_head(o: &Object) -> Cow<'_, Value> {
 fn object_file_content(o: &Object) -> String {
     let text = crate::render::objects::yaml_objects(std::slice::from_ref(o))
         .unwrap_or_else(|e| format!("# unserialisable: {e}\n"));
-    format!("{MARKER}\n{text}")
+    file_text(&text)
+}
+
+/// A file's text for an object's YAML text: the marker line, then the YAML.
+pub(crate) fn file_text(yaml: &str) -> String {
+    let mut out = String::with_capacity(MARKER.len() + 1 + yaml.len());
+    out.push_str(MARKER);
+    out.push('\n');
+    out.push_str(yaml);
+    out
 }
 
 fn plan_with<T: Sync>(

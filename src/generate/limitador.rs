@@ -89,11 +89,15 @@ pub(super) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::O
 /// order (a stable sort: equal limits keep their order).
 /// Two lists of Limitador limits, each in the canonical order, merged into one in that order: what
 /// [`limitador`]'s stable sort gives for `a` followed by `b` (of two equal limits, `a`'s first).
-pub(crate) fn merge_limits(a: Vec<LimitadorLimit>, b: Vec<LimitadorLimit>) -> Vec<LimitadorLimit> {
+/// Each limit travels with a value of the caller's (its text, for `watch`).
+pub(crate) fn merge_limits<T>(
+    a: Vec<(LimitadorLimit, T)>,
+    b: Vec<(LimitadorLimit, T)>,
+) -> Vec<(LimitadorLimit, T)> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let mut b = b.into_iter().peekable();
     for x in a {
-        while let Some(y) = b.next_if(|y| limit_order(y, &x).is_lt()) {
+        while let Some(y) = b.next_if(|y| limit_order(&y.0, &x.0).is_lt()) {
             out.push(y);
         }
         out.push(x);

@@ -105,6 +105,8 @@ struct Scalars<'v> {
     actions: HashMap<(usize, usize, usize), String>,
     /// Text of shared AuthConfig specs (before and after `hosts`), by address.
     auth_specs: HashMap<usize, (String, String)>,
+    /// Where a Limitador's limits were written: the offset in the text and their column.
+    limits_at: Option<(usize, usize)>,
 }
 
 impl<'v> Scalars<'v> {
@@ -216,7 +218,10 @@ fn write_entry<'v>(
         out.push('\n');
         return match part {
             Hole::Wasm(config) => write_wasm_config(out, sc, config, col + 2),
-            Hole::Limits(limits) => write_limits(out, sc, limits, col),
+            Hole::Limits(limits) => {
+                sc.limits_at = Some((out.len(), col));
+                write_limits(out, sc, limits, col)
+            }
         };
     }
     match v {
@@ -304,6 +309,61 @@ fn write_wasm_config<'v>(
 
 /// Limitador limits (`LimitadorLimit`'s serialisation) as a sequence with its dashes at column `col`.
 fn write_limits<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    limits: &'v [LimitadorLimit],
+    col: usize,
+) -> Result<(), String> {
+    // A large estate's Limitador holds a hundred thousand limits; each item's text depends on that
+    // limit alone (the scalar cache only saves work), so parts are written on every core.
+    const PART: usize = 8192;
+    let parts = crate::par::cores().min(limits.len() / PART);
+    if parts < 2 {
+        return write_limit_items(out, sc, limits, col);
+    }
+    let texts = crate::par::map_ranges(crate::par::even_ranges(limits.len(), parts), |r| {
+        let mut text = String::new();
+        write_limit_items(&mut text, &mut Scalars::default(), &limits[r], col).map(|()| text)
+    });
+    for t in texts {
+        out.push_str(&t?);
+    }
+    Ok(())
+}
+
+/// A Limitador carrier's text cut around its limits: the text before them, the column of their
+/// dashes and the text after; with [`limit_item`] of each limit in between it is the carrier's
+/// text ([`yaml_objects`]). `watch` replaces some limits without writing the others again.
+pub(crate) fn limitador_frame(
+    l: &crate::generate::object::LimitadorCarrier,
+) -> Result<(String, usize, String), String> {
+    let mut out = String::new();
+    let mut sc = Scalars {
+        hole: l.shell.pointer(l.at).map(|h| (h, Hole::Limits(&[]))),
+        ..Scalars::default()
+    };
+    write_document(&mut out, &mut sc, &l.shell)?;
+    let (at, col) = sc
+        .limits_at
+        .ok_or("the Limitador has no limits placeholder")?;
+    let tail = out.split_off(at);
+    Ok((out, col, tail))
+}
+
+/// One limit's item of a Limitador's text, its dash at column `col` ([`limitador_frame`]).
+pub(crate) fn limit_item(l: &LimitadorLimit, col: usize) -> Result<String, String> {
+    let mut out = String::new();
+    write_limit_items(
+        &mut out,
+        &mut Scalars::default(),
+        std::slice::from_ref(l),
+        col,
+    )?;
+    Ok(out)
+}
+
+/// The items of [`write_limits`], dashes at column `col`.
+fn write_limit_items<'v>(
     out: &mut String,
     sc: &mut Scalars<'v>,
     limits: &'v [LimitadorLimit],
@@ -910,6 +970,53 @@ pub fn json_list(objects: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A Limitador's text is its frame with each limit's item in between, whatever the number of
+    /// limits (the parallel parts of a large one included), and is what the tree's text is.
+    #[test]
+    fn limitador_text_is_its_frame_and_items() {
+        use crate::generate::object::{LimitadorCarrier, LimitadorLimit, Object};
+        for n in [1usize, 3, 20_000] {
+            let limits: Vec<LimitadorLimit> = (0..n)
+                .map(|i| LimitadorLimit {
+                    conditions: vec![format!("descriptors[0][\"id-{i}\"] == \"1\"")],
+                    max_value: i as i64 + 1,
+                    name: if i % 2 == 0 {
+                        format!("l{i}")
+                    } else {
+                        String::new()
+                    },
+                    namespace: std::sync::Arc::from(format!("ns/r{}", i % 7).as_str()),
+                    seconds: 60,
+                    variables: if i % 3 == 0 {
+                        vec!["descriptors[0][\"user\"]".into()]
+                    } else {
+                        vec![]
+                    },
+                })
+                .collect();
+            let carrier = LimitadorCarrier {
+                shell: serde_json::json!({
+                    "apiVersion": "limitador.kuadrant.io/v1alpha1",
+                    "kind": "Limitador",
+                    "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
+                    "spec": {"limits": null, "metricLabelsDefault": "descriptors[1]"},
+                }),
+                at: "/spec/limits",
+                limits,
+            };
+            let (head, col, tail) = limitador_frame(&carrier).unwrap();
+            let mut parts = head;
+            for l in &carrier.limits {
+                parts.push_str(&limit_item(l, col).unwrap());
+            }
+            parts.push_str(&tail);
+            let o = Object::Limitador(Box::new(carrier));
+            let whole = yaml_objects(std::slice::from_ref(&o)).unwrap();
+            assert_eq!(parts, whole, "{n} limits");
+            assert_eq!(whole, yaml(&[o.to_value()]).unwrap(), "{n} limits");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -5,14 +5,14 @@
 //! slices cannot stand for makes [`Watch::incremental`] decline, and the cycle is a full one.
 
 use super::slice::{self, Slice, Version};
-use super::{CycleReport, OutFile, Watch, carriers, status_lines};
+use super::{CycleReport, LimitadorText, OutFile, Watch, carriers, status_lines};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::generate::object::Object;
 use crate::generate::{self, GenerateOptions};
 use crate::load::{self, ParsedFile};
 use crate::outdir::Rendered;
 use sha2::Digest;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -57,11 +57,21 @@ impl Watch {
         let Some(reach) = slice::reach(&changed, &[&old, &new]) else {
             return false;
         };
-        let (Some(old_slice), Some(new_slice)) =
-            (slice::slice(&old, &reach), slice::slice(&new, &reach))
-        else {
+        // The two versions are sliced side by side.
+        let (old_slice, new_slice) = std::thread::scope(|scope| {
+            let before = scope.spawn(|| slice::slice(&old, &reach));
+            let after = slice::slice(&new, &reach);
+            let before = before
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (before, after)
+        });
+        let (Some(old_slice), Some(new_slice)) = (old_slice, new_slice) else {
             return false;
         };
+        // What the changed kinds can change: AuthConfigs come from routes and AuthPolicies only,
+        // Limitador limits from routes and (token) rate-limit policies only.
+        let kinds = Kinds::of(&self.modified(before));
         // Objects carrying the suppression annotation, for the findings of the whole estate.
         let Some(annotated) = self.annotated(&new) else {
             return false;
@@ -79,7 +89,27 @@ impl Watch {
         // Taken from the state: a cycle that stops here is followed by a full one, which sets the
         // state again.
         let limitador = self.kept.as_mut().and_then(|k| k.limitador.take());
-        let Some(outputs) = self.merge_outputs(&mut computed, limitador) else {
+        let text = self.kept.as_mut().and_then(|k| k.limitador_text.take());
+        if !kinds.auth {
+            // Their AuthConfigs are those of the last state, files and texts.
+            let auth = |o: &Object| !matches!(o, Object::AuthConfig(_));
+            computed.old_objects.retain(auth);
+            computed.new_objects.retain(auth);
+        }
+        let (limitador, text) = if kinds.limits {
+            (limitador, text)
+        } else {
+            // The Limitador is the last state's: neither slice's is looked at.
+            let keep = |o: &Object| o.kind() != "Limitador";
+            computed.old_objects.retain(keep);
+            computed.new_objects.retain(keep);
+            if let Some(k) = self.kept.as_mut() {
+                k.limitador = limitador;
+                k.limitador_text = text;
+            }
+            (None, None)
+        };
+        let Some(outputs) = self.merge_outputs(&mut computed, limitador, text, kinds.limits) else {
             return false;
         };
         lap("outputs", report);
@@ -95,7 +125,10 @@ impl Watch {
             return false;
         };
         let removed_files = outputs.removed;
-        kept.limitador = outputs.limitador;
+        if kinds.limits {
+            kept.limitador = outputs.limitador;
+            kept.limitador_text = outputs.limitador_text;
+        }
         kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
         kept.carriers.extend(outputs.carriers);
         for name in &removed_files {
@@ -187,6 +220,38 @@ impl Watch {
         true
     }
 
+    /// The objects of the files parsed again whose document text changed (or that are in one
+    /// version only), both versions: an object only moved within its file is not among them.
+    fn modified<'a>(
+        &'a self,
+        before: &'a HashMap<PathBuf, ParsedFile>,
+    ) -> Vec<&'a load::validate::Validated> {
+        let text = |o: &load::validate::Validated| {
+            let d = o.meta().origin.document;
+            self.sources
+                .get(d.source)
+                .and_then(|f| f.text.get(d.offset..d.offset + d.len))
+        };
+        let mut out = Vec::new();
+        for (p, old) in before {
+            let Some(new) = self.files.get(p).map(|f| &f.good) else {
+                continue;
+            };
+            let texts = |objs: &'a [load::validate::Validated]| -> HashMap<_, _> {
+                objs.iter().map(|o| (o.identity(), text(o))).collect()
+            };
+            let (was, is) = (texts(&old.objects), texts(&new.objects));
+            // A text that cannot be found counts as changed.
+            let same = |o: &load::validate::Validated, other: &HashMap<_, _>| {
+                let t = text(o);
+                t.is_some() && other.get(&o.identity()) == Some(&t)
+            };
+            out.extend(old.objects.iter().filter(|o| !same(o, &is)));
+            out.extend(new.objects.iter().filter(|o| !same(o, &was)));
+        }
+        out
+    }
+
     /// The model of the objects that carry the suppression annotation (all a suppression needs of
     /// the model); `None` when one of them is defined twice (the full model keeps one by content).
     fn annotated(&self, version: &Version<'_>) -> Option<crate::model::Model> {
@@ -271,8 +336,15 @@ impl Watch {
 
     /// The output files the slices change, checked against the last state; `None` when a file of
     /// the new slice belongs to something outside it (the state is then not the slices' to change).
-    /// `limitador` is the last state's, whose limits of the core routes are replaced.
-    fn merge_outputs(&self, c: &mut Computed, limitador: Option<Object>) -> Option<MergedOutputs> {
+    /// `limitador` is the last state's, whose limits of the core routes are replaced (`text`: its
+    /// text, cut around the limits).
+    fn merge_outputs(
+        &self,
+        c: &mut Computed,
+        limitador: Option<Object>,
+        text: Option<LimitadorText>,
+        limits: bool,
+    ) -> Option<MergedOutputs> {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let is_limitador = |o: &Object| o.kind() == "Limitador";
         let old_limitador = c.old_objects.iter().position(is_limitador);
@@ -297,7 +369,9 @@ impl Watch {
             }
         }
         // The Limitador: the core routes' limits replaced.
+        let mut limitador_text = None;
         let limitador = match (limitador, old_limitador, new_limitador) {
+            _ if !limits => None,
             (None, None, None) => None,
             (Some(Object::Limitador(mut all)), Some(_), Some(part)) => {
                 // A slice without limits has a Limitador without any.
@@ -305,27 +379,76 @@ impl Watch {
                     Object::Limitador(p) => p.limits,
                     _ => Vec::new(),
                 };
-                let (old_routes, new_routes) = (&c.old.routes, &c.new.routes);
-                all.limits.retain(|l| {
-                    !old_routes.contains(&*l.namespace) && !new_routes.contains(&*l.namespace)
-                });
+                let gone: HashSet<&str> = c
+                    .old
+                    .routes
+                    .iter()
+                    .chain(&c.new.routes)
+                    .map(String::as_str)
+                    .collect();
+                let fresh: HashSet<&str> = c.new.routes.iter().map(String::as_str).collect();
                 let part: Vec<_> = part
                     .into_iter()
-                    .filter(|l| new_routes.contains(&*l.namespace))
+                    .filter(|l| fresh.contains(&*l.namespace))
                     .collect();
-                all.limits = generate::merge_limits(std::mem::take(&mut all.limits), part);
+                let (content, text) = match text {
+                    // Only the new limits are written: the others' items are the last state's.
+                    Some(mut text) if text.items.len() == all.limits.len() => {
+                        let kept: Vec<_> = std::mem::take(&mut all.limits)
+                            .into_iter()
+                            .zip(std::mem::take(&mut text.items))
+                            .filter(|(l, _)| !gone.contains(&*l.namespace))
+                            .collect();
+                        let col = text.col;
+                        let added = crate::par::map(&part, 512, |l| {
+                            crate::render::objects::limit_item(l, col)
+                        })
+                        .into_iter()
+                        .collect::<Result<Vec<String>, String>>()
+                        .ok()?;
+                        let merged =
+                            generate::merge_limits(kept, part.into_iter().zip(added).collect());
+                        (all.limits, text.items) = merged.into_iter().unzip();
+                        (Some(text.file_content()), Some(text))
+                    }
+                    _ => {
+                        all.limits.retain(|l| !gone.contains(&*l.namespace));
+                        let kept = std::mem::take(&mut all.limits).into_iter().map(|l| (l, ()));
+                        let merged = generate::merge_limits(
+                            kept.collect(),
+                            part.into_iter().map(|l| (l, ())).collect(),
+                        );
+                        all.limits = merged.into_iter().map(|(l, ())| l).collect();
+                        (None, None)
+                    }
+                };
                 if all.limits.is_empty() {
                     return None;
                 }
                 let all = Object::Limitador(all);
-                let file =
-                    crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note).ok()?;
+                let file = match content {
+                    Some(content) => {
+                        let (name, object) =
+                            crate::outdir::object_file_names(std::slice::from_ref(&all))?
+                                .pop_first()?;
+                        let (note, keep) = note(&name, &content);
+                        let rendered = Rendered {
+                            object,
+                            content: keep.then_some(content),
+                            note,
+                        };
+                        BTreeMap::from([(name, rendered)])
+                    }
+                    None => crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note)
+                        .ok()?,
+                };
                 for (name, r) in file {
                     if !self.outputs.contains_key(&name) || written.contains_key(&name) {
                         return None;
                     }
                     written.insert(name, r);
                 }
+                limitador_text = text;
                 Some(all)
             }
             // A Limitador without limits, before or after: its shape changes; a full cycle.
@@ -339,6 +462,7 @@ impl Watch {
             written,
             removed,
             limitador,
+            limitador_text,
             carriers: carriers(&c.new_objects),
         })
     }
@@ -360,6 +484,41 @@ fn is_gateway_object(o: &Object) -> bool {
         || names_gateway(&spec["targetRef"])
 }
 
+/// Which kinds of object changed.
+struct Kinds {
+    /// Routes or AuthPolicies: AuthConfigs may change.
+    auth: bool,
+    /// Routes or (token) rate-limit policies: Limitador limits may change.
+    limits: bool,
+}
+
+impl Kinds {
+    fn of(changed: &[&crate::load::validate::Validated]) -> Self {
+        use crate::load::validate::Validated;
+        use crate::model::PolicyKind;
+        let mut k = Kinds {
+            auth: false,
+            limits: false,
+        };
+        for o in changed {
+            match o {
+                Validated::Policy(p) if p.kind == PolicyKind::Auth => k.auth = true,
+                Validated::Policy(p)
+                    if matches!(p.kind, PolicyKind::RateLimit | PolicyKind::TokenRateLimit) =>
+                {
+                    k.limits = true
+                }
+                // Routes (and anything else, which `slice::reach` refuses anyway).
+                _ => {
+                    k.auth = true;
+                    k.limits = true;
+                }
+            }
+        }
+        k
+    }
+}
+
 /// The slices and what was computed from them.
 struct Computed {
     old: Slice,
@@ -377,5 +536,6 @@ struct MergedOutputs {
     written: Files,
     removed: BTreeSet<String>,
     limitador: Option<Object>,
+    limitador_text: Option<LimitadorText>,
     carriers: BTreeMap<slice::GatewayKey, (String, String)>,
 }

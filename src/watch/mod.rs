@@ -148,10 +148,56 @@ pub struct Watch {
     kept: Option<Kept>,
 }
 
+/// A Limitador's file text in parts: the text before its limits, each limit's item (aligned with
+/// the kept carrier's limits) and the text after; an incremental cycle writes only the items of the
+/// limits it adds.
+struct LimitadorText {
+    head: String,
+    col: usize,
+    items: Vec<String>,
+    tail: String,
+}
+
+impl LimitadorText {
+    /// The parts of `o`'s text, checked against its text written whole; `None` for anything else.
+    fn of(o: &Object) -> Option<Self> {
+        use crate::render::objects::{limit_item, limitador_frame, yaml_objects};
+        let Object::Limitador(l) = o else { return None };
+        let (head, col, tail) = limitador_frame(l).ok()?;
+        let items = crate::par::map(&l.limits, 512, |x| limit_item(x, col))
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .ok()?;
+        let text = LimitadorText {
+            head,
+            col,
+            items,
+            tail,
+        };
+        let whole = yaml_objects(std::slice::from_ref(o)).ok()?;
+        (text.file_content() == crate::outdir::file_text(&whole)).then_some(text)
+    }
+
+    /// The file's text (`outdir`'s marker line first).
+    fn file_content(&self) -> String {
+        let mut body = String::with_capacity(
+            self.head.len() + self.tail.len() + self.items.iter().map(String::len).sum::<usize>(),
+        );
+        body.push_str(&self.head);
+        for i in &self.items {
+            body.push_str(i);
+        }
+        body.push_str(&self.tail);
+        crate::outdir::file_text(&body)
+    }
+}
+
 /// What an incremental cycle starts from, besides the output files, statuses and findings.
 struct Kept {
     /// The Limitador as generated, or `None` when the output has none.
     limitador: Option<Object>,
+    /// Its text, cut around its limits (`None`: written whole).
+    limitador_text: Option<LimitadorText>,
     /// The model's own findings (duplicates, assumed classes): only a full cycle changes them.
     assembly: Diagnostics,
     /// The findings of the stages after loading that suppression keeps: the object each is about
@@ -531,6 +577,12 @@ impl Watch {
                 .iter()
                 .find(|o| o.kind() == "Limitador")
                 .cloned(),
+            limitador_text: analysis
+                .generated
+                .objects
+                .iter()
+                .find(|o| o.kind() == "Limitador")
+                .and_then(LimitadorText::of),
             assembly,
             analysis: analysis_lines,
             identities,
