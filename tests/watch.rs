@@ -171,16 +171,19 @@ spec:
 }
 
 /// A file's text from a small vocabulary: a route with or without policies, a gateway policy, an
-/// invalid policy (a finding), or a second copy of an object another file may hold (duplicates).
+/// invalid policy (a finding), an AuthPolicy alone, or a second copy of an object another file may
+/// hold (duplicates).
 fn text(kind: u8, i: u8, limit: u16) -> String {
-    match kind % 6 {
+    match kind % 7 {
         0 => route(i),
         1 => format!("{}---\n{}", route(i), rate_limit(i, limit)),
         2 => rate_limit(i, limit),
         3 => format!("{}---\n{}", auth(i), rate_limit(i, limit)),
         4 => gateway_policy(limit),
         // A policy without a target name: rejected with a finding.
-        _ => rate_limit(i, limit).replace(&format!("    name: r{i}\n"), ""),
+        5 => rate_limit(i, limit).replace(&format!("    name: r{i}\n"), ""),
+        // An AuthPolicy alone whose selector follows `limit`: a change that reaches AuthConfigs only.
+        _ => auth(i).replace(&format!("app: a{i}"), &format!("app: a{i}-{limit}")),
     }
 }
 
@@ -210,7 +213,7 @@ enum Edit {
 
 fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
-        4 => (0..8u8, 0..6u8, 0..5u8, 1..500u16)
+        4 => (0..8u8, 0..7u8, 0..5u8, 1..500u16)
             .prop_map(|(slot, kind, i, limit)| Edit::Write { slot, kind, i, limit }),
         1 => (0..8u8).prop_map(|slot| Edit::Delete { slot }),
         1 => (0..8u8, 0..8u8).prop_map(|(slot, to)| Edit::Rename { slot, to }),
@@ -466,6 +469,27 @@ fn policy_and_route_edits_are_incremental() {
         },
         Some(1),
     );
+    // r1's AuthPolicy alone, then only its selector changes: AuthConfigs, not the Limitador.
+    step(
+        Edit::Write {
+            slot: 1,
+            kind: 6,
+            i: 1,
+            limit: 7,
+        },
+        Some(1),
+    );
+    let r = step(
+        Edit::Write {
+            slot: 1,
+            kind: 6,
+            i: 1,
+            limit: 8,
+        },
+        Some(1),
+    );
+    assert!(!r.updated.is_empty());
+    assert!(!r.updated.iter().any(|c| c.object.starts_with("Limitador ")));
     // A new file, a removed one: full cycles.
     step(
         Edit::Write {
