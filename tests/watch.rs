@@ -521,6 +521,8 @@ fn a_half_written_file_keeps_its_last_good_state() {
     std::fs::write(&p, full[..full.len() / 2].replace("  ", "\t ")).unwrap();
     let r = w.apply(std::slice::from_ref(&p));
     assert_eq!(w.snapshot().files, good.files, "outputs kept");
+    // No object changed: nothing but the findings is computed again.
+    assert_eq!(r.incremental, Some(0));
     assert!(
         r.new_diagnostics.iter().any(|d| d.contains("[PCTL4012]")),
         "{:?}",
@@ -533,6 +535,7 @@ fn a_half_written_file_keeps_its_last_good_state() {
     );
     std::fs::write(&p, &full).unwrap();
     let r = w.apply(std::slice::from_ref(&p));
+    assert_eq!(r.incremental, Some(1));
     assert_eq!(w.snapshot(), fresh_snapshot(&opts));
     assert!(
         r.resolved_diagnostics

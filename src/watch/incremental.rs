@@ -54,6 +54,12 @@ impl Watch {
             old_seq += was.objects_seen;
             new_seq += f.good.objects_seen;
         }
+        if changed.is_empty() {
+            // No object changed (a file stopped parsing and keeps its last good state): only the
+            // loader's findings are new.
+            drop((old, new, changed));
+            return self.findings_only(file_diags, report);
+        }
         let Some(reach) = slice::reach(&changed, &[&old, &new]) else {
             return false;
         };
@@ -194,17 +200,7 @@ impl Watch {
             .into_iter()
             .filter(|(o, _)| in_core(o, &new_slice))
             .collect();
-        let mut fixed = file_diags.clone();
-        fixed.extend(kept.assembly.clone());
-        if let Some((_, first)) = kept.carriers.first_key_value()
-            && let Some(d) = crate::pipeline::wasm_sha256_unknown(
-                &self.opts.generate,
-                kept.carriers.len(),
-                (&first.0, &first.1),
-            )
-        {
-            fixed.push(d);
-        }
+        let fixed = fixed_findings(kept, &self.opts.generate, file_diags);
         let fixed = shown(fixed);
         kept.analysis
             .retain(|(o, _)| !in_core(o, &old_slice) && !in_core(o, &new_slice));
@@ -218,6 +214,41 @@ impl Watch {
         lap("findings", report);
         report.incremental = Some(reach.gateways.len());
         true
+    }
+
+    /// A cycle in which no object changed: the findings with the loader's new ones.
+    fn findings_only(&mut self, file_diags: &Diagnostics, report: &mut CycleReport) -> bool {
+        let Some(kept) = self.kept.as_ref() else {
+            return false;
+        };
+        let Some(annotated) = self.annotated(&self.current()) else {
+            return false;
+        };
+        let fixed = fixed_findings(kept, &self.opts.generate, file_diags);
+        let mut lines: BTreeSet<String> =
+            crate::suppress::apply(fixed, &annotated, &self.opts.ignore, false)
+                .kept
+                .iter()
+                .map(|d| super::diagnostic_line(d, &self.sources))
+                .collect();
+        lines.extend(kept.analysis.iter().map(|(_, l)| l.clone()));
+        report.objects = self.outputs.len();
+        self.set_diagnostics(lines, report);
+        report.incremental = Some(0);
+        true
+    }
+
+    /// Every file's objects as they are now, with their sequence offsets.
+    fn current(&self) -> Version<'_> {
+        let mut seq = 0;
+        let mut v = Vec::new();
+        for p in &self.order {
+            if let Some(f) = self.files.get(p) {
+                v.push((seq, &f.good.objects[..]));
+                seq += f.good.objects_seen;
+            }
+        }
+        v
     }
 
     /// The objects of the files parsed again whose document text changed (or that are in one
@@ -466,6 +497,25 @@ impl Watch {
             carriers: carriers(&c.new_objects),
         })
     }
+}
+
+/// The findings an incremental cycle does not take from a slice, unsuppressed: the loader's (of
+/// every file, `file_diags`), the model's own (kept from the last full cycle) and the wasm module's
+/// unknown sha256 (counted over the kept wasm `EnvoyFilter`s).
+fn fixed_findings(
+    kept: &super::Kept,
+    opts: &GenerateOptions,
+    file_diags: &Diagnostics,
+) -> Diagnostics {
+    let mut fixed = file_diags.clone();
+    fixed.extend(kept.assembly.clone());
+    if let Some((_, first)) = kept.carriers.first_key_value()
+        && let Some(d) =
+            crate::pipeline::wasm_sha256_unknown(opts, kept.carriers.len(), (&first.0, &first.1))
+    {
+        fixed.push(d);
+    }
+    fixed
 }
 
 /// A per-gateway object (wasm plugin or filter, cluster patches): it names its gateway in

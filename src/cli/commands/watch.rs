@@ -355,7 +355,8 @@ fn show(
 
 /// `cycle 2: 1 of 40 files read, 1 parsed, paths of 1 gateway recomputed; 0 created, 1 updated, 0
 /// deleted (212 objects); 1 status changed; 0 new, 1 resolved findings; 4.1 ms` (from the debounced
-/// event to the files written). A full cycle says `everything recomputed`.
+/// event to the files written). A full cycle says `everything recomputed`, one in which a file stopped
+/// parsing `no object changed`.
 fn summary(r: &CycleReport, took: Duration) -> String {
     format!(
         "cycle {}: {} of {} files read, {} parsed{}, {}; {} created, {} updated, {} deleted ({} objects); {} status changed; {} new, {} resolved findings; {:.1} ms\n",
@@ -369,6 +370,7 @@ fn summary(r: &CycleReport, took: Duration) -> String {
             String::new()
         },
         match r.incremental {
+            Some(0) => "no object changed".to_string(),
             Some(1) => "paths of 1 gateway recomputed".to_string(),
             Some(n) => format!("paths of {n} gateways recomputed"),
             None => "everything recomputed".to_string(),
