@@ -167,9 +167,9 @@ pub struct GenerateOptions {
     pub only: Option<BTreeSet<Family>>,
     /// Restrict to paths through this gateway `(namespace, name)`.
     pub gateway: Option<(String, String)>,
-    /// `watch`'s incremental cycles (`docs/architecture.md`, "watch"): the per-gateway objects and the
-    /// AuthConfigs only of paths through these gateways `(namespace, name)`. Unlike `gateway`, the
-    /// Limitador's limits and the findings still come from every path.
+    /// `watch`'s incremental cycles (`docs/architecture.md`, "watch: incremental cycles"): the
+    /// per-gateway objects and the AuthConfigs only of paths through these gateways `(namespace,
+    /// name)`. Unlike `gateway`, the Limitador's limits and the findings still come from every path.
     pub slice: Option<BTreeSet<(String, String)>>,
 }
 

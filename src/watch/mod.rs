@@ -3,10 +3,12 @@
 //! Owns the per-file cache (each file's last text and its parsed, validated objects), the cycle that
 //! turns a set of changed paths into a new state, and the differences between two states: output
 //! files created / updated / deleted, policies whose predicted status changed, diagnostics that
-//! appeared or were resolved. Only the files that changed are read and parsed again; the model, the
-//! topology and the generated objects are then computed again from the cached files, so a cycle's
-//! state is by construction the state a fresh `compute` of the same files gives (the property test
-//! in `tests/watch.rs` checks it). Watching the file system, writing `--out-dir` and printing are the
+//! appeared or were resolved. Only the files that changed are read and parsed again. A change to
+//! routes and rate-limit / auth policies is then computed on the slice of the estate the affected
+//! gateways' paths need and merged into the last state (`incremental`, `slice`); anything else, in
+//! full from the cached files (`docs/architecture.md`, "watch: incremental cycles"). Either way a
+//! cycle's state is the state a fresh `compute` of the same files gives (the property test in
+//! `tests/watch.rs` checks it). Watching the file system, writing `--out-dir` and printing are the
 //! command's; this module does no output.
 //!
 //! A file that stops parsing (an editor saving in steps, a typo) keeps its last good objects, and
