@@ -39,7 +39,43 @@ impl Watch {
             report.stages.push((name, clock.elapsed()));
             clock = Instant::now();
         };
-        // The two versions of the estate, and the objects that changed between them.
+        let plan = match self.cut(before) {
+            Cut::Nothing => return self.findings_only(file_diags, report),
+            Cut::Full => return false,
+            Cut::Slices(plan) => plan,
+        };
+        lap("model", report);
+        let gen_opts = GenerateOptions {
+            slice: Some(plan.reach.gateways.clone()),
+            ..self.opts.generate.clone()
+        };
+        let Plan {
+            reach,
+            old,
+            new,
+            kinds,
+            annotated,
+        } = *plan;
+        let Some(mut computed) = self.compute_slices(old, new, &gen_opts) else {
+            return false;
+        };
+        lap("analysis", report);
+        let Some(outputs) = self.outputs_of(&mut computed, &kinds) else {
+            return false;
+        };
+        lap("outputs", report);
+        // Nothing can fail from here: the state is updated.
+        self.apply_outputs(outputs, &reach, &kinds, report);
+        self.apply_statuses(&mut computed, report);
+        self.apply_findings(computed, &annotated, file_diags, report);
+        lap("findings", report);
+        report.incremental = Some(reach.gateways.len());
+        true
+    }
+
+    /// What the change is, and the slices of both versions when it can be sliced.
+    fn cut(&self, before: &HashMap<PathBuf, ParsedFile>) -> Cut {
+        // The two versions of the estate, and the objects of the files that changed.
         let (mut old, mut new): (Version<'_>, Version<'_>) = (Vec::new(), Vec::new());
         let (mut old_seq, mut new_seq) = (0, 0);
         let mut changed = Vec::new();
@@ -55,13 +91,11 @@ impl Watch {
             new_seq += f.good.objects_seen;
         }
         if changed.is_empty() {
-            // No object changed (a file stopped parsing and keeps its last good state): only the
-            // loader's findings are new.
-            drop((old, new, changed));
-            return self.findings_only(file_diags, report);
+            // A file stopped parsing and keeps its last good state.
+            return Cut::Nothing;
         }
         let Some(reach) = slice::reach(&changed, &[&old, &new]) else {
-            return false;
+            return Cut::Full;
         };
         // The two versions are sliced side by side.
         let (old_slice, new_slice) = std::thread::scope(|scope| {
@@ -72,26 +106,25 @@ impl Watch {
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
             (before, after)
         });
-        let (Some(old_slice), Some(new_slice)) = (old_slice, new_slice) else {
-            return false;
-        };
-        // What the changed kinds can change: AuthConfigs come from routes and AuthPolicies only,
-        // Limitador limits from routes and (token) rate-limit policies only.
-        let kinds = Kinds::of(&self.modified(before));
         // Objects carrying the suppression annotation, for the findings of the whole estate.
-        let Some(annotated) = self.annotated(&new) else {
-            return false;
+        let (Some(old), Some(new), Some(annotated)) = (old_slice, new_slice, self.annotated(&new))
+        else {
+            return Cut::Full;
         };
-        drop((old, new, changed));
-        lap("model", report);
-        let gen_opts = GenerateOptions {
-            slice: Some(reach.gateways.clone()),
-            ..self.opts.generate.clone()
-        };
-        let Some(mut computed) = self.compute_slices(old_slice, new_slice, &gen_opts) else {
-            return false;
-        };
-        lap("analysis", report);
+        Cut::Slices(Box::new(Plan {
+            reach,
+            old,
+            new,
+            // What the changed kinds can change: AuthConfigs come from routes and AuthPolicies
+            // only, Limitador limits from routes and (token) rate-limit policies only.
+            kinds: Kinds::of(&self.modified(before)),
+            annotated,
+        }))
+    }
+
+    /// The output files of the computed slices, with the families the changed kinds cannot change
+    /// left as they are.
+    fn outputs_of(&mut self, computed: &mut Computed, kinds: &Kinds) -> Option<MergedOutputs> {
         // Taken from the state: a cycle that stops here is followed by a full one, which sets the
         // state again.
         let limitador = self.kept.as_mut().and_then(|k| k.limitador.take());
@@ -115,29 +148,27 @@ impl Watch {
             }
             (None, None)
         };
-        let Some(outputs) = self.merge_outputs(&mut computed, limitador, text, kinds.limits) else {
-            return false;
-        };
-        lap("outputs", report);
-        // Nothing can fail from here: the state is updated.
-        let Computed {
-            old: old_slice,
-            new: new_slice,
-            statuses,
-            diagnostics,
-            ..
-        } = computed;
-        let Some(kept) = self.kept.as_mut() else {
-            return false;
-        };
-        let removed_files = outputs.removed;
-        if kinds.limits {
-            kept.limitador = outputs.limitador;
-            kept.limitador_text = outputs.limitador_text;
+        self.merge_outputs(computed, limitador, text, kinds.limits)
+    }
+
+    /// The output files and the kept Limitador and wasm filters, updated; the file changes go into
+    /// `report`.
+    fn apply_outputs(
+        &mut self,
+        outputs: MergedOutputs,
+        reach: &slice::Reach,
+        kinds: &Kinds,
+        report: &mut CycleReport,
+    ) {
+        if let Some(kept) = self.kept.as_mut() {
+            if kinds.limits {
+                kept.limitador = outputs.limitador;
+                kept.limitador_text = outputs.limitador_text;
+            }
+            kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
+            kept.carriers.extend(outputs.carriers);
         }
-        kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
-        kept.carriers.extend(outputs.carriers);
-        for name in &removed_files {
+        for name in &outputs.removed {
             if let Some(o) = self.outputs.remove(name) {
                 report.deleted.push(super::FileChange {
                     file: name.clone(),
@@ -166,22 +197,38 @@ impl Watch {
             );
         }
         report.objects = self.outputs.len();
-        // Statuses: the core policies' come from the slice.
+    }
+
+    /// The statuses: the core policies' come from the new slice.
+    fn apply_statuses(&mut self, c: &mut Computed, report: &mut CycleReport) {
         let mut next = self.statuses.clone();
-        next.retain(|k, _| !old_slice.policies.contains(k) && !new_slice.policies.contains(k));
+        next.retain(|k, _| !c.old.policies.contains(k) && !c.new.policies.contains(k));
         next.extend(
-            statuses
+            std::mem::take(&mut c.statuses)
                 .into_iter()
-                .filter(|(k, _)| new_slice.policies.contains(k)),
+                .filter(|(k, _)| c.new.policies.contains(k)),
         );
         report.status_changes = super::changes(&self.statuses, &next);
         self.statuses = next;
-        // Findings: those about core objects come from the slice.
+    }
+
+    /// The findings: those about core objects come from the new slice, the loader's are those of
+    /// every file now.
+    fn apply_findings(
+        &mut self,
+        c: Computed,
+        annotated: &crate::model::Model,
+        file_diags: &Diagnostics,
+        report: &mut CycleReport,
+    ) {
+        let Some(kept) = self.kept.as_mut() else {
+            return;
+        };
         let in_core =
             |about: &Option<String>, s: &Slice| about.as_ref().is_some_and(|o| s.core.contains(o));
         let sources = &self.sources;
         let shown = |diags: Diagnostics| -> Vec<(Option<String>, String)> {
-            crate::suppress::apply(diags, &annotated, &self.opts.ignore, false)
+            crate::suppress::apply(diags, annotated, &self.opts.ignore, false)
                 .kept
                 .iter()
                 .map(|d| {
@@ -193,17 +240,16 @@ impl Watch {
                 .collect()
         };
         let mut slice_diags = Diagnostics::new();
-        for d in diagnostics {
+        for d in c.diagnostics {
             slice_diags.push(d);
         }
         let fresh: Vec<_> = shown(slice_diags)
             .into_iter()
-            .filter(|(o, _)| in_core(o, &new_slice))
+            .filter(|(o, _)| in_core(o, &c.new))
             .collect();
-        let fixed = fixed_findings(kept, &self.opts.generate, file_diags);
-        let fixed = shown(fixed);
+        let fixed = shown(fixed_findings(kept, &self.opts.generate, file_diags));
         kept.analysis
-            .retain(|(o, _)| !in_core(o, &old_slice) && !in_core(o, &new_slice));
+            .retain(|(o, _)| !in_core(o, &c.old) && !in_core(o, &c.new));
         kept.analysis.extend(fresh);
         let lines: BTreeSet<String> = fixed
             .into_iter()
@@ -211,9 +257,6 @@ impl Watch {
             .map(|(_, l)| l)
             .collect();
         self.set_diagnostics(lines, report);
-        lap("findings", report);
-        report.incremental = Some(reach.gateways.len());
-        true
     }
 
     /// A cycle in which no object changed: the findings with the loader's new ones.
@@ -422,37 +465,7 @@ impl Watch {
                     .into_iter()
                     .filter(|l| fresh.contains(&*l.namespace))
                     .collect();
-                let (content, text) = match text {
-                    // Only the new limits are written: the others' items are the last state's.
-                    Some(mut text) if text.items.len() == all.limits.len() => {
-                        let kept: Vec<_> = std::mem::take(&mut all.limits)
-                            .into_iter()
-                            .zip(std::mem::take(&mut text.items))
-                            .filter(|(l, _)| !gone.contains(&*l.namespace))
-                            .collect();
-                        let col = text.col;
-                        let added = crate::par::map(&part, 512, |l| {
-                            crate::render::objects::limit_item(l, col)
-                        })
-                        .into_iter()
-                        .collect::<Result<Vec<String>, String>>()
-                        .ok()?;
-                        let merged =
-                            generate::merge_limits(kept, part.into_iter().zip(added).collect());
-                        (all.limits, text.items) = merged.into_iter().unzip();
-                        (Some(text.file_content()), Some(text))
-                    }
-                    _ => {
-                        all.limits.retain(|l| !gone.contains(&*l.namespace));
-                        let kept = std::mem::take(&mut all.limits).into_iter().map(|l| (l, ()));
-                        let merged = generate::merge_limits(
-                            kept.collect(),
-                            part.into_iter().map(|l| (l, ())).collect(),
-                        );
-                        all.limits = merged.into_iter().map(|(l, ())| l).collect();
-                        (None, None)
-                    }
-                };
+                let (content, text) = merge_limits(&mut all, part, text, &gone)?;
                 if all.limits.is_empty() {
                     return None;
                 }
@@ -532,6 +545,60 @@ fn is_gateway_object(o: &Object) -> bool {
         .as_array()
         .is_some_and(|ts| !ts.is_empty() && ts.iter().all(names_gateway))
         || names_gateway(&spec["targetRef"])
+}
+
+/// What a change is: nothing (no object changed), something only a full cycle can stand for, or
+/// the slices of the versions before and after.
+enum Cut {
+    Nothing,
+    Full,
+    Slices(Box<Plan>),
+}
+
+/// An incremental cycle's slices, before it computes them.
+struct Plan {
+    reach: slice::Reach,
+    old: Slice,
+    new: Slice,
+    kinds: Kinds,
+    /// The model of the objects that carry the suppression annotation.
+    annotated: crate::model::Model,
+}
+
+/// The last state's limits without those of `gone` routes, with `part` merged in; with the last
+/// state's text in parts (`text`, aligned with the limits), the new file text and the parts after.
+fn merge_limits(
+    all: &mut generate::object::LimitadorCarrier,
+    part: Vec<generate::object::LimitadorLimit>,
+    text: Option<LimitadorText>,
+    gone: &HashSet<&str>,
+) -> Option<(Option<String>, Option<LimitadorText>)> {
+    Some(match text {
+        // Only the new limits are written: the others' items are the last state's.
+        Some(mut text) if text.items.len() == all.limits.len() => {
+            let kept: Vec<_> = std::mem::take(&mut all.limits)
+                .into_iter()
+                .zip(std::mem::take(&mut text.items))
+                .filter(|(l, _)| !gone.contains(&*l.namespace))
+                .collect();
+            let col = text.col;
+            let added = crate::par::map(&part, 512, |l| crate::render::objects::limit_item(l, col))
+                .into_iter()
+                .collect::<Result<Vec<String>, String>>()
+                .ok()?;
+            let merged = generate::merge_limits(kept, part.into_iter().zip(added).collect());
+            (all.limits, text.items) = merged.into_iter().unzip();
+            (Some(text.file_content()), Some(text))
+        }
+        _ => {
+            all.limits.retain(|l| !gone.contains(&*l.namespace));
+            let kept = std::mem::take(&mut all.limits).into_iter().map(|l| (l, ()));
+            let merged =
+                generate::merge_limits(kept.collect(), part.into_iter().map(|l| (l, ())).collect());
+            all.limits = merged.into_iter().map(|(l, ())| l).collect();
+            (None, None)
+        }
+    })
 }
 
 /// Which kinds of object changed.
