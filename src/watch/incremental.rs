@@ -5,7 +5,7 @@
 //! slices cannot stand for makes [`Watch::incremental`] decline, and the cycle is a full one.
 
 use super::slice::{self, Slice, Version};
-use super::{CycleReport, LimitadorText, OutFile, Watch, carriers, status_lines};
+use super::{CycleReport, LimitadorText, Watch, carriers, status_lines};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::generate::object::Object;
 use crate::generate::{self, GenerateOptions};
@@ -178,23 +178,8 @@ impl Watch {
             }
         }
         for (file, r) in outputs.written {
-            let change = super::FileChange {
-                file: file.clone(),
-                object: r.object.clone(),
-                content: r.content,
-            };
-            match self.outputs.get(&file) {
-                None => report.created.push(change),
-                Some(o) if o.digest != r.note => report.updated.push(change),
-                Some(_) => {}
-            }
-            self.outputs.insert(
-                file,
-                OutFile {
-                    object: r.object,
-                    digest: r.note,
-                },
-            );
+            let out = super::written(self.outputs.get(&file), &file, r, report);
+            self.outputs.insert(file, out);
         }
         report.objects = self.outputs.len();
     }

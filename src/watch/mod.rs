@@ -606,23 +606,8 @@ impl Watch {
     ) {
         let mut next = BTreeMap::new();
         for (file, r) in files {
-            let change = FileChange {
-                file: file.clone(),
-                object: r.object.clone(),
-                content: r.content,
-            };
-            match self.outputs.get(&file) {
-                None => report.created.push(change),
-                Some(o) if o.digest != r.note => report.updated.push(change),
-                Some(_) => {}
-            }
-            next.insert(
-                file,
-                OutFile {
-                    object: r.object,
-                    digest: r.note,
-                },
-            );
+            let out = written(self.outputs.get(&file), &file, r, report);
+            next.insert(file, out);
         }
         for (file, o) in &self.outputs {
             if !next.contains_key(file) {
@@ -634,6 +619,30 @@ impl Watch {
             }
         }
         self.outputs = next;
+    }
+}
+
+/// A file written in a cycle, as the state keeps it; created or updated (when its text is not
+/// `previous`'s) in `report`.
+fn written(
+    previous: Option<&OutFile>,
+    file: &str,
+    r: crate::outdir::Rendered<[u8; 32]>,
+    report: &mut CycleReport,
+) -> OutFile {
+    let change = FileChange {
+        file: file.to_string(),
+        object: r.object.clone(),
+        content: r.content,
+    };
+    match previous {
+        None => report.created.push(change),
+        Some(o) if o.digest != r.note => report.updated.push(change),
+        Some(_) => {}
+    }
+    OutFile {
+        object: r.object,
+        digest: r.note,
     }
 }
 
