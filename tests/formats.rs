@@ -348,3 +348,35 @@ fn version_names_the_emulated_releases() {
         }
     }
 }
+
+/// `lint -v` lists the silenced findings with the reason the input gave; a control character in that
+/// reason (here an ANSI colour escape) is escaped, never written to the terminal.
+#[test]
+fn suppressed_lines_escape_the_inputs_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/toystore");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap().replace(
+            "  name: gw-defaults\n  namespace: gateway-system\n",
+            "  name: gw-defaults\n  namespace: gateway-system\n  annotations:\n    policyctl.kuadrant.io/ignore: PCTL3002\n    policyctl.kuadrant.io/ignore-reason: \"known\\e[31m red\"\n",
+        );
+        std::fs::write(dir.path().join(p.file_name().unwrap()), text).unwrap();
+    }
+    let out = common::policyctl()
+        .args(["lint", "-v", "-f"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("suppressed: "))
+        .unwrap_or_else(|| panic!("no suppressed line in {stdout}"));
+    assert!(line.contains("info[PCTL3002]"), "{line}");
+    assert!(
+        line.ends_with("[by annotation: known\\e[31m red]"),
+        "{line}"
+    );
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+}

@@ -267,28 +267,17 @@ pub fn machine_report(
 pub fn suppressed_lines(found: &suppress::Outcome, sources: &SourceMap) -> String {
     let mut out = String::new();
     for s in &found.suppressed {
-        let d = &s.diagnostic;
-        let pos = d
-            .primary_span()
-            .and_then(|sp| sources.position(sp))
-            .map(|p| format!("{p}: "))
-            .unwrap_or_default();
-        let obj = d
-            .object
-            .as_ref()
-            .map(|o| format!(" ({o})"))
-            .unwrap_or_default();
+        let line = render::diagnostics::one_line(&s.diagnostic, sources);
         let reason = if s.reason.is_empty() {
             String::new()
         } else {
             format!(": {}", s.reason)
         };
+        // Messages, objects and reasons come from the input: escaped for the terminal.
         out.push_str(&format!(
-            "suppressed: {pos}{}[{}]: {}{obj} [by {}{reason}]\n",
-            d.severity.as_str(),
-            d.code.as_str(),
-            d.message,
-            s.by
+            "suppressed: {} [by {}]\n",
+            render::terminal::line(&line),
+            render::terminal::line(&format!("{}{reason}", s.by))
         ));
     }
     out

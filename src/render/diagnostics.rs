@@ -341,26 +341,31 @@ pub fn github(ds: &Diagnostics, sources: &SourceMap) -> String {
 pub fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
     let mut out = String::new();
     for d in ds {
-        let pos = d
-            .primary_span()
-            .and_then(|s| sources.position(s))
-            .map(|p| format!("{p}: "))
-            .unwrap_or_default();
-        let obj = d
-            .object
-            .as_ref()
-            .map(|o| format!(" ({o})"))
-            .unwrap_or_default();
-        let line = format!(
-            "{pos}{}[{}]: {}{obj}",
-            d.severity.as_str(),
-            d.code.as_str(),
-            d.message
-        );
-        out.push_str(&super::terminal::text(&line));
+        out.push_str(&super::terminal::text(&one_line(d, sources)));
         out.push('\n');
     }
     out
+}
+
+/// A finding as `file:line:col: severity[CODE]: message (object)` (no position when it has none),
+/// not yet escaped for a terminal.
+pub fn one_line(d: &Diagnostic, sources: &SourceMap) -> String {
+    let pos = d
+        .primary_span()
+        .and_then(|s| sources.position(s))
+        .map(|p| format!("{p}: "))
+        .unwrap_or_default();
+    let obj = d
+        .object
+        .as_ref()
+        .map(|o| format!(" ({o})"))
+        .unwrap_or_default();
+    format!(
+        "{pos}{}[{}]: {}{obj}",
+        d.severity.as_str(),
+        d.code.as_str(),
+        d.message
+    )
 }
 
 /// What the SARIF and JUnit reports are built from: the findings still reported, the ones a

@@ -738,25 +738,10 @@ fn changes(
         .collect()
 }
 
-/// A finding as one line: `file:line:column: severity[CODE]: message (object)`.
+/// A finding as one line: `file:line:column: severity[CODE]: message (object)`, escaped for a
+/// terminal.
 pub(crate) fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
-    let pos = d
-        .primary_span()
-        .and_then(|sp| sources.position(sp))
-        .map(|p| format!("{p}: "))
-        .unwrap_or_default();
-    let obj = d
-        .object
-        .as_ref()
-        .map(|o| format!(" ({o})"))
-        .unwrap_or_default();
-    crate::render::terminal::line(&format!(
-        "{pos}{}[{}]: {}{obj}",
-        d.severity.as_str(),
-        d.code.as_str(),
-        d.message
-    ))
-    .into_owned()
+    crate::render::terminal::line(&crate::render::diagnostics::one_line(d, sources)).into_owned()
 }
 
 /// The [`Snapshot`] of a fresh, one-shot computation (`compute`'s path: [`load::load`], then
