@@ -333,12 +333,7 @@ fn plan_with<T: Sync>(
     }
     drop(wanted);
     steps.extend(pruned);
-    steps.extend(leftovers.into_iter().map(|file| Step {
-        file,
-        action: Action::Leftover,
-        object: "temporary file left by an earlier run".into(),
-        content: None,
-    }));
+    steps.extend(leftovers.into_iter().map(leftover_step));
     steps.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(steps)
 }
@@ -424,6 +419,16 @@ fn render_with<T: Sync, X: Send>(
         );
     }
     Ok(want)
+}
+
+/// The step that removes a temporary file an earlier run left.
+fn leftover_step(file: String) -> Step {
+    Step {
+        file,
+        action: Action::Leftover,
+        object: "temporary file left by an earlier run".into(),
+        content: None,
+    }
 }
 
 /// The folder's `.yaml` files, each with whether it is ours (a regular file, never a symlink, which
@@ -518,12 +523,7 @@ pub fn plan_changes(
                 });
             }
         }
-        steps.extend(leftovers.into_iter().map(|file| Step {
-            file,
-            action: Action::Leftover,
-            object: "temporary file left by an earlier run".into(),
-            content: None,
-        }));
+        steps.extend(leftovers.into_iter().map(leftover_step));
     }
     steps.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(steps)

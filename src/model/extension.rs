@@ -80,16 +80,7 @@ impl Extension {
 
     /// The locator of the object its targetRef names (`#section` when set).
     pub fn target_locator(&self) -> Locator {
-        let base = Locator::object(
-            &self.target.kind.value,
-            &self.target.group.value,
-            &self.meta.namespace,
-            &self.target.name.value,
-        );
-        match &self.target.section_name {
-            Some(s) => base.section(&s.value),
-            None => base,
-        }
+        self.target.locator(&self.meta.namespace)
     }
 
     /// Whether its targetRef names `kind` `namespace/name` (the extension manager matches the

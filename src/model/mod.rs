@@ -701,6 +701,23 @@ pub struct TargetRef {
     pub span: Span,
 }
 
+impl TargetRef {
+    /// The locator of the object this ref names, in `namespace` (the referring object's: a
+    /// targetRef has none of its own), with `#section` when set.
+    pub fn locator(&self, namespace: &str) -> Locator {
+        let base = Locator::object(
+            &self.kind.value,
+            &self.group.value,
+            namespace,
+            &self.name.value,
+        );
+        match &self.section_name {
+            Some(s) => base.section(&s.value),
+            None => base,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
@@ -884,16 +901,7 @@ impl Policy {
 
     /// The locator of the object its targetRef names (policy namespace; `#section` when set).
     pub fn target_locator(&self) -> Locator {
-        let base = Locator::object(
-            &self.target.kind.value,
-            &self.target.group.value,
-            &self.meta.namespace,
-            &self.target.name.value,
-        );
-        match &self.target.section_name {
-            Some(s) => base.section(&s.value),
-            None => base,
-        }
+        self.target.locator(&self.meta.namespace)
     }
 
     /// `Kind ns/name`, for messages.
