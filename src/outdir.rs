@@ -365,6 +365,18 @@ pub fn render_objects<X: Send>(
 }
 
 /// The file names of `objects` (nothing rendered), by name: the object each one holds.
+/// The file an object is written to (an AuthConfig's is named without building its tree).
+pub(crate) fn object_file_name(o: &Object) -> Option<String> {
+    match o {
+        Object::AuthConfig(a) => file_name(&serde_json::json!({
+            "apiVersion": crate::generate::object::AUTH_CONFIG_API_VERSION,
+            "kind": "AuthConfig",
+            "metadata": {"name": a.name, "namespace": &*a.namespace},
+        })),
+        _ => file_name(&object_head(o)),
+    }
+}
+
 pub fn object_file_names(objects: &[Object]) -> Option<BTreeMap<String, String>> {
     objects
         .iter()
@@ -465,9 +477,11 @@ fn scan(dir: &Path) -> Result<(BTreeMap<String, bool>, Vec<String>), OutDirError
 /// A plan for a folder from the changes a caller already knows (`watch`: the files whose text
 /// changed since its last cycle): `changes` are (file, object, new text), `None` for a file no
 /// longer desired. The same rules as [`plan`] for the files named: a file that is not ours is never
-/// overwritten ([`OutDirError::Foreign`]) nor pruned, one whose text is already the desired one is
-/// unchanged. With `whole`, `changes` are every desired file (the first cycle): files of ours not
-/// among them are pruned and leftover temporary files removed, as [`plan`] does.
+/// overwritten ([`OutDirError::Foreign`]) nor pruned. Without `whole`, a file of ours named with a
+/// text is updated without being read: the caller names only texts that differ from those it wrote
+/// (a large Limitador's is tens of megabytes). With `whole`, `changes` are every desired file (the
+/// first cycle): one whose text is already the desired one is unchanged, files of ours not among
+/// them are pruned and leftover temporary files removed, as [`plan`] does.
 pub fn plan_changes(
     dir: &Path,
     changes: Vec<(String, String, Option<String>)>,
@@ -499,6 +513,7 @@ pub fn plan_changes(
             (None, _) => continue,
             (Some(_), None) => Action::Created,
             (Some(_), Some(false)) => return Err(OutDirError::Foreign(shown(&dir.join(&file)))),
+            (Some(_), Some(true)) if !whole => Action::Updated,
             (Some(c), Some(true)) => match std::fs::read_to_string(dir.join(&file)) {
                 Ok(old) if old == *c => Action::Unchanged,
                 Ok(_) => Action::Updated,
@@ -879,7 +894,8 @@ mod tests {
     }
 
     /// `plan_changes` (watch): the named files follow `plan`'s rules: a foreign file is never
-    /// overwritten nor pruned, an identical text is unchanged; only `whole` prunes unnamed files.
+    /// overwritten nor pruned; a file of ours is updated without being compared, except with
+    /// `whole`, which keeps an identical text unchanged and prunes unnamed files.
     #[test]
     fn plan_changes_keeps_the_rules_for_the_named_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -901,9 +917,11 @@ mod tests {
             actions(&steps.unwrap()),
             [
                 ("new.yaml".into(), Action::Created),
-                ("old.yaml".into(), Action::Unchanged)
+                ("old.yaml".into(), Action::Updated)
             ]
         );
+        let steps = plan_changes(d, vec![ours("old.yaml", &same)], true).unwrap();
+        assert_eq!(actions(&steps), [("old.yaml".into(), Action::Unchanged)]);
         let steps = plan_changes(d, vec![ours("new.yaml", "n")], true).unwrap();
         assert_eq!(
             actions(&steps),

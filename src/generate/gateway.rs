@@ -177,7 +177,7 @@ impl Carriers<'_> {
                     owner_ref("gateway.networking.k8s.io/v1", "Gateway", &g.meta.name, uid)
                 }),
             };
-        let has_sets = !go.action_sets.is_empty();
+        let has_sets = go.has_sets;
         let needs = self.cluster_needs(prov, &go);
         if has_sets {
             out.components.insert(gi, component(prov, v15, None));

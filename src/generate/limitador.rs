@@ -68,7 +68,7 @@ pub(super) fn window_diagnostics(m: &Model) -> Vec<Diagnostic> {
 
 /// The canonical order of Limitador limits (`docs/output-conventions.md`): name, namespace, max_value, seconds, conditions,
 /// variables (lists by length, then element by element).
-pub(super) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
+pub(crate) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
     fn head(l: &LimitadorLimit) -> (&str, &str, i64, i64, usize) {
         (
             l.name.as_str(),
@@ -87,25 +87,6 @@ pub(super) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::O
 
 /// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical
 /// order (a stable sort: equal limits keep their order).
-/// Two lists of Limitador limits, each in the canonical order, merged into one in that order: what
-/// [`limitador`]'s stable sort gives for `a` followed by `b` (of two equal limits, `a`'s first).
-/// Each limit travels with a value of the caller's (its text, for `watch`).
-pub(crate) fn merge_limits<T>(
-    a: Vec<(LimitadorLimit, T)>,
-    b: Vec<(LimitadorLimit, T)>,
-) -> Vec<(LimitadorLimit, T)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let mut b = b.into_iter().peekable();
-    for x in a {
-        while let Some(y) = b.next_if(|y| limit_order(&y.0, &x.0).is_lt()) {
-            out.push(y);
-        }
-        out.push(x);
-    }
-    out.extend(b);
-    out
-}
-
 pub(super) fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
     limits.sort_by(limit_order);
     let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});

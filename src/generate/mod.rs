@@ -38,7 +38,7 @@ pub(crate) mod tls;
 
 mod gateway;
 mod limitador;
-pub(crate) use limitador::merge_limits;
+pub(crate) use limitador::limit_order;
 mod paths;
 mod runtime;
 

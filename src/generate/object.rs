@@ -172,6 +172,8 @@ pub struct LimitadorCarrier {
 /// An AuthConfig.
 #[derive(Clone, Debug)]
 pub struct AuthConfig {
+    /// The model's index of the gateway of its path (not written: what `watch` files it under).
+    pub gateway: usize,
     pub name: String,
     /// The Kuadrant namespace (shared).
     pub namespace: Arc<str>,

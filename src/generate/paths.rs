@@ -28,7 +28,10 @@ pub(super) struct ActionSetEntry<'a> {
 /// Per-gateway accumulation.
 #[derive(Default)]
 pub(super) struct GatewayOut<'a> {
+    /// Its action sets; only for a gateway whose objects are emitted.
     pub(super) action_sets: Vec<ActionSetEntry<'a>>,
+    /// Whether it has action sets (emitted or not: its components need it).
+    pub(super) has_sets: bool,
     pub(super) rate_limit: bool,
     pub(super) auth: bool,
     pub(super) any_policy: bool,
@@ -208,6 +211,7 @@ impl<'a> PathsOut<'a> {
         for (gi, go) in part.gateways {
             let into = self.gateways.entry(gi).or_default();
             into.action_sets.extend(go.action_sets);
+            into.has_sets |= go.has_sets;
             into.rate_limit |= go.rate_limit;
             into.auth |= go.auth;
             into.any_policy |= go.any_policy;
@@ -463,6 +467,7 @@ impl<'a> PathPass<'_, 'a> {
             Arc::new(spec)
         };
         self.out.auth_configs.push(object::AuthConfig {
+            gateway: p.gateway,
             name: name.to_string(),
             namespace: Arc::clone(&self.namespace),
             annotation,
@@ -530,6 +535,11 @@ impl<'a> PathPass<'_, 'a> {
             }
         }
         let go = self.out.gateways.entry(p.gateway).or_default();
+        go.has_sets |= !matches.is_empty();
+        // Another gateway's action sets (`--gateway`, a `watch` slice) would be dropped unwritten.
+        if !self.ctx.emit[p.gateway] {
+            return;
+        }
         for &h in hosts {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);

@@ -115,6 +115,10 @@ impl<'v> Scalars<'v> {
             out.push_str(s);
             return Ok(());
         }
+        if long_flow_text(s) {
+            write_double_quoted_ascii(out, s);
+            return Ok(());
+        }
         if let Some(t) = self.values.get(s) {
             out.push_str(t);
             return Ok(());
@@ -172,6 +176,34 @@ impl<'v> Scalars<'v> {
         }
         Ok(())
     }
+}
+
+/// Whether `s` is a long text that starts with `{` or `[` and is printable ASCII: a JSON document
+/// embedded in an object (a gateway's wasm configuration in its 1.5 `EnvoyFilter`, megabytes long).
+/// A plain scalar cannot start with a flow indicator, so serde-saphyr writes it double-quoted, and in
+/// printable ASCII its escapes are `\\` and `\"` only; [`write_double_quoted_ascii`] writes that
+/// text without going character by character (`tests::long_flow_texts_are_written_as_serde_saphyr_does`).
+fn long_flow_text(s: &str) -> bool {
+    const LONG: usize = 4096;
+    s.len() >= LONG
+        && matches!(s.as_bytes().first(), Some(b'{' | b'['))
+        && s.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// `s`, printable ASCII, as a double-quoted scalar.
+fn write_double_quoted_ascii(out: &mut String, s: &str) {
+    out.reserve(s.len() + s.len() / 4 + 2);
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if matches!(b, b'"' | b'\\') {
+            out.push_str(&s[start..i]);
+            out.push('\\');
+            start = i;
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 fn indent(out: &mut String, mut n: usize) {
@@ -294,15 +326,41 @@ fn write_wasm_config<'v>(
         out.push_str("actionSets: []\n");
     } else {
         out.push_str("actionSets:\n");
-        for set in &config.action_sets {
-            indent(out, col);
-            out.push_str("- ");
-            write_action_set(out, sc, set, col + 2)?;
+        // A gateway of a large estate has thousands of action sets; each one's text depends on
+        // that set alone (the caches only save work), so parts are written on every core.
+        const PART: usize = 2048;
+        let sets = &config.action_sets;
+        let parts = crate::par::cores().min(sets.len() / PART);
+        if parts < 2 {
+            write_action_sets(out, sc, sets, col)?;
+        } else {
+            let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
+                let mut text = String::new();
+                write_action_sets(&mut text, &mut Scalars::default(), &sets[r], col).map(|()| text)
+            });
+            for t in texts {
+                out.push_str(&t?);
+            }
         }
     }
     for (k, v) in &config.rest {
         indent(out, col);
         write_entry(out, sc, k, v, col)?;
+    }
+    Ok(())
+}
+
+/// Action sets as sequence items, their dashes at column `col`.
+fn write_action_sets<'v>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    sets: &'v [ActionSet],
+    col: usize,
+) -> Result<(), String> {
+    for set in sets {
+        indent(out, col);
+        out.push_str("- ");
+        write_action_set(out, sc, set, col + 2)?;
     }
     Ok(())
 }
@@ -970,6 +1028,47 @@ pub fn json_list(objects: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{Scalars, long_flow_text, saphyr_document};
+
+    /// Long JSON-like texts take the short way, and give serde-saphyr's text: quotes, backslashes
+    /// (JSON's own escapes), `#`, `: ` and every other printable ASCII byte, at either start.
+    #[test]
+    fn long_flow_texts_are_written_as_serde_saphyr_does() {
+        let printable: Vec<char> = (0x20u8..0x7f).map(char::from).collect();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for case in 0..40 {
+            let open = if case % 2 == 0 { '{' } else { '[' };
+            let len = 4096 + next(3000);
+            let mut s = String::from(open);
+            while s.len() < len {
+                // JSON's texture: quotes and escapes often, anything printable besides.
+                s.push(match next(6) {
+                    0 => '"',
+                    1 => '\\',
+                    2 => ':',
+                    _ => printable[next(printable.len())],
+                });
+            }
+            assert!(long_flow_text(&s));
+            let mut fast = String::new();
+            Scalars::default().value(&mut fast, &s).unwrap();
+            let doc = saphyr_document(&serde_json::Value::String(s.clone())).unwrap();
+            assert_eq!(fast, doc.strip_suffix('\n').unwrap(), "case {case}");
+        }
+        // Not taken: short, another start, a byte outside printable ASCII.
+        let long = |head: &str, tail: &str| format!("{head}{}{tail}", "a".repeat(5000));
+        assert!(!long_flow_text("{\"a\":1}"));
+        assert!(!long_flow_text(&long("a{", "")));
+        assert!(!long_flow_text(&long("{", "\t")));
+        assert!(!long_flow_text(&long("{", "é")));
+    }
+
     /// A Limitador's text is its frame with each limit's item in between, whatever the number of
     /// limits (the parallel parts of a large one included), and is what the tree's text is.
     #[test]

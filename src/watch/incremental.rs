@@ -4,14 +4,14 @@
 //! gives (the property test in `tests/watch.rs` checks it after every random edit); a change the
 //! slices cannot stand for makes [`Watch::incremental`] decline, and the cycle is a full one.
 
+use super::limits::LimitadorState;
 use super::slice::{self, Slice, Version};
-use super::{CycleReport, LimitadorText, Watch, carriers, status_lines};
+use super::{CycleReport, Watch, carriers, status_lines};
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::generate::GenerateOptions;
 use crate::generate::object::Object;
-use crate::generate::{self, GenerateOptions};
 use crate::load::{self, ParsedFile};
 use crate::outdir::Rendered;
-use sha2::Digest;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -39,7 +39,18 @@ impl Watch {
             report.stages.push((name, clock.elapsed()));
             clock = Instant::now();
         };
-        let plan = match self.cut(before) {
+        // The index is brought up to date with the change whatever the cycle turns out to be (a
+        // full cycle builds another).
+        let mut index = self
+            .kept
+            .as_mut()
+            .map(|k| std::mem::take(&mut k.index))
+            .unwrap_or_default();
+        let cut = self.cut(before, &mut index);
+        if let Some(k) = self.kept.as_mut() {
+            k.index = index;
+        }
+        let plan = match cut {
             Cut::Nothing => return self.findings_only(file_diags, report),
             Cut::Full => return false,
             Cut::Slices(plan) => plan,
@@ -56,7 +67,7 @@ impl Watch {
             kinds,
             annotated,
         } = *plan;
-        let Some(mut computed) = self.compute_slices(old, new, &gen_opts) else {
+        let Some(mut computed) = self.compute_slices(old, new, &reach, &kinds, &gen_opts) else {
             return false;
         };
         lap("analysis", report);
@@ -73,42 +84,50 @@ impl Watch {
         true
     }
 
-    /// What the change is, and the slices of both versions when it can be sliced.
-    fn cut(&self, before: &HashMap<PathBuf, ParsedFile>) -> Cut {
+    /// What the change is, and the slices of both versions when it can be sliced. `index`, the
+    /// index of the estate before the change, is brought up to date with it.
+    fn cut(&self, before: &HashMap<PathBuf, ParsedFile>, index: &mut slice::Index) -> Cut {
         // The two versions of the estate, and the objects of the files that changed.
         let (mut old, mut new): (Version<'_>, Version<'_>) = (Vec::new(), Vec::new());
         let (mut old_seq, mut new_seq) = (0, 0);
         let mut changed = Vec::new();
-        for p in &self.order {
-            let Some(f) = self.files.get(p) else { continue };
-            let was = before.get(p).unwrap_or(&f.good);
-            if before.contains_key(p) {
-                changed.extend(was.objects.iter().chain(&f.good.objects));
+        let mut replaced = Vec::new();
+        for (i, p) in self.order.iter().enumerate() {
+            let now = self.files.get(p).map(|f| &f.good);
+            let was = before.get(p).or(now);
+            if let (Some(was), Some(now)) = (before.get(p), now) {
+                changed.extend(was.objects.iter().chain(&now.objects));
+                replaced.push((i, &was.objects[..], &now.objects[..]));
             }
-            old.push((old_seq, &was.objects[..]));
-            new.push((new_seq, &f.good.objects[..]));
-            old_seq += was.objects_seen;
-            new_seq += f.good.objects_seen;
+            old.push((old_seq, was.map_or(&[][..], |f| &f.objects[..])));
+            new.push((new_seq, now.map_or(&[][..], |f| &f.objects[..])));
+            old_seq += was.map_or(0, |f| f.objects_seen);
+            new_seq += now.map_or(0, |f| f.objects_seen);
         }
+        // A file listed twice is replaced once for each place.
+        let update = |index: &mut slice::Index| {
+            for (i, was, now) in &replaced {
+                index.replace(*i, was, now);
+            }
+        };
         if changed.is_empty() {
             // A file stopped parsing and keeps its last good state.
+            update(index);
             return Cut::Nothing;
         }
-        let Some(reach) = slice::reach(&changed, &[&old, &new]) else {
+        let reach = slice::reach(&changed, &old, index);
+        let old_slice = reach
+            .as_ref()
+            .and_then(|reach| slice::slice(&old, index, reach, false));
+        update(index);
+        let (Some(reach), Some(old)) = (reach, old_slice) else {
             return Cut::Full;
         };
-        // The two versions are sliced side by side.
-        let (old_slice, new_slice) = std::thread::scope(|scope| {
-            let before = scope.spawn(|| slice::slice(&old, &reach));
-            let after = slice::slice(&new, &reach);
-            let before = before
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            (before, after)
-        });
         // Objects carrying the suppression annotation, for the findings of the whole estate.
-        let (Some(old), Some(new), Some(annotated)) = (old_slice, new_slice, self.annotated(&new))
-        else {
+        let (Some(new), Some(annotated)) = (
+            slice::slice(&new, index, &reach, true),
+            self.annotated(&new, index),
+        ) else {
             return Cut::Full;
         };
         Cut::Slices(Box::new(Plan {
@@ -127,28 +146,14 @@ impl Watch {
     fn outputs_of(&mut self, computed: &mut Computed, kinds: &Kinds) -> Option<MergedOutputs> {
         // Taken from the state: a cycle that stops here is followed by a full one, which sets the
         // state again.
-        let limitador = self.kept.as_mut().and_then(|k| k.limitador.take());
-        let text = self.kept.as_mut().and_then(|k| k.limitador_text.take());
-        if !kinds.auth {
-            // Their AuthConfigs are those of the last state, files and texts.
-            let auth = |o: &Object| !matches!(o, Object::AuthConfig(_));
-            computed.old_objects.retain(auth);
-            computed.new_objects.retain(auth);
-        }
-        let (limitador, text) = if kinds.limits {
-            (limitador, text)
+        let limitador = if kinds.limits {
+            self.kept.as_mut().and_then(|k| k.limitador.take())
         } else {
-            // The Limitador is the last state's: neither slice's is looked at.
-            let keep = |o: &Object| o.kind() != "Limitador";
-            computed.old_objects.retain(keep);
-            computed.new_objects.retain(keep);
-            if let Some(k) = self.kept.as_mut() {
-                k.limitador = limitador;
-                k.limitador_text = text;
-            }
-            (None, None)
+            // The Limitador is the last state's: the slice's is not looked at.
+            computed.new_objects.retain(|o| o.kind() != "Limitador");
+            None
         };
-        self.merge_outputs(computed, limitador, text, kinds.limits)
+        self.merge_outputs(computed, limitador, kinds)
     }
 
     /// The output files and the kept Limitador and wasm filters, updated; the file changes go into
@@ -163,10 +168,13 @@ impl Watch {
         if let Some(kept) = self.kept.as_mut() {
             if kinds.limits {
                 kept.limitador = outputs.limitador;
-                kept.limitador_text = outputs.limitador_text;
             }
             kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
             kept.carriers.extend(outputs.carriers);
+            for gw in &reach.gateways {
+                kept.owned.remove(gw);
+            }
+            kept.owned.extend(outputs.owned);
         }
         for name in &outputs.removed {
             if let Some(o) = self.outputs.remove(name) {
@@ -186,15 +194,25 @@ impl Watch {
 
     /// The statuses: the core policies' come from the new slice.
     fn apply_statuses(&mut self, c: &mut Computed, report: &mut CycleReport) {
-        let mut next = self.statuses.clone();
-        next.retain(|k, _| !c.old.policies.contains(k) && !c.new.policies.contains(k));
-        next.extend(
-            std::mem::take(&mut c.statuses)
-                .into_iter()
-                .filter(|(k, _)| c.new.policies.contains(k)),
-        );
-        report.status_changes = super::changes(&self.statuses, &next);
-        self.statuses = next;
+        let keys: BTreeSet<&String> = c.old.policies.iter().chain(&c.new.policies).collect();
+        for k in keys {
+            let after = if c.new.policies.contains(k) {
+                c.statuses.remove(k)
+            } else {
+                None
+            };
+            let before = match &after {
+                Some(a) => self.statuses.insert(k.clone(), a.clone()),
+                None => self.statuses.remove(k),
+            };
+            if before != after {
+                report.status_changes.push(super::StatusChange {
+                    policy: k.clone(),
+                    before,
+                    after,
+                });
+            }
+        }
     }
 
     /// The findings: those about core objects come from the new slice, the loader's are those of
@@ -249,7 +267,7 @@ impl Watch {
         let Some(kept) = self.kept.as_ref() else {
             return false;
         };
-        let Some(annotated) = self.annotated(&self.current()) else {
+        let Some(annotated) = self.annotated(&self.current(), &kept.index) else {
             return false;
         };
         let fixed = fixed_findings(kept, &self.opts.generate, file_diags);
@@ -267,13 +285,16 @@ impl Watch {
     }
 
     /// Every file's objects as they are now, with their sequence offsets.
-    fn current(&self) -> Version<'_> {
+    pub(super) fn current(&self) -> Version<'_> {
         let mut seq = 0;
         let mut v = Vec::new();
         for p in &self.order {
-            if let Some(f) = self.files.get(p) {
-                v.push((seq, &f.good.objects[..]));
-                seq += f.good.objects_seen;
+            match self.files.get(p) {
+                Some(f) => {
+                    v.push((seq, &f.good.objects[..]));
+                    seq += f.good.objects_seen;
+                }
+                None => v.push((seq, &[])),
             }
         }
         v
@@ -311,27 +332,25 @@ impl Watch {
         out
     }
 
-    /// The model of the objects that carry the suppression annotation (all a suppression needs of
-    /// the model); `None` when one of them is defined twice (the full model keeps one by content).
-    fn annotated(&self, version: &Version<'_>) -> Option<crate::model::Model> {
+    /// The model of the objects of `version` (whose index is `index`) that carry the suppression
+    /// annotation (all a suppression needs of the model); `None` when one of them is defined twice
+    /// (the full model keeps one by content).
+    fn annotated(
+        &self,
+        version: &Version<'_>,
+        index: &slice::Index,
+    ) -> Option<crate::model::Model> {
         let kept = self.kept.as_ref()?;
         let mut objects = Vec::new();
-        for (offset, objs) in version {
-            for o in objs.iter() {
-                if o.meta()
-                    .annotations
-                    .contains_key(crate::suppress::ANNOTATION)
-                {
-                    let (g, k, n, m) = o.identity();
-                    let id = [g.to_string(), k.to_string(), n.to_string(), m.to_string()];
-                    if kept.identities.get(&id).copied().unwrap_or(0) > 1 {
-                        return None;
-                    }
-                    let mut o = o.clone();
-                    o.meta_mut().origin.seq += offset;
-                    objects.push(o);
-                }
+        for (offset, o) in index.annotated(version) {
+            let (g, k, n, m) = o.identity();
+            let id = [g.to_string(), k.to_string(), n.to_string(), m.to_string()];
+            if kept.identities.get(&id).copied().unwrap_or(0) > 1 {
+                return None;
             }
+            let mut o = o.clone();
+            o.meta_mut().origin.seq += offset;
+            objects.push(o);
         }
         let mut sink = Diagnostics::new();
         Some(load::assemble_objects(
@@ -342,14 +361,17 @@ impl Watch {
         ))
     }
 
-    /// The slices computed: the new one in full (objects, statuses, findings), the old one for its
-    /// objects only (the files they were).
+    /// The new slice computed (objects, statuses, findings); the old one's files are the last
+    /// state's files of the affected gateways.
     fn compute_slices(
         &self,
-        mut old: Slice,
+        old: Slice,
         mut new: Slice,
+        reach: &slice::Reach,
+        kinds: &Kinds,
         gen_opts: &GenerateOptions,
     ) -> Option<Computed> {
+        let kept = self.kept.as_ref()?;
         let mut sink = Diagnostics::new();
         let new_model = load::assemble_objects(
             std::mem::take(&mut new.objects),
@@ -359,35 +381,39 @@ impl Watch {
         );
         let analysis =
             crate::pipeline::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
-        let old_model = load::assemble_objects(
-            std::mem::take(&mut old.objects),
-            &self.sources,
-            &self.opts.load,
-            &mut sink,
-        );
-        let old_topology = crate::topology::Topology::build(&old_model);
-        let old_effective = crate::resolve::effective(&old_topology);
-        let old_objects = generate::generate(&old_topology, &old_effective, gen_opts).objects;
         // Objects of policies (Certificates, DNSRecords, extensions') are not sliced: `slice`
-        // keeps their policies out, so neither version may have any.
-        if analysis
-            .generated
-            .objects
-            .iter()
-            .chain(&old_objects)
-            .any(|o| {
-                !matches!(o, Object::Wasm(_) | Object::AuthConfig(_))
-                    && o.kind() != "Limitador"
-                    && !is_gateway_object(o)
-            })
-        {
+        // keeps their policies out, so the slice's are the Limitador and the affected gateways'.
+        let mut new_objects = analysis.generated.objects;
+        if !kinds.auth {
+            // The AuthConfigs are the last state's.
+            new_objects.retain(|o| !matches!(o, Object::AuthConfig(_)));
+        }
+        let mut owned = super::Owned::of(
+            &new_model,
+            new_objects.iter().filter(|o| o.kind() != "Limitador"),
+        )?;
+        if owned.keys().any(|gw| !reach.gateways.contains(gw)) {
             return None;
+        }
+        // The last state's files of the affected gateways; their AuthConfigs stay when no route or
+        // AuthPolicy changed.
+        let mut old_files = BTreeSet::new();
+        let none = super::Owned::default();
+        for gw in &reach.gateways {
+            let was = kept.owned.get(gw).unwrap_or(&none);
+            old_files.extend(was.objects.iter().cloned());
+            if kinds.auth {
+                old_files.extend(was.auth.iter().cloned());
+            } else {
+                owned.entry(gw.clone()).or_default().auth = was.auth.clone();
+            }
         }
         Some(Computed {
             statuses: status_lines(&new_model, &analysis.statuses),
             diagnostics: analysis.diagnostics.into_vec(),
-            new_objects: analysis.generated.objects,
-            old_objects,
+            new_objects,
+            old_files,
+            owned,
             old,
             new,
         })
@@ -395,105 +421,117 @@ impl Watch {
 
     /// The output files the slices change, checked against the last state; `None` when a file of
     /// the new slice belongs to something outside it (the state is then not the slices' to change).
-    /// `limitador` is the last state's, whose limits of the core routes are replaced (`text`: its
-    /// text, cut around the limits).
+    /// `limitador` is the last state's (when limits may change), whose limits of the core routes are
+    /// replaced.
     fn merge_outputs(
         &self,
         c: &mut Computed,
-        limitador: Option<Object>,
-        text: Option<LimitadorText>,
-        limits: bool,
+        limitador: Option<LimitadorState>,
+        kinds: &Kinds,
     ) -> Option<MergedOutputs> {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let is_limitador = |o: &Object| o.kind() == "Limitador";
-        let old_limitador = c.old_objects.iter().position(is_limitador);
         let new_limitador = c
             .new_objects
             .iter()
             .position(is_limitador)
             .map(|i| c.new_objects.remove(i));
-        c.old_objects.retain(|o| !is_limitador(o));
-        // The old slice's files: their names are enough.
-        let old_files = crate::outdir::object_file_names(&c.old_objects)?;
         let previous = &self.outputs;
         let note = |f: &str, text: &str| {
-            let digest: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
+            let digest = super::digest(text);
             let same = previous.get(f).is_some_and(|o| o.digest == digest);
             (digest, !same)
         };
-        let mut written: Files = crate::outdir::render_objects(&dir, &c.new_objects, note).ok()?;
+        // The gateways' files and the Limitador's are written side by side.
+        let has = self.kept.as_ref().is_some_and(|k| k.has_limitador);
+        let c_ref: &Computed = c;
+        let (written, limitador) = std::thread::scope(|scope| {
+            let limitador = scope.spawn(|| {
+                limitador_file(c_ref, kinds.limits, has, limitador, new_limitador, &note)
+            });
+            let written = crate::outdir::render_objects(&dir, &c_ref.new_objects, note);
+            let limitador = limitador
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (written, limitador)
+        });
+        let mut written: Files = written.ok()?;
         for name in written.keys() {
-            if self.outputs.contains_key(name) && !old_files.contains_key(name) {
+            if self.outputs.contains_key(name) && !c.old_files.contains(name) {
                 return None;
             }
         }
-        // The Limitador: the core routes' limits replaced.
-        let mut limitador_text = None;
-        let limitador = match (limitador, old_limitador, new_limitador) {
-            _ if !limits => None,
-            (None, None, None) => None,
-            (Some(Object::Limitador(mut all)), Some(_), Some(part)) => {
-                // A slice without limits has a Limitador without any.
-                let part = match part {
-                    Object::Limitador(p) => p.limits,
-                    _ => Vec::new(),
-                };
-                let gone: HashSet<&str> = c
-                    .old
-                    .routes
-                    .iter()
-                    .chain(&c.new.routes)
-                    .map(String::as_str)
-                    .collect();
-                let fresh: HashSet<&str> = c.new.routes.iter().map(String::as_str).collect();
-                let part: Vec<_> = part
-                    .into_iter()
-                    .filter(|l| fresh.contains(&*l.namespace))
-                    .collect();
-                let (content, text) = merge_limits(&mut all, part, text, &gone)?;
-                if all.limits.is_empty() {
+        let limitador = match limitador? {
+            Some((state, name, rendered)) => {
+                if !self.outputs.contains_key(&name) || written.contains_key(&name) {
                     return None;
                 }
-                let all = Object::Limitador(all);
-                let file = match content {
-                    Some(content) => {
-                        let (name, object) =
-                            crate::outdir::object_file_names(std::slice::from_ref(&all))?
-                                .pop_first()?;
-                        let (note, keep) = note(&name, &content);
-                        let rendered = Rendered {
-                            object,
-                            content: keep.then_some(content),
-                            note,
-                        };
-                        BTreeMap::from([(name, rendered)])
-                    }
-                    None => crate::outdir::render_objects(&dir, std::slice::from_ref(&all), note)
-                        .ok()?,
-                };
-                for (name, r) in file {
-                    if !self.outputs.contains_key(&name) || written.contains_key(&name) {
-                        return None;
-                    }
-                    written.insert(name, r);
-                }
-                limitador_text = text;
-                Some(all)
+                written.insert(name, rendered);
+                Some(state)
             }
-            // A Limitador without limits, before or after: its shape changes; a full cycle.
-            _ => return None,
+            None => None,
         };
-        let removed = old_files
-            .into_keys()
-            .filter(|f| !written.contains_key(f))
+        let removed = c
+            .old_files
+            .iter()
+            .filter(|f| !written.contains_key(*f))
+            .cloned()
             .collect();
         Some(MergedOutputs {
             written,
             removed,
             limitador,
-            limitador_text,
             carriers: carriers(&c.new_objects),
+            owned: std::mem::take(&mut c.owned),
         })
+    }
+}
+
+/// The Limitador after an incremental cycle: its parts, its file name and the file's text.
+type LimitadorFile = (LimitadorState, String, Rendered<[u8; 32]>);
+
+/// The Limitador's file after the change: the last state's (`limitador`, when limits may change)
+/// with the core routes' limits replaced by those of the new slice (`part`), its file name and
+/// text; `Some(None)` when it is not written again, `None` when the change cannot be merged (a
+/// Limitador that cannot be cut into parts, or one without limits before or after: its shape
+/// changes).
+fn limitador_file(
+    c: &Computed,
+    limits: bool,
+    has: bool,
+    limitador: Option<LimitadorState>,
+    part: Option<Object>,
+    note: &(impl Fn(&str, &str) -> ([u8; 32], bool) + Sync),
+) -> Option<Option<LimitadorFile>> {
+    match (limits, has, limitador, part) {
+        (false, ..) | (true, false, None, None) => Some(None),
+        (true, true, Some(mut state), Some(part)) => {
+            // A slice without limits has a Limitador without any.
+            let part = match part {
+                Object::Limitador(p) => p.limits,
+                _ => Vec::new(),
+            };
+            let fresh: HashSet<&str> = c.new.routes.iter().map(String::as_str).collect();
+            let part: Vec<_> = part
+                .into_iter()
+                .filter(|l| fresh.contains(&*l.namespace))
+                .collect();
+            let gone = c.old.routes.iter().chain(&c.new.routes).map(String::as_str);
+            state.replace(gone, part)?;
+            if state.is_empty() {
+                return None;
+            }
+            let (name, object) = state.file.clone();
+            let content = state.content();
+            let (digest, keep) = note(&name, &content);
+            let rendered = Rendered {
+                object,
+                content: keep.then_some(content),
+                note: digest,
+            };
+            Some(Some((state, name, rendered)))
+        }
+        _ => None,
     }
 }
 
@@ -516,20 +554,35 @@ fn fixed_findings(
     fixed
 }
 
-/// A per-gateway object (wasm plugin or filter, cluster patches): it names its gateway in
-/// `spec.targetRefs` (Istio) or `spec.targetRef(s)` (Envoy Gateway).
-fn is_gateway_object(o: &Object) -> bool {
+/// The gateway an object of `model`'s output belongs to: an AuthConfig's path's, or the one a
+/// per-gateway object (wasm plugin or filter, cluster patches) names in `spec.targetRefs` (Istio)
+/// or `spec.targetRef(s)` (Envoy Gateway), in its own namespace. `None` for anything else.
+pub(super) fn gateway_of(model: &crate::model::Model, o: &Object) -> Option<slice::GatewayKey> {
     let v = match o {
+        Object::AuthConfig(a) => {
+            let g = model.gateways.get(a.gateway)?;
+            return Some((g.meta.namespace.clone(), g.meta.name.clone()));
+        }
         Object::Tree(v) => v,
         Object::Wasm(w) => &w.shell,
-        _ => return false,
+        Object::Limitador(_) => return None,
     };
     let spec = &v["spec"];
-    let names_gateway = |t: &serde_json::Value| t["kind"] == "Gateway";
-    spec["targetRefs"]
-        .as_array()
-        .is_some_and(|ts| !ts.is_empty() && ts.iter().all(names_gateway))
-        || names_gateway(&spec["targetRef"])
+    let refs: Vec<&serde_json::Value> = match spec["targetRefs"].as_array() {
+        Some(ts) if !ts.is_empty() => ts.iter().collect(),
+        _ => vec![&spec["targetRef"]],
+    };
+    // Every reference names the same gateway.
+    let mut name: Option<&str> = None;
+    for t in refs {
+        let n = t["name"].as_str().filter(|_| t["kind"] == "Gateway")?;
+        if name.is_some_and(|m| m != n) {
+            return None;
+        }
+        name = Some(n);
+    }
+    let (name, (ns, _)) = (name?, o.namespace_name()?);
+    Some((ns.to_string(), name.to_string()))
 }
 
 /// What a change is: nothing (no object changed), something only a full cycle can stand for, or
@@ -548,42 +601,6 @@ struct Plan {
     kinds: Kinds,
     /// The model of the objects that carry the suppression annotation.
     annotated: crate::model::Model,
-}
-
-/// The last state's limits without those of `gone` routes, with `part` merged in; with the last
-/// state's text in parts (`text`, aligned with the limits), the new file text and the parts after.
-fn merge_limits(
-    all: &mut generate::object::LimitadorCarrier,
-    part: Vec<generate::object::LimitadorLimit>,
-    text: Option<LimitadorText>,
-    gone: &HashSet<&str>,
-) -> Option<(Option<String>, Option<LimitadorText>)> {
-    Some(match text {
-        // Only the new limits are written: the others' items are the last state's.
-        Some(mut text) if text.items.len() == all.limits.len() => {
-            let kept: Vec<_> = std::mem::take(&mut all.limits)
-                .into_iter()
-                .zip(std::mem::take(&mut text.items))
-                .filter(|(l, _)| !gone.contains(&*l.namespace))
-                .collect();
-            let col = text.col;
-            let added = crate::par::map(&part, 512, |l| crate::render::objects::limit_item(l, col))
-                .into_iter()
-                .collect::<Result<Vec<String>, String>>()
-                .ok()?;
-            let merged = generate::merge_limits(kept, part.into_iter().zip(added).collect());
-            (all.limits, text.items) = merged.into_iter().unzip();
-            (Some(text.file_content()), Some(text))
-        }
-        _ => {
-            all.limits.retain(|l| !gone.contains(&*l.namespace));
-            let kept = std::mem::take(&mut all.limits).into_iter().map(|l| (l, ()));
-            let merged =
-                generate::merge_limits(kept.collect(), part.into_iter().map(|l| (l, ())).collect());
-            all.limits = merged.into_iter().map(|(l, ())| l).collect();
-            (None, None)
-        }
-    })
 }
 
 /// Which kinds of object changed.
@@ -625,7 +642,10 @@ impl Kinds {
 struct Computed {
     old: Slice,
     new: Slice,
-    old_objects: Vec<Object>,
+    /// The last state's files of the affected gateways (those the new slice may replace).
+    old_files: BTreeSet<String>,
+    /// The files of each affected gateway after the change.
+    owned: HashMap<slice::GatewayKey, super::Owned>,
     new_objects: Vec<Object>,
     /// The new slice's status lines, by policy.
     statuses: BTreeMap<String, String>,
@@ -637,7 +657,7 @@ struct Computed {
 struct MergedOutputs {
     written: Files,
     removed: BTreeSet<String>,
-    limitador: Option<Object>,
-    limitador_text: Option<LimitadorText>,
+    limitador: Option<LimitadorState>,
     carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    owned: HashMap<slice::GatewayKey, super::Owned>,
 }

@@ -15,6 +15,7 @@
 //! its findings are shown with `PCTL4012` until it parses again.
 
 mod incremental;
+mod limits;
 mod slice;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -24,7 +25,6 @@ use crate::load::{self, LoadOptions, ParsedFile};
 use crate::model::{Locator, Model, PolicyKind};
 use crate::resolve::status::{PolicyStatus, StatusOptions};
 use crate::source::{SourceId, SourceMap};
-use sha2::Digest;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -150,56 +150,12 @@ pub struct Watch {
     kept: Option<Kept>,
 }
 
-/// A Limitador's file text in parts: the text before its limits, each limit's item (aligned with
-/// the kept carrier's limits) and the text after; an incremental cycle writes only the items of the
-/// limits it adds.
-struct LimitadorText {
-    head: String,
-    col: usize,
-    items: Vec<String>,
-    tail: String,
-}
-
-impl LimitadorText {
-    /// The parts of `o`'s text, checked against its text written whole; `None` for anything else.
-    fn of(o: &Object) -> Option<Self> {
-        use crate::render::objects::{limit_item, limitador_frame, yaml_objects};
-        let Object::Limitador(l) = o else { return None };
-        let (head, col, tail) = limitador_frame(l).ok()?;
-        let items = crate::par::map(&l.limits, 512, |x| limit_item(x, col))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .ok()?;
-        let text = LimitadorText {
-            head,
-            col,
-            items,
-            tail,
-        };
-        let whole = yaml_objects(std::slice::from_ref(o)).ok()?;
-        (text.file_content() == crate::outdir::file_text(&whole)).then_some(text)
-    }
-
-    /// The file's text (`outdir`'s marker line first).
-    fn file_content(&self) -> String {
-        let mut body = String::with_capacity(
-            self.head.len() + self.tail.len() + self.items.iter().map(String::len).sum::<usize>(),
-        );
-        body.push_str(&self.head);
-        for i in &self.items {
-            body.push_str(i);
-        }
-        body.push_str(&self.tail);
-        crate::outdir::file_text(&body)
-    }
-}
-
 /// What an incremental cycle starts from, besides the output files, statuses and findings.
 struct Kept {
-    /// The Limitador as generated, or `None` when the output has none.
-    limitador: Option<Object>,
-    /// Its text, cut around its limits (`None`: written whole).
-    limitador_text: Option<LimitadorText>,
+    /// The Limitador in parts; `None` when the output has none, or one it cannot be cut into
+    /// (`has_limitador` tells which).
+    limitador: Option<limits::LimitadorState>,
+    has_limitador: bool,
     /// The model's own findings (duplicates, assumed classes): only a full cycle changes them.
     assembly: Diagnostics,
     /// The findings of the stages after loading that suppression keeps: the object each is about
@@ -209,6 +165,40 @@ struct Kept {
     identities: HashMap<[String; 4], u32>,
     /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
     carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    /// The estate's objects by what slices look them up by.
+    index: slice::Index,
+    /// The output files of each gateway: its own objects and the AuthConfigs of its paths.
+    owned: HashMap<slice::GatewayKey, Owned>,
+}
+
+/// The output files of one gateway.
+#[derive(Default)]
+struct Owned {
+    /// Its wasm plugin or filter and cluster patches.
+    objects: BTreeSet<String>,
+    /// The AuthConfigs of its paths.
+    auth: BTreeSet<String>,
+}
+
+impl Owned {
+    /// The files of `objects` (generated from `model`) that belong to a gateway, by gateway;
+    /// `None` when one of them does not, or cannot be named.
+    fn of<'a>(
+        model: &Model,
+        objects: impl IntoIterator<Item = &'a Object>,
+    ) -> Option<HashMap<slice::GatewayKey, Owned>> {
+        let mut out: HashMap<slice::GatewayKey, Owned> = HashMap::new();
+        for o in objects {
+            let gw = incremental::gateway_of(model, o)?;
+            let file = crate::outdir::object_file_name(o)?;
+            let owned = out.entry(gw).or_default();
+            match o {
+                Object::AuthConfig(_) => owned.auth.insert(file),
+                _ => owned.objects.insert(file),
+            };
+        }
+        Some(out)
+    }
 }
 
 impl Watch {
@@ -520,7 +510,7 @@ impl Watch {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let previous = &self.outputs;
         let rendered = crate::outdir::render_objects(&dir, &analysis.generated.objects, |f, c| {
-            let digest: [u8; 32] = sha2::Sha256::digest(c.as_bytes()).into();
+            let digest = digest(c);
             let same = previous.get(f).is_some_and(|o| o.digest == digest);
             (digest, !same)
         });
@@ -572,23 +562,31 @@ impl Watch {
         // Extension policies are expanded across objects: their estates have full cycles only.
         let sliceable =
             rendered_ok && model.extensions.is_empty() && model.derived_objects.is_empty();
-        self.kept = sliceable.then(|| Kept {
-            limitador: analysis
+        let index = sliceable.then(|| slice::Index::of(&self.current()));
+        self.kept = index.map(|index| {
+            let limitador = analysis
                 .generated
                 .objects
                 .iter()
-                .find(|o| o.kind() == "Limitador")
-                .cloned(),
-            limitador_text: analysis
-                .generated
-                .objects
-                .iter()
-                .find(|o| o.kind() == "Limitador")
-                .and_then(LimitadorText::of),
-            assembly,
-            analysis: analysis_lines,
-            identities,
-            carriers: carriers(&analysis.generated.objects),
+                .find(|o| o.kind() == "Limitador");
+            Kept {
+                limitador: limitador.and_then(limits::LimitadorState::of),
+                has_limitador: limitador.is_some(),
+                assembly,
+                analysis: analysis_lines,
+                identities,
+                carriers: carriers(&analysis.generated.objects),
+                index,
+                owned: Owned::of(
+                    &model,
+                    analysis
+                        .generated
+                        .objects
+                        .iter()
+                        .filter(|o| incremental::gateway_of(&model, o).is_some()),
+                )
+                .unwrap_or_default(),
+            }
         });
     }
 
@@ -620,6 +618,11 @@ impl Watch {
         }
         self.outputs = next;
     }
+}
+
+/// The digest the state keeps of an output file's text.
+fn digest(text: &str) -> [u8; 32] {
+    *blake3::hash(text.as_bytes()).as_bytes()
 }
 
 /// A file written in a cycle, as the state keeps it; created or updated (when its text is not
@@ -767,8 +770,7 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
     let dir = opts.out_dir.clone().unwrap_or_default();
     let mut files = BTreeMap::new();
     match crate::outdir::render_objects(&dir, &analysis.generated.objects, |_, c| {
-        let digest: [u8; 32] = sha2::Sha256::digest(c.as_bytes()).into();
-        (digest, false)
+        (digest(c), false)
     }) {
         Ok(r) => files = r.into_iter().map(|(k, v)| (k, v.note)).collect(),
         Err(e) => diags.push(

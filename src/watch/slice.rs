@@ -25,7 +25,7 @@
 
 use crate::load::validate::Validated;
 use crate::model::{GATEWAY_API_GROUP, PolicyKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A gateway, `(namespace, name)`.
 pub(super) type GatewayKey = (String, String);
@@ -33,9 +33,16 @@ pub(super) type GatewayKey = (String, String);
 /// A route, `(kind, namespace, name)`.
 type RouteKey = (&'static str, String, String);
 
-/// One version of the estate (before or after the change): each file's objects and the sequence
-/// offset of its first object, in `compute`'s file order.
+/// What a policy's targetRef names when it is a gateway or a route: `(kind, namespace, name)`.
+type TargetKey = (&'static str, String, String);
+
+/// One version of the estate (before or after the change): for each entry of the file order, its
+/// objects and the sequence offset of its first object.
 pub(super) type Version<'a> = Vec<(usize, &'a [Validated])>;
+
+/// Where an object is in a version: the number of its file in the file order, and its position
+/// among the file's objects.
+type Loc = (u32, u32);
 
 /// What the changed objects reach, whichever version they are in.
 #[derive(Default)]
@@ -50,7 +57,8 @@ pub(super) struct Reach {
 
 /// A slice of one version.
 pub(super) struct Slice {
-    /// Its objects, each with its sequence number in the whole input, in file order.
+    /// Its objects, each with its sequence number in the whole input, in file order (none when the
+    /// slice was cut for its names only).
     pub objects: Vec<Validated>,
     /// `Kind namespace/name` of the core objects: the affected gateways, the core routes and the
     /// core policies (findings about them come from the slice).
@@ -61,8 +69,28 @@ pub(super) struct Slice {
     pub policies: BTreeSet<String>,
 }
 
-/// The gateways a route names as parents.
-fn parents(r: &crate::model::Obj<crate::model::Route>) -> impl Iterator<Item = GatewayKey> + '_ {
+/// The estate's objects by what a slice looks them up by, kept between cycles and brought up to
+/// date with the files parsed again: cutting a slice costs what the slice holds, not what the
+/// estate holds.
+#[derive(Default)]
+pub(super) struct Index {
+    gateways: HashMap<GatewayKey, Vec<Loc>>,
+    /// Routes by each gateway they name as a parent.
+    routes_by_parent: HashMap<GatewayKey, Vec<Loc>>,
+    routes: HashMap<RouteKey, Vec<Loc>>,
+    /// Policies by the gateway or route they target.
+    policies_by_target: HashMap<TargetKey, Vec<Loc>>,
+    policies: HashMap<(PolicyKind, String, String), Vec<Loc>>,
+    services: HashMap<(String, String), Vec<Loc>>,
+    /// Objects outside the topology: every slice holds them.
+    always: BTreeSet<Loc>,
+    extensions: BTreeSet<Loc>,
+    /// Objects that carry the suppression annotation.
+    annotated: BTreeSet<Loc>,
+}
+
+/// The gateways a route names as parents, each once.
+fn parents(r: &crate::model::Obj<crate::model::Route>) -> BTreeSet<GatewayKey> {
     r.spec
         .parent_refs
         .iter()
@@ -75,6 +103,7 @@ fn parents(r: &crate::model::Obj<crate::model::Route>) -> impl Iterator<Item = G
                 p.name.clone(),
             )
         })
+        .collect()
 }
 
 fn route_key(r: &crate::model::Obj<crate::model::Route>) -> RouteKey {
@@ -85,25 +114,19 @@ fn route_key(r: &crate::model::Obj<crate::model::Route>) -> RouteKey {
     )
 }
 
-/// What a policy's targetRef names: a gateway or a route; `None` for anything else.
-enum Target {
-    Gateway(GatewayKey),
-    Route(RouteKey),
-}
-
-fn target(p: &crate::model::Policy) -> Option<Target> {
+/// What a policy's targetRef names when it is a gateway or a route in the Gateway API group.
+fn target(p: &crate::model::Policy) -> Option<TargetKey> {
     let t = &p.target;
     if t.group.value != GATEWAY_API_GROUP {
         return None;
     }
-    let ns = p.meta.namespace.clone();
-    let name = t.name.value.clone();
-    match t.kind.value.as_str() {
-        "Gateway" => Some(Target::Gateway((ns, name))),
-        "HTTPRoute" => Some(Target::Route(("HTTPRoute", ns, name))),
-        "GRPCRoute" => Some(Target::Route(("GRPCRoute", ns, name))),
-        _ => None,
-    }
+    let kind = match t.kind.value.as_str() {
+        "Gateway" => "Gateway",
+        "HTTPRoute" => "HTTPRoute",
+        "GRPCRoute" => "GRPCRoute",
+        _ => return None,
+    };
+    Some((kind, p.meta.namespace.clone(), t.name.value.clone()))
 }
 
 /// Whether a policy can be part of a slice: a rate-limit, auth or token rate-limit policy of the
@@ -117,9 +140,123 @@ fn sliceable(p: &crate::model::Policy) -> bool {
         && target(p).is_some()
 }
 
-/// What the changed objects (`changed`: those of the changed files, both versions) reach in the
-/// versions `versions`; `None` when a changed object is not a route or a sliceable policy.
-pub(super) fn reach(changed: &[&Validated], versions: &[&Version<'_>]) -> Option<Reach> {
+fn policy_key(p: &crate::model::Policy) -> (PolicyKind, String, String) {
+    (p.kind, p.meta.namespace.clone(), p.meta.name.clone())
+}
+
+impl Index {
+    /// The index of `version`.
+    pub(super) fn of(version: &Version<'_>) -> Self {
+        let mut index = Index::default();
+        for (file, (_, objs)) in version.iter().enumerate() {
+            for (pos, o) in objs.iter().enumerate() {
+                index.edit(loc(file, pos), o, true);
+            }
+        }
+        index
+    }
+
+    /// The file at `file` in the order now holds `new` instead of `old`.
+    pub(super) fn replace(&mut self, file: usize, old: &[Validated], new: &[Validated]) {
+        for (pos, o) in old.iter().enumerate() {
+            self.edit(loc(file, pos), o, false);
+        }
+        for (pos, o) in new.iter().enumerate() {
+            self.edit(loc(file, pos), o, true);
+        }
+    }
+
+    /// Add (`add`) or remove the entries of object `o` at `at`.
+    fn edit(&mut self, at: Loc, o: &Validated, add: bool) {
+        fn put<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Vec<Loc>>, k: K, at: Loc, add: bool) {
+            if add {
+                map.entry(k).or_default().push(at);
+            } else if let Some(v) = map.get_mut(&k) {
+                v.retain(|l| *l != at);
+                if v.is_empty() {
+                    map.remove(&k);
+                }
+            }
+        }
+        fn set(set: &mut BTreeSet<Loc>, at: Loc, add: bool) {
+            if add {
+                set.insert(at);
+            } else {
+                set.remove(&at);
+            }
+        }
+        if o.meta()
+            .annotations
+            .contains_key(crate::suppress::ANNOTATION)
+        {
+            set(&mut self.annotated, at, add);
+        }
+        match o {
+            Validated::Gateway(g) => put(
+                &mut self.gateways,
+                (g.meta.namespace.clone(), g.meta.name.clone()),
+                at,
+                add,
+            ),
+            Validated::Route(r) => {
+                for g in parents(r) {
+                    put(&mut self.routes_by_parent, g, at, add);
+                }
+                put(&mut self.routes, route_key(r), at, add);
+            }
+            Validated::Policy(p) => {
+                if let Some(t) = target(p) {
+                    put(&mut self.policies_by_target, t, at, add);
+                }
+                put(&mut self.policies, policy_key(p), at, add);
+            }
+            Validated::Service(s) => put(
+                &mut self.services,
+                (s.meta.namespace.clone(), s.meta.name.clone()),
+                at,
+                add,
+            ),
+            Validated::Extension(_) => set(&mut self.extensions, at, add),
+            Validated::GatewayClass(_)
+            | Validated::Namespace(_)
+            | Validated::Kuadrant(_)
+            | Validated::Limitador(_)
+            | Validated::Authorino(_)
+            | Validated::Issuer(_)
+            | Validated::ClusterIssuer(_)
+            | Validated::Skipped { .. } => set(&mut self.always, at, add),
+        }
+    }
+
+    /// The objects of `version` that carry the suppression annotation, in file order, each with
+    /// its sequence offset.
+    pub(super) fn annotated<'a>(&self, version: &Version<'a>) -> Vec<(usize, &'a Validated)> {
+        self.annotated
+            .iter()
+            .filter_map(|&at| object(version, at))
+            .collect()
+    }
+}
+
+fn loc(file: usize, pos: usize) -> Loc {
+    // The caps on input sizes keep both far below `u32::MAX`.
+    (
+        u32::try_from(file).unwrap_or(u32::MAX),
+        u32::try_from(pos).unwrap_or(u32::MAX),
+    )
+}
+
+/// The object at `at` in `version`, with its file's sequence offset.
+fn object<'a>(version: &Version<'a>, (file, pos): Loc) -> Option<(usize, &'a Validated)> {
+    let (offset, objs) = version.get(file as usize)?;
+    Some((*offset, objs.get(pos as usize)?))
+}
+
+/// What the changed objects (`changed`: those of the changed files, both versions) reach;
+/// `None` when a changed object is not a route or a sliceable policy. `old` is the version
+/// before the change and `index` its index: a route a changed policy targets is in a changed file
+/// (its parents are among the changed routes') or in both versions alike.
+pub(super) fn reach(changed: &[&Validated], old: &Version<'_>, index: &Index) -> Option<Reach> {
     let mut out = Reach::default();
     let mut targeted: BTreeSet<RouteKey> = BTreeSet::new();
     for o in changed {
@@ -129,14 +266,13 @@ pub(super) fn reach(changed: &[&Validated], versions: &[&Version<'_>]) -> Option
                 out.routes.insert(route_key(r));
             }
             Validated::Policy(p) if sliceable(p) => {
-                out.policies
-                    .insert((p.kind, p.meta.namespace.clone(), p.meta.name.clone()));
+                out.policies.insert(policy_key(p));
                 match target(p)? {
-                    Target::Gateway(g) => {
-                        out.gateways.insert(g);
+                    ("Gateway", ns, name) => {
+                        out.gateways.insert((ns, name));
                     }
-                    Target::Route(r) => {
-                        targeted.insert(r);
+                    route => {
+                        targeted.insert(route);
                     }
                 }
             }
@@ -144,165 +280,134 @@ pub(super) fn reach(changed: &[&Validated], versions: &[&Version<'_>]) -> Option
             _ => return None,
         }
     }
-    if !targeted.is_empty() {
-        for v in versions {
-            for o in v.iter().flat_map(|(_, objs)| objs.iter()) {
-                if let Validated::Route(r) = o
-                    && targeted.contains(&route_key(r))
-                {
-                    out.gateways.extend(parents(r));
-                }
+    for key in &targeted {
+        for &at in index.routes.get(key).into_iter().flatten() {
+            if let Some((_, Validated::Route(r))) = object(old, at) {
+                out.gateways.extend(parents(r));
             }
         }
-        // A targeted route that exists in neither version is core all the same (the policy's
-        // status says its target is missing).
-        out.routes.extend(targeted);
     }
+    // A targeted route that exists in neither version is core all the same (the policy's status
+    // says its target is missing).
+    out.routes.extend(targeted);
     Some(out)
 }
 
-/// The gateways a route names as parents, borrowed.
-fn parent_refs(
-    r: &crate::model::Obj<crate::model::Route>,
-) -> impl Iterator<Item = (&str, &str)> + '_ {
-    r.spec
-        .parent_refs
-        .iter()
-        .filter(|p| p.group == GATEWAY_API_GROUP && p.kind == "Gateway")
-        .map(|p| {
-            (
-                p.namespace.as_deref().unwrap_or(&r.meta.namespace),
-                p.name.as_str(),
-            )
-        })
-}
-
-/// A policy's target, borrowed: `(kind, namespace, name)` for a gateway or a route.
-fn target_ref(p: &crate::model::Policy) -> Option<(&str, &str, &str)> {
-    let t = &p.target;
-    let kind = t.kind.value.as_str();
-    (t.group.value == GATEWAY_API_GROUP && matches!(kind, "Gateway" | "HTTPRoute" | "GRPCRoute"))
-        .then_some((kind, p.meta.namespace.as_str(), t.name.value.as_str()))
-}
-
-/// The slice of `version` for `reach`; `None` when something in it cannot be sliced (see the
-/// module documentation). Looks at every object twice, borrowing: no key is copied but the
-/// slice's own.
-pub(super) fn slice(version: &Version<'_>, reach: &Reach) -> Option<Slice> {
-    use std::collections::HashSet;
-    let affected: HashSet<(&str, &str)> = reach
-        .gateways
-        .iter()
-        .map(|(ns, name)| (ns.as_str(), name.as_str()))
-        .collect();
-    // The core routes (the changed ones are core even in the version without them: the policies
-    // on them are), their other parents and the Services they send to.
-    let mut routes: HashSet<(&str, &str, &str)> = reach
-        .routes
-        .iter()
-        .map(|(kind, ns, name)| (*kind, ns.as_str(), name.as_str()))
-        .collect();
-    let mut neighbours: HashSet<(&str, &str)> = HashSet::new();
-    let mut services: HashSet<(&str, &str)> = HashSet::new();
-    for o in version.iter().flat_map(|(_, objs)| objs.iter()) {
-        let Validated::Route(r) = o else { continue };
-        let key = (
-            r.spec.kind.kind(),
-            r.meta.namespace.as_str(),
-            r.meta.name.as_str(),
-        );
-        if !routes.contains(&key) && !parent_refs(r).any(|g| affected.contains(&g)) {
-            continue;
-        }
-        neighbours.extend(parent_refs(r).filter(|g| !affected.contains(g)));
-        for b in r.spec.rules.iter().flat_map(|x| &x.backend_refs) {
-            if b.group.is_empty() && b.kind == "Service" {
-                let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                services.insert((ns, b.name.as_str()));
-            }
-        }
-        routes.insert(key);
+/// The slice of `version` (whose index is `index`) for `reach`; `None` when something in it
+/// cannot be sliced (see the module documentation). Its objects are cloned only when `objects`
+/// is set.
+pub(super) fn slice(
+    version: &Version<'_>,
+    index: &Index,
+    reach: &Reach,
+    objects: bool,
+) -> Option<Slice> {
+    if !index.extensions.is_empty() {
+        return None;
     }
-    let changed_policy = |p: &crate::model::Policy| {
-        reach
-            .policies
-            .iter()
-            .any(|(k, ns, name)| *k == p.kind && *ns == p.meta.namespace && *name == p.meta.name)
-    };
+    let at = |l: Loc| object(version, l).map(|(_, o)| o);
+    let mut keep: BTreeSet<Loc> = index.always.clone();
     let mut out = Slice {
         objects: Vec::new(),
         core: BTreeSet::new(),
-        routes: routes
-            .iter()
-            .map(|(_, ns, name)| format!("{ns}/{name}"))
-            .collect(),
+        routes: BTreeSet::new(),
         policies: BTreeSet::new(),
     };
-    for (offset, objs) in version {
-        for o in objs.iter() {
-            let keep = match o {
-                Validated::Gateway(g) => {
-                    let key = (g.meta.namespace.as_str(), g.meta.name.as_str());
-                    if affected.contains(&key) {
-                        out.core.insert(format!("Gateway {}", g.meta.key()));
-                        true
-                    } else {
-                        neighbours.contains(&key)
-                    }
-                }
-                Validated::Route(r) => {
-                    let key = (
-                        r.spec.kind.kind(),
-                        r.meta.namespace.as_str(),
-                        r.meta.name.as_str(),
-                    );
-                    let core = routes.contains(&key);
-                    if core {
-                        out.core
-                            .insert(format!("{} {}", r.spec.kind.kind(), r.meta.key()));
-                    }
-                    core
-                }
-                Validated::Policy(p) => {
-                    let (core, kept) = match target_ref(p) {
-                        Some(("Gateway", ns, name)) => (
-                            affected.contains(&(ns, name)),
-                            neighbours.contains(&(ns, name)),
-                        ),
-                        Some(route) => (routes.contains(&route), false),
-                        None => (false, false),
-                    };
-                    let core = core || changed_policy(p);
-                    if core && !sliceable(p) {
-                        return None;
-                    }
-                    // A neighbour's DNS or TLS policy has no part in the paths of a core route.
-                    let kept = kept && sliceable(p);
-                    if core {
-                        out.core.insert(p.display());
-                        out.policies.insert(p.display());
-                    }
-                    core || kept
-                }
-                Validated::Service(s) => {
-                    services.contains(&(s.meta.namespace.as_str(), s.meta.name.as_str()))
-                }
-                Validated::Extension(_) => return None,
-                Validated::GatewayClass(_)
-                | Validated::Namespace(_)
-                | Validated::Kuadrant(_)
-                | Validated::Limitador(_)
-                | Validated::Authorino(_)
-                | Validated::Issuer(_)
-                | Validated::ClusterIssuer(_)
-                | Validated::Skipped { .. } => true,
-            };
-            if keep {
-                let mut o = o.clone();
-                o.meta_mut().origin.seq += offset;
-                out.objects.push(o);
+    // The core routes: those attached to an affected gateway, and the changed ones (core even in
+    // the version without them: the policies on them are). Every object with a core route's key
+    // is core.
+    let mut routes: BTreeSet<RouteKey> = reach.routes.clone();
+    for g in &reach.gateways {
+        for &l in index.routes_by_parent.get(g).into_iter().flatten() {
+            if let Some(Validated::Route(r)) = at(l) {
+                routes.insert(route_key(r));
             }
         }
+    }
+    let mut neighbours: HashSet<GatewayKey> = HashSet::new();
+    let mut services: HashSet<(String, String)> = HashSet::new();
+    for key in &routes {
+        out.routes.insert(format!("{}/{}", key.1, key.2));
+        for &l in index.routes.get(key).into_iter().flatten() {
+            let Some(Validated::Route(r)) = at(l) else {
+                continue;
+            };
+            keep.insert(l);
+            out.core
+                .insert(format!("{} {}", r.spec.kind.kind(), r.meta.key()));
+            neighbours.extend(
+                parents(r)
+                    .into_iter()
+                    .filter(|g| !reach.gateways.contains(g)),
+            );
+            for b in r.spec.rules.iter().flat_map(|x| &x.backend_refs) {
+                if b.group.is_empty() && b.kind == "Service" {
+                    let ns = b.namespace.as_ref().unwrap_or(&r.meta.namespace);
+                    services.insert((ns.clone(), b.name.clone()));
+                }
+            }
+        }
+    }
+    // The gateways: the affected ones are core, the neighbours kept.
+    for g in &reach.gateways {
+        for &l in index.gateways.get(g).into_iter().flatten() {
+            if let Some(Validated::Gateway(gw)) = at(l) {
+                keep.insert(l);
+                out.core.insert(format!("Gateway {}", gw.meta.key()));
+            }
+        }
+    }
+    for g in &neighbours {
+        keep.extend(index.gateways.get(g).into_iter().flatten());
+    }
+    for s in &services {
+        keep.extend(index.services.get(s).into_iter().flatten());
+    }
+    // The policies: on an affected gateway or a core route, or changed, they are core (and must
+    // be sliceable); a neighbour's rate-limit and auth policies are kept (its DNS or TLS policies
+    // have no part in the paths of a core route).
+    let mut core_policies: BTreeSet<Loc> = BTreeSet::new();
+    for (ns, name) in &reach.gateways {
+        let key = ("Gateway", ns.clone(), name.clone());
+        core_policies.extend(index.policies_by_target.get(&key).into_iter().flatten());
+    }
+    for key in &routes {
+        core_policies.extend(index.policies_by_target.get(key).into_iter().flatten());
+    }
+    for key in &reach.policies {
+        core_policies.extend(index.policies.get(key).into_iter().flatten());
+    }
+    for &l in &core_policies {
+        let Some(Validated::Policy(p)) = at(l) else {
+            continue;
+        };
+        if !sliceable(p) {
+            return None;
+        }
+        keep.insert(l);
+        out.core.insert(p.display());
+        out.policies.insert(p.display());
+    }
+    for (ns, name) in &neighbours {
+        let key = ("Gateway", ns.clone(), name.clone());
+        for &l in index.policies_by_target.get(&key).into_iter().flatten() {
+            if let Some(Validated::Policy(p)) = at(l)
+                && sliceable(p)
+            {
+                keep.insert(l);
+            }
+        }
+    }
+    if objects {
+        out.objects = keep
+            .into_iter()
+            .filter_map(|l| object(version, l))
+            .map(|(offset, o)| {
+                let mut o = o.clone();
+                o.meta_mut().origin.seq += offset;
+                o
+            })
+            .collect();
     }
     Some(out)
 }

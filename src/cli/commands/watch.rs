@@ -112,7 +112,7 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
     loop {
         if report.recomputed {
             cycles += 1;
-            let written = write(out_dir.as_deref(), &report, whole);
+            let written = write(out_dir.as_deref(), &mut report, whole);
             show(
                 ui,
                 &a,
@@ -257,14 +257,15 @@ fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
 
 /// Bring `--out-dir` up to date with a cycle's changes (`whole`: the changes are every file, and
 /// files of ours not among them are pruned). The error, if the folder could not be written.
-fn write(dir: Option<&Path>, r: &CycleReport, first: bool) -> Option<String> {
+fn write(dir: Option<&Path>, r: &mut CycleReport, first: bool) -> Option<String> {
     let dir = dir?;
+    // The texts are written, not shown: they are taken (a large Limitador's is tens of megabytes).
     let changes = r
         .created
-        .iter()
-        .chain(&r.updated)
-        .chain(&r.deleted)
-        .map(|c| (c.file.clone(), c.object.clone(), c.content.clone()))
+        .iter_mut()
+        .chain(&mut r.updated)
+        .chain(&mut r.deleted)
+        .map(|c| (c.file.clone(), c.object.clone(), c.content.take()))
         .collect();
     let result = outdir::plan_changes(dir, changes, first).and_then(|s| outdir::apply(dir, &s));
     result.err().map(|e| e.to_string())

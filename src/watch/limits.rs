@@ -1,0 +1,209 @@
+//! The last state's Limitador, kept for `watch`'s incremental cycles (`docs/architecture.md`,
+//! "watch: incremental cycles").
+//!
+//! A large estate's Limitador is one object of a hundred thousand limits and one file of tens of
+//! megabytes. An incremental cycle replaces the limits of the routes it computed again: the kept
+//! limits are ordered as `generate` orders them (its canonical order, `docs/output-conventions.md`)
+//! and grouped by route, each with its text, so that a cycle renders only the limits it adds and
+//! joins the file's text from its parts.
+
+use crate::generate::limit_order;
+use crate::generate::object::{LimitadorLimit, Object};
+use std::cmp::Ordering;
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// A limit, ordered as `generate` orders the Limitador's limits. Two limits that compare equal
+/// have equal fields, so they are written alike.
+#[derive(Clone, Debug)]
+struct Ordered(Arc<LimitadorLimit>);
+
+impl PartialEq for Ordered {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ordered {}
+
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> Ordering {
+        limit_order(&self.0, &other.0)
+    }
+}
+
+/// The Limitador of the last state, in parts.
+pub(super) struct LimitadorState {
+    /// Its file name and its object (`Kind namespace/name`).
+    pub file: (String, String),
+    /// The text before the limits and after them, and the column of the items' dashes.
+    head: String,
+    col: usize,
+    tail: String,
+    /// The limits in order, each once: how many times it occurs, and its item's text.
+    limits: BTreeMap<Ordered, (usize, String)>,
+    /// The limits of each route (their `namespace`), as often as they occur.
+    by_route: HashMap<Arc<str>, Vec<Ordered>>,
+    /// The length of the items' text, all occurrences.
+    len: usize,
+}
+
+impl LimitadorState {
+    /// The parts of `o`, a Limitador with limits, checked against its text written whole;
+    /// `None` for anything else.
+    pub(super) fn of(o: &Object) -> Option<Self> {
+        use crate::render::objects::{limitador_frame, yaml_objects};
+        let Object::Limitador(l) = o else { return None };
+        let (head, col, tail) = limitador_frame(l).ok()?;
+        let (file, object) =
+            crate::outdir::object_file_names(std::slice::from_ref(o))?.pop_first()?;
+        let mut state = LimitadorState {
+            file: (file, object),
+            head,
+            col,
+            tail,
+            limits: BTreeMap::new(),
+            by_route: HashMap::new(),
+            len: 0,
+        };
+        state.add(l.limits.clone())?;
+        let whole = yaml_objects(std::slice::from_ref(o)).ok()?;
+        (!state.limits.is_empty() && state.content() == crate::outdir::file_text(&whole))
+            .then_some(state)
+    }
+
+    /// Remove the limits of the routes `gone` (their `namespace`), then add `added`; `None` when a
+    /// limit cannot be written (the state is then not to be used).
+    pub(super) fn replace<'a>(
+        &mut self,
+        gone: impl IntoIterator<Item = &'a str>,
+        added: Vec<LimitadorLimit>,
+    ) -> Option<()> {
+        for route in gone {
+            for l in self.by_route.remove(route).unwrap_or_default() {
+                if let Entry::Occupied(mut e) = self.limits.entry(l) {
+                    let (count, item) = e.get_mut();
+                    *count -= 1;
+                    self.len -= item.len();
+                    if *count == 0 {
+                        e.remove();
+                    }
+                }
+            }
+        }
+        self.add(added)
+    }
+
+    fn add(&mut self, added: Vec<LimitadorLimit>) -> Option<()> {
+        let col = self.col;
+        let items = crate::par::map(&added, 512, |l| crate::render::objects::limit_item(l, col))
+            .into_iter()
+            .collect::<Result<Vec<String>, String>>()
+            .ok()?;
+        for (l, item) in added.into_iter().zip(items) {
+            let l = Ordered(Arc::new(l));
+            self.by_route
+                .entry(Arc::clone(&l.0.namespace))
+                .or_default()
+                .push(l.clone());
+            self.len += item.len();
+            self.limits.entry(l).or_insert((0, item)).0 += 1;
+        }
+        Some(())
+    }
+
+    /// Whether no limit is left (the object then has another shape).
+    pub(super) fn is_empty(&self) -> bool {
+        self.limits.is_empty()
+    }
+
+    /// The file's text (`outdir`'s marker line first).
+    pub(super) fn content(&self) -> String {
+        let mut out = crate::outdir::file_text(&self.head);
+        out.reserve(self.len + self.tail.len());
+        for (count, item) in self.limits.values() {
+            for _ in 0..*count {
+                out.push_str(item);
+            }
+        }
+        out.push_str(&self.tail);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::object::LimitadorCarrier;
+
+    fn limit(route: &str, name: &str, max: i64) -> LimitadorLimit {
+        LimitadorLimit {
+            conditions: vec![format!("descriptors[0][\"{name}\"] == \"1\"")],
+            max_value: max,
+            name: name.to_string(),
+            namespace: Arc::from(route),
+            seconds: 60,
+            variables: vec![],
+        }
+    }
+
+    fn carrier(mut limits: Vec<LimitadorLimit>) -> Object {
+        // `generate`'s order: a stable sort.
+        limits.sort_by(limit_order);
+        Object::Limitador(Box::new(LimitadorCarrier {
+            shell: serde_json::json!({
+                "apiVersion": "limitador.kuadrant.io/v1alpha1",
+                "kind": "Limitador",
+                "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
+                "spec": {"limits": null, "metricLabelsDefault": "descriptors[1]"},
+            }),
+            at: "/spec/limits",
+            limits,
+        }))
+    }
+
+    fn text(o: &Object) -> String {
+        crate::outdir::file_text(
+            &crate::render::objects::yaml_objects(std::slice::from_ref(o)).unwrap(),
+        )
+    }
+
+    /// Replacing a route's limits gives the text of the Limitador generated with the new ones,
+    /// duplicates (equal limits) included.
+    #[test]
+    fn replacing_a_routes_limits_is_generating_them_again() {
+        let a = |max| {
+            vec![
+                limit("ns/a", "x", max),
+                limit("ns/a", "y", 5),
+                limit("ns/a", "y", 5),
+            ]
+        };
+        let b = vec![limit("ns/b", "x", 7), limit("ns/b", "z", 1)];
+        let c = vec![limit("ns/c", "a", 3)];
+        let before = carrier([a(10), b.clone(), c.clone()].concat());
+        let mut state = LimitadorState::of(&before).expect("a state");
+        assert_eq!(state.content(), text(&before));
+        assert_eq!(state.file.1, "Limitador kuadrant-system/limitador");
+
+        // Route a's limits change, route c's are gone, route d is new.
+        let d = vec![limit("ns/d", "x", 1)];
+        state
+            .replace(["ns/a", "ns/c", "ns/d"], [a(20), d.clone()].concat())
+            .unwrap();
+        let after = carrier([a(20), b.clone(), d].concat());
+        assert_eq!(state.content(), text(&after));
+        assert_ne!(text(&after), text(&before));
+
+        // Every limit gone: nothing left to write.
+        state.replace(["ns/a", "ns/b", "ns/d"], Vec::new()).unwrap();
+        assert!(state.is_empty());
+    }
+}
