@@ -1,7 +1,8 @@
 //! The per-path pass of `generate`: for every path with effective policies, the Limitador limits,
 //! the AuthConfig, the merged and CEL-validated wasm actions and the action sets of its gateway.
-//! Runs on contiguous runs of whole gateways in parallel ([`run`]); the parts are merged in path
-//! order, so the result does not depend on the number of cores.
+//! Runs on contiguous runs of paths in parallel ([`run`]), a large gateway's split too; the parts
+//! are merged in path order, keeping what a single pass keeps, so the result does not depend on the
+//! number of cores.
 
 use super::actions::{
     self, AUTH_SERVICE, Action, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE,
@@ -201,13 +202,21 @@ pub(super) struct PathsOut<'a> {
     /// effective policies whose actions survived validation (see `shim`).
     pub(super) shim_rules: BTreeSet<(usize, usize, usize)>,
     pub(super) shim_actions: Vec<ShimActions<'a>>,
+    /// Merged parts: the gateways and effective policies in `shim_actions`.
+    shim_seen: HashSet<(usize, [usize; 3])>,
 }
 
 impl<'a> PathsOut<'a> {
     /// Append the part of the next run of paths.
     fn merge(&mut self, part: PathsOut<'a>) {
         self.shim_rules.extend(part.shim_rules);
-        self.shim_actions.extend(part.shim_actions);
+        // A gateway's effective policies are recorded once, at their first path (as one pass
+        // does), whichever run met them.
+        for a in part.shim_actions {
+            if self.shim_seen.insert((a.gateway, identities(a.effective))) {
+                self.shim_actions.push(a);
+            }
+        }
         for (gi, go) in part.gateways {
             let into = self.gateways.entry(gi).or_default();
             into.action_sets.extend(go.action_sets);
@@ -233,36 +242,16 @@ pub(super) struct ShimActions<'a> {
     pub(super) kept: [bool; 3],
 }
 
-/// Split the paths into at most `n` contiguous runs of about the same length, cut only where the
-/// gateway changes.
-pub(super) fn gateway_runs(paths: &[Path], n: usize) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for k in 1..n {
-        let mut cut = (paths.len() * k / n).max(start + 1);
-        while cut < paths.len() && paths[cut].gateway == paths[cut - 1].gateway {
-            cut += 1;
-        }
-        if cut >= paths.len() {
-            break;
-        }
-        runs.push(start..cut);
-        start = cut;
-    }
-    runs.push(start..paths.len());
-    runs
-}
-
-/// The per-path pass over every path of `ctx.t`, on at most `runs` contiguous runs of paths
-/// (whole gateways: a gateway's paths are contiguous in PathID order) in parallel; the results
-/// merged in path order. `eff[i]` belongs to the topology's path `i`.
+/// The per-path pass over every path of `ctx.t`, on at most `runs` contiguous runs of paths of
+/// about the same length in parallel; the results merged in path order. `eff[i]` belongs to the
+/// topology's path `i`.
 pub(super) fn run<'a>(
     ctx: &PassContext<'a>,
     eff: &'a [PathEffective],
     runs: usize,
 ) -> PathsOut<'a> {
     let paths = ctx.t.path_list();
-    let runs = gateway_runs(paths, runs);
+    let runs = crate::par::even_ranges(paths.len(), runs);
     let parts: Vec<PathsOut<'_>> =
         crate::par::map_ranges(runs, |r| path_pass(ctx, &paths[r.clone()], &eff[r]));
     let mut out = PathsOut::default();
@@ -554,40 +543,5 @@ impl<'a> PathPass<'_, 'a> {
                 go.action_sets.push(ActionSetEntry { key, value });
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Runs are cut only where the gateway changes, cover every path once, in order.
-    #[test]
-    fn gateway_runs_cut_between_gateways() {
-        let path = |gateway| Path {
-            class: 0,
-            gateway,
-            listener: 0,
-            route: 0,
-            rule: 0,
-            rule_name: String::new(),
-            id: String::new(),
-        };
-        let paths: Vec<Path> = [0, 0, 0, 1, 1, 2, 2, 2, 2, 3]
-            .into_iter()
-            .map(path)
-            .collect();
-        for n in 1..=12 {
-            let runs = gateway_runs(&paths, n);
-            assert!(runs.len() <= n);
-            assert_eq!(runs.first().map(|r| r.start), Some(0));
-            assert_eq!(runs.last().map(|r| r.end), Some(paths.len()));
-            for w in runs.windows(2) {
-                assert_eq!(w[0].end, w[1].start);
-                assert_ne!(paths[w[1].start - 1].gateway, paths[w[1].start].gateway);
-            }
-        }
-        assert_eq!(gateway_runs(&paths, 2), [0..5, 5..10]);
-        assert_eq!(gateway_runs(&[path(7), path(7)], 2).len(), 1);
     }
 }
