@@ -169,6 +169,23 @@ pub struct LimitadorCarrier {
     pub limits: Vec<LimitadorLimit>,
 }
 
+#[cfg(test)]
+impl LimitadorCarrier {
+    /// The default Limitador (`kuadrant-system/limitador`) carrying `limits` as given, for tests.
+    pub(crate) fn for_tests(limits: Vec<LimitadorLimit>) -> Self {
+        LimitadorCarrier {
+            shell: serde_json::json!({
+                "apiVersion": "limitador.kuadrant.io/v1alpha1",
+                "kind": "Limitador",
+                "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
+                "spec": {"limits": null, "metricLabelsDefault": "descriptors[1]"},
+            }),
+            at: "/spec/limits",
+            limits,
+        }
+    }
+}
+
 /// An AuthConfig.
 #[derive(Clone, Debug)]
 pub struct AuthConfig {

@@ -1093,16 +1093,7 @@ mod tests {
                     },
                 })
                 .collect();
-            let carrier = LimitadorCarrier {
-                shell: serde_json::json!({
-                    "apiVersion": "limitador.kuadrant.io/v1alpha1",
-                    "kind": "Limitador",
-                    "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
-                    "spec": {"limits": null, "metricLabelsDefault": "descriptors[1]"},
-                }),
-                at: "/spec/limits",
-                limits,
-            };
+            let carrier = LimitadorCarrier::for_tests(limits);
             let (head, col, tail) = limitador_frame(&carrier).unwrap();
             let mut parts = head;
             for l in &carrier.limits {

@@ -157,16 +157,7 @@ mod tests {
     fn carrier(mut limits: Vec<LimitadorLimit>) -> Object {
         // `generate`'s order: a stable sort.
         limits.sort_by(limit_order);
-        Object::Limitador(Box::new(LimitadorCarrier {
-            shell: serde_json::json!({
-                "apiVersion": "limitador.kuadrant.io/v1alpha1",
-                "kind": "Limitador",
-                "metadata": {"name": "limitador", "namespace": "kuadrant-system"},
-                "spec": {"limits": null, "metricLabelsDefault": "descriptors[1]"},
-            }),
-            at: "/spec/limits",
-            limits,
-        }))
+        Object::Limitador(Box::new(LimitadorCarrier::for_tests(limits)))
     }
 
     fn text(o: &Object) -> String {
