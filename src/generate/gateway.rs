@@ -450,7 +450,7 @@ fn wasm_envoy_filter(
         host: host.clone(),
         port: WASM_SERVER_PORT,
     };
-    let config_string = serde_json::to_string(config).unwrap_or_default();
+    let config_string = config.to_json();
     json!({
         "apiVersion": "networking.istio.io/v1alpha3",
         "kind": "EnvoyFilter",

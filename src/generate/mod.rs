@@ -355,6 +355,39 @@ mod tests {
     use crate::load::{Input, LoadOptions, load};
     use crate::model::KuadrantVersion;
 
+    /// A wasm configuration written in parts is the JSON `serde_json` writes in one go, however many
+    /// parts (more parts than action sets included).
+    #[test]
+    fn wasm_configuration_json_in_parts_is_the_whole() {
+        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
+        let loaded = load(
+            &[Input::Path(dir.into())],
+            &LoadOptions {
+                default_namespace: "default".into(),
+                version: KuadrantVersion::V1_4,
+                ..LoadOptions::default()
+            },
+        );
+        let t = Topology::build(&loaded.model);
+        let eff = crate::resolve::effective(&t);
+        let out = generate(&t, &eff, &GenerateOptions::default());
+        let configs: Vec<&object::WasmConfig> = out
+            .objects
+            .iter()
+            .filter_map(|o| match o {
+                Object::Wasm(w) => Some(&w.config),
+                _ => None,
+            })
+            .collect();
+        assert!(configs.iter().any(|c| c.action_sets.len() > 1));
+        for c in configs {
+            let whole = serde_json::to_string(c).unwrap();
+            for parts in [0, 1, 2, 3, 7, c.action_sets.len() + 2] {
+                assert_eq!(c.to_json_in(parts), whole, "{parts} parts");
+            }
+        }
+    }
+
     /// Splitting the pass changes nothing: the same objects, text, CEL issues and findings,
     /// including for a route under two gateways (its limits reached from both runs), for runs cut
     /// inside a gateway, and at both versions.
@@ -366,7 +399,10 @@ mod tests {
             "examples/toystore",
         ] {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
+                let dir = format!(
+                    "{}/testdata/topology/complex-expanded",
+                    env!("CARGO_MANIFEST_DIR")
+                );
                 let loaded = load(
                     &[Input::Path(dir.into())],
                     &LoadOptions {

@@ -119,6 +119,48 @@ impl Serialize for WasmConfig {
     }
 }
 
+impl WasmConfig {
+    /// The configuration as compact JSON (what `serde_json::to_string` gives). A gateway of a large
+    /// estate has thousands of action sets, megabytes of JSON: they are written in parts on every
+    /// core and joined.
+    pub(crate) fn to_json(&self) -> String {
+        const PART: usize = 2048;
+        self.to_json_in(crate::par::cores().min(self.action_sets.len() / PART))
+    }
+
+    /// [`WasmConfig::to_json`] with the action sets written in `parts` parts (one or none: in one go).
+    pub(super) fn to_json_in(&self, parts: usize) -> String {
+        if parts < 2 {
+            return serde_json::to_string(self).unwrap_or_default();
+        }
+        let sets = &self.action_sets;
+        let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
+            let items: Vec<String> = sets[r]
+                .iter()
+                .map(|a| serde_json::to_string(a).unwrap_or_default())
+                .collect();
+            items.join(",")
+        });
+        // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
+        let rest = serde_json::to_string(&self.rest).unwrap_or_default();
+        let mut out =
+            String::with_capacity(texts.iter().map(String::len).sum::<usize>() + rest.len() + 16);
+        out.push_str("{\"actionSets\":[");
+        // A part without action sets (more parts than sets) adds nothing.
+        let texts: Vec<String> = texts.into_iter().filter(|t| !t.is_empty()).collect();
+        out.push_str(&texts.join(","));
+        out.push(']');
+        match rest.strip_prefix('{') {
+            Some("}") | None => out.push('}'),
+            Some(entries) => {
+                out.push(',');
+                out.push_str(entries);
+            }
+        }
+        out
+    }
+}
+
 /// A wasm carrier whose configuration is a mapping (1.4 `WasmPlugin`, `EnvoyExtensionPolicy`): the
 /// object without its configuration (`shell`, with `null` at `at`), and the configuration.
 #[derive(Clone, Debug)]
