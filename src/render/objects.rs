@@ -326,22 +326,10 @@ fn write_wasm_config<'v>(
         out.push_str("actionSets: []\n");
     } else {
         out.push_str("actionSets:\n");
-        // A gateway of a large estate has thousands of action sets; each one's text depends on
-        // that set alone (the caches only save work), so parts are written on every core.
-        const PART: usize = 2048;
-        let sets = &config.action_sets;
-        let parts = crate::par::cores().min(sets.len() / PART);
-        if parts < 2 {
-            write_action_sets(out, sc, sets, col)?;
-        } else {
-            let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-                let mut text = String::new();
-                write_action_sets(&mut text, &mut Scalars::default(), &sets[r], col).map(|()| text)
-            });
-            for t in texts {
-                out.push_str(&t?);
-            }
-        }
+        // A gateway of a large estate has thousands of action sets.
+        write_in_parts(out, sc, &config.action_sets, 2048, |out, sc, sets| {
+            write_action_sets(out, sc, sets, col)
+        })?;
     }
     for (k, v) in &config.rest {
         indent(out, col);
@@ -372,16 +360,29 @@ fn write_limits<'v>(
     limits: &'v [LimitadorLimit],
     col: usize,
 ) -> Result<(), String> {
-    // A large estate's Limitador holds a hundred thousand limits; each item's text depends on that
-    // limit alone (the scalar cache only saves work), so parts are written on every core.
-    const PART: usize = 8192;
-    let parts = crate::par::cores().min(limits.len() / PART);
+    // A large estate's Limitador holds a hundred thousand limits.
+    write_in_parts(out, sc, limits, 8192, |out, sc, limits| {
+        write_limit_items(out, sc, limits, col)
+    })
+}
+
+/// `items` written by `write` (which writes a run of them), in contiguous parts on every core when
+/// each core gets at least `min_part` of them, else in place with the caller's caches. Each item's
+/// text depends on that item alone (the caches only save work), so the parts joined are the text.
+fn write_in_parts<'v, T: Sync>(
+    out: &mut String,
+    sc: &mut Scalars<'v>,
+    items: &'v [T],
+    min_part: usize,
+    write: impl Fn(&mut String, &mut Scalars<'v>, &'v [T]) -> Result<(), String> + Sync,
+) -> Result<(), String> {
+    let parts = crate::par::cores().min(items.len() / min_part);
     if parts < 2 {
-        return write_limit_items(out, sc, limits, col);
+        return write(out, sc, items);
     }
-    let texts = crate::par::map_ranges(crate::par::even_ranges(limits.len(), parts), |r| {
+    let texts = crate::par::map_ranges(crate::par::even_ranges(items.len(), parts), |r| {
         let mut text = String::new();
-        write_limit_items(&mut text, &mut Scalars::default(), &limits[r], col).map(|()| text)
+        write(&mut text, &mut Scalars::default(), &items[r]).map(|()| text)
     });
     for t in texts {
         out.push_str(&t?);

@@ -388,11 +388,11 @@ impl Watch {
             // The AuthConfigs are the last state's.
             new_objects.retain(|o| !matches!(o, Object::AuthConfig(_)));
         }
-        let mut owned = super::Owned::of(
+        let (mut owned, all) = super::Owned::of(
             &new_model,
             new_objects.iter().filter(|o| o.kind() != "Limitador"),
-        )?;
-        if owned.keys().any(|gw| !reach.gateways.contains(gw)) {
+        );
+        if !all || owned.keys().any(|gw| !reach.gateways.contains(gw)) {
             return None;
         }
         // The last state's files of the affected gateways; their AuthConfigs stay when no route or

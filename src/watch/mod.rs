@@ -181,23 +181,29 @@ struct Owned {
 }
 
 impl Owned {
-    /// The files of `objects` (generated from `model`) that belong to a gateway, by gateway;
-    /// `None` when one of them does not, or cannot be named.
+    /// The files of `objects` (generated from `model`) that belong to a gateway, by gateway, and
+    /// whether every object does (and can be named).
     fn of<'a>(
         model: &Model,
         objects: impl IntoIterator<Item = &'a Object>,
-    ) -> Option<HashMap<slice::GatewayKey, Owned>> {
+    ) -> (HashMap<slice::GatewayKey, Owned>, bool) {
         let mut out: HashMap<slice::GatewayKey, Owned> = HashMap::new();
+        let mut all = true;
         for o in objects {
-            let gw = incremental::gateway_of(model, o)?;
-            let file = crate::outdir::object_file_name(o)?;
+            let (Some(gw), Some(file)) = (
+                incremental::gateway_of(model, o),
+                crate::outdir::object_file_name(o),
+            ) else {
+                all = false;
+                continue;
+            };
             let owned = out.entry(gw).or_default();
             match o {
                 Object::AuthConfig(_) => owned.auth.insert(file),
                 _ => owned.objects.insert(file),
             };
         }
-        Some(out)
+        (out, all)
     }
 }
 
@@ -577,15 +583,8 @@ impl Watch {
                 identities,
                 carriers: carriers(&analysis.generated.objects),
                 index,
-                owned: Owned::of(
-                    &model,
-                    analysis
-                        .generated
-                        .objects
-                        .iter()
-                        .filter(|o| incremental::gateway_of(&model, o).is_some()),
-                )
-                .unwrap_or_default(),
+                // The Limitador and policies' objects belong to no gateway.
+                owned: Owned::of(&model, &analysis.generated.objects).0,
             }
         });
     }
