@@ -80,25 +80,52 @@ impl LimitadorState {
     }
 
     /// Remove the limits of the routes `gone` (their `namespace`), then add `added`; `None` when a
-    /// limit cannot be written (the state is then not to be used).
+    /// limit cannot be written (the state is then not to be used). A limit both removed and added
+    /// stays as it is: most of a route's limits are the same after a change, and only the others
+    /// are rendered.
     pub(super) fn replace<'a>(
         &mut self,
         gone: impl IntoIterator<Item = &'a str>,
-        added: Vec<LimitadorLimit>,
+        mut added: Vec<LimitadorLimit>,
     ) -> Option<()> {
+        let mut removed = Vec::new();
         for route in gone {
-            for l in self.by_route.remove(route).unwrap_or_default() {
-                if let Entry::Occupied(mut e) = self.limits.entry(l) {
-                    let (count, item) = e.get_mut();
-                    *count -= 1;
-                    self.len -= item.len();
-                    if *count == 0 {
-                        e.remove();
-                    }
-                }
+            removed.extend(self.by_route.remove(route).unwrap_or_default());
+        }
+        // Both in order, walked side by side: equal pairs are kept.
+        removed.sort();
+        added.sort_by(limit_order);
+        let mut removed = removed.into_iter().peekable();
+        let mut fresh = Vec::new();
+        for l in added {
+            while let Some(r) = removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Less) {
+                self.remove(r);
+            }
+            match removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Equal) {
+                Some(same) => self
+                    .by_route
+                    .entry(Arc::clone(&same.0.namespace))
+                    .or_default()
+                    .push(same),
+                None => fresh.push(l),
             }
         }
-        self.add(added)
+        for r in removed {
+            self.remove(r);
+        }
+        self.add(fresh)
+    }
+
+    /// One occurrence of `l` less (its route's list is the caller's).
+    fn remove(&mut self, l: Ordered) {
+        if let Entry::Occupied(mut e) = self.limits.entry(l) {
+            let (count, item) = e.get_mut();
+            *count -= 1;
+            self.len -= item.len();
+            if *count == 0 {
+                e.remove();
+            }
+        }
     }
 
     fn add(&mut self, added: Vec<LimitadorLimit>) -> Option<()> {
@@ -196,5 +223,47 @@ mod tests {
         // Every limit gone: nothing left to write.
         state.replace(["ns/a", "ns/b", "ns/d"], Vec::new()).unwrap();
         assert!(state.is_empty());
+    }
+
+    /// Any replacement, with limits equal within and across routes and some kept as they were,
+    /// gives the text of the Limitador generated afresh with the routes' new limits.
+    mod replacing {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Limits of routes `r0`..`r3` from a small alphabet, so that many are equal.
+        fn limits() -> impl Strategy<Value = Vec<LimitadorLimit>> {
+            prop::collection::vec((0..4u8, 0..3u8, 1..3i64), 0..12).prop_map(|v| {
+                v.into_iter()
+                    .map(|(r, n, max)| limit(&format!("ns/r{r}"), &format!("n{n}"), max))
+                    .collect()
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+            #[test]
+            fn equals_generating_afresh(
+                first in limits(),
+                steps in prop::collection::vec((prop::collection::vec(0..4u8, 0..4), limits()), 1..4),
+            ) {
+                // At least one limit, so that there is a state.
+                let first = [first, vec![limit("ns/base", "b", 1)]].concat();
+                let mut state = LimitadorState::of(&carrier(first.clone())).expect("a state");
+                let mut all = first;
+                for (routes, added) in steps {
+                    let routes: Vec<String> = routes.iter().map(|r| format!("ns/r{r}")).collect();
+                    // The new limits of the routes replaced only.
+                    let added: Vec<_> = added
+                        .into_iter()
+                        .filter(|l| routes.iter().any(|r| **r == *l.namespace))
+                        .collect();
+                    all.retain(|l| !routes.iter().any(|r| **r == *l.namespace));
+                    all.extend(added.iter().cloned());
+                    state.replace(routes.iter().map(String::as_str), added).unwrap();
+                    prop_assert_eq!(state.content(), text(&carrier(all.clone())));
+                }
+            }
+        }
     }
 }
