@@ -379,8 +379,9 @@ fn a_policy_edit_updates_outputs() {
     assert!(
         limitador
             .content
-            .as_deref()
+            .as_ref()
             .unwrap()
+            .joined()
             .contains("max_value: 7")
     );
     // An event for a file whose text did not change recomputes nothing.

@@ -437,17 +437,18 @@ impl Watch {
             .position(is_limitador)
             .map(|i| c.new_objects.remove(i));
         let previous = &self.outputs;
+        let same =
+            |f: &str, digest: &[u8; 32]| previous.get(f).is_some_and(|o| o.digest == *digest);
         let note = |f: &str, text: &str| {
             let digest = super::digest(text);
-            let same = previous.get(f).is_some_and(|o| o.digest == digest);
-            (digest, !same)
+            (digest, !same(f, &digest))
         };
         // The gateways' files and the Limitador's are written side by side.
         let has = self.kept.as_ref().is_some_and(|k| k.has_limitador);
         let c_ref: &Computed = c;
         let (written, limitador) = std::thread::scope(|scope| {
             let limitador = scope.spawn(|| {
-                limitador_file(c_ref, kinds.limits, has, limitador, new_limitador, &note)
+                limitador_file(c_ref, kinds.limits, has, limitador, new_limitador, &same)
             });
             let written = crate::outdir::render_objects(&dir, &c_ref.new_objects, note);
             let limitador = limitador
@@ -492,7 +493,7 @@ type LimitadorFile = (LimitadorState, String, Rendered<[u8; 32]>);
 
 /// The Limitador's file after the change: the last state's (`limitador`, when limits may change)
 /// with the core routes' limits replaced by those of the new slice (`part`), its file name and
-/// text; `Some(None)` when it is not written again, `None` when the change cannot be merged (a
+/// text unless `same(file, digest)` says it is the last state's; `Some(None)` when it is not written again, `None` when the change cannot be merged (a
 /// Limitador that cannot be cut into parts, or one without limits before or after: its shape
 /// changes).
 fn limitador_file(
@@ -501,7 +502,7 @@ fn limitador_file(
     has: bool,
     limitador: Option<LimitadorState>,
     part: Option<Object>,
-    note: &(impl Fn(&str, &str) -> ([u8; 32], bool) + Sync),
+    same: &(impl Fn(&str, &[u8; 32]) -> bool + Sync),
 ) -> Option<Option<LimitadorFile>> {
     match (limits, has, limitador, part) {
         (false, ..) | (true, false, None, None) => Some(None),
@@ -522,11 +523,12 @@ fn limitador_file(
                 return None;
             }
             let (name, object) = state.file.clone();
-            let content = state.content();
-            let (digest, keep) = note(&name, &content);
+            // In parts: its tens of megabytes are neither joined nor copied.
+            let text = state.text();
+            let digest = super::digest_text(&text);
             let rendered = Rendered {
                 object,
-                content: keep.then_some(content),
+                content: (!same(&name, &digest)).then_some(text),
                 note: digest,
             };
             Some(Some((state, name, rendered)))

@@ -9,6 +9,7 @@
 
 use crate::generate::limit_order;
 use crate::generate::object::{LimitadorLimit, Object};
+use crate::outdir::Text;
 use std::cmp::Ordering;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -43,16 +44,15 @@ impl Ord for Ordered {
 pub(super) struct LimitadorState {
     /// Its file name and its object (`Kind namespace/name`).
     pub file: (String, String),
-    /// The text before the limits and after them, and the column of the items' dashes.
-    head: String,
+    /// The file's text before the limits (`outdir`'s marker line first) and after them, and the
+    /// column of the items' dashes.
+    head: Arc<str>,
     col: usize,
-    tail: String,
+    tail: Arc<str>,
     /// The limits in order, each once: how many times it occurs, and its item's text.
-    limits: BTreeMap<Ordered, (usize, String)>,
+    limits: BTreeMap<Ordered, (usize, Arc<str>)>,
     /// The limits of each route (their `namespace`), as often as they occur.
     by_route: HashMap<Arc<str>, Vec<Ordered>>,
-    /// The length of the items' text, all occurrences.
-    len: usize,
 }
 
 impl LimitadorState {
@@ -66,12 +66,11 @@ impl LimitadorState {
             crate::outdir::object_file_names(std::slice::from_ref(o))?.pop_first()?;
         let mut state = LimitadorState {
             file: (file, object),
-            head,
+            head: crate::outdir::file_text(&head).into(),
             col,
-            tail,
+            tail: tail.into(),
             limits: BTreeMap::new(),
             by_route: HashMap::new(),
-            len: 0,
         };
         state.add(l.limits.clone())?;
         let whole = yaml_objects(std::slice::from_ref(o)).ok()?;
@@ -119,9 +118,8 @@ impl LimitadorState {
     /// One occurrence of `l` less (its route's list is the caller's).
     fn remove(&mut self, l: Ordered) {
         if let Entry::Occupied(mut e) = self.limits.entry(l) {
-            let (count, item) = e.get_mut();
+            let (count, _) = e.get_mut();
             *count -= 1;
-            self.len -= item.len();
             if *count == 0 {
                 e.remove();
             }
@@ -140,8 +138,7 @@ impl LimitadorState {
                 .entry(Arc::clone(&l.0.namespace))
                 .or_default()
                 .push(l.clone());
-            self.len += item.len();
-            self.limits.entry(l).or_insert((0, item)).0 += 1;
+            self.limits.entry(l).or_insert((0, item.into())).0 += 1;
         }
         Some(())
     }
@@ -151,17 +148,21 @@ impl LimitadorState {
         self.limits.is_empty()
     }
 
-    /// The file's text (`outdir`'s marker line first).
-    pub(super) fn content(&self) -> String {
-        let mut out = crate::outdir::file_text(&self.head);
-        out.reserve(self.len + self.tail.len());
+    /// The file's text (`outdir`'s marker line first), in parts: the head, each limit's item as
+    /// often as it occurs, the tail.
+    pub(super) fn text(&self) -> Text {
+        let mut parts = Vec::with_capacity(self.limits.len() + 2);
+        parts.push(Arc::clone(&self.head));
         for (count, item) in self.limits.values() {
-            for _ in 0..*count {
-                out.push_str(item);
-            }
+            parts.extend(std::iter::repeat_n(item, *count).cloned());
         }
-        out.push_str(&self.tail);
-        out
+        parts.push(Arc::clone(&self.tail));
+        Text::Parts(parts)
+    }
+
+    /// The file's text, joined.
+    pub(super) fn content(&self) -> String {
+        self.text().into_string()
     }
 }
 

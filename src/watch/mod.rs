@@ -77,7 +77,7 @@ pub struct FileChange {
     /// `Kind namespace/name`.
     pub object: String,
     /// The new text; `None` when deleted.
-    pub content: Option<String>,
+    pub content: Option<crate::outdir::Text>,
 }
 
 /// A policy whose predicted status changed: the one-line summaries before and after (`None`: the
@@ -624,6 +624,28 @@ fn digest(text: &str) -> [u8; 32] {
     *blake3::hash(text.as_bytes()).as_bytes()
 }
 
+/// [`digest`] of a text that may be in parts: the same as of the parts joined.
+fn digest_text(text: &crate::outdir::Text) -> [u8; 32] {
+    // Small parts are gathered before they are hashed: BLAKE3 hashes many chunks of a long input
+    // at once, but one at a time from short ones.
+    const BATCH: usize = 1 << 16;
+    let mut hasher = blake3::Hasher::new();
+    let mut batch = Vec::with_capacity(BATCH);
+    for p in text.parts() {
+        if batch.len() + p.len() > BATCH {
+            hasher.update(&batch);
+            batch.clear();
+        }
+        if p.len() >= BATCH {
+            hasher.update(p.as_bytes());
+        } else {
+            batch.extend_from_slice(p.as_bytes());
+        }
+    }
+    hasher.update(&batch);
+    *hasher.finalize().as_bytes()
+}
+
 /// A file written in a cycle, as the state keeps it; created or updated (when its text is not
 /// `previous`'s) in `report`.
 fn written(
@@ -785,5 +807,29 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
             .iter()
             .map(|d| diagnostic_line(d, &loaded.sources))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outdir::Text;
+    use std::sync::Arc;
+
+    /// A text's digest does not depend on how it is cut: parts smaller and larger than the batch
+    /// the parts are gathered in, and empty ones.
+    #[test]
+    fn a_digest_is_the_same_whole_or_in_parts() {
+        for sizes in [vec![], vec![0], vec![3, 0, 70_000, 5], vec![65_535, 1, 65_536, 2]] {
+            let parts: Vec<Arc<str>> = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Arc::from(char::from(b'a' + i as u8).to_string().repeat(*n)))
+                .collect();
+            let text = Text::Parts(parts);
+            assert_eq!(digest_text(&text), digest(&text.joined()), "{sizes:?}");
+        }
+        let whole = Text::Whole("kind: X\n".into());
+        assert_eq!(digest_text(&whole), digest("kind: X\n"));
     }
 }
