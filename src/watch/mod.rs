@@ -820,7 +820,12 @@ mod tests {
     /// the parts are gathered in, and empty ones.
     #[test]
     fn a_digest_is_the_same_whole_or_in_parts() {
-        for sizes in [vec![], vec![0], vec![3, 0, 70_000, 5], vec![65_535, 1, 65_536, 2]] {
+        for sizes in [
+            vec![],
+            vec![0],
+            vec![3, 0, 70_000, 5],
+            vec![65_535, 1, 65_536, 2],
+        ] {
             let parts: Vec<Arc<str>> = sizes
                 .iter()
                 .enumerate()
