@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `policyctl watch` on the 100k-object synthetic estate (issue 22): one policy file changes, one
-# gateway of a hundred is affected (EDITS times, default 3). Measures, in one session:
+# gateway of a hundred is affected (EDITS times, default 3, PAUSE seconds apart, default 2: a user's
+# pause between two saves). Measures, in one session:
 #   - the first cycle (everything read, parsed, computed and written to --out-dir),
 #   - each cycle after an edit: the time `watch` prints (debounced event received -> output files
 #     written), and the wall time from the edit to the cycle line on stdout (adds the debounce),
@@ -9,6 +10,8 @@
 #   tests/benches/watch.sh                  # the large estate (100 gateways, 40k routes)
 #   ROUTES=4000 GATEWAYS=10 tests/benches/watch.sh
 #   COMPUTE=0 tests/benches/watch.sh        # the watch session only
+#   PAUSE=1 tests/benches/watch.sh          # edits a second apart (watch hands memory back to the
+#                                           # system in pauses over 1.2 s, see its source)
 #
 # Not for CI: a shared 2-core machine gives noisy numbers.
 set -euo pipefail
@@ -47,7 +50,8 @@ for _ in $(seq $((${COMPUTE:-1} * 2))); do
 done
 
 EDITS=${EDITS:-3}
-echo "== watch: first cycle, then $EDITS edits of policies/gw-0.yaml, a second apart"
+PAUSE=${PAUSE:-2}
+echo "== watch: first cycle, then $EDITS edits of policies/gw-0.yaml, $PAUSE s apart"
 rm -rf "$WORK/out"
 mkfifo "$WORK/lines"
 "$BIN/policyctl" watch -v -f "$WORK/in" --out-dir "$WORK/out" --cycles $((EDITS + 1)) <&- >"$WORK/lines" 2>"$WORK/stderr" &
@@ -59,7 +63,7 @@ while IFS= read -r line <&3; do
   esac
 done
 for _ in $(seq "$EDITS"); do
-  sleep 1
+  sleep "$PAUSE"
   # The first limit of gw-0's defaults policy: 1000 more, written to a temporary file and renamed
   # over the policy file as editors do. T0: when the rename is done.
   T0=$(python3 - "$WORK/in/policies/gw-0.yaml" <<'EOF'
