@@ -139,12 +139,6 @@ impl PartialEq for Text {
 
 impl Eq for Text {}
 
-impl From<String> for Text {
-    fn from(s: String) -> Self {
-        Text::Whole(s)
-    }
-}
-
 /// A problem that stops the sync before anything is written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutDirError {

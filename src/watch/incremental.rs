@@ -493,9 +493,9 @@ type LimitadorFile = (LimitadorState, String, Rendered<[u8; 32]>);
 
 /// The Limitador's file after the change: the last state's (`limitador`, when limits may change)
 /// with the core routes' limits replaced by those of the new slice (`part`), its file name and
-/// text unless `same(file, digest)` says it is the last state's; `Some(None)` when it is not written again, `None` when the change cannot be merged (a
-/// Limitador that cannot be cut into parts, or one without limits before or after: its shape
-/// changes).
+/// text unless `same(file, digest)` says it is the last state's; `Some(None)` when it is not
+/// written again, `None` when the change cannot be merged (a Limitador that cannot be cut into
+/// parts, or one without limits before or after: its shape changes).
 fn limitador_file(
     c: &Computed,
     limits: bool,

@@ -174,9 +174,9 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
 /// The binary's allocator (mimalloc, `src/main.rs`) returns freed memory to the system a second
 /// after it is freed (its `purge_delay`, 1000 ms in its v3), from inside a later allocation or free
 /// that looks at its arenas. In `watch` that is the next cycle, after the pause while the user
-/// edits: the first incremental cycle returned the gigabytes the first full cycle of the 100k
-/// estate freed, 70 ms of its 220 (tests/benches/README.md). Here a large block is freed in the
-/// pause instead, and what has expired is returned then.
+/// edits: the first incremental cycle returned what the first full cycle of the 100k estate
+/// freed, about 45 ms of its ~210 (tests/benches/README.md, session 9). Here a large block is freed
+/// in the pause instead, and what has expired is returned then.
 fn memory_returned_in_pauses() -> mpsc::Sender<()> {
     // Longer than the allocator's delay.
     const PAUSE: Duration = Duration::from_millis(1200);
