@@ -72,21 +72,34 @@ pub struct Step {
 }
 
 /// A file's text: whole, or in parts written one after the other. `watch` keeps a large
-/// Limitador's limits as parts (tens of megabytes), which a cycle then neither joins nor copies.
+/// Limitador's limits as parts (tens of megabytes), and hands them out shared: a cycle neither joins,
+/// copies nor lists them.
 #[derive(Clone, Debug)]
 pub enum Text {
     Whole(String),
-    Parts(Vec<Arc<str>>),
+    Parts(Arc<dyn Parts>),
+}
+
+/// A text kept in parts by its owner.
+pub trait Parts: std::fmt::Debug + Send + Sync {
+    /// The parts in order.
+    fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_>;
+}
+
+/// Parts in a list.
+impl Parts for Vec<Arc<str>> {
+    fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.iter().map(|p| &**p))
+    }
 }
 
 impl Text {
     /// The parts in order (a whole text is one).
-    pub fn parts(&self) -> impl Iterator<Item = &str> {
-        let (whole, parts): (Option<&str>, &[Arc<str>]) = match self {
-            Text::Whole(s) => (Some(s), &[]),
-            Text::Parts(p) => (None, p),
-        };
-        whole.into_iter().chain(parts.iter().map(|p| &**p))
+    pub fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match self {
+            Text::Whole(s) => Box::new(std::iter::once(s.as_str())),
+            Text::Parts(p) => p.parts(),
+        }
     }
 
     /// The length in bytes.
@@ -102,14 +115,14 @@ impl Text {
     pub fn joined(&self) -> Cow<'_, str> {
         match self {
             Text::Whole(s) => Cow::Borrowed(s),
-            Text::Parts(p) => Cow::Owned(p.concat()),
+            Text::Parts(p) => Cow::Owned(p.parts().collect()),
         }
     }
 
     pub fn into_string(self) -> String {
         match self {
             Text::Whole(s) => s,
-            Text::Parts(p) => p.concat(),
+            Text::Parts(p) => p.parts().collect(),
         }
     }
 
@@ -733,7 +746,7 @@ fn write_atomic(
     let len = text.len();
     match text {
         Text::Whole(s) => f.write_all(s.as_bytes())?,
-        Text::Parts(p) => write_parts(f.as_file_mut(), p)?,
+        Text::Parts(p) => write_parts(f.as_file_mut(), p.parts())?,
     }
     f.as_file().sync_all()?;
     let replaced = (len >= LARGE_FILE).then(|| held(path)).flatten();
@@ -746,12 +759,24 @@ fn write_atomic(
 }
 
 /// Write `parts` one after the other, many to a system call, without joining them.
-fn write_parts(f: &mut std::fs::File, parts: &[Arc<str>]) -> std::io::Result<()> {
+fn write_parts<'a>(
+    f: &mut std::fs::File,
+    mut parts: impl Iterator<Item = &'a str>,
+) -> std::io::Result<()> {
     use std::io::IoSlice;
     // At most IOV_MAX (1024 on Linux) slices a call.
-    for batch in parts.chunks(1024) {
-        let mut slices: Vec<IoSlice<'_>> =
-            batch.iter().map(|p| IoSlice::new(p.as_bytes())).collect();
+    let mut slices: Vec<IoSlice<'a>> = Vec::with_capacity(1024);
+    loop {
+        slices.clear();
+        slices.extend(
+            parts
+                .by_ref()
+                .take(1024)
+                .map(|p| IoSlice::new(p.as_bytes())),
+        );
+        if slices.is_empty() {
+            return Ok(());
+        }
         let mut left = &mut slices[..];
         IoSlice::advance_slices(&mut left, 0);
         while !left.is_empty() {
@@ -763,7 +788,6 @@ fn write_parts(f: &mut std::fs::File, parts: &[Arc<str>]) -> std::io::Result<()>
             }
         }
     }
-    Ok(())
 }
 
 /// From this size on, the file a write replaces is closed on another thread (see `held`).
@@ -1084,7 +1108,7 @@ mod tests {
             .chain((0..3000).map(|i| "x".repeat(i % 7) + &format!("{i}\n")))
             .map(Arc::from)
             .collect();
-        let text = Text::Parts(parts);
+        let text = Text::Parts(Arc::new(parts));
         let joined = text.joined().into_owned();
         assert_eq!(text.len(), joined.len());
         assert!(text.is(&joined) && !text.is(&joined[1..]) && !text.is(&format!("{joined}x")));
@@ -1095,7 +1119,8 @@ mod tests {
         let steps = plan_changes(d, change(&text), true).unwrap();
         assert_eq!(actions(&steps), [("l.yaml".into(), Action::Unchanged)]);
 
-        let other = Text::Parts(vec![Arc::from(format!("{MARKER}\n")), Arc::from("y\n")]);
+        let other: Vec<Arc<str>> = vec![Arc::from(format!("{MARKER}\n")), Arc::from("y\n")];
+        let other = Text::Parts(Arc::new(other));
         let steps = plan_changes(d, change(&other), false).unwrap();
         let fail = FailPoint {
             write_index: Some(0),

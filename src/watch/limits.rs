@@ -9,7 +9,7 @@
 
 use crate::generate::limit_order;
 use crate::generate::object::{LimitadorLimit, Object};
-use crate::outdir::Text;
+use crate::outdir::{Parts, Text};
 use std::cmp::Ordering;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -44,15 +44,44 @@ impl Ord for Ordered {
 pub(super) struct LimitadorState {
     /// Its file name and its object (`Kind namespace/name`).
     pub file: (String, String),
-    /// The file's text before the limits (`outdir`'s marker line first) and after them, and the
-    /// column of the items' dashes.
-    head: Arc<str>,
+    /// The column of the items' dashes.
     col: usize,
-    tail: Arc<str>,
-    /// The limits in order, each once: how many times it occurs, and its item's text.
-    limits: BTreeMap<Ordered, (usize, Arc<str>)>,
+    /// The file's text, shared with the last [`Text`] handed out (copied when it is changed while
+    /// that text is still held; `watch` writes and drops it within its cycle).
+    text: Arc<Limits>,
     /// The limits of each route (their `namespace`), as often as they occur.
     by_route: HashMap<Arc<str>, Vec<Ordered>>,
+}
+
+/// The Limitador's file text in parts.
+#[derive(Clone)]
+struct Limits {
+    /// The text before the limits (`outdir`'s marker line first) and after them.
+    head: String,
+    tail: String,
+    /// The limits in order, each once: how many times it occurs, and its item's text.
+    items: BTreeMap<Ordered, (usize, String)>,
+}
+
+/// The head, each limit's item as often as it occurs, the tail.
+impl Parts for Limits {
+    fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        let items = (self.items.values()).flat_map(|(n, item)| std::iter::repeat_n(&**item, *n));
+        Box::new(
+            std::iter::once(&*self.head)
+                .chain(items)
+                .chain(std::iter::once(&*self.tail)),
+        )
+    }
+}
+
+/// Not its tens of thousands of items.
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field("items", &self.items.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl LimitadorState {
@@ -66,16 +95,17 @@ impl LimitadorState {
             crate::outdir::object_file_names(std::slice::from_ref(o))?.pop_first()?;
         let mut state = LimitadorState {
             file: (file, object),
-            head: crate::outdir::file_text(&head).into(),
             col,
-            tail: tail.into(),
-            limits: BTreeMap::new(),
+            text: Arc::new(Limits {
+                head: crate::outdir::file_text(&head),
+                tail,
+                items: BTreeMap::new(),
+            }),
             by_route: HashMap::new(),
         };
         state.add(l.limits.clone())?;
         let whole = yaml_objects(std::slice::from_ref(o)).ok()?;
-        (!state.limits.is_empty() && state.content() == crate::outdir::file_text(&whole))
-            .then_some(state)
+        (!state.is_empty() && state.content() == crate::outdir::file_text(&whole)).then_some(state)
     }
 
     /// Remove the limits of the routes `gone` (their `namespace`), then add `added`; `None` when a
@@ -94,11 +124,12 @@ impl LimitadorState {
         // Both in order, walked side by side: equal pairs are kept.
         removed.sort();
         added.sort_by(limit_order);
+        let items = &mut Arc::make_mut(&mut self.text).items;
         let mut removed = removed.into_iter().peekable();
         let mut fresh = Vec::new();
         for l in added {
             while let Some(r) = removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Less) {
-                self.remove(r);
+                remove(items, r);
             }
             match removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Equal) {
                 Some(same) => self
@@ -110,59 +141,53 @@ impl LimitadorState {
             }
         }
         for r in removed {
-            self.remove(r);
+            remove(items, r);
         }
         self.add(fresh)
     }
 
-    /// One occurrence of `l` less (its route's list is the caller's).
-    fn remove(&mut self, l: Ordered) {
-        if let Entry::Occupied(mut e) = self.limits.entry(l) {
-            let (count, _) = e.get_mut();
-            *count -= 1;
-            if *count == 0 {
-                e.remove();
-            }
-        }
-    }
-
     fn add(&mut self, added: Vec<LimitadorLimit>) -> Option<()> {
         let col = self.col;
-        let items = crate::par::map(&added, 512, |l| crate::render::objects::limit_item(l, col))
+        let rendered = crate::par::map(&added, 512, |l| crate::render::objects::limit_item(l, col))
             .into_iter()
             .collect::<Result<Vec<String>, String>>()
             .ok()?;
-        for (l, item) in added.into_iter().zip(items) {
+        let items = &mut Arc::make_mut(&mut self.text).items;
+        for (l, item) in added.into_iter().zip(rendered) {
             let l = Ordered(Arc::new(l));
             self.by_route
                 .entry(Arc::clone(&l.0.namespace))
                 .or_default()
                 .push(l.clone());
-            self.limits.entry(l).or_insert((0, item.into())).0 += 1;
+            items.entry(l).or_insert((0, item)).0 += 1;
         }
         Some(())
     }
 
     /// Whether no limit is left (the object then has another shape).
     pub(super) fn is_empty(&self) -> bool {
-        self.limits.is_empty()
+        self.text.items.is_empty()
     }
 
-    /// The file's text (`outdir`'s marker line first), in parts: the head, each limit's item as
-    /// often as it occurs, the tail.
+    /// The file's text (`outdir`'s marker line first), in parts, shared.
     pub(super) fn text(&self) -> Text {
-        let mut parts = Vec::with_capacity(self.limits.len() + 2);
-        parts.push(Arc::clone(&self.head));
-        for (count, item) in self.limits.values() {
-            parts.extend(std::iter::repeat_n(item, *count).cloned());
-        }
-        parts.push(Arc::clone(&self.tail));
-        Text::Parts(parts)
+        Text::Parts(Arc::clone(&self.text) as Arc<dyn Parts>)
     }
 
     /// The file's text, joined.
     pub(super) fn content(&self) -> String {
         self.text().into_string()
+    }
+}
+
+/// One occurrence of `l` less (its route's list is the caller's).
+fn remove(items: &mut BTreeMap<Ordered, (usize, String)>, l: Ordered) {
+    if let Entry::Occupied(mut e) = items.entry(l) {
+        let (count, _) = e.get_mut();
+        *count -= 1;
+        if *count == 0 {
+            e.remove();
+        }
     }
 }
 
@@ -224,6 +249,22 @@ mod tests {
         // Every limit gone: nothing left to write.
         state.replace(["ns/a", "ns/b", "ns/d"], Vec::new()).unwrap();
         assert!(state.is_empty());
+    }
+
+    /// A text handed out stays what it was when the state changes after it (the state's parts are
+    /// then copied, not changed under it).
+    #[test]
+    fn a_text_handed_out_is_not_changed_by_a_later_replacement() {
+        let before = carrier(vec![limit("ns/a", "x", 1), limit("ns/b", "y", 2)]);
+        let mut state = LimitadorState::of(&before).expect("a state");
+        let held = state.text();
+        state
+            .replace(["ns/a"], vec![limit("ns/a", "x", 5)])
+            .unwrap();
+        assert_eq!(held.joined(), text(&before));
+        let after = carrier(vec![limit("ns/a", "x", 5), limit("ns/b", "y", 2)]);
+        assert_eq!(state.content(), text(&after));
+        assert_ne!(text(&after), text(&before));
     }
 
     /// Any replacement, with limits equal within and across routes and some kept as they were,

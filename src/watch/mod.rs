@@ -831,7 +831,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, n)| Arc::from(char::from(b'a' + i as u8).to_string().repeat(*n)))
                 .collect();
-            let text = Text::Parts(parts);
+            let text = Text::Parts(Arc::new(parts));
             assert_eq!(digest_text(&text), digest(&text.joined()), "{sizes:?}");
         }
         let whole = Text::Whole("kind: X\n".into());
