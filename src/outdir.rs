@@ -86,7 +86,8 @@ pub trait Parts: std::fmt::Debug + Send + Sync {
     fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_>;
 }
 
-/// Parts in a list.
+/// Parts in a list (the tests' texts in parts).
+#[cfg(test)]
 impl Parts for Vec<Arc<str>> {
     fn parts(&self) -> Box<dyn Iterator<Item = &str> + '_> {
         Box::new(self.iter().map(|p| &**p))
