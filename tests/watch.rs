@@ -323,12 +323,19 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// After every edit, the incremental state is the state a fresh `compute` of the same files
-    /// gives: every output file's text (by SHA-256), every policy's status, every finding.
+    /// gives: every output file's text (by SHA-256), every policy's status, every finding. Either
+    /// release: their wasm carriers differ (1.4's `WasmPlugin` is typed, 1.5's `EnvoyFilter` a tree).
     #[test]
-    fn incremental_state_equals_a_fresh_compute(edits in proptest::collection::vec(edit(), 1..12)) {
+    fn incremental_state_equals_a_fresh_compute(
+        edits in proptest::collection::vec(edit(), 1..12),
+        v1_4 in any::<bool>(),
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let mut estate = Estate::new(dir.path());
-        let opts = options(dir.path());
+        let mut opts = options(dir.path());
+        if v1_4 {
+            opts.load.version = policyctl::KuadrantVersion::V1_4;
+        }
         let mut w = Watch::new(opts.clone(), Default::default());
         let first = w.apply(&[]);
         prop_assert!(first.recomputed);
@@ -689,4 +696,44 @@ fn the_views_print_after_a_cycle() {
             .unwrap()
             .starts_with("cycle 1: 4 of 4 files read")
     );
+}
+
+/// A watched estate is the one `compute` computes, whatever the release and the inputs: 1.4's
+/// wasm carrier is a `WasmPlugin` (1.5's an `EnvoyFilter`), and extension policies' controllers
+/// create objects (a PlanPolicy's RateLimitPolicy, an OIDCPolicy's callback route).
+#[test]
+fn a_watched_estate_is_the_one_compute_computes() {
+    use policyctl::KuadrantVersion::{V1_4, V1_5};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let cases = [
+        (
+            "examples/toystore",
+            V1_4,
+            "extensions.istio.io_v1alpha1_WasmPlugin_",
+        ),
+        (
+            "examples/toystore",
+            V1_5,
+            "networking.istio.io_v1alpha3_EnvoyFilter_",
+        ),
+        ("extensions/plan", V1_5, "kuadrant.io_v1_RateLimitPolicy_"),
+        (
+            "extensions/oidc",
+            V1_4,
+            "gateway.networking.k8s.io_v1_HTTPRoute_",
+        ),
+    ];
+    for (dir, version, file) in cases {
+        let mut opts = options(&root.join(dir));
+        opts.load.version = version;
+        let mut w = Watch::new(opts.clone(), Default::default());
+        assert!(w.apply(&[]).recomputed);
+        let state = w.snapshot();
+        assert!(
+            state.files.keys().any(|f| f.starts_with(file)),
+            "{dir} {version:?}: no {file}* in {:?}",
+            state.files.keys()
+        );
+        assert_eq!(state, fresh_snapshot(&opts), "{dir} {version:?}");
+    }
 }

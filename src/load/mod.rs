@@ -121,15 +121,24 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         }
     }
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
-    out.model.version = opts.version;
-    extension::expand(&mut out.model, &mut out.diagnostics);
-    expand_oidc(&mut out, opts);
-    crate::model::assume_gateway_classes(
-        &mut out.model,
-        &opts.gateway_classes,
-        &mut out.diagnostics,
-    );
+    complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
     out
+}
+
+/// What every model gets once its objects are assembled: the emulated release, the objects
+/// extension policies' controllers create (validated like input objects, `PCTL3023` when one
+/// replaces an input object), and the assumed GatewayClasses. `load` and `watch`'s cycles build
+/// their models this way, so that they are the same for the same files.
+pub(crate) fn complete(
+    model: &mut Model,
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) {
+    model.version = opts.version;
+    extension::expand(model, diags);
+    expand_oidc(model, sources, opts, diags);
+    crate::model::assume_gateway_classes(model, &opts.gateway_classes, diags);
 }
 
 /// Add the objects OIDCPolicies' controllers create (`crate::model::oidc`) to the model, validated
@@ -137,14 +146,19 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
 /// and the object) so that a finding inside it can be shown; its `origin` is the OIDCPolicy's. An
 /// input object of the same kind, namespace and name is replaced, as the controller overwrites it
 /// (`PCTL3023`).
-fn expand_oidc(out: &mut Loaded, opts: &LoadOptions) {
-    let built = crate::model::oidc::expand(&out.model, opts.version, &mut out.diagnostics);
+fn expand_oidc(
+    model: &mut Model,
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) {
+    let built = crate::model::oidc::expand(model, opts.version, diags);
     if built.is_empty() {
         return;
     }
     let mut added = Vec::new();
     for (i, value) in built {
-        let e = &out.model.extensions[i];
+        let e = &model.extensions[i];
         let (origin, from) = (e.meta.origin, e.display());
         let text = serde_json::to_string_pretty(&value).unwrap_or_default();
         let label = format!(
@@ -152,19 +166,13 @@ fn expand_oidc(out: &mut Loaded, opts: &LoadOptions) {
             value["kind"].as_str().unwrap_or_default(),
             value["metadata"]["name"].as_str().unwrap_or_default()
         );
-        let id = out.sources.add(label, text.as_str());
+        let id = sources.add(label, text.as_str());
         let whole = Span::new(id, 0, text.len());
         let Ok(doc) = yaml::parse_document(id, 0, &text, None) else {
             continue;
         };
-        let Some(mut v) = validate::object(
-            doc,
-            Span::new(id, 0, 0),
-            0,
-            (whole, None),
-            opts,
-            &mut out.diagnostics,
-        ) else {
+        let Some(mut v) = validate::object(doc, Span::new(id, 0, 0), 0, (whole, None), opts, diags)
+        else {
             continue;
         };
         let m = v.meta_mut();
@@ -173,11 +181,11 @@ fn expand_oidc(out: &mut Loaded, opts: &LoadOptions) {
         added.push((v, value));
     }
     for (v, value) in added {
-        replace_overwritten(&mut out.model, &v, &mut out.diagnostics);
-        v.into_model(&mut out.model);
-        out.model.derived_objects.push(value);
+        replace_overwritten(model, &v, diags);
+        v.into_model(model);
+        model.derived_objects.push(value);
     }
-    validate::sort_model(&mut out.model);
+    validate::sort_model(model);
 }
 
 /// Drop the input object a derived object `v` overwrites (same kind, namespace and name), and say
@@ -320,7 +328,7 @@ pub(crate) fn parse_file(
 /// GatewayClasses). The files' objects are copied; the files stay as they are.
 pub(crate) fn assemble_files(
     files: &[&ParsedFile],
-    sources: &SourceMap,
+    sources: &mut SourceMap,
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) -> Model {
@@ -335,12 +343,14 @@ pub(crate) fn assemble_files(
         seq += f.objects_seen;
     }
     let mut model = assemble(objs, sources, diags);
-    crate::model::assume_gateway_classes(&mut model, &opts.gateway_classes, diags);
+    complete(&mut model, sources, opts, diags);
     model
 }
 
 /// [`assemble_files`] for objects already gathered from the files, each with its sequence number in
-/// the whole input (`watch`'s slices: a part of the files' objects).
+/// the whole input (`watch`'s slices: a part of the files' objects). A slice holds no extension
+/// policies (`watch` computes an estate with any in full), so there is nothing to expand: the model
+/// gets the emulated release and the assumed GatewayClasses, as [`complete`] gives them.
 pub(crate) fn assemble_objects(
     objects: Vec<Validated>,
     sources: &SourceMap,
@@ -348,6 +358,7 @@ pub(crate) fn assemble_objects(
     diags: &mut Diagnostics,
 ) -> Model {
     let mut model = assemble(objects, sources, diags);
+    model.version = opts.version;
     crate::model::assume_gateway_classes(&mut model, &opts.gateway_classes, diags);
     model
 }

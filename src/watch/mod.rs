@@ -148,6 +148,8 @@ pub struct Watch {
     before: HashMap<PathBuf, ParsedFile>,
     /// What the last cycle kept for an incremental next one; `None` makes the next one full.
     kept: Option<Kept>,
+    /// The sources the last full cycle added for objects extension policies create.
+    derived_sources: Vec<SourceId>,
 }
 
 /// What an incremental cycle starts from, besides the output files, statuses and findings.
@@ -223,6 +225,7 @@ impl Watch {
             force: false,
             before: HashMap::new(),
             kept: None,
+            derived_sources: Vec::new(),
         }
     }
 
@@ -490,7 +493,15 @@ impl Watch {
             clock = Instant::now();
         };
         let mut assembly = Diagnostics::new();
-        let model = load::assemble_files(&parsed, &self.sources, &self.opts.load, &mut assembly);
+        // The sources the last full cycle's extension policies added (an OIDCPolicy's objects)
+        // are let go; this cycle adds its own.
+        for id in std::mem::take(&mut self.derived_sources) {
+            self.sources.replace(id, "", "");
+        }
+        let known = self.sources.files().count();
+        let model =
+            load::assemble_files(&parsed, &mut self.sources, &self.opts.load, &mut assembly);
+        self.derived_sources = self.sources.files().skip(known).map(|(id, _)| id).collect();
         let mut identities: HashMap<[String; 4], u32> = HashMap::new();
         for o in parsed.iter().flat_map(|f| &f.objects) {
             let (g, k, n, m) = o.identity();
