@@ -3,9 +3,11 @@
 
 use std::ops::Range;
 
-/// The number of cores to use.
+/// The number of cores to use. Asked once: on Linux the answer reads the cgroup's CPU quota from
+/// files, and a `watch` cycle asks dozens of times.
 pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `len` items cut into at most `parts` contiguous ranges of about the same length (none when

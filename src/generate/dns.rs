@@ -20,7 +20,7 @@
 //! endpoint names and is not predicted either (`PCTL3016`).
 
 use super::object::Object;
-use super::tls::{common_labels, policies_on, policy_owner};
+use super::tls::{GatewayTargets, common_labels, policy_owner};
 use crate::diag::{Code, Diagnostic};
 use crate::model::{DirectSpec, Gateway, Listener, Model, Obj, PolicyBody, PolicyKind};
 use serde_json::{Map, Value, json};
@@ -154,13 +154,14 @@ pub(crate) fn dns_records(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Object> {
     let mut out = Vec::new();
+    let targets = GatewayTargets::of(m, PolicyKind::Dns);
     for g in &m.gateways {
         if gateway.is_some_and(|(ns, n)| *ns != g.meta.namespace || *n != g.meta.name) {
             continue;
         }
-        let on_gateway = policies_on(m, PolicyKind::Dns, g, None);
+        let on_gateway = targets.on(g, None);
         for l in &g.spec.listeners {
-            let mut policies = policies_on(m, PolicyKind::Dns, g, Some(&l.name.value));
+            let mut policies = targets.on(g, Some(&l.name.value));
             if policies.is_empty() {
                 policies = on_gateway.clone();
             }

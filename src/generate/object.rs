@@ -129,35 +129,45 @@ impl WasmConfig {
     }
 
     /// [`WasmConfig::to_json`] with the action sets written in `parts` parts (one or none: in one go).
+    /// Each part is written straight into one buffer, and the buffers into the text.
     pub(super) fn to_json_in(&self, parts: usize) -> String {
         if parts < 2 {
             return serde_json::to_string(self).unwrap_or_default();
         }
         let sets = &self.action_sets;
         let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-            let items: Vec<String> = sets[r]
-                .iter()
-                .map(|a| serde_json::to_string(a).unwrap_or_default())
-                .collect();
-            items.join(",")
+            let mut buf = Vec::new();
+            for (i, a) in sets[r].iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                // Writing into a `Vec` does not fail, and the sets serialise without error.
+                let _ = serde_json::to_writer(&mut buf, a);
+            }
+            buf
         });
         // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
-        let rest = serde_json::to_string(&self.rest).unwrap_or_default();
-        let mut out =
-            String::with_capacity(texts.iter().map(String::len).sum::<usize>() + rest.len() + 16);
-        out.push_str("{\"actionSets\":[");
+        let rest = serde_json::to_vec(&self.rest).unwrap_or_default();
+        let mut out: Vec<u8> =
+            Vec::with_capacity(texts.iter().map(Vec::len).sum::<usize>() + rest.len() + 16);
+        out.extend_from_slice(b"{\"actionSets\":[");
         // A part without action sets (more parts than sets) adds nothing.
-        let texts: Vec<String> = texts.into_iter().filter(|t| !t.is_empty()).collect();
-        out.push_str(&texts.join(","));
-        out.push(']');
-        match rest.strip_prefix('{') {
-            Some("}") | None => out.push('}'),
+        for (i, t) in texts.iter().filter(|t| !t.is_empty()).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(t);
+        }
+        out.push(b']');
+        match rest.strip_prefix(b"{") {
+            Some(b"}") | None => out.push(b'}'),
             Some(entries) => {
-                out.push(',');
-                out.push_str(entries);
+                out.push(b',');
+                out.extend_from_slice(entries);
             }
         }
-        out
+        // serde_json writes UTF-8.
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 

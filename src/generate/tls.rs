@@ -25,7 +25,7 @@
 use crate::diag::{Code, Diagnostic};
 use crate::model::{DirectSpec, Gateway, Listener, Model, Obj, PolicyBody, PolicyKind};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::object::Object;
 
@@ -44,25 +44,42 @@ pub(crate) fn common_labels() -> Value {
     })
 }
 
-/// The policies of `kind` targeting `g` (no `sectionName`) or its listener `l` (`Some`): indices into
-/// `m.policies`, in model order.
-pub(crate) fn policies_on(
-    m: &Model,
-    kind: PolicyKind,
-    g: &Obj<Gateway>,
-    section: Option<&str>,
-) -> Vec<usize> {
-    (0..m.policies.len())
-        .filter(|&pi| {
-            let p = &m.policies[pi];
-            p.kind == kind
-                && p.meta.namespace == g.meta.namespace
+/// The policies of one kind that target a Gateway (no `sectionName`) or one of its listeners, by
+/// target: indices into `m.policies`, in model order. Built in one pass over the policies, so that a
+/// model with many policies and many listeners is not scanned once per listener.
+pub(crate) struct GatewayTargets<'m> {
+    by_target: HashMap<(&'m str, &'m str, Option<&'m str>), Vec<usize>>,
+}
+
+impl<'m> GatewayTargets<'m> {
+    pub(crate) fn of(m: &'m Model, kind: PolicyKind) -> Self {
+        let mut by_target: HashMap<_, Vec<usize>> = HashMap::new();
+        for (pi, p) in m.policies.iter().enumerate() {
+            if p.kind == kind
                 && p.target.group.value == GATEWAY_GROUP
                 && p.target.kind.value == "Gateway"
-                && p.target.name.value == g.meta.name
-                && p.target.section_name.as_ref().map(|s| s.value.as_str()) == section
-        })
-        .collect()
+            {
+                let section = p.target.section_name.as_ref().map(|s| s.value.as_str());
+                by_target
+                    .entry((
+                        p.meta.namespace.as_str(),
+                        p.target.name.value.as_str(),
+                        section,
+                    ))
+                    .or_default()
+                    .push(pi);
+            }
+        }
+        GatewayTargets { by_target }
+    }
+
+    /// The policies targeting `g` (`section` `None`) or its listener `section`.
+    pub(crate) fn on(&self, g: &'m Obj<Gateway>, section: Option<&'m str>) -> Vec<usize> {
+        self.by_target
+            .get(&(g.meta.namespace.as_str(), g.meta.name.as_str(), section))
+            .cloned()
+            .unwrap_or_default()
+    }
 }
 
 /// Why the operator skips this listener for Certificates, in the words of its field errors.
@@ -159,13 +176,14 @@ pub(crate) fn certificates(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Object> {
     let mut out = Vec::new();
+    let targets = GatewayTargets::of(m, PolicyKind::Tls);
     for g in &m.gateways {
         if gateway.is_some_and(|(ns, n)| *ns != g.meta.namespace || *n != g.meta.name) {
             continue;
         }
-        let on_gateway = policies_on(m, PolicyKind::Tls, g, None);
+        let on_gateway = targets.on(g, None);
         for l in &g.spec.listeners {
-            let mut policies = policies_on(m, PolicyKind::Tls, g, Some(&l.name.value));
+            let mut policies = targets.on(g, Some(&l.name.value));
             if policies.is_empty() {
                 policies = on_gateway.clone();
             }

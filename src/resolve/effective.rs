@@ -100,8 +100,10 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
 /// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (`docs/semantics/status.md`, offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
-    // Paths are independent: large estates fold in parallel, on contiguous runs of paths.
-    const MIN_PER_THREAD: usize = 4096;
+    // Paths are independent: large estates fold in parallel, on contiguous runs of paths. A
+    // thousand paths a thread is enough to pay for the thread: one gateway of a large estate
+    // (`watch`'s slices) has a few thousand.
+    const MIN_PER_THREAD: usize = 1024;
     let paths = t.path_list().len();
     effective_in_runs(t, crate::par::cores().min(paths / MIN_PER_THREAD).max(1))
 }
