@@ -436,16 +436,16 @@ pub struct Rendered<X> {
 /// The files the objects become, by file name, each text rendered on every core and passed to
 /// `note(file, text)`, which returns what to keep about it and whether to keep the text. Two
 /// objects that map to one file are [`OutDirError::Collision`] (`dir` names the file in it).
-pub fn render_objects<X: Send>(
+pub fn render_objects<O: std::borrow::Borrow<Object> + Sync, X: Send>(
     dir: &Path,
-    objects: &[Object],
+    objects: &[O],
     note: impl Fn(&str, &str) -> (X, bool) + Sync,
 ) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
     render_with(
         dir,
         objects,
-        object_head,
-        |o, _| object_file_content(o),
+        |o| object_head(o.borrow()),
+        |o, _| object_file_content(o.borrow()),
         note,
     )
 }

@@ -175,6 +175,10 @@ impl Watch {
                 kept.owned.remove(gw);
             }
             kept.owned.extend(outputs.owned);
+            for name in &outputs.removed {
+                kept.carrier_digests.remove(name);
+            }
+            kept.carrier_digests.extend(outputs.carrier_digests);
         }
         for name in &outputs.removed {
             if let Some(o) = self.outputs.remove(name) {
@@ -443,6 +447,31 @@ impl Watch {
             let digest = super::digest(text);
             (digest, !same(f, &digest))
         };
+        // A carrier whose object is the one its file was rendered from is not rendered again.
+        let kept_digests = self.kept.as_ref().map(|k| &k.carrier_digests);
+        let carrier_digests = super::memo::of(&c.new_objects);
+        let unchanged: Files = carrier_digests
+            .iter()
+            .filter(|(f, d)| kept_digests.and_then(|k| k.get(*f)) == Some(d))
+            .filter_map(|(f, _)| {
+                let out = previous.get(f)?;
+                let r = Rendered {
+                    object: out.object.clone(),
+                    content: None,
+                    note: out.digest,
+                };
+                Some((f.clone(), r))
+            })
+            .collect();
+        let to_render: Vec<&Object> = c
+            .new_objects
+            .iter()
+            .filter(|o| {
+                !(super::memo::is_carrier(o)
+                    && crate::outdir::object_file_name(o)
+                        .is_some_and(|f| unchanged.contains_key(&f)))
+            })
+            .collect();
         // The gateways' files and the Limitador's are written side by side.
         let has = self.kept.as_ref().is_some_and(|k| k.has_limitador);
         let c_ref: &Computed = c;
@@ -450,13 +479,19 @@ impl Watch {
             let limitador = scope.spawn(|| {
                 limitador_file(c_ref, kinds.limits, has, limitador, new_limitador, &same)
             });
-            let written = crate::outdir::render_objects(&dir, &c_ref.new_objects, note);
+            let written = crate::outdir::render_objects(&dir, &to_render, note);
             let limitador = limitador
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
             (written, limitador)
         });
         let mut written: Files = written.ok()?;
+        for (name, r) in unchanged {
+            // Another object of the slice renders to the same file: a full cycle tells.
+            if written.insert(name, r).is_some() {
+                return None;
+            }
+        }
         for name in written.keys() {
             if self.outputs.contains_key(name) && !c.old_files.contains(name) {
                 return None;
@@ -483,6 +518,7 @@ impl Watch {
             removed,
             limitador,
             carriers: carriers(&c.new_objects),
+            carrier_digests,
             owned: std::mem::take(&mut c.owned),
         })
     }
@@ -661,5 +697,7 @@ struct MergedOutputs {
     removed: BTreeSet<String>,
     limitador: Option<LimitadorState>,
     carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    /// The [`super::memo::object_digest`] of every carrier of the new slice, by file.
+    carrier_digests: HashMap<String, [u8; 32]>,
     owned: HashMap<slice::GatewayKey, super::Owned>,
 }

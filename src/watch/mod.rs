@@ -16,6 +16,7 @@
 
 mod incremental;
 mod limits;
+mod memo;
 mod slice;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -171,6 +172,8 @@ struct Kept {
     index: slice::Index,
     /// The output files of each gateway: its own objects and the AuthConfigs of its paths.
     owned: HashMap<slice::GatewayKey, Owned>,
+    /// The digest of the object each wasm carrier's file was rendered from, by file (`memo`).
+    carrier_digests: HashMap<String, [u8; 32]>,
 }
 
 /// The output files of one gateway.
@@ -596,6 +599,7 @@ impl Watch {
                 index,
                 // The Limitador and policies' objects belong to no gateway.
                 owned: Owned::of(&model, &analysis.generated.objects).0,
+                carrier_digests: memo::of(&analysis.generated.objects),
             }
         });
     }
