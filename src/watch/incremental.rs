@@ -6,7 +6,7 @@
 
 use super::limits::LimitadorState;
 use super::slice::{self, Slice, Version};
-use super::{CycleReport, Watch, carriers, status_lines};
+use super::{CycleReport, Digest, Watch, carriers, status_lines};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::generate::GenerateOptions;
 use crate::generate::object::Object;
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// The output files of a slice, by name.
-type Files = BTreeMap<String, Rendered<[u8; 32]>>;
+type Files = BTreeMap<String, Rendered<Digest>>;
 
 impl Watch {
     /// Try an incremental cycle; `false` when it cannot stand for this change (the state is then
@@ -191,6 +191,9 @@ impl Watch {
         }
         for (file, r) in outputs.written {
             let out = super::written(self.outputs.get(&file), &file, r, report);
+            if let Digest::Later(_) = out.digest {
+                self.later.push(file.clone());
+            }
             self.outputs.insert(file, out);
         }
         report.objects = self.outputs.len();
@@ -441,12 +444,12 @@ impl Watch {
             .position(is_limitador)
             .map(|i| c.new_objects.remove(i));
         let previous = &self.outputs;
-        let same =
-            |f: &str, digest: &[u8; 32]| previous.get(f).is_some_and(|o| o.digest == *digest);
         let note = |f: &str, text: &str| {
             let digest = super::digest(text);
-            (digest, !same(f, &digest))
+            let same = previous.get(f).is_some_and(|o| o.digest.get() == digest);
+            (Digest::Known(digest), !same)
         };
+        let previous_digest = |f: &str| previous.get(f).map(|o| o.digest.clone());
         // A carrier whose object is the one its file was rendered from is not rendered again.
         let kept_digests = self.kept.as_ref().map(|k| &k.carrier_digests);
         let carrier_digests = super::memo::of(&c.new_objects);
@@ -458,7 +461,7 @@ impl Watch {
                 let r = Rendered {
                     object: out.object.clone(),
                     content: None,
-                    note: out.digest,
+                    note: out.digest.clone(),
                 };
                 Some((f.clone(), r))
             })
@@ -477,7 +480,14 @@ impl Watch {
         let c_ref: &Computed = c;
         let (written, limitador) = std::thread::scope(|scope| {
             let limitador = scope.spawn(|| {
-                limitador_file(c_ref, kinds.limits, has, limitador, new_limitador, &same)
+                limitador_file(
+                    c_ref,
+                    kinds.limits,
+                    has,
+                    limitador,
+                    new_limitador,
+                    &previous_digest,
+                )
             });
             let written = crate::outdir::render_objects(&dir, &to_render, note);
             let limitador = limitador
@@ -525,20 +535,24 @@ impl Watch {
 }
 
 /// The Limitador after an incremental cycle: its parts, its file name and the file's text.
-type LimitadorFile = (LimitadorState, String, Rendered<[u8; 32]>);
+type LimitadorFile = (LimitadorState, String, Rendered<Digest>);
 
 /// The Limitador's file after the change: the last state's (`limitador`, when limits may change)
 /// with the core routes' limits replaced by those of the new slice (`part`), its file name and
-/// text unless `same(file, digest)` says it is the last state's; `Some(None)` when it is not
-/// written again, `None` when the change cannot be merged (a Limitador that cannot be cut into
-/// parts, or one without limits before or after: its shape changes).
+/// text, the text only when the limits changed (`previous` gives the last state's digest of a
+/// file); `Some(None)` when it is not written again, `None` when the change cannot be merged (a
+/// Limitador that cannot be cut into parts, or one without limits before or after: its shape
+/// changes).
+///
+/// Limits that differ are written differently, so the text changed exactly when the limits did;
+/// its digest is then computed on another thread while the files are written ([`Digest::later`]).
 fn limitador_file(
     c: &Computed,
     limits: bool,
     has: bool,
     limitador: Option<LimitadorState>,
     part: Option<Object>,
-    same: &(impl Fn(&str, &[u8; 32]) -> bool + Sync),
+    previous: &(impl Fn(&str) -> Option<Digest> + Sync),
 ) -> Option<Option<LimitadorFile>> {
     match (limits, has, limitador, part) {
         (false, ..) | (true, false, None, None) => Some(None),
@@ -554,18 +568,25 @@ fn limitador_file(
                 .filter(|l| fresh.contains(&*l.namespace))
                 .collect();
             let gone = c.old.routes.iter().chain(&c.new.routes).map(String::as_str);
-            state.replace(gone, part)?;
+            let changed = state.replace(gone, part)?;
             if state.is_empty() {
                 return None;
             }
             let (name, object) = state.file.clone();
-            // In parts: its tens of megabytes are neither joined nor copied.
-            let text = state.text();
-            let digest = super::digest_text(&text);
-            let rendered = Rendered {
-                object,
-                content: (!same(&name, &digest)).then_some(text),
-                note: digest,
+            let rendered = if changed {
+                // In parts: its tens of megabytes are neither joined nor copied.
+                let text = state.text();
+                Rendered {
+                    object,
+                    note: Digest::later(text.clone()),
+                    content: Some(text),
+                }
+            } else {
+                Rendered {
+                    object,
+                    content: None,
+                    note: previous(&name)?,
+                }
             };
             Some(Some((state, name, rendered)))
         }

@@ -108,15 +108,15 @@ impl LimitadorState {
         (!state.is_empty() && state.content() == crate::outdir::file_text(&whole)).then_some(state)
     }
 
-    /// Remove the limits of the routes `gone` (their `namespace`), then add `added`; `None` when a
-    /// limit cannot be written (the state is then not to be used). A limit both removed and added
-    /// stays as it is: most of a route's limits are the same after a change, and only the others
-    /// are rendered.
+    /// Remove the limits of the routes `gone` (their `namespace`), then add `added`; whether the
+    /// limits changed, `None` when a limit cannot be written (the state is then not to be used). A
+    /// limit both removed and added stays as it is: most of a route's limits are the same after a
+    /// change, and only the others are rendered.
     pub(super) fn replace<'a>(
         &mut self,
         gone: impl IntoIterator<Item = &'a str>,
         mut added: Vec<LimitadorLimit>,
-    ) -> Option<()> {
+    ) -> Option<bool> {
         let mut removed = Vec::new();
         for route in gone {
             removed.extend(self.by_route.remove(route).unwrap_or_default());
@@ -127,9 +127,11 @@ impl LimitadorState {
         let items = &mut Arc::make_mut(&mut self.text).items;
         let mut removed = removed.into_iter().peekable();
         let mut fresh = Vec::new();
+        let mut changed = false;
         for l in added {
             while let Some(r) = removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Less) {
                 remove(items, r);
+                changed = true;
             }
             match removed.next_if(|r| limit_order(&r.0, &l) == Ordering::Equal) {
                 Some(same) => self
@@ -142,8 +144,10 @@ impl LimitadorState {
         }
         for r in removed {
             remove(items, r);
+            changed = true;
         }
-        self.add(fresh)
+        changed |= !fresh.is_empty();
+        self.add(fresh).map(|()| changed)
     }
 
     fn add(&mut self, added: Vec<LimitadorLimit>) -> Option<()> {
@@ -302,8 +306,11 @@ mod tests {
                         .collect();
                     all.retain(|l| !routes.iter().any(|r| **r == *l.namespace));
                     all.extend(added.iter().cloned());
-                    state.replace(routes.iter().map(String::as_str), added).unwrap();
+                    let before = state.content();
+                    let changed = state.replace(routes.iter().map(String::as_str), added).unwrap();
                     prop_assert_eq!(state.content(), text(&carrier(all.clone())));
+                    // What `watch` takes for "the file changed" (it writes the file then).
+                    prop_assert_eq!(changed, state.content() != before);
                 }
             }
         }

@@ -51,7 +51,69 @@ pub struct WatchOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct OutFile {
     object: String,
-    digest: [u8; 32],
+    digest: Digest,
+}
+
+/// An output file's text digest. An incremental cycle's Limitador (tens of megabytes) has its
+/// digest computed on a thread of its own while the cycle's files are written; it is waited for
+/// where it is first needed, at the latest when the next cycle starts.
+#[derive(Clone, Debug)]
+enum Digest {
+    Known([u8; 32]),
+    Later(Arc<LaterDigest>),
+}
+
+impl Digest {
+    fn get(&self) -> [u8; 32] {
+        match self {
+            Digest::Known(d) => *d,
+            Digest::Later(l) => *l.digest.get_or_init(|| digest_text(&l.text)),
+        }
+    }
+
+    /// Waited for, and the text it was computed from let go.
+    fn settle(&mut self) {
+        if let Digest::Later(_) = self {
+            *self = Digest::Known(self.get());
+        }
+    }
+
+    /// The digest of `text`, computed from now on on another thread (or, when a thread cannot be
+    /// started, by the first to ask).
+    fn later(text: crate::outdir::Text) -> Self {
+        let l = Arc::new(LaterDigest {
+            digest: std::sync::OnceLock::new(),
+            text,
+        });
+        let d = Digest::Later(Arc::clone(&l));
+        let on_thread = Digest::Later(l);
+        let _ = std::thread::Builder::new()
+            .name("digest".into())
+            .spawn(move || on_thread.get());
+        d
+    }
+}
+
+impl PartialEq for Digest {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for Digest {}
+
+/// A digest being computed from a text.
+struct LaterDigest {
+    digest: std::sync::OnceLock<[u8; 32]>,
+    text: crate::outdir::Text,
+}
+
+impl std::fmt::Debug for LaterDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaterDigest")
+            .field("digest", &self.digest.get())
+            .finish_non_exhaustive()
+    }
 }
 
 /// One input file: its last text and the parse the state uses.
@@ -149,6 +211,8 @@ pub struct Watch {
     before: HashMap<PathBuf, ParsedFile>,
     /// What the last cycle kept for an incremental next one; `None` makes the next one full.
     kept: Option<Kept>,
+    /// The output files whose digest is [`Digest::Later`].
+    later: Vec<String>,
     /// The sources the last full cycle added for objects extension policies create.
     derived_sources: Vec<SourceId>,
 }
@@ -228,6 +292,7 @@ impl Watch {
             force: false,
             before: HashMap::new(),
             kept: None,
+            later: Vec::new(),
             derived_sources: Vec::new(),
         }
     }
@@ -269,7 +334,7 @@ impl Watch {
             files: self
                 .outputs
                 .iter()
-                .map(|(k, v)| (k.clone(), v.digest))
+                .map(|(k, v)| (k.clone(), v.digest.get()))
                 .collect(),
             statuses: self.statuses.clone(),
             diagnostics: self.diagnostics.clone(),
@@ -288,6 +353,13 @@ impl Watch {
 
     fn cycle_with(&mut self, reread: impl Fn(&Path) -> bool) -> CycleReport {
         let start = Instant::now();
+        // The last cycle's digests are complete (they were computed during the pause), and the
+        // texts they were computed from are let go before the state changes.
+        for f in std::mem::take(&mut self.later) {
+            if let Some(o) = self.outputs.get_mut(&f) {
+                o.digest.settle();
+            }
+        }
         let mut report = CycleReport::default();
         let (order, scan_diags) = self.scan();
         let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
@@ -531,8 +603,8 @@ impl Watch {
         let previous = &self.outputs;
         let rendered = crate::outdir::render_objects(&dir, &analysis.generated.objects, |f, c| {
             let digest = digest(c);
-            let same = previous.get(f).is_some_and(|o| o.digest == digest);
-            (digest, !same)
+            let same = previous.get(f).is_some_and(|o| o.digest.get() == digest);
+            (Digest::Known(digest), !same)
         });
         let rendered_ok = rendered.is_ok();
         match rendered {
@@ -613,7 +685,7 @@ impl Watch {
 
     fn diff_outputs(
         &mut self,
-        files: BTreeMap<String, crate::outdir::Rendered<[u8; 32]>>,
+        files: BTreeMap<String, crate::outdir::Rendered<Digest>>,
         report: &mut CycleReport,
     ) {
         let mut next = BTreeMap::new();
@@ -661,14 +733,15 @@ fn digest_text(text: &crate::outdir::Text) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
-/// A file written in a cycle, as the state keeps it; created or updated (when its text is not
-/// `previous`'s) in `report`.
+/// A file written in a cycle, as the state keeps it; created or updated in `report`. Its text is
+/// there when it is not `previous`'s (the renderers keep it only then).
 fn written(
     previous: Option<&OutFile>,
     file: &str,
-    r: crate::outdir::Rendered<[u8; 32]>,
+    r: crate::outdir::Rendered<Digest>,
     report: &mut CycleReport,
 ) -> OutFile {
+    let changed = r.content.is_some();
     let change = FileChange {
         file: file.to_string(),
         object: r.object.clone(),
@@ -676,7 +749,7 @@ fn written(
     };
     match previous {
         None => report.created.push(change),
-        Some(o) if o.digest != r.note => report.updated.push(change),
+        Some(_) if changed => report.updated.push(change),
         Some(_) => {}
     }
     OutFile {
@@ -851,5 +924,27 @@ mod tests {
         }
         let whole = Text::Whole("kind: X\n".into());
         assert_eq!(digest_text(&whole), digest("kind: X\n"));
+    }
+
+    /// A digest computed on another thread is the text's, however soon it is asked for, and
+    /// settling it lets the text go (the Limitador's parts are then the state's alone again).
+    #[test]
+    fn a_later_digest_is_the_texts_and_settles() {
+        for n in [0, 1, 200_000] {
+            let parts: Arc<Vec<Arc<str>>> = Arc::new(vec![Arc::from("a".repeat(n)), "b".into()]);
+            let text = Text::Parts(Arc::clone(&parts) as Arc<dyn crate::outdir::Parts>);
+            let mut later = Digest::later(text.clone());
+            assert_eq!(later.get(), digest(&text.joined()));
+            assert_eq!(later, Digest::Known(digest(&text.joined())));
+            drop(text);
+            later.settle();
+            assert!(matches!(later, Digest::Known(_)));
+            // The thread may still be finishing with its handle: it lets go when it ends.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Arc::strong_count(&parts) > 1 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert_eq!(Arc::strong_count(&parts), 1);
+        }
     }
 }
