@@ -744,11 +744,14 @@ fn write_atomic(
         }
         return Err(std::io::Error::other("injected write failure"));
     }
-    let len = text.len();
-    match text {
-        Text::Whole(s) => f.write_all(s.as_bytes())?,
+    // The length as written: a text in parts is not walked twice.
+    let len = match text {
+        Text::Whole(s) => {
+            f.write_all(s.as_bytes())?;
+            s.len()
+        }
         Text::Parts(p) => write_parts(f.as_file_mut(), p.parts())?,
-    }
+    };
     f.as_file().sync_all()?;
     let replaced = (len >= LARGE_FILE).then(|| held(path)).flatten();
     f.persist(path).map_err(|e| e.error)?;
@@ -759,14 +762,16 @@ fn write_atomic(
     Ok(())
 }
 
-/// Write `parts` one after the other, many to a system call, without joining them.
+/// Write `parts` one after the other, many to a system call, without joining them; the number of
+/// bytes written.
 fn write_parts<'a>(
     f: &mut std::fs::File,
     mut parts: impl Iterator<Item = &'a str>,
-) -> std::io::Result<()> {
+) -> std::io::Result<usize> {
     use std::io::IoSlice;
     // At most IOV_MAX (1024 on Linux) slices a call.
     let mut slices: Vec<IoSlice<'a>> = Vec::with_capacity(1024);
+    let mut written = 0;
     loop {
         slices.clear();
         slices.extend(
@@ -776,8 +781,9 @@ fn write_parts<'a>(
                 .map(|p| IoSlice::new(p.as_bytes())),
         );
         if slices.is_empty() {
-            return Ok(());
+            return Ok(written);
         }
+        written += slices.iter().map(|s| s.len()).sum::<usize>();
         let mut left = &mut slices[..];
         IoSlice::advance_slices(&mut left, 0);
         while !left.is_empty() {

@@ -175,8 +175,11 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
 /// after it is freed (its `purge_delay`, 1000 ms in its v3), from inside a later allocation or free
 /// that looks at its arenas. In `watch` that is the next cycle, after the pause while the user
 /// edits: the first incremental cycle returned what the first full cycle of the 100k estate
-/// freed, about 45 ms of its ~210 (tests/benches/README.md, session 9). Here a large block is freed
-/// in the pause instead, and what has expired is returned then.
+/// freed, about 45 ms of its ~210 (tests/benches/README.md, session 9). Here large blocks are freed
+/// in the pause instead, and what has expired is returned then. One call returns the memory of
+/// at most a quarter of the allocator's arenas, plus one (`mi_arenas_try_purge` in mimalloc
+/// v3.3.2's `src/arena.c`): after one block, the first edit still spent ~37 ms returning the rest
+/// (session 10), so blocks are freed until every arena has been visited.
 fn memory_returned_in_pauses() -> mpsc::Sender<()> {
     // Longer than the allocator's delay.
     const PAUSE: Duration = Duration::from_millis(1200);
@@ -191,9 +194,12 @@ fn memory_returned_in_pauses() -> mpsc::Sender<()> {
                     Err(mpsc::RecvTimeoutError::Disconnected) => return,
                 }
             }
-            // A block of the size the allocator takes from its arenas, freed at once (kept from
-            // being optimised away). Its pages are never touched.
-            drop(std::hint::black_box(Vec::<u8>::with_capacity(8 << 20)));
+            // Blocks of the size the allocator takes from its arenas, each freed at once (kept
+            // from being optimised away); their pages are never touched. Each free visits the
+            // next arenas; an arena with nothing expired costs a glance.
+            for _ in 0..64 {
+                drop(std::hint::black_box(Vec::<u8>::with_capacity(8 << 20)));
+            }
         }
     };
     // Without the thread, the memory is returned as before, within a cycle.
@@ -295,15 +301,16 @@ fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
 /// Bring `--out-dir` up to date with a cycle's changes (`whole`: the changes are every file, and
 /// files of ours not among them are pruned). The error, if the folder could not be written.
 fn write(dir: Option<&Path>, r: &mut CycleReport, first: bool) -> Option<String> {
-    let dir = dir?;
-    // The texts are written, not shown: they are taken (a large Limitador's is tens of megabytes).
-    let changes = r
+    // The texts are written, not shown: they are taken (a large Limitador's is tens of megabytes,
+    // shared with the state, which would copy it to change it while they are held).
+    let changes: Vec<_> = r
         .created
         .iter_mut()
         .chain(&mut r.updated)
         .chain(&mut r.deleted)
         .map(|c| (c.file.clone(), c.object.clone(), c.content.take()))
         .collect();
+    let dir = dir?;
     let result = outdir::plan_changes(dir, changes, first).and_then(|s| outdir::apply(dir, &s));
     result.err().map(|e| e.to_string())
 }
