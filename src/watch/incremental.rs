@@ -452,7 +452,7 @@ impl Watch {
         let previous_digest = |f: &str| previous.get(f).map(|o| o.digest.clone());
         // A carrier whose object is the one its file was rendered from is not rendered again.
         let kept_digests = self.kept.as_ref().map(|k| &k.carrier_digests);
-        let carrier_digests = super::memo::of(&c.new_objects);
+        let carrier_digests = super::memo::of(&c.new_objects, true);
         let unchanged: Files = carrier_digests
             .iter()
             .filter(|(f, d)| kept_digests.and_then(|k| k.get(*f)) == Some(d))

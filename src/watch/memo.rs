@@ -40,9 +40,19 @@ pub(super) fn object_digest(o: &Object) -> Option<[u8; 32]> {
     Some(*h.finalize().as_bytes())
 }
 
-/// The file and [`object_digest`] of every carrier among `objects`.
-pub(super) fn of<'a>(objects: impl IntoIterator<Item = &'a Object>) -> HashMap<String, [u8; 32]> {
-    let carriers: Vec<&Object> = objects.into_iter().filter(|o| is_carrier(o)).collect();
+/// The file and [`object_digest`] of every carrier among `objects`; with `typed` false, of the
+/// trees only. A typed carrier's digest serialises its configuration (tens of milliseconds for a
+/// gateway of thousands of action sets, seconds for a large estate's hundred), so a full cycle
+/// leaves those to the first incremental cycle that computes their gateway: it renders the carrier
+/// and keeps the digest.
+pub(super) fn of<'a>(
+    objects: impl IntoIterator<Item = &'a Object>,
+    typed: bool,
+) -> HashMap<String, [u8; 32]> {
+    let carriers: Vec<&Object> = objects
+        .into_iter()
+        .filter(|o| is_carrier(o) && (typed || !matches!(o, Object::Wasm(_))))
+        .collect();
     crate::par::map(&carriers, 4, |o| {
         Some((crate::outdir::object_file_name(o)?, object_digest(o)?))
     })

@@ -671,7 +671,7 @@ impl Watch {
                 index,
                 // The Limitador and policies' objects belong to no gateway.
                 owned: Owned::of(&model, &analysis.generated.objects).0,
-                carrier_digests: memo::of(&analysis.generated.objects),
+                carrier_digests: memo::of(&analysis.generated.objects, false),
             }
         });
     }
