@@ -26,10 +26,10 @@ pub(super) fn object_digest(o: &Object) -> Option<[u8; 32]> {
             h.update(b"wasm");
             value(&mut h, &w.shell);
             bytes(&mut h, w.at.as_bytes());
-            // The typed configuration as its JSON text, streamed into the hasher.
-            let mut w_ = std::io::BufWriter::with_capacity(1 << 16, Hashing(&mut h));
-            serde_json::to_writer(&mut w_, &w.config).ok()?;
-            w_.flush().ok()?;
+            // The typed configuration as its JSON text, streamed into the hasher (a writer).
+            let mut into = std::io::BufWriter::with_capacity(1 << 16, &mut h);
+            serde_json::to_writer(&mut into, &w.config).ok()?;
+            into.flush().ok()?;
         }
         Object::Tree(v) if is_carrier(o) => {
             h.update(b"tree");
@@ -103,20 +103,6 @@ fn value(h: &mut blake3::Hasher, v: &serde_json::Value) {
     }
 }
 
-/// The hasher as a writer (for the JSON text of a typed configuration).
-struct Hashing<'a>(&'a mut blake3::Hasher);
-
-impl Write for Hashing<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +128,33 @@ mod tests {
             object_digest(&Object::Tree(json!({"kind": "EnvoyFilter"}))),
             None
         );
+    }
+
+    /// A typed carrier's digest covers its shell and its configuration.
+    #[test]
+    fn a_typed_carrier_digest_covers_shell_and_configuration() {
+        use crate::generate::object::{WasmCarrier, WasmConfig};
+        let carrier = |name: &str, service: &str| {
+            let mut rest = serde_json::Map::new();
+            rest.insert("services".into(), json!({service: {"type": "ratelimit"}}));
+            Object::Wasm(Box::new(WasmCarrier {
+                shell: json!({"apiVersion": "extensions.istio.io/v1alpha1", "kind": "WasmPlugin",
+                               "metadata": {"name": name, "namespace": "ns"}}),
+                at: "/spec/pluginConfig",
+                config: WasmConfig {
+                    action_sets: Vec::new(),
+                    rest,
+                },
+            }))
+        };
+        let a = object_digest(&carrier("kuadrant-gw", "a")).unwrap();
+        assert_eq!(a, object_digest(&carrier("kuadrant-gw", "a")).unwrap());
+        assert_ne!(a, object_digest(&carrier("kuadrant-gw", "b")).unwrap());
+        assert_ne!(a, object_digest(&carrier("kuadrant-other", "a")).unwrap());
+        // A full cycle's digests leave typed carriers out.
+        let objects = [carrier("kuadrant-gw", "a")];
+        assert_eq!(of(&objects, false).len(), 0);
+        assert_eq!(of(&objects, true).len(), 1);
     }
 
     /// The encoding is tagged and length-prefixed: trees that would print alike when flattened
