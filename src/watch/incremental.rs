@@ -450,35 +450,11 @@ impl Watch {
             (Digest::Known(digest), !same)
         };
         let previous_digest = |f: &str| previous.get(f).map(|o| o.digest.clone());
-        // A carrier whose object is the one its file was rendered from is not rendered again.
         let kept_digests = self.kept.as_ref().map(|k| &k.carrier_digests);
-        let carrier_digests = super::memo::of(&c.new_objects, true);
-        let unchanged: Files = carrier_digests
-            .iter()
-            .filter(|(f, d)| kept_digests.and_then(|k| k.get(*f)) == Some(d))
-            .filter_map(|(f, _)| {
-                let out = previous.get(f)?;
-                let r = Rendered {
-                    object: out.object.clone(),
-                    content: None,
-                    note: out.digest.clone(),
-                };
-                Some((f.clone(), r))
-            })
-            .collect();
-        let to_render: Vec<&Object> = c
-            .new_objects
-            .iter()
-            .filter(|o| {
-                !(super::memo::is_carrier(o)
-                    && crate::outdir::object_file_name(o)
-                        .is_some_and(|f| unchanged.contains_key(&f)))
-            })
-            .collect();
-        // The gateways' files and the Limitador's are written side by side.
         let has = self.kept.as_ref().is_some_and(|k| k.has_limitador);
         let c_ref: &Computed = c;
-        let (written, limitador) = std::thread::scope(|scope| {
+        // The gateways' files and the Limitador's are done side by side.
+        let (written, limitador, carrier_digests, unchanged) = std::thread::scope(|scope| {
             let limitador = scope.spawn(|| {
                 limitador_file(
                     c_ref,
@@ -489,11 +465,35 @@ impl Watch {
                     &previous_digest,
                 )
             });
+            // A carrier whose object is the one its file was rendered from is not rendered again.
+            let carrier_digests = super::memo::of(&c_ref.new_objects, true);
+            let unchanged: Files = carrier_digests
+                .iter()
+                .filter(|(f, d)| kept_digests.and_then(|k| k.get(*f)) == Some(d))
+                .filter_map(|(f, _)| {
+                    let out = previous.get(f)?;
+                    let r = Rendered {
+                        object: out.object.clone(),
+                        content: None,
+                        note: out.digest.clone(),
+                    };
+                    Some((f.clone(), r))
+                })
+                .collect();
+            let to_render: Vec<&Object> = c_ref
+                .new_objects
+                .iter()
+                .filter(|o| {
+                    !(super::memo::is_carrier(o)
+                        && crate::outdir::object_file_name(o)
+                            .is_some_and(|f| unchanged.contains_key(&f)))
+                })
+                .collect();
             let written = crate::outdir::render_objects(&dir, &to_render, note);
             let limitador = limitador
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            (written, limitador)
+            (written, limitador, carrier_digests, unchanged)
         });
         let mut written: Files = written.ok()?;
         for (name, r) in unchanged {
