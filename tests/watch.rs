@@ -342,9 +342,15 @@ proptest! {
         prop_assert_eq!(w.snapshot(), fresh_snapshot(&opts));
         for e in &edits {
             let touched = estate.apply(e);
+            let last = w.snapshot();
             let r = w.apply(&touched);
             let fresh = fresh_snapshot(&opts);
             prop_assert_eq!(&w.snapshot(), &fresh, "after {:?}", e);
+            // The cycle reports exactly the findings that appeared and those that went, in order.
+            let appeared: Vec<&String> = fresh.diagnostics.difference(&last.diagnostics).collect();
+            let went: Vec<&String> = last.diagnostics.difference(&fresh.diagnostics).collect();
+            prop_assert_eq!(r.new_diagnostics.iter().collect::<Vec<_>>(), appeared, "after {:?}", e);
+            prop_assert_eq!(r.resolved_diagnostics.iter().collect::<Vec<_>>(), went, "after {:?}", e);
             // Only the files the edit touched were read again (a renamed folder: the files in it).
             let allowed = files_under(&touched);
             prop_assert!(r.files_read <= allowed, "{} files read for {:?} ({} allowed)", r.files_read, e, allowed);

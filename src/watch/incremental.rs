@@ -257,16 +257,15 @@ impl Watch {
             .into_iter()
             .filter(|(o, _)| in_core(o, &c.new))
             .collect();
-        let fixed = shown(fixed_findings(kept, &self.opts.generate, file_diags));
-        kept.analysis
-            .retain(|(o, _)| !in_core(o, &c.old) && !in_core(o, &c.new));
-        kept.analysis.extend(fresh);
-        let lines: BTreeSet<String> = fixed
+        let fixed = shown(fixed_findings(kept, &self.opts.generate, file_diags))
             .into_iter()
-            .chain(kept.analysis.iter().cloned())
             .map(|(_, l)| l)
             .collect();
-        self.set_diagnostics(lines, report);
+        let (gone, stay) = std::mem::take(&mut kept.analysis)
+            .into_iter()
+            .partition(|(o, _)| in_core(o, &c.old) || in_core(o, &c.new));
+        kept.analysis = stay;
+        self.replace_lines(fixed, gone, fresh, report);
     }
 
     /// A cycle in which no object changed: the findings with the loader's new ones.
@@ -278,15 +277,14 @@ impl Watch {
             return false;
         };
         let fixed = fixed_findings(kept, &self.opts.generate, file_diags);
-        let mut lines: BTreeSet<String> =
+        let fixed: Vec<String> =
             crate::suppress::apply(fixed, &annotated, &self.opts.ignore, false)
                 .kept
                 .iter()
                 .map(|d| super::diagnostic_line(d, &self.sources))
                 .collect();
-        lines.extend(kept.analysis.iter().map(|(_, l)| l.clone()));
         report.objects = self.outputs.len();
-        self.set_diagnostics(lines, report);
+        self.replace_lines(fixed, Vec::new(), Vec::new(), report);
         report.incremental = Some(0);
         true
     }

@@ -228,6 +228,11 @@ struct Kept {
     /// The findings of the stages after loading that suppression keeps: the object each is about
     /// (`Kind namespace/name`) and its line.
     analysis: Vec<(Option<String>, String)>,
+    /// The lines of the other findings (the loader's, the model's, the wasm module's sha256).
+    fixed: Vec<String>,
+    /// How many of `fixed` and `analysis` give each line of the state's findings: a cycle looks
+    /// only at the lines it adds or takes out, not at all of them.
+    line_counts: HashMap<String, u32>,
     /// How many times each object identity (group, kind, namespace, name) is defined.
     identities: HashMap<[String; 4], u32>,
     /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
@@ -637,12 +642,15 @@ impl Watch {
             )
         })
         .collect();
-        let mut lines: BTreeSet<String> = shown
+        let fixed: Vec<String> = shown
             .iter()
             .map(|d| diagnostic_line(d, &self.sources))
             .collect();
-        lines.extend(analysis_lines.iter().map(|(_, l)| l.clone()));
-        self.set_diagnostics(lines, report);
+        let mut line_counts: HashMap<String, u32> = HashMap::new();
+        for l in fixed.iter().chain(analysis_lines.iter().map(|(_, l)| l)) {
+            *line_counts.entry(l.clone()).or_default() += 1;
+        }
+        self.set_diagnostics(line_counts.keys().cloned().collect(), report);
         lap("findings", report);
         if let Some((target, kind)) = &self.opts.explain {
             report.explain = Some(crate::resolve::explain::explain(
@@ -666,6 +674,8 @@ impl Watch {
                 has_limitador: limitador.is_some(),
                 assembly,
                 analysis: analysis_lines,
+                fixed,
+                line_counts,
                 identities,
                 carriers: carriers(&analysis.generated.objects),
                 index,
@@ -674,6 +684,63 @@ impl Watch {
                 carrier_digests: memo::of(&analysis.generated.objects, false),
             }
         });
+    }
+
+    /// The findings after an incremental cycle: the kept fixed lines replaced by `fixed`, the
+    /// analysis lines `gone` (already taken out of the kept ones) by `fresh`. Only the lines whose
+    /// count goes to or from zero change the state's findings; they go into `report`.
+    fn replace_lines(
+        &mut self,
+        fixed: Vec<String>,
+        gone: Vec<(Option<String>, String)>,
+        fresh: Vec<(Option<String>, String)>,
+        report: &mut CycleReport,
+    ) {
+        let Some(kept) = self.kept.as_mut() else {
+            return;
+        };
+        let mut touched: BTreeSet<String> = BTreeSet::new();
+        // The fixed lines seldom change: compared first, they are counted again only then.
+        let fixed_changed = kept.fixed != fixed;
+        let old_fixed = if fixed_changed {
+            std::mem::replace(&mut kept.fixed, fixed)
+        } else {
+            Vec::new()
+        };
+        let new_fixed = if fixed_changed { &kept.fixed[..] } else { &[] };
+        for l in old_fixed.iter().chain(gone.iter().map(|(_, l)| l)) {
+            if let Some(n) = kept.line_counts.get_mut(l) {
+                *n -= 1;
+                if *n == 0 {
+                    kept.line_counts.remove(l);
+                }
+            }
+            touched.insert(l.clone());
+        }
+        for l in new_fixed.iter().chain(fresh.iter().map(|(_, l)| l)) {
+            *kept.line_counts.entry(l.clone()).or_default() += 1;
+            touched.insert(l.clone());
+        }
+        kept.analysis.extend(fresh);
+        let (mut new, mut resolved) = (Vec::new(), Vec::new());
+        for l in touched {
+            match (
+                self.diagnostics.contains(&l),
+                kept.line_counts.contains_key(&l),
+            ) {
+                (false, true) => {
+                    self.diagnostics.insert(l.clone());
+                    new.push(l);
+                }
+                (true, false) => {
+                    self.diagnostics.remove(&l);
+                    resolved.push(l);
+                }
+                _ => {}
+            }
+        }
+        report.new_diagnostics = new;
+        report.resolved_diagnostics = resolved;
     }
 
     /// The findings after a cycle, one line each; the new and resolved ones go into `report`.
