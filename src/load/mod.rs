@@ -348,9 +348,9 @@ pub(crate) fn assemble_files(
 }
 
 /// [`assemble_files`] for objects already gathered from the files, each with its sequence number in
-/// the whole input (`watch`'s slices: a part of the files' objects). A slice holds no extension
-/// policies (`watch` computes an estate with any in full), so there is nothing to expand: the model
-/// gets the emulated release and the assumed GatewayClasses, as [`complete`] gives them.
+/// the whole input (`watch`'s slices: a part of the files' objects). The model is completed as
+/// every model is ([`complete`]); a slice holds no extension policies (`watch` computes an estate
+/// with any in full), so no object is created and no source added: `created` stays empty.
 pub(crate) fn assemble_objects(
     objects: Vec<Validated>,
     sources: &SourceMap,
@@ -358,8 +358,12 @@ pub(crate) fn assemble_objects(
     diags: &mut Diagnostics,
 ) -> Model {
     let mut model = assemble(objects, sources, diags);
-    model.version = opts.version;
-    crate::model::assume_gateway_classes(&mut model, &opts.gateway_classes, diags);
+    let mut created = SourceMap::new();
+    complete(&mut model, &mut created, opts, diags);
+    debug_assert!(
+        created.files().next().is_none(),
+        "a slice with extension policies"
+    );
     model
 }
 
