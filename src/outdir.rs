@@ -745,12 +745,16 @@ fn write_atomic(
         return Err(std::io::Error::other("injected write failure"));
     }
     // The length as written: a text in parts is not walked twice.
+    let mut flushed = Writeback::default();
     let len = match text {
         Text::Whole(s) => {
-            f.write_all(s.as_bytes())?;
+            for chunk in s.as_bytes().chunks(WRITEBACK_WINDOW) {
+                f.write_all(chunk)?;
+                flushed.wrote(f.as_file(), chunk.len());
+            }
             s.len()
         }
-        Text::Parts(p) => write_parts(f.as_file_mut(), p.parts())?,
+        Text::Parts(p) => write_parts(f.as_file_mut(), p.parts(), &mut flushed)?,
     };
     f.as_file().sync_all()?;
     let replaced = (len >= LARGE_FILE).then(|| held(path)).flatten();
@@ -767,6 +771,7 @@ fn write_atomic(
 fn write_parts<'a>(
     f: &mut std::fs::File,
     mut parts: impl Iterator<Item = &'a str>,
+    flushed: &mut Writeback,
 ) -> std::io::Result<usize> {
     use std::io::IoSlice;
     // At most IOV_MAX (1024 on Linux) slices a call.
@@ -789,13 +794,63 @@ fn write_parts<'a>(
         while !left.is_empty() {
             match f.write_vectored(left) {
                 Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(n) => IoSlice::advance_slices(&mut left, n),
+                Ok(n) => {
+                    IoSlice::advance_slices(&mut left, n);
+                    flushed.wrote(f, n);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
     }
 }
+
+/// How much of a file is written before the system is asked to start writing it to disk.
+const WRITEBACK_WINDOW: usize = 2 << 20;
+
+/// Disk writes started while a large file is still being written. `sync_all` at the end of a
+/// write waits until the whole file is on disk; when the system only starts then, a file of tens
+/// of megabytes (a large estate's Limitador) waits for all of it after the copy into memory. Asked
+/// after every window, the system writes the earlier windows while the later ones are copied, and
+/// the final flush waits for about the last window: 25 -> 16 ms for 22 MB on the benchmark machine
+/// (`tests/benches/README.md`, session 11). A hint only: the flush at the end is what makes the
+/// file durable, and a hint that fails changes nothing.
+#[derive(Default)]
+struct Writeback {
+    /// Bytes written so far, and how many of them the system was asked to write to disk.
+    written: u64,
+    started: u64,
+}
+
+impl Writeback {
+    /// `n` more bytes were written to `f`.
+    fn wrote(&mut self, f: &std::fs::File, n: usize) {
+        self.written += n as u64;
+        let pending = self.written - self.started;
+        if pending >= WRITEBACK_WINDOW as u64 {
+            start_writeback(f, self.started, pending);
+            self.started = self.written;
+        }
+    }
+}
+
+/// Ask the system to start writing `len` bytes of `f` from `offset` to disk, without waiting.
+/// Linux does so for pages that are not needed any more: `POSIX_FADV_DONTNEED` starts the
+/// writeback of the range's dirty pages (`generic_fadvise` in the kernel's `mm/fadvise.c`) and
+/// drops only pages already clean, which a file just written has none of; the file is not read
+/// again. (`sync_file_range` says it more directly, but has no wrapper without `unsafe`.)
+#[cfg(target_os = "linux")]
+fn start_writeback(f: &std::fs::File, offset: u64, len: u64) {
+    let _ = rustix::fs::fadvise(
+        f,
+        offset,
+        std::num::NonZeroU64::new(len),
+        rustix::fs::Advice::DontNeed,
+    );
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_: &std::fs::File, _: u64, _: u64) {}
 
 /// From this size on, the file a write replaces is closed on another thread (see `held`).
 const LARGE_FILE: usize = 1 << 20;
@@ -1139,6 +1194,53 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(d.join("l.yaml")).unwrap(),
             format!("{MARKER}\ny\n")
+        );
+    }
+
+    #[test]
+    fn large_texts_are_written_whole_across_writeback_windows() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // Parts of uneven sizes whose sum crosses several windows and ends inside one.
+        let parts: Vec<Arc<str>> = std::iter::once(format!("{MARKER}\n"))
+            .chain(
+                (0..40_000u32).map(|i| format!("{i:0>width$}\n", width = 40 + (i % 150) as usize)),
+            )
+            .map(Arc::from)
+            .collect();
+        let in_parts = Text::Parts(Arc::new(parts));
+        let whole = Text::Whole(in_parts.joined().into_owned());
+        assert!(whole.len() > 2 * WRITEBACK_WINDOW + 1, "{}", whole.len());
+        assert!(!whole.len().is_multiple_of(WRITEBACK_WINDOW));
+        for (file, text) in [("p.yaml", &in_parts), ("w.yaml", &whole)] {
+            let change = vec![(file.to_string(), "X x".to_string(), Some(text.clone()))];
+            apply(d, &plan_changes(d, change, false).unwrap()).unwrap();
+            let Text::Whole(expected) = &whole else {
+                unreachable!()
+            };
+            assert!(
+                std::fs::read_to_string(d.join(file)).unwrap() == *expected,
+                "{file}"
+            );
+        }
+    }
+
+    #[test]
+    fn writeback_is_asked_for_each_full_window_once() {
+        let f = tempfile::tempfile().unwrap();
+        let mut w = Writeback::default();
+        let window = WRITEBACK_WINDOW as u64;
+        w.wrote(&f, 1000);
+        assert_eq!((w.written, w.started), (1000, 0));
+        w.wrote(&f, WRITEBACK_WINDOW - 1000);
+        assert_eq!((w.written, w.started), (window, window));
+        w.wrote(&f, 3 * WRITEBACK_WINDOW + 5);
+        assert_eq!((w.written, w.started), (4 * window + 5, 4 * window + 5));
+        w.wrote(&f, 7);
+        assert_eq!(
+            w.started,
+            4 * window + 5,
+            "less than a window is left to the flush"
         );
     }
 
