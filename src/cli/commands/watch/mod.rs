@@ -1,13 +1,13 @@
 //! `policyctl watch`: keep the computed state up to date while files change, and print each cycle.
 //!
-//! The file-system events (notify's debouncer), the timer, `--out-dir` writes and printing live
+//! The file-system events (gathered in `events`), the timer, `--out-dir` writes and printing live
 //! here; the state and what changed between two states are the library's (`policyctl::watch`).
+
+mod events;
 
 use crate::cli::common::{CliError, GenArgs, InputArgs, Outcome, Ui};
 use clap::{Args, Subcommand};
-use notify_debouncer_full::notify::RecursiveMode;
-use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind};
-use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use notify::{RecursiveMode, Watcher};
 use policyctl::PolicyKind;
 use policyctl::outdir;
 use policyctl::render::terminal;
@@ -90,8 +90,14 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
         None => None,
     };
     let (tx, rx) = mpsc::channel::<Wake>();
+    let out_dir = a.out_dir.as_deref().map(absolute);
     // Dropped (and stopped) when the command returns.
-    let _debouncer = watcher(&roots, Duration::from_millis(a.debounce), tx.clone())?;
+    let _watcher = watcher(
+        &roots,
+        Duration::from_millis(a.debounce),
+        out_dir.clone(),
+        tx.clone(),
+    )?;
     // Enter on stdin asks for a full recompute.
     std::thread::spawn(move || {
         let mut line = String::new();
@@ -102,10 +108,10 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
         }
     });
-    let out_dir = a.out_dir.as_deref().map(absolute);
     let mut cycles = 0u64;
     let pause = memory_returned_in_pauses();
     let mut woke = Instant::now();
+    let mut deferred: Option<Wake> = None;
     let mut report = state.apply(&[]);
     let mut last_resync = Instant::now();
     // The whole folder is written on the first cycle and after a cycle whose writes failed.
@@ -137,19 +143,25 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Some(s) => Duration::from_secs(s).saturating_sub(last_resync.elapsed()),
             None => Duration::from_secs(3600),
         };
-        let received = rx.recv_timeout(wait);
+        let received = match deferred.take() {
+            Some(w) => Ok(w),
+            None => rx.recv_timeout(wait),
+        };
         woke = Instant::now();
         report = match received {
-            Ok(Wake::Changed(paths)) => {
-                let mut paths = paths;
-                // Coalesce what else is already waiting (a checkout's bursts).
-                while let Ok(Wake::Changed(more)) = rx.try_recv() {
-                    paths.extend(more);
+            Ok(Wake::Changed(mut paths)) => {
+                // Coalesce the batches already waiting (a checkout that outlasted a long cycle);
+                // anything else waiting is the next wake.
+                loop {
+                    match rx.try_recv() {
+                        Ok(Wake::Changed(more)) => paths.extend(more),
+                        Ok(other) => {
+                            deferred = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
                 }
-                let paths: Vec<PathBuf> = paths
-                    .into_iter()
-                    .filter(|p| !out_dir.as_deref().is_some_and(|d| p.starts_with(d)))
-                    .collect();
                 if paths.is_empty() {
                     continue;
                 }
@@ -209,36 +221,18 @@ fn memory_returned_in_pauses() -> mpsc::Sender<()> {
     tx
 }
 
-/// Watch the roots (folders recursively; a file through its folder) and send each debounced batch
-/// of changed paths to `events`.
+/// Watch the roots (folders recursively; a file through its folder) and send a batch of changed
+/// paths to `events` after each quiet period of `quiet` (see `events`); changes under `ignored`
+/// (the output folder) are left out. Watching stops when the returned watcher is dropped.
 fn watcher(
     roots: &[PathBuf],
-    debounce: Duration,
+    quiet: Duration,
+    ignored: Option<PathBuf>,
     events: mpsc::Sender<Wake>,
 ) -> Result<impl Drop, CliError> {
-    let mut debouncer = new_debouncer(debounce, None, move |r: DebounceEventResult| {
-        let wake = match r {
-            Ok(ev) => {
-                let paths: Vec<PathBuf> = ev
-                    .into_iter()
-                    .filter(|e| is_change(&e.kind))
-                    .flat_map(|e| e.event.paths)
-                    .collect();
-                if paths.is_empty() {
-                    return;
-                }
-                Wake::Changed(paths)
-            }
-            Err(e) => Wake::Failed(
-                e.iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ),
-        };
-        let _ = events.send(wake);
-    })
-    .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
+    let (raw_tx, raw_rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(raw_tx)
+        .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
     for root in roots {
         let (path, mode) = if root.is_dir() {
             (root.clone(), RecursiveMode::Recursive)
@@ -250,21 +244,17 @@ fn watcher(
                 RecursiveMode::NonRecursive,
             )
         };
-        debouncer
+        watcher
             .watch(&path, mode)
             .map_err(|e| CliError::Io(format!("cannot watch {}: {e}", shown(&path))))?;
     }
-    Ok(debouncer)
-}
-
-/// Whether an event may change a file's text: not the opens and reads (`watch` reading the files
-/// reports those too), but a write being closed is.
-fn is_change(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        _ => true,
-    }
+    let roots = roots.to_vec();
+    // The thread ends when the watcher, which holds the other end of `raw_rx`, is dropped.
+    std::thread::Builder::new()
+        .name("file events".into())
+        .spawn(move || events::run(raw_rx, quiet, roots, ignored, events))
+        .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
+    Ok(watcher)
 }
 
 /// The library's options from the flags.
