@@ -9,7 +9,7 @@ use super::actions::{
     AUTH_SERVICE, RATELIMIT_CHECK_SERVICE, RATELIMIT_REPORT_SERVICE, RATELIMIT_SERVICE,
 };
 use super::cluster::{self, Endpoint};
-use super::object::{ActionSet, Object, WasmCarrier, WasmConfig};
+use super::object::{ActionSet, Embed, Object, WasmCarrier, WasmConfig};
 use super::paths::GatewayOut;
 use super::runtime::Runtime;
 use super::{
@@ -266,9 +266,14 @@ impl Carriers<'_> {
         let name = format!("kuadrant-{gw}");
         let labels = json!({"kuadrant.io/managed": "true"});
         match prov {
-            Provider::Istio if self.m.version == KuadrantVersion::V1_5 => Object::Tree(
-                wasm_envoy_filter(&name, ns, gw, shell.owner.clone(), &config, self.opts),
-            ),
+            Provider::Istio if self.m.version == KuadrantVersion::V1_5 => {
+                Object::Wasm(Box::new(WasmCarrier {
+                    shell: wasm_envoy_filter(&name, ns, gw, shell.owner.clone(), self.opts),
+                    at: WASM_ENVOY_FILTER_CONFIG,
+                    embed: Embed::Json,
+                    config,
+                }))
+            }
             Provider::Istio => {
                 let mut spec = json!({
                     "targetRefs": [target_ref(gw)],
@@ -288,6 +293,7 @@ impl Carriers<'_> {
                 Object::Wasm(Box::new(WasmCarrier {
                     shell,
                     at: "/spec/pluginConfig",
+                    embed: Embed::Mapping,
                     config,
                 }))
             }
@@ -314,6 +320,7 @@ impl Carriers<'_> {
                 Object::Wasm(Box::new(WasmCarrier {
                     shell,
                     at: "/spec/wasm/0/config",
+                    embed: Embed::Mapping,
                     config,
                 }))
             }
@@ -434,12 +441,16 @@ fn wasm_config(
     }
 }
 
+/// Where a 1.5 wasm `EnvoyFilter` holds its configuration's JSON text.
+const WASM_ENVOY_FILTER_CONFIG: &str =
+    "/spec/configPatches/0/patch/value/typed_config/value/config/configuration/value";
+
+/// A 1.5 wasm `EnvoyFilter` without its configuration: `null` at [`WASM_ENVOY_FILTER_CONFIG`].
 fn wasm_envoy_filter(
     name: &str,
     ns: &str,
     gw: &str,
     owner: Option<Value>,
-    config: &WasmConfig,
     opts: &GenerateOptions,
 ) -> Value {
     let host = format!(
@@ -450,7 +461,6 @@ fn wasm_envoy_filter(
         host: host.clone(),
         port: WASM_SERVER_PORT,
     };
-    let config_string = config.to_json();
     json!({
         "apiVersion": "networking.istio.io/v1alpha3",
         "kind": "EnvoyFilter",
@@ -488,7 +498,7 @@ fn wasm_envoy_filter(
                                     "failure_policy": "FAIL_RELOAD",
                                     "configuration": {
                                         "@type": "type.googleapis.com/google.protobuf.StringValue",
-                                        "value": config_string,
+                                        "value": null,
                                     }
                                 }}
                             }

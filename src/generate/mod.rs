@@ -355,6 +355,56 @@ mod tests {
     use crate::load::{Input, LoadOptions, load};
     use crate::model::KuadrantVersion;
 
+    /// Every wasm carrier of both releases has its configuration's place in its shell, and the
+    /// configuration goes there as the release writes it: 1.5's `EnvoyFilter` a JSON string, 1.4's
+    /// `WasmPlugin` a mapping.
+    #[test]
+    fn wasm_carriers_hold_their_configuration_where_the_release_puts_it() {
+        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
+        for (version, kind, embed) in [
+            (KuadrantVersion::V1_5, "EnvoyFilter", object::Embed::Json),
+            (KuadrantVersion::V1_4, "WasmPlugin", object::Embed::Mapping),
+        ] {
+            let loaded = load(
+                &[Input::Path(dir.clone().into())],
+                &LoadOptions {
+                    default_namespace: "default".into(),
+                    version,
+                    ..LoadOptions::default()
+                },
+            );
+            let t = Topology::build(&loaded.model);
+            let eff = crate::resolve::effective(&t);
+            let out = generate(&t, &eff, &GenerateOptions::default());
+            let carriers: Vec<&object::WasmCarrier> = out
+                .objects
+                .iter()
+                .filter_map(|o| match o {
+                    Object::Wasm(w) => Some(&**w),
+                    _ => None,
+                })
+                .collect();
+            assert!(!carriers.is_empty(), "{version:?}");
+            for w in carriers {
+                assert_eq!(w.shell["kind"], kind);
+                assert_eq!(w.embed, embed);
+                assert_eq!(w.shell.pointer(w.at), Some(&Value::Null), "{}", w.at);
+                let whole = Object::Wasm(Box::new(w.clone())).to_value();
+                let config = whole.pointer(w.at).unwrap();
+                let parsed = match embed {
+                    object::Embed::Json => serde_json::from_str(config.as_str().unwrap()).unwrap(),
+                    object::Embed::Mapping => config.clone(),
+                };
+                assert_eq!(parsed, serde_json::to_value(&w.config).unwrap());
+                assert!(
+                    parsed["actionSets"]
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty())
+                );
+            }
+        }
+    }
+
     /// A wasm configuration written in parts is the JSON `serde_json` writes in one go, however many
     /// parts (more parts than action sets included).
     #[test]

@@ -171,14 +171,37 @@ impl WasmConfig {
     }
 }
 
-/// A wasm carrier whose configuration is a mapping (1.4 `WasmPlugin`, `EnvoyExtensionPolicy`): the
-/// object without its configuration (`shell`, with `null` at `at`), and the configuration.
+/// A gateway's wasm carrier: the object without its configuration (`shell`, with `null` at `at`),
+/// and the configuration, which goes at `at` as `embed` says. Kept typed until it is written: a
+/// large gateway's configuration is megabytes of JSON, and `watch` tells an unchanged carrier from
+/// its digest without writing it (`watch::memo`).
 #[derive(Clone, Debug)]
 pub struct WasmCarrier {
     pub shell: Value,
     /// JSON pointer of the configuration inside `shell`.
     pub at: &'static str,
+    pub embed: Embed,
     pub config: WasmConfig,
+}
+
+/// How a carrier holds its configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Embed {
+    /// As a mapping: 1.4 `WasmPlugin`'s `pluginConfig`, `EnvoyExtensionPolicy`'s `config`.
+    Mapping,
+    /// As its compact JSON text, a string: 1.5 wasm `EnvoyFilter`'s `configuration.value`
+    /// (a `google.protobuf.StringValue`).
+    Json,
+}
+
+impl WasmCarrier {
+    /// What goes at `at`.
+    pub fn config_value(&self) -> Value {
+        match self.embed {
+            Embed::Mapping => to_value(&self.config),
+            Embed::Json => Value::String(self.config.to_json()),
+        }
+    }
 }
 
 /// One entry of the Limitador CR's `spec.limits`. There is one per rate of every limit on every
@@ -339,7 +362,7 @@ impl Object {
     pub fn to_value(&self) -> Value {
         match self {
             Object::Tree(v) => v.clone(),
-            Object::Wasm(w) => filled(&w.shell, w.at, to_value(&w.config)),
+            Object::Wasm(w) => filled(&w.shell, w.at, w.config_value()),
             Object::Limitador(l) => filled(&l.shell, l.at, to_value(&l.limits)),
             Object::AuthConfig(a) => to_value(&**a),
         }

@@ -9,7 +9,9 @@
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
 
 use crate::generate::actions::{AUTH_SERVICE, Action, ConditionalData};
-use crate::generate::object::{self, ActionSet, AuthConfig, LimitadorLimit, Object, WasmConfig};
+use crate::generate::object::{
+    self, ActionSet, AuthConfig, Embed, LimitadorLimit, Object, WasmConfig,
+};
 use foldhash::HashMap;
 use serde::Serialize as _;
 use serde_json::{Map, Value, json};
@@ -90,6 +92,8 @@ fn certainly_plain_value(s: &str) -> bool {
 #[derive(Clone, Copy)]
 enum Hole<'v> {
     Wasm(&'v WasmConfig),
+    /// A configuration written as its JSON text, a string.
+    WasmJson(&'v WasmConfig),
     Limits(&'v [LimitadorLimit]),
 }
 
@@ -111,25 +115,16 @@ struct Scalars<'v> {
 
 impl<'v> Scalars<'v> {
     fn value(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
-        if certainly_plain_value(s) {
-            out.push_str(s);
-            return Ok(());
-        }
-        if long_flow_text(s) {
-            write_double_quoted_ascii(out, s);
-            return Ok(());
+        if certainly_plain_value(s) || long_flow_text(s) {
+            return string_value(out, s);
         }
         if let Some(t) = self.values.get(s) {
             out.push_str(t);
             return Ok(());
         }
-        // A lone string document is written exactly as a mapping value would be (same quoting
-        // rule, no block scalars with these options), followed by a newline.
-        let doc = serde_saphyr::to_string_with_options(&s, saphyr_options())
-            .map_err(|e| e.to_string())?;
-        let t = doc.strip_suffix('\n').unwrap_or(&doc).to_string();
-        out.push_str(&t);
-        self.values.insert(s, t);
+        let start = out.len();
+        string_value(out, s)?;
+        self.values.insert(s, out[start..].to_string());
         Ok(())
     }
 
@@ -176,6 +171,22 @@ impl<'v> Scalars<'v> {
         }
         Ok(())
     }
+}
+
+/// String `s` as a mapping value, on the current line (no newline).
+fn string_value(out: &mut String, s: &str) -> Result<(), String> {
+    if certainly_plain_value(s) {
+        out.push_str(s);
+    } else if long_flow_text(s) {
+        write_double_quoted_ascii(out, s);
+    } else {
+        // A lone string document is written exactly as a mapping value would be (same quoting
+        // rule, no block scalars with these options), followed by a newline.
+        let doc = serde_saphyr::to_string_with_options(&s, saphyr_options())
+            .map_err(|e| e.to_string())?;
+        out.push_str(doc.strip_suffix('\n').unwrap_or(&doc));
+    }
+    Ok(())
 }
 
 /// Whether `s` is a long text that starts with `{` or `[` and is printable ASCII: a JSON document
@@ -247,10 +258,19 @@ fn write_entry<'v>(
     if let Some((hole, part)) = sc.hole
         && std::ptr::eq(hole, v)
     {
-        out.push('\n');
         return match part {
-            Hole::Wasm(config) => write_wasm_config(out, sc, config, col + 2),
+            Hole::Wasm(config) => {
+                out.push('\n');
+                write_wasm_config(out, sc, config, col + 2)
+            }
+            Hole::WasmJson(config) => {
+                out.push(' ');
+                string_value(out, &config.to_json())?;
+                out.push('\n');
+                Ok(())
+            }
             Hole::Limits(limits) => {
+                out.push('\n');
                 sc.limits_at = Some((out.len(), col));
                 write_limits(out, sc, limits, col)
             }
@@ -968,7 +988,11 @@ fn render_part(
         match &objects[i] {
             Object::Tree(v) => write_document(out, &mut sc, v)?,
             Object::Wasm(w) => {
-                sc.hole = w.shell.pointer(w.at).map(|h| (h, Hole::Wasm(&w.config)));
+                let part = match w.embed {
+                    Embed::Mapping => Hole::Wasm(&w.config),
+                    Embed::Json => Hole::WasmJson(&w.config),
+                };
+                sc.hole = w.shell.pointer(w.at).map(|h| (h, part));
                 let written = write_document(out, &mut sc, &w.shell);
                 sc.hole = None;
                 // Shared action lists do not outlive their gateway's carrier.
@@ -1030,6 +1054,61 @@ pub fn json_list(objects: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Scalars, long_flow_text, saphyr_document};
+
+    /// Typed objects (wasm carriers with their configuration as a mapping or as a JSON string,
+    /// the Limitador, AuthConfigs) are written as their trees are, at both releases; a carrier
+    /// with a long configuration (the short way for long JSON texts) included.
+    #[test]
+    fn typed_objects_are_written_as_their_trees() {
+        use crate::generate::object::Object;
+        use crate::load::{Input, LoadOptions, load};
+        use crate::model::KuadrantVersion;
+        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
+        let mut kinds = std::collections::BTreeSet::new();
+        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let loaded = load(
+                &[Input::Path(dir.clone().into())],
+                &LoadOptions {
+                    default_namespace: "default".into(),
+                    version,
+                    ..LoadOptions::default()
+                },
+            );
+            let t = crate::topology::Topology::build(&loaded.model);
+            let eff = crate::resolve::effective(&t);
+            let mut objects = crate::generate::generate(&t, &eff, &Default::default()).objects;
+            // A long configuration: the first carrier's sets, many times.
+            let mut long = objects
+                .iter()
+                .find(|o| matches!(o, Object::Wasm(_)))
+                .cloned()
+                .unwrap();
+            if let Object::Wasm(w) = &mut long {
+                let sets = w.config.action_sets.clone();
+                while w.config.to_json().len() < 10_000 {
+                    w.config.action_sets.extend(sets.iter().cloned());
+                }
+            }
+            objects.push(long);
+            for o in &objects {
+                if !matches!(o, Object::Tree(_)) {
+                    kinds.insert(o.kind().to_string());
+                }
+                let typed = super::yaml_objects(std::slice::from_ref(o)).unwrap();
+                let tree = super::yaml(&[o.to_value()]).unwrap();
+                assert!(
+                    typed == tree,
+                    "{}:\n{typed}\n---- as a tree:\n{tree}",
+                    o.kind()
+                );
+            }
+        }
+        let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        assert_eq!(
+            kinds,
+            ["AuthConfig", "EnvoyFilter", "Limitador", "WasmPlugin"]
+        );
+    }
 
     /// Long JSON-like texts take the short way, and give serde-saphyr's text: quotes, backslashes
     /// (JSON's own escapes), `#`, `: ` and every other printable ASCII byte, at either start.

@@ -159,12 +159,6 @@ fn gateway_key(t: &Topology, g: usize) -> String {
 fn wasm_config_of(o: &Object) -> Option<(String, Value)> {
     let (shell, config) = match o {
         Object::Wasm(w) => (&w.shell, serde_json::to_value(&w.config).ok()?),
-        Object::Tree(v) if o.label("kuadrant.io/wasm") == Some("true") => {
-            let s = v
-                .pointer("/spec/configPatches/0/patch/value/typed_config/value/config/configuration/value")?
-                .as_str()?;
-            (v, serde_json::from_str(s).ok()?)
-        }
         _ => return None,
     };
     let ns = shell.pointer("/metadata/namespace")?.as_str()?;

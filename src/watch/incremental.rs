@@ -464,7 +464,7 @@ impl Watch {
                 )
             });
             // A carrier whose object is the one its file was rendered from is not rendered again.
-            let carrier_digests = super::memo::of(&c_ref.new_objects, true);
+            let carrier_digests = super::memo::of(&c_ref.new_objects);
             let unchanged: Files = carrier_digests
                 .iter()
                 .filter(|(f, d)| kept_digests.and_then(|k| k.get(*f)) == Some(d))

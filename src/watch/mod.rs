@@ -673,7 +673,7 @@ impl Watch {
                 index,
                 // The Limitador and policies' objects belong to no gateway.
                 owned: Owned::of(&model, &analysis.generated.objects).0,
-                carrier_digests: memo::of(&analysis.generated.objects, false),
+                carrier_digests: memo::of(&analysis.generated.objects),
             }
         });
     }
@@ -857,11 +857,10 @@ fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)>
         .filter_map(|o| {
             let (ns, name) = o.namespace_name()?;
             // A carrier's shell holds its targetRefs (its body is elsewhere): no tree is built.
-            let gw = match o {
-                Object::Wasm(w) => w.shell.pointer("/spec/targetRefs/0/name")?.as_str()?,
-                Object::Tree(v) => v.pointer("/spec/targetRefs/0/name")?.as_str()?,
-                _ => return None,
+            let Object::Wasm(w) = o else {
+                return None;
             };
+            let gw = w.shell.pointer("/spec/targetRefs/0/name")?.as_str()?;
             Some((
                 (ns.to_string(), gw.to_string()),
                 (ns.to_string(), name.to_string()),
