@@ -234,6 +234,8 @@ fn watcher(
     let mut watcher = notify::recommended_watcher(raw_tx)
         .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
     for root in roots {
+        // Watched as absolute paths, so that events name files as the output folder is named.
+        let root = &absolute(root);
         let (path, mode) = if root.is_dir() {
             (root.clone(), RecursiveMode::Recursive)
         } else {
