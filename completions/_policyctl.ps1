@@ -287,7 +287,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('--istio-controller-names', '--istio-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)')
             [CompletionResult]::new('--envoy-gateway-controller-names', '--envoy-gateway-controller-names', [CompletionResultType]::ParameterName, 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)')
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed')
-            [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'Milliseconds without events before a cycle starts (an editor''s save is several events)')
+            [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'Milliseconds without events before a cycle starts (an editor''s save is several events; at most an hour)')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Also recompute everything from scratch every SECS seconds (the state must not change)')
             [CompletionResult]::new('--cycles', '--cycles', [CompletionResultType]::ParameterName, 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')

@@ -275,7 +275,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --istio-controller-names 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)'
             cand --envoy-gateway-controller-names 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)'
             cand --out-dir 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed'
-            cand --debounce 'Milliseconds without events before a cycle starts (an editor''s save is several events)'
+            cand --debounce 'Milliseconds without events before a cycle starts (an editor''s save is several events; at most an hour)'
             cand --resync 'Also recompute everything from scratch every SECS seconds (the state must not change)'
             cand --cycles 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests'
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'

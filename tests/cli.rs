@@ -51,6 +51,18 @@ fn unparseable_and_unreadable_exit_2() {
 fn usage_error_exits_2() {
     policyctl().args(["lint"]).assert().code(2);
     policyctl().args(["no-such-command"]).assert().code(2);
+    // A quiet period past an hour is refused, not added to a deadline that overflows.
+    policyctl()
+        .args([
+            "watch",
+            "-f",
+            "testdata/examples",
+            "--debounce",
+            "18446744073709551615",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--debounce"));
 }
 
 #[test]

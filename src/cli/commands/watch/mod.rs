@@ -33,8 +33,10 @@ pub struct WatchArgs {
     /// writes, prune, marker line), writing only the files that changed.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
-    /// Milliseconds without events before a cycle starts (an editor's save is several events).
-    #[arg(long, value_name = "MS", default_value_t = 50)]
+    /// Milliseconds without events before a cycle starts (an editor's save is several events; at
+    /// most an hour).
+    #[arg(long, value_name = "MS", default_value_t = 50,
+          value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     pub debounce: u64,
     /// Also recompute everything from scratch every SECS seconds (the state must not change).
     #[arg(long, value_name = "SECS")]
