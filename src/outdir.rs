@@ -837,7 +837,7 @@ impl Writeback {
 /// Ask the system to start writing `len` bytes of `f` from `offset` to disk, without waiting.
 /// Linux does so for pages that are not needed any more: `POSIX_FADV_DONTNEED` starts the
 /// writeback of the range's dirty pages (`generic_fadvise` in the kernel's `mm/fadvise.c`) and
-/// drops only pages already clean, which a file just written has none of; the file is not read
+/// drops only pages already clean, which a range just written has none of; the file is not read
 /// again. (`sync_file_range` says it more directly, but has no wrapper without `unsafe`.)
 #[cfg(target_os = "linux")]
 fn start_writeback(f: &std::fs::File, offset: u64, len: u64) {
