@@ -340,6 +340,25 @@ fn sort_map(m: &mut Map<String, Value>) {
     m.values_mut().for_each(sort_keys_in_place);
 }
 
+/// The objects generated for `testdata/examples/toystore` at `version`, for tests here and in the
+/// writers.
+#[cfg(test)]
+pub(crate) fn toystore_objects(version: crate::model::KuadrantVersion) -> Vec<Object> {
+    use crate::load::{Input, LoadOptions, load};
+    let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
+    let loaded = load(
+        &[Input::Path(dir.into())],
+        &LoadOptions {
+            default_namespace: "default".into(),
+            version,
+            ..LoadOptions::default()
+        },
+    );
+    let t = Topology::build(&loaded.model);
+    let eff = crate::resolve::effective(&t);
+    generate(&t, &eff, &GenerateOptions::default()).objects
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,24 +379,12 @@ mod tests {
     /// `WasmPlugin` a mapping.
     #[test]
     fn wasm_carriers_hold_their_configuration_where_the_release_puts_it() {
-        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
         for (version, kind, embed) in [
             (KuadrantVersion::V1_5, "EnvoyFilter", object::Embed::Json),
             (KuadrantVersion::V1_4, "WasmPlugin", object::Embed::Mapping),
         ] {
-            let loaded = load(
-                &[Input::Path(dir.clone().into())],
-                &LoadOptions {
-                    default_namespace: "default".into(),
-                    version,
-                    ..LoadOptions::default()
-                },
-            );
-            let t = Topology::build(&loaded.model);
-            let eff = crate::resolve::effective(&t);
-            let out = generate(&t, &eff, &GenerateOptions::default());
-            let carriers: Vec<&object::WasmCarrier> = out
-                .objects
+            let objects = toystore_objects(version);
+            let carriers: Vec<&object::WasmCarrier> = objects
                 .iter()
                 .filter_map(|o| match o {
                     Object::Wasm(w) => Some(&**w),
@@ -409,20 +416,8 @@ mod tests {
     /// parts (more parts than action sets included).
     #[test]
     fn wasm_configuration_json_in_parts_is_the_whole() {
-        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
-        let loaded = load(
-            &[Input::Path(dir.into())],
-            &LoadOptions {
-                default_namespace: "default".into(),
-                version: KuadrantVersion::V1_4,
-                ..LoadOptions::default()
-            },
-        );
-        let t = Topology::build(&loaded.model);
-        let eff = crate::resolve::effective(&t);
-        let out = generate(&t, &eff, &GenerateOptions::default());
-        let configs: Vec<&object::WasmConfig> = out
-            .objects
+        let objects = toystore_objects(KuadrantVersion::V1_4);
+        let configs: Vec<&object::WasmConfig> = objects
             .iter()
             .filter_map(|o| match o {
                 Object::Wasm(w) => Some(&w.config),

@@ -1061,22 +1061,10 @@ mod tests {
     #[test]
     fn typed_objects_are_written_as_their_trees() {
         use crate::generate::object::Object;
-        use crate::load::{Input, LoadOptions, load};
         use crate::model::KuadrantVersion;
-        let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
         let mut kinds = std::collections::BTreeSet::new();
         for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-            let loaded = load(
-                &[Input::Path(dir.clone().into())],
-                &LoadOptions {
-                    default_namespace: "default".into(),
-                    version,
-                    ..LoadOptions::default()
-                },
-            );
-            let t = crate::topology::Topology::build(&loaded.model);
-            let eff = crate::resolve::effective(&t);
-            let mut objects = crate::generate::generate(&t, &eff, &Default::default()).objects;
+            let mut objects = crate::generate::toystore_objects(version);
             // A long configuration: the first carrier's sets, many times.
             let mut long = objects
                 .iter()
