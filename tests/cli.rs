@@ -51,6 +51,31 @@ fn unparseable_and_unreadable_exit_2() {
 fn usage_error_exits_2() {
     policyctl().args(["lint"]).assert().code(2);
     policyctl().args(["no-such-command"]).assert().code(2);
+    // `--kind` names a kind inherited along paths, for `explain` and `watch explain` alike.
+    for args in [
+        &[
+            "explain",
+            "-f",
+            "testdata/examples",
+            "gateway/gateway-system/prod-web",
+        ][..],
+        &[
+            "watch",
+            "-f",
+            "testdata/examples",
+            "explain",
+            "gateway/gateway-system/prod-web",
+        ],
+    ] {
+        policyctl()
+            .args(args)
+            .args(["--kind", "DNSPolicy"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "--kind DNSPolicy: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy",
+            ));
+    }
     // A quiet period past an hour is refused, not added to a deadline that overflows.
     policyctl()
         .args([

@@ -39,18 +39,22 @@ pub struct ExplainArgs {
     pub fail_on: Option<FailOn>,
 }
 
-pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let kind = match &a.kind {
-        None => None,
-        Some(k) => match PolicyKind::parse(k) {
-            Some(pk) if pk.is_inherited() => Some(pk),
-            _ => {
-                return Err(CliError::Usage(format!(
-                    "--kind {k}: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy"
-                )));
-            }
-        },
+/// The policy kind `--kind` names, for `explain` and `watch explain`: one of the kinds whose
+/// policies are inherited along paths.
+pub fn kind_filter(kind: Option<&str>) -> Result<Option<PolicyKind>, CliError> {
+    let Some(k) = kind else {
+        return Ok(None);
     };
+    match PolicyKind::parse(k) {
+        Some(pk) if pk.is_inherited() => Ok(Some(pk)),
+        _ => Err(CliError::Usage(format!(
+            "--kind {k}: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy"
+        ))),
+    }
+}
+
+pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
+    let kind = kind_filter(a.kind.as_deref())?;
     let target = policyctl::parse_target(&a.target).map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
     let gen_opts = a.input.generate_options();

@@ -8,7 +8,6 @@ mod events;
 use crate::cli::common::{CliError, GenArgs, InputArgs, Outcome, Ui};
 use clap::{Args, Subcommand};
 use notify::{RecursiveMode, Watcher};
-use policyctl::PolicyKind;
 use policyctl::outdir;
 use policyctl::render::terminal;
 use policyctl::{CycleReport, Watch, WatchOptions};
@@ -265,17 +264,7 @@ fn watcher(
 fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
     let explain = match &a.view {
         Some(View::Explain { target, kind }) => {
-            let kind = match kind {
-                None => None,
-                Some(k) => match PolicyKind::parse(k) {
-                    Some(pk) if pk.is_inherited() => Some(pk),
-                    _ => {
-                        return Err(CliError::Usage(format!(
-                            "--kind {k}: expected RateLimitPolicy, AuthPolicy or TokenRateLimitPolicy"
-                        )));
-                    }
-                },
-            };
+            let kind = super::explain::kind_filter(kind.as_deref())?;
             let t = policyctl::parse_target(target).map_err(CliError::Usage)?;
             Some((t, kind))
         }
