@@ -444,10 +444,7 @@ mod tests {
             "examples/toystore",
         ] {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let dir = format!(
-                    "{}/testdata/topology/complex-expanded",
-                    env!("CARGO_MANIFEST_DIR")
-                );
+                let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
                 let loaded = load(
                     &[Input::Path(dir.into())],
                     &LoadOptions {
