@@ -340,21 +340,27 @@ fn sort_map(m: &mut Map<String, Value>) {
     m.values_mut().for_each(sort_keys_in_place);
 }
 
-/// The objects generated for `testdata/examples/toystore` at `version`, for tests here and in the
-/// writers.
+/// The model of `testdata/<case>` at `version`, for tests here and in the writers.
+#[cfg(test)]
+pub(crate) fn testdata_model(
+    case: &str,
+    version: crate::model::KuadrantVersion,
+) -> crate::model::Model {
+    use crate::load::{Input, LoadOptions, load};
+    let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
+    let options = LoadOptions {
+        default_namespace: "default".into(),
+        version,
+        ..LoadOptions::default()
+    };
+    load(&[Input::Path(dir.into())], &options).model
+}
+
+/// The objects generated for `testdata/examples/toystore` at `version`.
 #[cfg(test)]
 pub(crate) fn toystore_objects(version: crate::model::KuadrantVersion) -> Vec<Object> {
-    use crate::load::{Input, LoadOptions, load};
-    let dir = format!("{}/testdata/examples/toystore", env!("CARGO_MANIFEST_DIR"));
-    let loaded = load(
-        &[Input::Path(dir.into())],
-        &LoadOptions {
-            default_namespace: "default".into(),
-            version,
-            ..LoadOptions::default()
-        },
-    );
-    let t = Topology::build(&loaded.model);
+    let model = testdata_model("examples/toystore", version);
+    let t = Topology::build(&model);
     let eff = crate::resolve::effective(&t);
     generate(&t, &eff, &GenerateOptions::default()).objects
 }
@@ -371,7 +377,6 @@ mod tests {
         assert_eq!(Family::parse("Wasm"), None);
         assert!(Family::names(",").starts_with("wasm,envoyfilter,"));
     }
-    use crate::load::{Input, LoadOptions, load};
     use crate::model::KuadrantVersion;
 
     /// Every wasm carrier of both releases has its configuration's place in its shell, and the
@@ -444,16 +449,8 @@ mod tests {
             "examples/toystore",
         ] {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
-                let loaded = load(
-                    &[Input::Path(dir.into())],
-                    &LoadOptions {
-                        default_namespace: "default".into(),
-                        version,
-                        ..LoadOptions::default()
-                    },
-                );
-                let t = Topology::build(&loaded.model);
+                let model = testdata_model(case, version);
+                let t = Topology::build(&model);
                 let eff = crate::resolve::effective(&t);
                 let opts = GenerateOptions::default();
                 let one = generate_in_runs(&t, &eff, &opts, 1);
