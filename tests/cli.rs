@@ -257,6 +257,7 @@ fn every_command_help_shows_an_example() {
 
 #[test]
 fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
+    let out = tempfile::tempdir().unwrap();
     policyctl()
         .args([
             "compute",
@@ -266,7 +267,9 @@ fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
             "1.5",
             "--fail-on",
             "warning",
+            "--out-dir",
         ])
+        .arg(out.path().join("generated"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("PCTL4004"));

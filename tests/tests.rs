@@ -25,6 +25,8 @@ mod docs;
 mod explain;
 /// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
 mod extensions;
+/// A new user's first commands and CI: quiet defaults, copyable text, reports CI ingests (issue 35).
+mod first_use;
 /// Diagnostics in every output format (insta snapshots).
 mod formats;
 /// The golden cases: generated objects compared field by field with operator-derived values.

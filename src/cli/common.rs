@@ -390,11 +390,26 @@ pub struct Ui {
     pub color_err: bool,
     pub quiet: bool,
     pub verbose: bool,
-    /// Width for diagnostics (COLUMNS, else 100).
+    /// Width to wrap diagnostics on stdout to (`lint`), see [`text_width`]; `usize::MAX`: no wrapping.
     pub width: usize,
-    /// Width to wrap tables to: a terminal's width (COLUMNS, else 100); `None` when stdout is not a
-    /// terminal, so piped tables never wrap.
+    /// Width to wrap diagnostics on stderr to, as `width`.
+    pub err_width: usize,
+    /// Width to wrap tables to: a terminal's width (COLUMNS, else the terminal's); `None` when
+    /// stdout is not a terminal, so piped tables never wrap.
     pub table_width: Option<usize>,
+}
+
+/// The width text written to a stream wraps at. A terminal: `COLUMNS` when set, else the
+/// terminal's width. Not a terminal: no wrapping (`usize::MAX`), as rustc, cargo and ripgrep do for
+/// a pipe or a file, unless `COLUMNS` is set (clap's rule for help: an exported `COLUMNS` is an
+/// explicit request; shells set it without exporting it). Wrapping never breaks a word, a path or a
+/// command (see `render::diagnostics`), so what is printed can be copied.
+pub fn text_width(tty: bool, columns: Option<usize>, terminal: Option<usize>) -> usize {
+    match (columns.filter(|&c| c > 0), tty) {
+        (Some(c), _) => c,
+        (None, true) => terminal.filter(|&w| w > 0).unwrap_or(100),
+        (None, false) => usize::MAX,
+    }
 }
 
 impl Ui {
@@ -407,15 +422,33 @@ impl Ui {
             ColorChoice::Auto => tty && !no_color,
         };
         let columns: Option<usize> = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
-        let width = columns.unwrap_or(100);
-        let table_width = std::io::stdout().is_terminal().then_some(width);
+        let (out_tty, err_tty) = (
+            std::io::stdout().is_terminal(),
+            std::io::stderr().is_terminal(),
+        );
+        let size =
+            |tty: bool, of: &dyn Fn() -> Option<(terminal_size::Width, terminal_size::Height)>| {
+                if tty {
+                    of().map(|(w, _)| usize::from(w.0))
+                } else {
+                    None
+                }
+            };
+        let out_size = size(out_tty, &|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+        });
+        let err_size = size(err_tty, &|| {
+            terminal_size::terminal_size_of(std::io::stderr())
+        });
+        let width = text_width(out_tty, columns, out_size);
         Ui {
-            color_out: decide(std::io::stdout().is_terminal()),
-            color_err: decide(std::io::stderr().is_terminal()),
+            color_out: decide(out_tty),
+            color_err: decide(err_tty),
             quiet: a.quiet,
             verbose: a.verbose,
             width,
-            table_width,
+            err_width: text_width(err_tty, columns, err_size),
+            table_width: out_tty.then_some(width),
         }
     }
 
@@ -452,7 +485,7 @@ impl Ui {
     pub fn style_err(&self) -> Style {
         Style {
             color: self.color_err,
-            width: self.width,
+            width: self.err_width,
             unicode: true,
         }
     }

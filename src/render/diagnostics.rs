@@ -208,8 +208,13 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
         },
         (false, false) => GraphicalTheme::none(),
     };
+    // Lines wrap only between words: a name, a path or a command longer than the width stays
+    // whole (and a name is not split at its hyphens), so what is printed can be copied.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
+        .with_wrap_lines(style.width != usize::MAX)
+        .with_break_words(false)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .with_links(false);
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
