@@ -30,7 +30,7 @@ pub mod simulate;
 pub mod suppress;
 
 // Sources: the text of every input file, and positions in it.
-pub use source::{SourceId, SourceMap};
+pub use source::{SourceId, SourceMap, Span};
 
 // Loading: files, folders and streams → a [`Model`] with diagnostics.
 pub use load::validate::dns1123_label;

@@ -75,3 +75,153 @@ fn wrapping_never_splits_a_token() {
         }
     }
 }
+
+/// `lint` with a settings file of `text`, on `manifests`, in `format`: (exit code, stdout).
+fn lint_with_settings(text: &str, manifests: &str, format: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("settings.yaml");
+    std::fs::write(&settings, text).unwrap();
+    let out = policyctl()
+        .arg("--config")
+        .arg(&settings)
+        .args(["lint", "-f", manifests, "--fail-on", "warning", "-o", format])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// An `ignore:` entry naming an error is a warning (`PCTL4010`) like any other: it fails
+/// `--fail-on warning`, and every format shows it and counts it.
+#[test]
+fn a_settings_finding_is_in_every_format_and_counted() {
+    let settings = "ignore:\n  - code: PCTL2001\n    reason: we know\n";
+    let manifests = "testdata/guides/simple-rl/";
+    let (code, json) = lint_with_settings(settings, manifests, "json");
+    assert_eq!(code, 1, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["summary"]["warnings"], 1, "{json}");
+    let d = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["severity"] == "warning")
+        .unwrap();
+    assert_eq!(d["code"], "PCTL4010");
+    assert_eq!(d["file"].as_str().map(|f| f.ends_with("settings.yaml")), Some(true));
+    assert_eq!(d["line"], 2);
+    let (code, sarif) = lint_with_settings(settings, manifests, "sarif");
+    assert_eq!(code, 1);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let warnings: Vec<&serde_json::Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["level"] == "warning")
+        .collect();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0]["ruleId"], "PCTL4010");
+    let (code, github) = lint_with_settings(settings, manifests, "github");
+    assert_eq!(code, 1);
+    assert_eq!(github.matches("::warning ").count(), 1, "{github}");
+    assert!(github.contains("title=PCTL4010"), "{github}");
+    let (code, junit) = lint_with_settings(settings, manifests, "junit");
+    assert_eq!(code, 1);
+    assert!(junit.contains("PCTL4010"), "{junit}");
+    let (code, text) = lint_with_settings(settings, manifests, "text");
+    assert_eq!(code, 1);
+    assert!(text.contains("PCTL4010") && text.contains("1 warnings"), "{text}");
+}
+
+/// A copy of the example estate whose gateway RateLimitPolicy carries `annotations`.
+fn examples_with_annotations(annotations: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::Path::new("testdata/examples/toystore");
+    for entry in std::fs::read_dir(src).unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        if path.file_name().unwrap() == "10-gateway-policies.yaml" {
+            let at = text.find("  namespace: gateway-system\n").unwrap();
+            text.insert_str(at, &format!("  annotations:\n{annotations}"));
+        }
+        std::fs::write(dir.path().join(path.file_name().unwrap()), text).unwrap();
+    }
+    dir
+}
+
+/// The same code twice in the annotation silences its finding once, and is not also an unused
+/// suppression (`PCTL4009`).
+#[test]
+fn a_code_listed_twice_in_an_annotation_is_one_suppression() {
+    let dir = examples_with_annotations(
+        "    policyctl.kuadrant.io/ignore: \"PCTL3002, pctl3002\"\n    policyctl.kuadrant.io/ignore-reason: partial on purpose\n",
+    );
+    let out = policyctl()
+        .args(["lint", "-o", "json", "--fail-on", "warning", "-f"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    assert_eq!(json["diagnostics"], serde_json::json!([]));
+    assert_eq!(json["summary"]["suppressed"], 1);
+}
+
+/// `object: "*"` matches every finding, those about no object included (`PCTL3007`, about the
+/// input as a whole); `object: "Gateway *"` does not match those.
+#[test]
+fn a_star_object_pattern_matches_findings_without_an_object() {
+    let manifests = "testdata/guides/simple-rl/";
+    let all = "ignore:\n  - code: PCTL3007\n    object: \"*\"\n    reason: the cluster has one\n";
+    let (code, json) = lint_with_settings(all, manifests, "json");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["summary"]["suppressed"], 1, "{json}");
+    let codes: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"PCTL3007") && !codes.contains(&"PCTL4009"), "{codes:?}");
+    let gateways = "ignore:\n  - code: PCTL3007\n    object: \"Gateway *\"\n    reason: r\n";
+    let (code, json) = lint_with_settings(gateways, manifests, "json");
+    assert_eq!(code, 1, "the entry matches nothing: PCTL4009\n{json}");
+    assert!(json.contains("PCTL3007") && json.contains("PCTL4009"), "{json}");
+}
+
+/// `test` against manifests with errors fails (exit 1) even when every case passes: the cases ran
+/// against an estate without the rejected objects.
+#[test]
+fn test_fails_when_the_manifests_have_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir("testdata/examples/toystore").unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let ok = policyctl()
+        .args(["test", "-f"])
+        .arg(dir.path())
+        .arg("testdata/tests/toystore/")
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    // A policy whose target does not exist: PCTL2001, an error.
+    std::fs::write(
+        dir.path().join("90-stray.yaml"),
+        "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: stray\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: missing\n  limits:\n    l:\n      rates:\n      - limit: 1\n        window: 1m\n",
+    )
+    .unwrap();
+    let out = policyctl()
+        .args(["test", "-f"])
+        .arg(dir.path())
+        .arg("testdata/tests/toystore/")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("PCTL2001") && stderr.contains("the manifests have 1 error(s)"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("5 passed, 0 failed"));
+}

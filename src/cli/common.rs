@@ -81,6 +81,10 @@ pub struct InputArgs {
     /// The settings file's text, for findings that point into it (its `ignore:` entries).
     #[arg(skip)]
     pub settings_sources: SourceMap,
+    /// The settings file's own findings (an unknown key, an `ignore:` entry naming an error),
+    /// reported with the command's in every format and counted with them (see [`Self::suppress`]).
+    #[arg(skip)]
+    pub settings_diagnostics: Diagnostics,
 }
 
 impl InputArgs {
@@ -130,19 +134,19 @@ impl InputArgs {
     }
 
     /// Silence the findings the input's ignore annotations and the settings file's `ignore:` list
-    /// name. The settings file joins `sources`, so that an unused entry points into it. `complete`:
+    /// name. The settings file joins `sources`, so that an unused entry points into it, and so do
+    /// its own findings, which join `diags`: every format shows them and counts them. `complete`:
     /// `diags` come from the whole analysis, so a suppression that matches none is reported.
     pub fn suppress(
         &self,
         sources: &mut SourceMap,
         model: &Model,
-        diags: Diagnostics,
+        mut diags: Diagnostics,
         complete: bool,
     ) -> suppress::Outcome {
-        let mut rules = self.settings.ignore.clone();
         let mut added: Vec<(SourceId, SourceId)> = Vec::new();
-        for r in &mut rules {
-            let from = r.span.source;
+        let mut moved = |span: &mut policyctl::Span| {
+            let from = span.source;
             let to = match added.iter().find(|(f, _)| *f == from) {
                 Some((_, t)) => *t,
                 None => match self.settings_sources.get(from) {
@@ -151,10 +155,21 @@ impl InputArgs {
                         added.push((from, t));
                         t
                     }
-                    None => continue,
+                    None => return,
                 },
             };
-            r.span.source = to;
+            span.source = to;
+        };
+        let mut rules = self.settings.ignore.clone();
+        for r in &mut rules {
+            moved(&mut r.span);
+        }
+        for d in &self.settings_diagnostics {
+            let mut d = d.clone();
+            for l in &mut d.labels {
+                moved(&mut l.span);
+            }
+            diags.push(d);
         }
         suppress::apply(diags, model, &rules, complete)
     }
