@@ -84,7 +84,15 @@ fn lint_with_settings(text: &str, manifests: &str, format: &str) -> (i32, String
     let out = policyctl()
         .arg("--config")
         .arg(&settings)
-        .args(["lint", "-f", manifests, "--fail-on", "warning", "-o", format])
+        .args([
+            "lint",
+            "-f",
+            manifests,
+            "--fail-on",
+            "warning",
+            "-o",
+            format,
+        ])
         .output()
         .unwrap();
     (
@@ -110,7 +118,10 @@ fn a_settings_finding_is_in_every_format_and_counted() {
         .find(|d| d["severity"] == "warning")
         .unwrap();
     assert_eq!(d["code"], "PCTL4010");
-    assert_eq!(d["file"].as_str().map(|f| f.ends_with("settings.yaml")), Some(true));
+    assert_eq!(
+        d["file"].as_str().map(|f| f.ends_with("settings.yaml")),
+        Some(true)
+    );
     assert_eq!(d["line"], 2);
     let (code, sarif) = lint_with_settings(settings, manifests, "sarif");
     assert_eq!(code, 1);
@@ -132,7 +143,10 @@ fn a_settings_finding_is_in_every_format_and_counted() {
     assert!(junit.contains("PCTL4010"), "{junit}");
     let (code, text) = lint_with_settings(settings, manifests, "text");
     assert_eq!(code, 1);
-    assert!(text.contains("PCTL4010") && text.contains("1 warnings"), "{text}");
+    assert!(
+        text.contains("PCTL4010") && text.contains("1 warnings"),
+        "{text}"
+    );
 }
 
 /// A copy of the example estate whose gateway RateLimitPolicy carries `annotations`.
@@ -185,11 +199,17 @@ fn a_star_object_pattern_matches_findings_without_an_object() {
         .iter()
         .map(|d| d["code"].as_str().unwrap())
         .collect();
-    assert!(!codes.contains(&"PCTL3007") && !codes.contains(&"PCTL4009"), "{codes:?}");
+    assert!(
+        !codes.contains(&"PCTL3007") && !codes.contains(&"PCTL4009"),
+        "{codes:?}"
+    );
     let gateways = "ignore:\n  - code: PCTL3007\n    object: \"Gateway *\"\n    reason: r\n";
     let (code, json) = lint_with_settings(gateways, manifests, "json");
     assert_eq!(code, 1, "the entry matches nothing: PCTL4009\n{json}");
-    assert!(json.contains("PCTL3007") && json.contains("PCTL4009"), "{json}");
+    assert!(
+        json.contains("PCTL3007") && json.contains("PCTL4009"),
+        "{json}"
+    );
 }
 
 /// `test` against manifests with errors fails (exit 1) even when every case passes: the cases ran
@@ -207,7 +227,12 @@ fn test_fails_when_the_manifests_have_errors() {
         .arg("testdata/tests/toystore/")
         .output()
         .unwrap();
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     // A policy whose target does not exist: PCTL2001, an error.
     std::fs::write(
         dir.path().join("90-stray.yaml"),
@@ -222,6 +247,109 @@ fn test_fails_when_the_manifests_have_errors() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("PCTL2001") && stderr.contains("the manifests have 1 error(s)"), "{stderr}");
+    assert!(
+        stderr.contains("PCTL2001") && stderr.contains("the manifests have 1 error(s)"),
+        "{stderr}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("5 passed, 0 failed"));
+}
+
+/// `lint -o sarif` run from `cwd` on `files`, with extra environment: the log as JSON.
+fn sarif_from(
+    cwd: &std::path::Path,
+    files: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> serde_json::Value {
+    let mut c = policyctl();
+    c.current_dir(cwd)
+        .args(["lint", "-o", "sarif", "--fail-on", "never"]);
+    for f in files {
+        c.args(["-f", f]);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    crate::formats::assert_code_scanning_accepts(&text, "sub-folder run");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every result's (uri, uriBaseId).
+fn locations(log: &serde_json::Value) -> std::collections::BTreeSet<(String, Option<String>)> {
+    log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let a = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+            (
+                a["uri"].as_str().unwrap().to_string(),
+                a["uriBaseId"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// SARIF from a sub-folder of a repository names files from the repository root, relative to
+/// `%SRCROOT%`, however they were named on the command line (relative, `..`, absolute), which is
+/// how GitHub code scanning matches results to files ("relative paths are interpreted relative to
+/// the root of the repository"); a file outside the repository is an absolute `file://` URI.
+#[test]
+fn sarif_paths_are_relative_to_the_repository_root() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let manifests = root.join("deploy/kuadrant");
+    std::fs::create_dir_all(&manifests).unwrap();
+    std::fs::copy(
+        "testdata/invalid/target-not-found.yaml",
+        manifests.join("rlp.yaml"),
+    )
+    .unwrap();
+    let want: std::collections::BTreeSet<_> = [(
+        "deploy/kuadrant/rlp.yaml".to_string(),
+        Some("%SRCROOT%".to_string()),
+    )]
+    .into();
+    let absolute = manifests.join("rlp.yaml");
+    for (cwd, file) in [
+        (root.join("deploy"), "kuadrant/rlp.yaml"),
+        (root.join("deploy/kuadrant"), "rlp.yaml"),
+        (root.join("deploy/kuadrant"), "../kuadrant/./rlp.yaml"),
+        (root.clone(), absolute.to_str().unwrap()),
+    ] {
+        let log = sarif_from(&cwd, &[file], &[]);
+        assert_eq!(locations(&log), want, "{file} from {}", cwd.display());
+    }
+    // Outside the repository: an absolute file URI, no base id.
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().canonicalize().unwrap().join("rlp.yaml");
+    std::fs::copy("testdata/invalid/target-not-found.yaml", &elsewhere).unwrap();
+    let log = sarif_from(&root, &[elsewhere.to_str().unwrap()], &[]);
+    let (uri, base) = locations(&log).into_iter().next().unwrap();
+    assert_eq!(uri, format!("file://{}", elsewhere.display()));
+    assert_eq!(base, None);
+    // POLICYCTL_SOURCE_ROOT names the root; GITHUB_WORKSPACE does when there is no .git.
+    let log = sarif_from(
+        &root,
+        &["deploy/"],
+        &[("POLICYCTL_SOURCE_ROOT", &root.join("deploy"))],
+    );
+    assert_eq!(
+        locations(&log).into_iter().next().unwrap().0,
+        "kuadrant/rlp.yaml"
+    );
+    std::fs::remove_dir(root.join(".git")).unwrap();
+    let log = sarif_from(&manifests, &["rlp.yaml"], &[("GITHUB_WORKSPACE", &root)]);
+    assert_eq!(
+        locations(&log).into_iter().next().unwrap().0,
+        "deploy/kuadrant/rlp.yaml"
+    );
 }

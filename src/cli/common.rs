@@ -263,11 +263,17 @@ pub fn machine_report(
         DiagFormat::Github => rd::github(shown, sources),
         DiagFormat::Sarif | DiagFormat::Junit => {
             let objects = suppress::checked(model, shown);
+            let artifacts = if format == DiagFormat::Sarif {
+                artifacts(sources)
+            } else {
+                BTreeMap::new()
+            };
             let f = rd::Findings {
                 shown,
                 suppressed: &found.suppressed,
                 sources,
                 objects: &objects,
+                artifacts: &artifacts,
             };
             if format == DiagFormat::Sarif {
                 rd::sarif(&f)
@@ -276,6 +282,68 @@ pub fn machine_report(
             }
         }
     }
+}
+
+/// The repository root a SARIF log's paths are relative to: `POLICYCTL_SOURCE_ROOT` when set; else
+/// the nearest folder holding `.git` (a folder, or a file in a worktree or submodule) at or above
+/// the working directory, as for the settings file; else `GITHUB_WORKSPACE` (a checkout without
+/// `.git`); else the working directory. Resolved through symbolic links.
+pub fn source_root() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let cwd = std::env::current_dir().ok()?;
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let root = env("POLICYCTL_SOURCE_ROOT")
+        .or_else(|| {
+            cwd.ancestors()
+                .find(|d| d.join(".git").symlink_metadata().is_ok())
+                .map(std::path::Path::to_path_buf)
+        })
+        .or_else(|| env("GITHUB_WORKSPACE"))
+        .unwrap_or_else(|| cwd.clone());
+    cwd.join(root).canonicalize().ok()
+}
+
+/// Where each input file of `sources` is for SARIF: its path from [`source_root`], or its absolute
+/// path when it is outside. Names that are no file (stdin) are left out, and written as named.
+pub fn artifacts(sources: &SourceMap) -> BTreeMap<String, render::diagnostics::Artifact> {
+    use render::diagnostics::Artifact;
+    use std::path::Path;
+    let root = source_root();
+    let mut out = BTreeMap::new();
+    for (_, f) in sources.files() {
+        let path = Path::new(&f.name);
+        if out.contains_key(&f.name) || !path.is_file() {
+            continue;
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            continue;
+        };
+        // The folder resolved (a symlinked checkout), the file's own name kept.
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let Ok(dir) = parent.canonicalize() else {
+            continue;
+        };
+        let abs = dir.join(name);
+        let artifact = match root.as_ref().and_then(|r| abs.strip_prefix(r).ok()) {
+            Some(rel) => Artifact::InRoot(
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ),
+            None => Artifact::Outside(abs.to_string_lossy().into_owned()),
+        };
+        out.insert(f.name.clone(), artifact);
+    }
+    out
 }
 
 /// The silenced findings, one line each, for `-v`.
