@@ -353,3 +353,120 @@ fn sarif_paths_are_relative_to_the_repository_root() {
         "deploy/kuadrant/rlp.yaml"
     );
 }
+
+/// A JUnit report's elements: (element path, attribute names), and every test case's attributes.
+type Shape = (
+    std::collections::BTreeSet<(String, Vec<String>)>,
+    Vec<std::collections::BTreeMap<String, String>>,
+);
+
+fn junit_shape(xml: &str) -> Shape {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut path: Vec<String> = Vec::new();
+    let mut shape = std::collections::BTreeSet::new();
+    let mut cases = Vec::new();
+    loop {
+        let event = reader.read_event().unwrap();
+        let (start, empty) = match &event {
+            Event::Start(e) => (Some(e.clone()), false),
+            Event::Empty(e) => (Some(e.clone()), true),
+            Event::End(_) => {
+                path.pop();
+                (None, false)
+            }
+            Event::Eof => break,
+            _ => (None, false),
+        };
+        if let Some(e) = start {
+            let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+            path.push(name.clone());
+            let attrs: std::collections::BTreeMap<String, String> = e
+                .attributes()
+                .map(|a| {
+                    let a = a.unwrap();
+                    (
+                        String::from_utf8(a.key.as_ref().to_vec()).unwrap(),
+                        a.unescape_value().unwrap().into_owned(),
+                    )
+                })
+                .collect();
+            shape.insert((path.join("/"), attrs.keys().cloned().collect()));
+            if name == "testcase" {
+                cases.push(attrs);
+            }
+            if empty {
+                path.pop();
+            }
+        }
+    }
+    (shape, cases)
+}
+
+/// `lint -o junit` and `test -o junit` write one dialect: the same elements with the same
+/// attributes (quick-junit's, which Jenkins, GitLab and GitHub test reporters read), and a
+/// classname that is a dotted logical name, never a file path; the file is in `file`.
+#[test]
+fn both_junit_reports_are_one_dialect_with_dotted_classnames() {
+    let lint = policyctl()
+        .args([
+            "lint",
+            "-o",
+            "junit",
+            "-f",
+            "testdata/invalid/target-not-found.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(lint.status.code(), Some(1));
+    let dir = tempfile::tempdir().unwrap();
+    let failing = dir.path().join("failing.yaml");
+    std::fs::write(
+        &failing,
+        "cases:\n- name: a passing case\n  url: http://api.toystore.example.com/toys\n  expect: {deniedByAuth: true}\n- name: a failing case\n  url: http://api.toystore.example.com/toys\n  expect: {allowed: true}\n",
+    )
+    .unwrap();
+    let test = policyctl()
+        .args(["test", "-o", "junit", "-f", "testdata/examples/"])
+        .arg(&failing)
+        .output()
+        .unwrap();
+    assert_eq!(test.status.code(), Some(1));
+    let (lint_shape, lint_cases) = junit_shape(&String::from_utf8(lint.stdout).unwrap());
+    let (test_shape, test_cases) = junit_shape(&String::from_utf8(test.stdout).unwrap());
+    // Every element the test report has (a passing and a failing case), the lint report has too,
+    // with the same attributes.
+    for element in &test_shape {
+        assert!(
+            lint_shape.contains(element),
+            "{element:?} not in {lint_shape:?}"
+        );
+    }
+    let root = |s: &std::collections::BTreeSet<(String, Vec<String>)>| {
+        s.iter().find(|(p, _)| p == "testsuites").cloned()
+    };
+    assert_eq!(root(&lint_shape), root(&test_shape));
+    for case in lint_cases.iter().chain(&test_cases) {
+        let class = &case["classname"];
+        assert!(
+            class.starts_with("policyctl.")
+                && class
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+            "{case:?}"
+        );
+    }
+    assert!(
+        lint_cases
+            .iter()
+            .any(|c| c["classname"] == "policyctl.lint.RateLimitPolicy"
+                && c["name"] == "gateway-system/rlp"
+                && c["file"] == "testdata/invalid/target-not-found.yaml")
+    );
+    let file = failing.to_str().unwrap();
+    assert!(
+        test_cases
+            .iter()
+            .all(|c| c["file"] == file && c["classname"].ends_with(".failing"))
+    );
+}

@@ -675,48 +675,68 @@ fn at(d: &Diagnostic, sources: &SourceMap) -> String {
         .unwrap_or_default()
 }
 
-/// JUnit XML: one test suite, one test case per object checked (named `Kind namespace/name`, its
-/// file as the class name) plus one per input file for findings about no object; a test case
-/// with an error or a warning fails, with every finding in the failure's text. Infos and
-/// silenced findings go to the test case's output.
+/// JUnit XML (the dialect of [`super::junit`]): one test suite, one test case per object checked,
+/// classname `policyctl.lint.<Kind>` and name `namespace/name`, its file in the `file` attribute,
+/// plus one per input file for findings about no object (`policyctl.lint.File`) and one for
+/// findings about the whole input (`policyctl.lint.Input`); a test case with an error or a warning
+/// fails, with every finding in the failure's text. Infos and silenced findings go to the test
+/// case's output.
 pub fn junit(f: &Findings<'_>) -> String {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    use std::collections::BTreeMap;
-    /// A test case's failing findings and its output lines, by (class name, name).
-    type Cases<'d> = BTreeMap<(String, String), (Vec<&'d Diagnostic>, Vec<String>)>;
+    use super::junit::{Case, Suite, Verdict};
+    /// A test case's file, failing findings and output lines, by (class name, name).
+    type Cases<'d> = BTreeMap<(String, String), (Option<String>, Vec<&'d Diagnostic>, Vec<String>)>;
     let mut cases: Cases<'_> = BTreeMap::new();
     let file_of = |span: Option<Span>| {
         span.and_then(|s| f.sources.get(s.source))
             .map(|file| file.name.clone())
-            .unwrap_or_else(|| "policyctl".to_string())
+    };
+    // `Kind namespace/name` (with what created it, for derived objects): the kind is the class.
+    let object_key = |o: &str| match o.split_once(' ') {
+        Some((kind, name)) => (
+            format!("policyctl.lint.{}", super::junit::class_segment(kind)),
+            name.to_string(),
+        ),
+        None => ("policyctl.lint.Object".to_string(), o.to_string()),
     };
     for o in f.objects {
         cases
-            .entry((file_of(Some(o.span)), o.object.clone()))
-            .or_default();
+            .entry(object_key(&o.object))
+            .or_insert_with(|| (file_of(Some(o.span)), Vec::new(), Vec::new()));
     }
-    let object_file: BTreeMap<&str, String> = f
+    let object_file: BTreeMap<&str, Option<String>> = f
         .objects
         .iter()
         .map(|o| (o.object.as_str(), file_of(Some(o.span))))
         .collect();
     let key = |d: &Diagnostic| match &d.object {
         Some(o) => (
+            object_key(o),
             object_file
                 .get(o.as_str())
                 .cloned()
                 .unwrap_or_else(|| file_of(d.primary_span())),
-            o.clone(),
         ),
-        None => {
-            let file = file_of(d.primary_span());
-            (file.clone(), file)
-        }
+        None => match file_of(d.primary_span()) {
+            Some(file) => (
+                ("policyctl.lint.File".to_string(), file.clone()),
+                Some(file),
+            ),
+            None => (
+                (
+                    "policyctl.lint.Input".to_string(),
+                    "the input as a whole".to_string(),
+                ),
+                None,
+            ),
+        },
     };
     for d in f.shown {
-        let entry = cases.entry(key(d)).or_default();
+        let (k, file) = key(d);
+        let entry = cases
+            .entry(k)
+            .or_insert_with(|| (file, Vec::new(), Vec::new()));
         if d.severity == Severity::Info {
-            entry.1.push(format!(
+            entry.2.push(format!(
                 "{}{}[{}]: {}",
                 at(d, f.sources),
                 d.severity.as_str(),
@@ -724,72 +744,84 @@ pub fn junit(f: &Findings<'_>) -> String {
                 d.message
             ));
         } else {
-            entry.0.push(d);
+            entry.1.push(d);
         }
     }
     for s in f.suppressed {
         let d = &s.diagnostic;
-        cases.entry(key(d)).or_default().1.push(format!(
-            "{}suppressed[{}]: {} (by {}: {})",
-            at(d, f.sources),
-            d.code.as_str(),
-            d.message,
-            s.by,
-            s.reason
-        ));
+        let (k, file) = key(d);
+        cases
+            .entry(k)
+            .or_insert_with(|| (file, Vec::new(), Vec::new()))
+            .2
+            .push(format!(
+                "{}suppressed[{}]: {} (by {}: {})",
+                at(d, f.sources),
+                d.code.as_str(),
+                d.message,
+                s.by,
+                s.reason
+            ));
     }
-    let mut suite = TestSuite::new("policyctl");
-    for ((class, name), (failures, notes)) in cases {
-        let status = if failures.is_empty() {
-            TestCaseStatus::success()
-        } else {
-            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let first = failures[0];
-            let message = if failures.len() == 1 {
-                format!("{}: {}", first.code.as_str(), first.message)
+    let cases = cases
+        .into_iter()
+        .map(|((classname, name), (file, failures, output))| {
+            let verdict = if failures.is_empty() {
+                Verdict::Passed
             } else {
-                format!(
-                    "{} findings; first {}: {}",
-                    failures.len(),
-                    first.code.as_str(),
-                    first.message
-                )
-            };
-            let mut codes: Vec<&str> = failures.iter().map(|d| d.code.as_str()).collect();
-            codes.sort();
-            codes.dedup();
-            let text: String = failures
-                .iter()
-                .map(|d| {
-                    let help = d
-                        .help
-                        .as_ref()
-                        .map(|h| format!("\n  help: {h}"))
-                        .unwrap_or_default();
+                let first = failures[0];
+                let message = if failures.len() == 1 {
+                    format!("{}: {}", first.code.as_str(), first.message)
+                } else {
                     format!(
-                        "{}{}[{}]: {}{help}\n",
-                        at(d, f.sources),
-                        d.severity.as_str(),
-                        d.code.as_str(),
-                        d.message
+                        "{} findings; first {}: {}",
+                        failures.len(),
+                        first.code.as_str(),
+                        first.message
                     )
-                })
-                .collect();
-            st.set_message(message)
-                .set_type(codes.join(","))
-                .set_description(text);
-            st
-        };
-        let mut case = TestCase::new(name, status);
-        case.set_classname(class);
-        if !notes.is_empty() {
-            case.set_system_out(notes.join("\n") + "\n");
-        }
-        suite.add_test_case(case);
-    }
-    let mut report = Report::new("policyctl");
-    report.add_test_suite(suite);
-    report.to_string().unwrap_or_default()
+                };
+                let mut codes: Vec<&str> = failures.iter().map(|d| d.code.as_str()).collect();
+                codes.sort();
+                codes.dedup();
+                let details: String = failures
+                    .iter()
+                    .map(|d| {
+                        let help = d
+                            .help
+                            .as_ref()
+                            .map(|h| format!("\n  help: {h}"))
+                            .unwrap_or_default();
+                        format!(
+                            "{}{}[{}]: {}{help}\n",
+                            at(d, f.sources),
+                            d.severity.as_str(),
+                            d.code.as_str(),
+                            d.message
+                        )
+                    })
+                    .collect();
+                Verdict::Failed {
+                    message,
+                    kind: codes.join(","),
+                    details,
+                }
+            };
+            Case {
+                classname,
+                name,
+                file,
+                verdict,
+                output,
+            }
+        })
+        .collect();
+    super::junit::report(
+        "policyctl",
+        &[Suite {
+            name: "policyctl lint".to_string(),
+            cases,
+        }],
+    )
 }
 
 #[cfg(test)]

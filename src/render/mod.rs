@@ -30,6 +30,8 @@ pub mod explain;
 
 pub mod graph;
 
+pub mod junit;
+
 pub mod objects;
 
 pub mod table;

@@ -63,17 +63,6 @@ fn bad_case(ui: &Ui, msg: String) -> Outcome {
     Outcome::Trouble
 }
 
-/// Text for an XML attribute or element: markup escaped, and control characters (which XML 1.0
-/// does not allow, and which would reach the terminal of whoever reads the report) written as
-/// `\e`, `\u{..}`; line breaks and tabs kept.
-fn xml(s: &str) -> String {
-    terminal::text(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let files = match case_files(&a.cases) {
         Ok(f) => f,
@@ -142,38 +131,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
             out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
         }
-        TestFormat::Junit => {
-            out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            out.push_str(&format!(
-                "<testsuites name=\"policyctl test\" tests=\"{total}\" failures=\"{failed}\">\n"
-            ));
-            for (file, r) in &results {
-                let f = r.iter().filter(|o| !o.failures.is_empty()).count();
-                out.push_str(&format!(
-                    "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\">\n",
-                    xml(file),
-                    r.len()
-                ));
-                for o in r {
-                    out.push_str(&format!(
-                        "    <testcase classname=\"{}\" name=\"{}\"",
-                        xml(file),
-                        xml(&o.name)
-                    ));
-                    if o.failures.is_empty() {
-                        out.push_str("/>\n");
-                    } else {
-                        out.push_str(&format!(
-                            ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                            xml(&o.failures[0]),
-                            xml(&o.failures.join("\n"))
-                        ));
-                    }
-                }
-                out.push_str("  </testsuite>\n");
-            }
-            out.push_str("</testsuites>\n");
-        }
+        TestFormat::Junit => out.push_str(&junit(&results)),
     }
     ui.out(&out)?;
     std::mem::forget(analysis);
@@ -189,4 +147,41 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     } else {
         Outcome::Clean
     })
+}
+
+/// The JUnit report of the cases (the dialect `lint -o junit` writes): one suite per case file,
+/// one test case per case, classname `policyctl.test.` and the file's path as a dotted name
+/// (without its extension), the file in the `file` attribute, the broken expectations in the
+/// failure.
+fn junit(results: &[(String, Vec<cases::Outcome>)]) -> String {
+    use policyctl::render::junit::{Case, Suite, Verdict, class_segment, report};
+    let suites: Vec<Suite> = results
+        .iter()
+        .map(|(file, r)| {
+            let stem = std::path::Path::new(file).with_extension("");
+            let classname = format!("policyctl.test.{}", class_segment(&stem.to_string_lossy()));
+            Suite {
+                name: file.clone(),
+                cases: r
+                    .iter()
+                    .map(|o| Case {
+                        classname: classname.clone(),
+                        name: o.name.clone(),
+                        file: Some(file.clone()),
+                        verdict: if o.failures.is_empty() {
+                            Verdict::Passed
+                        } else {
+                            Verdict::Failed {
+                                message: o.failures[0].clone(),
+                                kind: "expectation".to_string(),
+                                details: o.failures.join("\n"),
+                            }
+                        },
+                        output: Vec::new(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    report("policyctl", &suites)
 }
