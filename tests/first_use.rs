@@ -387,7 +387,9 @@ fn junit_shape(xml: &str) -> Shape {
                     let a = a.unwrap();
                     (
                         String::from_utf8(a.key.as_ref().to_vec()).unwrap(),
-                        a.unescape_value().unwrap().into_owned(),
+                        a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                            .unwrap()
+                            .into_owned(),
                     )
                 })
                 .collect();
