@@ -150,6 +150,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
             cand --respect-status 'Read listener and route readiness from the objects'' status instead of assuming it'
             cand --routes 'Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the routes as written with the predicted status.parents entries)'
+            cand --gateways 'Show the Gateways instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each Gateway and on each of its listeners (table: one row per condition, LISTENER `-` for the Gateway''s own; yaml/json: the Gateways as written with the predicted status.conditions and status.listeners)'
             cand -q 'Quiet: print findings as one line each, nothing else on stderr'
             cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
             cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'

@@ -54,7 +54,10 @@ pub use resolve::effective;
 pub use resolve::explain::{DecidedBy, Explanation, explain, parse_target};
 pub use resolve::extension::ExtensionStatus;
 pub use resolve::merge::LossReason;
-pub use resolve::routes::{route_conditions, with_predicted_parents};
+pub use resolve::routes::{
+    GatewayConditions, ListenerConditions, gateway_conditions, route_conditions,
+    with_predicted_gateway_status, with_predicted_parents,
+};
 pub use resolve::status::{
     Condition, PolicyStatus, StatusOptions, diagnostics as status_diagnostics, status,
 };

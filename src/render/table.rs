@@ -189,8 +189,52 @@ pub fn routes(rows: &[RouteRow]) -> String {
         .map(|c| crate::render::terminal::line(c).into_owned())
     };
     let body: Vec<[String; 7]> = rows.iter().map(cells).collect();
+    plain(&header, &body)
+}
+
+/// One row of `status --gateways`: a condition the operator writes on a Gateway (`listener` `-`) or
+/// on one of its listeners.
+#[derive(Clone, Debug, Default)]
+pub struct GatewayRow {
+    pub namespace: String,
+    pub name: String,
+    pub listener: String,
+    pub condition: String,
+    pub status: String,
+    pub message: String,
+}
+
+/// The `status --gateways` table, laid out as [`routes`].
+pub fn gateways(rows: &[GatewayRow]) -> String {
+    let header = [
+        "NAMESPACE",
+        "NAME",
+        "LISTENER",
+        "CONDITION",
+        "STATUS",
+        "MESSAGE",
+    ];
+    let body: Vec<[String; 6]> = rows
+        .iter()
+        .map(|r| {
+            [
+                &r.namespace,
+                &r.name,
+                &r.listener,
+                &r.condition,
+                &r.status,
+                &r.message,
+            ]
+            .map(|c| crate::render::terminal::line(c).into_owned())
+        })
+        .collect();
+    plain(&header, &body)
+}
+
+/// Borderless columns like `kubectl get`, nothing wrapped.
+fn plain<const N: usize>(header: &[&str; N], body: &[[String; N]]) -> String {
     let mut widths = header.map(str::width);
-    for row in &body {
+    for row in body {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.width());
         }
@@ -206,8 +250,8 @@ pub fn routes(rows: &[RouteRow]) -> String {
         out.truncate(start + kept);
         out.push('\n');
     };
-    line(&header);
-    for row in &body {
+    line(header);
+    for row in body {
         line(&row.each_ref().map(String::as_str));
     }
     out
