@@ -223,7 +223,7 @@ _policyctl() {
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "wasm envoyfilter limitador authconfig envoygateway certificate dnsrecord extension" -- "${cur}"))
                     return 0
                     ;;
                 --gateway)
@@ -337,7 +337,7 @@ _policyctl() {
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "wasm envoyfilter limitador authconfig envoygateway certificate dnsrecord extension" -- "${cur}"))
                     return 0
                     ;;
                 --gateway)
@@ -1105,7 +1105,7 @@ _policyctl() {
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "wasm envoyfilter limitador authconfig envoygateway certificate dnsrecord extension" -- "${cur}"))
                     return 0
                     ;;
                 --gateway)

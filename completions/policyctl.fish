@@ -58,7 +58,14 @@ junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipe
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s o -l output -d 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)' -r -f -a "yaml\t''
 json\t''"
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -97,7 +104,14 @@ stat\t''
 json\t''
 markdown\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l context -d 'Lines of context in unified diffs' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -266,7 +280,14 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r

@@ -472,3 +472,122 @@ fn both_junit_reports_are_one_dialect_with_dotted_classnames() {
             .all(|c| c["file"] == file && c["classname"].ends_with(".failing"))
     );
 }
+
+/// `PCTL2003` says where a Gateway of that name is when it is in another namespace (the usual
+/// mistake: a parentRef without `namespace` means the route's own).
+#[test]
+fn a_missing_parent_gateway_hint_names_the_namespace_it_is_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("testdata/examples/toystore/20-toystore.yaml").unwrap();
+    let route = text
+        .split("\n---\n")
+        .find(|d| d.contains("kind: HTTPRoute"))
+        .unwrap();
+    let wrong = route.replace("    namespace: gateway-system\n", "");
+    assert_ne!(wrong, route, "the fixture's parentRef names its namespace");
+    std::fs::copy(
+        "testdata/examples/toystore/00-gateway.yaml",
+        dir.path().join("00-gateway.yaml"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("route.yaml"), wrong).unwrap();
+    let out = policyctl()
+        .args(["lint", "-o", "json", "-f"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "PCTL2003")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(
+        d["help"],
+        "a Gateway prod-web exists in namespace gateway-system: set the parentRef's `namespace: gateway-system` (a parentRef without `namespace` means the route's own, toystore)"
+    );
+}
+
+/// A 429 names the limit and the policy it is written in, not the Limitador namespace (the route,
+/// `toystore/toystore`, which read like a policy): the route's own policy, or the Gateway's
+/// default that reaches a route without a policy of its own.
+#[test]
+fn a_limited_request_names_the_policy_of_its_limit() {
+    for version in ["1.4", "1.5"] {
+        let out = policyctl()
+            .args(["simulate", "--kuadrant-version", version])
+            .args([
+                "-f",
+                "testdata/guides/authenticated-rl",
+                "--identity",
+                r#"{"userid":"bob"}"#,
+            ])
+            .args([
+                "--count",
+                "3",
+                "--interval",
+                "1s",
+                "http://api.toystore.com/toy",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(r#"429 limited by "bob-limit"  (Limitador: limit "bob-limit" of RateLimitPolicy toystore/toystore)"#),
+            "{version}: {text}"
+        );
+        let out = policyctl()
+            .args([
+                "simulate",
+                "--kuadrant-version",
+                version,
+                "-f",
+                "testdata/examples/",
+            ])
+            .args(["--count", "101", "http://www.toystore.example.com/"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(
+                r#"(Limitador: limit "per-route" of RateLimitPolicy gateway-system/gw-defaults)"#
+            ),
+            "{version}: {text}"
+        );
+    }
+}
+
+/// `--only` completes object families, not file names, in every shell's script.
+#[test]
+fn only_completes_families() {
+    let families = policyctl::Family::ALL.map(policyctl::Family::name);
+    let script = |shell: &str| {
+        let out = policyctl().args(["completions", shell]).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = script("bash");
+    let block = &bash[bash.find("--only)").unwrap()..];
+    let block = &block[..block.find(";;").unwrap()];
+    assert!(
+        block.contains(&format!("compgen -W \"{}\"", families.join(" "))),
+        "{block}"
+    );
+    assert!(!block.contains("compgen -f"), "{block}");
+    let zsh = script("zsh");
+    let line = zsh.lines().find(|l| l.contains("--only=")).unwrap();
+    assert!(
+        line.contains(&format!("({})", families.join(" "))),
+        "{line}"
+    );
+    // fish: `-f` (no file names), then the families as arguments.
+    let fish = script("fish");
+    let only = &fish[fish.find("-l only").unwrap()..];
+    assert!(only.contains("-r -f -a \"wasm\\t"), "{only}");
+    for f in families {
+        assert!(
+            only[..only.find("\ncomplete ").unwrap()].contains(&format!("{f}\\t")),
+            "{f}"
+        );
+    }
+}

@@ -658,7 +658,8 @@ impl Ui {
 /// The generation flags shared by `compute` and `diff`. Each falls back to the settings file.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
-    #[arg(long, value_delimiter = ',', value_name = "FAMILY", help = only_help())]
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY", help = only_help(),
+          value_parser = FamilyNames, hide_possible_values = true)]
     pub only: Vec<String>,
     /// Only paths through this gateway.
     #[arg(long, value_name = "NS/NAME")]
@@ -679,6 +680,34 @@ pub struct GenArgs {
     /// GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub envoy_gateway_controller_names: Vec<String>,
+}
+
+/// `--only`'s values as typed (checked, with our message, by [`GenArgs::options`]), offering the
+/// families of [`Family::ALL`] to shell completion instead of file names.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyNames;
+
+impl clap::builder::TypedValueParser for FamilyNames {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Family::ALL
+                .into_iter()
+                .map(|f| clap::builder::PossibleValue::new(f.name())),
+        ))
+    }
 }
 
 /// `--only`'s help: the families of [`Family::ALL`].

@@ -498,11 +498,7 @@ impl<'t> Simulation<'t> {
             Ok(Some(d)) => {
                 let verdict = d.limited.then(|| {
                     let name = d.limit.clone().unwrap_or_default();
-                    (
-                        429,
-                        format!("Limitador: limit {name:?} of {domain}"),
-                        Some(name),
-                    )
+                    (429, limited_text(&name, &domain, a, &pairs), Some(name))
                 });
                 at.limitador = Some(d);
                 (at, verdict)
@@ -558,5 +554,35 @@ impl<'t> Simulation<'t> {
             )
         };
         t
+    }
+}
+
+/// Why Limitador refused: the limit and the policy it is written in (`limit "bob-limit" of
+/// RateLimitPolicy toystore/toystore`), found among the action's sources as the one whose limit
+/// identifier (`limit.<name>__<hash of ns/name/limit>`) the descriptor carries; else the Limitador
+/// namespace the limit lives in (the route, not a policy).
+fn limited_text(
+    limit: &str,
+    domain: &str,
+    a: &shim::Action,
+    descriptor: &[(String, String)],
+) -> String {
+    let owner = a.sources.iter().find_map(|src| {
+        let (kind, key) = src.split_once(':')?;
+        let (ns, name) = key.split_once('/')?;
+        let (kind, token) = match kind {
+            "ratelimitpolicy.kuadrant.io" => ("RateLimitPolicy", false),
+            "tokenratelimitpolicy.kuadrant.io" => ("TokenRateLimitPolicy", true),
+            _ => return None,
+        };
+        let id = crate::generate::names::limit_identifier(token, ns, name, limit);
+        descriptor
+            .iter()
+            .any(|(k, _)| *k == id)
+            .then(|| format!("{kind} {key}"))
+    });
+    match owner {
+        Some(policy) => format!("Limitador: limit {limit:?} of {policy}"),
+        None => format!("Limitador: limit {limit:?} (Limitador namespace {domain})"),
     }
 }
