@@ -591,3 +591,44 @@ fn only_completes_families() {
         );
     }
 }
+
+/// A folder with nothing to read is trouble (`PCTL4014`, exit 2), as `kubectl apply -f` refuses
+/// "no objects passed": a CI job pointed at a mistyped or emptied folder must not pass quietly. A
+/// folder of other files is the same; `--base` of `diff` may be empty (a new estate).
+#[test]
+fn a_folder_with_nothing_to_read_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "not a manifest\n").unwrap();
+    for args in [
+        &["lint"][..],
+        &["lint", "-o", "json"],
+        &["compute"],
+        &["status"],
+    ] {
+        let out = policyctl()
+            .args(args)
+            .arg("-f")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {all}");
+        assert!(
+            all.contains("PCTL4014") && all.contains("nothing to read"),
+            "{args:?}: {all}"
+        );
+    }
+    let out = policyctl()
+        .args(["diff", "-f", "testdata/examples/", "-o", "stat", "--base"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("PCTL4014"));
+}

@@ -189,8 +189,16 @@ impl InputArgs {
         })
     }
 
-    /// Read stdin (once) and load every input.
+    /// Read stdin (once) and load every input; a folder with nothing to read is `PCTL4014`.
     pub fn load(&self) -> Result<Loaded, CliError> {
+        let mut loaded = self.load_any()?;
+        self.nothing_to_read(&mut loaded);
+        Ok(loaded)
+    }
+
+    /// [`Self::load`] that takes an empty folder as an empty estate (`diff --base`: the base of a
+    /// change that adds the manifests).
+    pub fn load_any(&self) -> Result<Loaded, CliError> {
         let opts = self.load_options()?;
         let mut inputs = Vec::new();
         let mut stdin_used = false;
@@ -215,6 +223,36 @@ impl InputArgs {
             }
         }
         Ok(policyctl::load(&inputs, &opts))
+    }
+
+    /// `PCTL4014` for each folder named with `-f` that held no manifest file: as `kubectl apply -f`
+    /// says "no objects passed", a lint of a mistyped or emptied folder must not pass quietly (exit 2:
+    /// the run could not do its job). A file that holds no document is read, and is not this.
+    fn nothing_to_read(&self, loaded: &mut Loaded) {
+        use policyctl::diag::{Code, Diagnostic};
+        for f in &self.filenames {
+            let dir = std::path::Path::new(f);
+            if f == "-" || !dir.is_dir() {
+                continue;
+            }
+            if loaded
+                .files
+                .iter()
+                .any(|name| std::path::Path::new(name).starts_with(dir))
+            {
+                continue;
+            }
+            loaded.diagnostics.push(
+                Diagnostic::new(
+                    Code::NothingToRead,
+                    format!(
+                        "nothing to read: {} holds no .yaml, .yml or .json file",
+                        render::terminal::line(f)
+                    ),
+                )
+                .help("check the path given to -f; folders are read recursively, hidden entries skipped"),
+            );
+        }
     }
 }
 

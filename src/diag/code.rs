@@ -89,6 +89,7 @@ codes! {
     SuppressionInvalid = "PCTL4011", Warning, false, "an ignore annotation names something that is not a policyctl code";
     WatchKeptLastGood = "PCTL4012", Warning, false, "`watch`: a file does not parse (or cannot be read) now; its last good state is kept until it does";
     WatchOutDir = "PCTL4013", Error, true, "`watch`: the output folder could not be brought up to date this cycle";
+    NothingToRead = "PCTL4014", Error, true, "a folder named with -f holds no manifest file (.yaml, .yml, .json): there is nothing to check";
     BadRequest = "PCTL5001", Error, true, "a simulated request is malformed (method, URL, header, identity, source, interval)";
     BadTestCase = "PCTL5002", Error, true, "a test case file cannot be read or does not follow the test case format";
     SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";

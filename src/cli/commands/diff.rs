@@ -121,7 +121,7 @@ fn against_base(
         filenames: vec![base.to_string()],
         ..a.input.clone()
     };
-    let base_loaded = base_input.load()?;
+    let base_loaded = base_input.load_any()?;
     let b = policyctl::analyze(
         &base_loaded.model,
         &base_loaded.diagnostics,
