@@ -632,3 +632,21 @@ fn a_folder_with_nothing_to_read_says_so_and_fails() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("PCTL4014"));
 }
+
+/// `--help` to a pipe is not wrapped either (with an exported `COLUMNS` it wraps there).
+#[test]
+fn help_to_a_pipe_is_not_wrapped() {
+    let help = |columns: Option<&str>| {
+        let mut c = policyctl_std();
+        c.args(["compute", "--help"]);
+        if let Some(w) = columns {
+            c.env("COLUMNS", w);
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    let whole = "Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension";
+    assert!(help(None).contains(whole), "{}", help(None));
+    let narrow = help(Some("60"));
+    assert!(!narrow.contains(whole), "{narrow}");
+    assert!(narrow.contains("Only these object families (comma-separated):"), "{narrow}");
+}

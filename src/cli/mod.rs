@@ -162,6 +162,13 @@ fn as_plugin(cmd: clap::Command, name: &str) -> clap::Command {
 
 pub fn main() -> ExitCode {
     let mut cmd = Cli::command();
+    // Help follows the diagnostics' rule (`common::text_width`): wrapped to a terminal, whole when
+    // written to a pipe or a file, unless COLUMNS is exported (clap reads it then).
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("COLUMNS").is_none()
+    {
+        cmd = cmd.term_width(0);
+    }
     let name = bin_name();
     if name != "policyctl" {
         cmd = as_plugin(cmd.bin_name(&name), &name);
