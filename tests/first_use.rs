@@ -648,5 +648,8 @@ fn help_to_a_pipe_is_not_wrapped() {
     assert!(help(None).contains(whole), "{}", help(None));
     let narrow = help(Some("60"));
     assert!(!narrow.contains(whole), "{narrow}");
-    assert!(narrow.contains("Only these object families (comma-separated):"), "{narrow}");
+    assert!(
+        narrow.contains("Only these object families (comma-separated):"),
+        "{narrow}"
+    );
 }
