@@ -15,6 +15,7 @@
 //! Envoy runs the wasm filter before its router, so a request refused by auth or a limit is refused
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
+pub mod authorino;
 pub mod cases;
 mod limits;
 pub mod request;

@@ -291,6 +291,60 @@ impl Activation {
     }
 }
 
+impl Activation {
+    /// Variables bound from JSON values, as Authorino binds its authorization JSON: every number a
+    /// double, as in a `google.protobuf.Struct` (authorino `pkg/expressions/cel`, `AuthJsonToCel`).
+    pub(super) fn from_json(cel: &Cel, vars: &[(&str, &serde_json::Value)]) -> Activation {
+        let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        for (name, v) in vars {
+            ctx.add_variable_from_value(*name, struct_to_cel(v));
+        }
+        Activation { ctx }
+    }
+}
+
+/// A JSON value as a `google.protobuf.Struct` field reads in CEL: numbers are doubles.
+fn struct_to_cel(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::Array(a) => Value::List(Arc::new(a.iter().map(struct_to_cel).collect())),
+        serde_json::Value::Object(o) => {
+            let m: HashMap<String, Value> = o
+                .iter()
+                .map(|(k, v)| (k.clone(), struct_to_cel(v)))
+                .collect();
+            Value::from(m)
+        }
+        other => json_to_cel(other),
+    }
+}
+
+/// A CEL value as JSON (authorino `ValueToJSON` through `structpb.Value`): `None` for what JSON
+/// cannot hold (a function, an opaque value).
+pub(super) fn cel_to_json(v: &Value) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    Some(match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::UInt(u) => J::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number)?,
+        Value::String(s) => J::String(s.to_string()),
+        Value::Bytes(b) => J::String(data_encoding::BASE64.encode(b)),
+        Value::List(l) => J::Array(l.iter().map(cel_to_json).collect::<Option<Vec<_>>>()?),
+        Value::Map(m) => {
+            let mut out = serde_json::Map::new();
+            let mut entries: Vec<_> = m.map.iter().collect();
+            entries.sort_by_key(|(k, _)| k.to_string());
+            for (k, v) in entries {
+                out.insert(k.to_string(), cel_to_json(v)?);
+            }
+            J::Object(out)
+        }
+        _ => return None,
+    })
+}
+
 /// A JSON value as CEL sees it (numbers: int when integral, else double).
 pub(super) fn json_to_cel(v: &serde_json::Value) -> Value {
     match v {
@@ -326,6 +380,11 @@ impl Cel {
         );
         cache.insert(src.to_string(), Arc::clone(&p));
         Ok(p)
+    }
+
+    /// Whether `src` compiles (cel-go would refuse the AuthConfig holding one that does not).
+    pub(super) fn compiles(&self, src: &str) -> Result<(), String> {
+        self.program(src).map(|_| ())
     }
 
     /// Evaluate `src` over the request's variables.
