@@ -19,6 +19,11 @@
 //!
 //! Other expectations: `allowed: true|false` (every request), `deniedByAuth: true` (every request
 //! refused with 401), `status: N` (every request's status).
+//!
+//! Other request keys: `assume` (`{authorization: {NAME: true|false}, metadata: {NAME: {...}}}`, as
+//! `--assume`), `source`, `tokens` and `responseBody` (as `--source`, `--tokens`,
+//! `--response-body`). A request whose verdict is undecided is checked against nothing: a case with
+//! one and no failure is reported as undecided, with what would decide it.
 
 use super::request::{self, Request};
 use super::{Simulation, Timed, Trace};
@@ -48,12 +53,27 @@ pub struct Expect {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub name: String,
-    /// Empty when the case passed.
+    /// Empty when the case passed (or was undecided).
     pub failures: Vec<String>,
+    /// The requests whose verdict is undecided, each with what would decide it: a case with one and
+    /// no failure neither passes nor fails.
+    pub undecided: Vec<String>,
 }
 
-const CASE_KEYS: [&str; 9] = [
-    "name", "method", "url", "headers", "identity", "count", "interval", "gateway", "expect",
+const CASE_KEYS: [&str; 13] = [
+    "name",
+    "method",
+    "url",
+    "headers",
+    "identity",
+    "assume",
+    "source",
+    "tokens",
+    "responseBody",
+    "count",
+    "interval",
+    "gateway",
+    "expect",
 ];
 const EXPECT_KEYS: [&str; 6] = [
     "allowed",
@@ -144,6 +164,23 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             Some(id @ Value::Object(_)) => req.identity = Some(id.clone()),
             Some(_) => return Err(format!("{at}: `identity` is a mapping")),
         }
+        if let Some(a) = c.get("assume").filter(|v| !v.is_null()) {
+            let stated = super::schedule::assume(a).map_err(|m| format!("{at}: {m}"))?;
+            req.assume.extend(stated);
+        }
+        if let Some(src) = str_of(c, "source", &at)? {
+            req.source = Some(request::parse_source(src).map_err(|e| format!("{at}: {e}"))?);
+        }
+        req.tokens = num_of(c, "tokens", &at)?;
+        match c.get("responseBody") {
+            None | Some(Value::Null) => {}
+            Some(_) if req.tokens.is_some() => {
+                return Err(format!(
+                    "{at}: `tokens` and `responseBody` both give the token usage: keep one"
+                ));
+            }
+            Some(b) => req.response_body = Some(b.clone()),
+        }
         let count = num_of(c, "count", &at)?.unwrap_or(1);
         if count == 0 || count > 1_000_000 {
             return Err(format!("{at}: `count` is 1 to 1000000"));
@@ -191,11 +228,17 @@ fn describe(i: usize, t: &Trace) -> String {
     )
 }
 
-/// Check the traces of a case against its expectations.
+/// Check the traces of a case against its expectations. An undecided request is checked against
+/// nothing (it neither passes nor fails); what the whole sequence should show is checked only when
+/// every request was decided.
 pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
     let e = &case.expect;
     let mut f = Vec::new();
+    let all_decided = traces.iter().all(|t| t.undecided.is_none());
     for (i, t) in traces.iter().enumerate() {
+        if t.undecided.is_some() {
+            continue;
+        }
         if let Some(a) = e.allowed
             && t.allowed != a
         {
@@ -243,6 +286,9 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             }
         }
     }
+    if !all_decided {
+        return f;
+    }
     if e.limit.is_some() && !traces.iter().any(|t| t.limit.is_some()) {
         f.push(format!(
             "expected limit {:?} to refuse a request, none was refused by a limit",
@@ -269,6 +315,15 @@ pub fn run(
         out.push(Outcome {
             name: c.name.clone(),
             failures: check(c, &traces),
+            undecided: traces
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| {
+                    t.undecided
+                        .as_ref()
+                        .map(|r| format!("request {} ({} {}): {r}", i + 1, t.method, t.url))
+                })
+                .collect(),
         });
     }
     Ok(out)

@@ -233,7 +233,13 @@ fn s(v: &str) -> Value {
 }
 
 impl Activation {
-    pub(super) fn new(req: &Request, cel: &Cel) -> Activation {
+    /// The shim's variables for `req`; `auth` is what the auth action stored (Authorino's dynamic
+    /// metadata), absent before it.
+    pub(super) fn new(
+        req: &Request,
+        cel: &Cel,
+        auth: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> Activation {
         let mut headers: HashMap<String, String> = HashMap::new();
         for (n, v) in &req.headers {
             headers
@@ -244,15 +250,7 @@ impl Activation {
                 })
                 .or_insert_with(|| v.clone());
         }
-        let default_port = matches!(
-            (req.scheme.as_str(), req.port),
-            ("http", 80) | ("https", 443)
-        );
-        let authority = if default_port {
-            req.host.clone()
-        } else {
-            format!("{}:{}", req.host, req.port)
-        };
+        let authority = req.authority();
         headers
             .entry(":authority".into())
             .or_insert(authority.clone());
@@ -278,11 +276,25 @@ impl Activation {
             None => map(vec![]),
         };
         let destination = map(vec![("port", Value::Int(i64::from(req.port)))]);
-        let auth = match &req.identity {
-            Some(id) => map(vec![("identity", json_to_cel(id))]),
+        let auth = match auth {
+            Some(m) => json_to_cel(&serde_json::Value::Object(m.clone())),
             None => map(vec![]),
         };
         let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        // The operator declares `responseBodyJSON` for the shim (kuadrant-operator v1.5.2
+        // internal/cel): a JSON pointer into the upstream response's body, null when absent
+        // (wasm-shim v0.14.1 src/data/cel.rs `response_body_json`). The body is the one given, or
+        // `{"usage": {"total_tokens": N}}` for `--tokens N`.
+        let body = req.response_body.clone().or_else(|| {
+            req.tokens
+                .map(|n| serde_json::json!({"usage": {"total_tokens": n}}))
+        });
+        if let Some(body) = body {
+            let body = Arc::new(body);
+            let _ = ctx.add_function("responseBodyJSON", move |ptr: Arc<String>| -> Value {
+                body.pointer(&ptr).map(json_to_cel).unwrap_or(Value::Null)
+            });
+        }
         ctx.add_variable_from_value("request", map(r));
         ctx.add_variable_from_value("source", source);
         ctx.add_variable_from_value("destination", destination);
@@ -475,10 +487,10 @@ mod tests {
             &["X-Tenant: acme".into()],
         )
         .unwrap();
-        req.identity = Some(serde_json::json!({"username": "alice", "groups": ["a"]}));
         req.source = Some(("10.0.0.7".into(), 5000));
         let cel = Cel::default();
-        let act = Activation::new(&req, &cel);
+        let auth = serde_json::json!({"identity": {"username": "alice", "groups": ["a"]}});
+        let act = Activation::new(&req, &cel, auth.as_object());
         for p in [
             "request.method == 'POST'",
             "request.url_path.startsWith('/toys')",

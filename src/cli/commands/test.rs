@@ -19,7 +19,9 @@ pub enum TestFormat {
     policyctl test -f manifests/ tests/\n  \
     policyctl test -f testdata/examples/ testdata/tests/toystore/ -o junit > report.xml\n\n\
 CASES are YAML files, or directories read recursively for .yaml and .yml files; the README\n\
-documents the format. Exit codes: 0 every case passed, 1 a case failed, 2 trouble.")]
+documents the format. A case with an undecided request (one whose verdict needs a live server)\n\
+neither passes nor fails. Exit codes: 0 every case passed, 1 a case failed or was undecided\n\
+(unless --accept-undecided), 2 trouble.")]
 pub struct TestArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -29,6 +31,10 @@ pub struct TestArgs {
     /// Output: text (a line per case and a summary) or junit (XML).
     #[arg(short, long, value_enum, default_value_t = TestFormat::Text)]
     pub output: TestFormat,
+    /// Exit 0 when no case failed even if some were undecided (a request whose verdict needs a
+    /// live server): they are still reported, and skipped in JUnit.
+    #[arg(long)]
+    pub accept_undecided: bool,
 }
 
 fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
@@ -119,15 +125,22 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .iter()
         .map(|(_, r)| r.iter().filter(|o| !o.failures.is_empty()).count())
         .sum();
+    let is_undecided = |o: &cases::Outcome| o.failures.is_empty() && !o.undecided.is_empty();
+    let undecided: usize = results
+        .iter()
+        .map(|(_, r)| r.iter().filter(|o| is_undecided(o)).count())
+        .sum();
     let mut out = String::new();
     match a.output {
         TestFormat::Text => {
             for (file, r) in &results {
                 for o in r {
-                    let mark = if o.failures.is_empty() {
-                        "ok  "
-                    } else {
+                    let mark = if !o.failures.is_empty() {
                         "FAIL"
+                    } else if is_undecided(o) {
+                        "UNDECIDED"
+                    } else {
+                        "ok  "
                     };
                     // Case names and the requests' URLs come from the case files: escaped.
                     let head = format!("{mark} {file}: {}", o.name);
@@ -135,21 +148,43 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     for f in &o.failures {
                         out.push_str(&format!("       {}\n", terminal::line(f)));
                     }
+                    if is_undecided(o) {
+                        for u in &o.undecided {
+                            out.push_str(&format!("       {}\n", terminal::line(u)));
+                        }
+                    }
                 }
             }
-            out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
+            if undecided == 0 {
+                out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
+            } else {
+                out.push_str(&format!(
+                    "{} passed, {failed} failed, {undecided} undecided\n",
+                    total - failed - undecided
+                ));
+            }
         }
         TestFormat::Junit => {
             out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+            let skipped = |n: usize| {
+                if n == 0 {
+                    String::new()
+                } else {
+                    format!(" skipped=\"{n}\"")
+                }
+            };
             out.push_str(&format!(
-                "<testsuites name=\"policyctl test\" tests=\"{total}\" failures=\"{failed}\">\n"
+                "<testsuites name=\"policyctl test\" tests=\"{total}\" failures=\"{failed}\"{}>\n",
+                skipped(undecided)
             ));
             for (file, r) in &results {
                 let f = r.iter().filter(|o| !o.failures.is_empty()).count();
+                let u = r.iter().filter(|o| is_undecided(o)).count();
                 out.push_str(&format!(
-                    "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\">\n",
+                    "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\"{}>\n",
                     xml(file),
-                    r.len()
+                    r.len(),
+                    skipped(u)
                 ));
                 for o in r {
                     out.push_str(&format!(
@@ -157,7 +192,12 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
                         xml(file),
                         xml(&o.name)
                     ));
-                    if o.failures.is_empty() {
+                    if is_undecided(o) {
+                        out.push_str(&format!(
+                            ">\n      <skipped message=\"undecided: {}\"/>\n    </testcase>\n",
+                            xml(&o.undecided.join("; "))
+                        ));
+                    } else if o.failures.is_empty() {
                         out.push_str("/>\n");
                     } else {
                         out.push_str(&format!(
@@ -175,7 +215,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     ui.out(&out)?;
     std::mem::forget(analysis);
     std::mem::forget(loaded);
-    Ok(if failed > 0 {
+    Ok(if failed > 0 || (undecided > 0 && !a.accept_undecided) {
         Outcome::Findings
     } else {
         Outcome::Clean
