@@ -96,7 +96,10 @@ fn create_toy_five_per_ten_seconds() {
 }
 
 /// authenticated-rl-for-app-developers.md: alice 5 and bob 2 requests every 10 seconds, one
-/// request a second; without an API key the AuthPolicy refuses the request.
+/// request a second, each with the API key of the guide's Secret (`Authorization: APIKEY IAMALICE`,
+/// the guide's own curl); without an API key the AuthPolicy refuses the request: "HTTP/1.1 401
+/// Unauthorized", `www-authenticate: APIKEY realm="api-key-users"`, `x-ext-auth-reason: credential
+/// not found` (the guide, "Try the API missing authentication").
 #[test]
 fn alice_five_bob_two() {
     let f = [
@@ -111,8 +114,8 @@ fn alice_five_bob_two() {
         &[
             &f[..],
             &[
-                "--identity",
-                r#"{"userid":"alice"}"#,
+                "-H",
+                "Authorization: APIKEY IAMALICE",
                 "http://api.toystore.com/toy",
             ],
         ]
@@ -123,8 +126,8 @@ fn alice_five_bob_two() {
         &[
             &f[..],
             &[
-                "--identity",
-                r#"{"userid":"bob"}"#,
+                "-H",
+                "Authorization: APIKEY IAMBOB",
                 "http://api.toystore.com/toy",
             ],
         ]
@@ -146,6 +149,18 @@ fn alice_five_bob_two() {
         (Some(false), Some(401))
     );
     assert_eq!(r["actions"][0]["auth"]["rules"][0], "api-key-users");
+    let denied = &r["actions"][0]["auth"]["outcome"];
+    assert_eq!(denied["verdict"], "denied");
+    assert_eq!(
+        denied["headers"],
+        serde_json::json!([
+            ["WWW-Authenticate", "APIKEY realm=\"api-key-users\""],
+            ["X-Ext-Auth-Reason", "credential not found"]
+        ])
+    );
+    // What bob's Secret publishes through the guide's success filter is what the limits read.
+    let stored = &bob["requests"][0]["actions"][0]["auth"]["outcome"]["metadata"];
+    assert_eq!(stored, &serde_json::json!({"identity": {"userid": "bob"}}));
 }
 
 /// The bundled example: routing, listener choice and a 404 outside every rule.
@@ -228,11 +243,11 @@ fn failing_and_malformed_cases() {
     let wrong = dir.path().join("wrong.yaml");
     std::fs::write(
         &wrong,
-        "cases:\n- name: too generous\n  url: http://api.toystore.example.com/toys\n  identity: {username: alice}\n  count: 7\n  expect: {limitedAfter: 6}\n",
+        "cases:\n- name: too generous\n  url: http://api.toystore.com/toy\n  headers: ['Authorization: APIKEY IAMALICE']\n  count: 7\n  expect: {limitedAfter: 6}\n",
     )
     .unwrap();
     let out = common::policyctl()
-        .args(["test", "-f", "testdata/examples/"])
+        .args(["test", "-f", "testdata/guides/authenticated-rl"])
         .arg(&wrong)
         .assert()
         .code(1)
@@ -244,7 +259,7 @@ fn failing_and_malformed_cases() {
     assert!(text.contains("request 6"), "{text}");
     assert!(text.contains("0 passed, 1 failed"), "{text}");
     let junit = common::policyctl()
-        .args(["test", "-f", "testdata/examples/", "-o", "junit"])
+        .args(["test", "-f", "testdata/guides/authenticated-rl", "-o", "junit"])
         .arg(&wrong)
         .assert()
         .code(1)

@@ -598,6 +598,7 @@ mod tests {
             identity: Some(serde_json::json!({"username": "alice"})),
             source: None,
             tokens: Some(5),
+            ..Defaults::default()
         };
         let v = parse(
             SourceId(0),
