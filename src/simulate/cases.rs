@@ -18,7 +18,8 @@
 //! ```
 //!
 //! Other expectations: `allowed: true|false` (every request), `deniedByAuth: true` (every request
-//! refused with 401), `status: N` (every request's status).
+//! refused with 401), `status: N` (every request's status), `grpcStatus: NAME` (every request's gRPC
+//! status: `OK`, `UNAUTHENTICATED`, `UNAVAILABLE`, …).
 //!
 //! Other request keys: `assume` (`{authorization: {NAME: true|false}, metadata: {NAME: {...}}}`, as
 //! `--assume`), `source`, `tokens` and `responseBody` (as `--source`, `--tokens`,
@@ -47,6 +48,8 @@ pub struct Expect {
     pub denied_by_auth: Option<bool>,
     pub policy: Option<String>,
     pub status: Option<u16>,
+    /// The gRPC status name a refused gRPC request gets (`UNAUTHENTICATED`, `UNAVAILABLE`, …).
+    pub grpc_status: Option<String>,
 }
 
 /// The outcome of one case.
@@ -75,13 +78,14 @@ const CASE_KEYS: [&str; 13] = [
     "gateway",
     "expect",
 ];
-const EXPECT_KEYS: [&str; 6] = [
+const EXPECT_KEYS: [&str; 7] = [
     "allowed",
     "limitedAfter",
     "limit",
     "deniedByAuth",
     "policy",
     "status",
+    "grpcStatus",
 ];
 
 fn str_of<'a>(v: &'a Value, key: &str, at: &str) -> Result<Option<&'a str>, String> {
@@ -201,6 +205,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             denied_by_auth: bool_of(&e, "deniedByAuth", &at)?,
             policy: str_of(&e, "policy", &at)?.map(str::to_owned),
             status: num_of(&e, "status", &at)?.map(|n| n as u16),
+            grpc_status: str_of(&e, "grpcStatus", &at)?.map(str::to_ascii_uppercase),
         };
         out.push(Case {
             name,
@@ -271,6 +276,12 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             && t.status != Some(s)
         {
             f.push(format!("expected status {s}, {}", describe(i, t)));
+        }
+        if let Some(g) = &e.grpc_status {
+            let got = t.grpc_status.as_deref().unwrap_or("OK");
+            if got.split(' ').next() != Some(g.as_str()) {
+                f.push(format!("expected gRPC status {g}, {} (gRPC {got})", describe(i, t)));
+            }
         }
         if let Some(p) = &e.policy {
             let decided = t
