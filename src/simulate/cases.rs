@@ -19,7 +19,8 @@
 //!
 //! Other expectations: `allowed: true|false` (every request), `deniedByAuth: true` (every request
 //! refused with 401), `status: N` (every request's status), `grpcStatus: NAME` (every request's gRPC
-//! status: `OK`, `UNAUTHENTICATED`, `UNAVAILABLE`, …).
+//! status: `OK`, `UNAUTHENTICATED`, `UNAVAILABLE`, …), `headers: {Name: value}` (headers of
+//! Authorino's denial, as `curl -i` shows them).
 //!
 //! Other request keys: `assume` (`{authorization: {NAME: true|false}, metadata: {NAME: {...}}}`, as
 //! `--assume`), `source`, `tokens` and `responseBody` (as `--source`, `--tokens`,
@@ -50,6 +51,9 @@ pub struct Expect {
     pub status: Option<u16>,
     /// The gRPC status name a refused gRPC request gets (`UNAUTHENTICATED`, `UNAVAILABLE`, …).
     pub grpc_status: Option<String>,
+    /// Headers of Authorino's denial (`WWW-Authenticate`, `X-Ext-Auth-Reason`, a deny-with's),
+    /// names compared without case.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The outcome of one case.
@@ -78,7 +82,8 @@ const CASE_KEYS: [&str; 13] = [
     "gateway",
     "expect",
 ];
-const EXPECT_KEYS: [&str; 7] = [
+const EXPECT_KEYS: [&str; 8] = [
+    "headers",
     "allowed",
     "limitedAfter",
     "limit",
@@ -206,6 +211,17 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             policy: str_of(&e, "policy", &at)?.map(str::to_owned),
             status: num_of(&e, "status", &at)?.map(|n| n as u16),
             grpc_status: str_of(&e, "grpcStatus", &at)?.map(str::to_ascii_uppercase),
+            headers: match e.get("headers") {
+                None | Some(Value::Null) => vec![],
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, v)| match v {
+                        Value::String(v) => Ok((k.clone(), v.clone())),
+                        _ => Err(format!("{at}: `expect.headers` maps names to strings")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(format!("{at}: `expect.headers` is a mapping")),
+            },
         };
         out.push(Case {
             name,
@@ -276,6 +292,27 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             && t.status != Some(s)
         {
             f.push(format!("expected status {s}, {}", describe(i, t)));
+        }
+        if !e.headers.is_empty() {
+            let got = t.denial_headers();
+            for (k, v) in &e.headers {
+                let have: Vec<&str> = got
+                    .iter()
+                    .filter(|(n, _)| n.eq_ignore_ascii_case(k))
+                    .map(|(_, v)| v.as_str())
+                    .collect();
+                if !have.contains(&v.as_str()) {
+                    f.push(format!(
+                        "expected header {k}: {v}, {} (with {})",
+                        describe(i, t),
+                        if have.is_empty() {
+                            "none".to_string()
+                        } else {
+                            have.join(", ")
+                        }
+                    ));
+                }
+            }
         }
         if let Some(g) = &e.grpc_status {
             let got = t.grpc_status.as_deref().unwrap_or("OK");

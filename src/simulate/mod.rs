@@ -102,6 +102,20 @@ pub struct Trace {
     pub not_simulated: Vec<String>,
 }
 
+impl Trace {
+    /// The headers of the denial Authorino answered with, when it refused the request.
+    pub fn denial_headers(&self) -> Vec<(String, String)> {
+        self.actions
+            .iter()
+            .filter_map(|a| a.auth.as_ref()?.outcome.as_ref())
+            .find_map(|o| match o {
+                authorino::Outcome::Denied { headers, .. } => Some(headers.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// One action of the selected set.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
