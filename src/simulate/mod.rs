@@ -195,8 +195,9 @@ pub struct Simulation<'t> {
     /// The namespace of the AuthConfigs (Authorino's): an API-key rule without `allNamespaces`
     /// looks for Secrets there.
     auth_namespace: String,
-    /// Limit namespaces an undecided request may have counted against, with that request's number.
-    tainted: RefCell<BTreeMap<String, usize>>,
+    /// Limit namespaces whose counters are unknown from some request on: an undecided request
+    /// may have counted against them, or a request's token usage was unknown; why, by namespace.
+    tainted: RefCell<BTreeMap<String, String>>,
     /// The number of requests run so far.
     seq: std::cell::Cell<usize>,
     /// The simulated instant of the first request, in seconds since the Unix epoch (JWT expiry).
@@ -458,7 +459,9 @@ impl<'t> Simulation<'t> {
                             return trace;
                         }
                         Some(Verdict::Taints(domain)) => {
-                            self.tainted.borrow_mut().entry(domain).or_insert(number);
+                            self.tainted.borrow_mut().entry(domain).or_insert_with(|| {
+                                format!("the token usage of request {number} is unknown")
+                            });
                         }
                         None => {}
                     }
@@ -496,7 +499,8 @@ impl<'t> Simulation<'t> {
         let mut t = self.tainted.borrow_mut();
         for a in actions {
             if a.service != crate::generate::actions::AUTH_SERVICE {
-                t.entry(a.scope.clone()).or_insert(number);
+                t.entry(a.scope.clone())
+                    .or_insert_with(|| format!("request {number} was undecided"));
             }
         }
     }
@@ -604,9 +608,9 @@ impl<'t> Simulation<'t> {
         if at.descriptor.is_empty() {
             return (at, None, None);
         }
-        if let Some(n) = self.tainted.borrow().get(&domain) {
+        if let Some(why) = self.tainted.borrow().get(&domain) {
             let reason = format!(
-                "request {n} was undecided and may have counted against the limits of {domain}, which decide this one"
+                "{why}: the counters of {domain}, which decide this request, are unknown from then on"
             );
             return (at, Some(Verdict::Undecided(reason)), None);
         }
