@@ -506,3 +506,183 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
         assert!(all.contains("evil \\e]0;title"), "{format}: {all}");
     }
 }
+
+/// Every guide estate's test cases (testdata/tests/guides/, each expectation citing its guide's
+/// file and line) pass at the release each guide is written for.
+#[test]
+fn guide_cases_pass() {
+    for (estate, version, cases) in [
+        ("simple-rl-simulate", "1.5", "simple-rl"),
+        ("app-id-app-key", "1.5", "app-id-app-key"),
+        ("anonymous-access", "1.5", "anonymous-access"),
+        ("auth-for-app-devs", "1.5", "auth-for-app-devs"),
+        ("grpc", "1.5", "grpc"),
+        ("jwt-k8s-authnz", "1.5", "jwt-k8s-authnz"),
+        ("planpolicy", "1.5", "planpolicy"),
+        ("secure-protect-connect", "1.5", "secure-protect-connect"),
+        ("token-rate-limiting", "1.5", "token-rate-limiting"),
+        ("secure-protect-connect", "1.4", "secure-protect-connect"),
+        ("token-rate-limiting", "1.4", "token-rate-limiting"),
+    ] {
+        let out = common::policyctl()
+            .args(["test", "--kuadrant-version", version, "-f"])
+            .arg(format!("testdata/guides/{estate}"))
+            .arg(format!("testdata/tests/guides/{cases}.yaml"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{estate} at {version}:\n{text}");
+        assert!(text.contains(" passed, 0 failed\n"), "{text}");
+    }
+}
+
+/// A request that needs a live server is undecided, with what would decide it: `simulate` says so
+/// (no status), and `test` neither passes nor fails the case, exits 1 unless `--accept-undecided`,
+/// and JUnit skips it with the reason.
+#[test]
+fn undecided_requests() {
+    let token = "Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2ln";
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/jwt-k8s-authnz",
+        "-H",
+        "Host: api.toystore.com",
+        "-H",
+        token,
+        "http://10.0.0.1/toy",
+    ]);
+    let r = &v["requests"][0];
+    assert_eq!(r["verdict"], "undecided");
+    assert!(r["status"].is_null());
+    assert!(
+        r["undecided"]
+            .as_str()
+            .unwrap()
+            .contains("kubernetesTokenReview needs a live server"),
+        "{r}"
+    );
+    // Stated outcomes decide it.
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/jwt-k8s-authnz",
+        "-H",
+        "Host: api.toystore.com",
+        "-H",
+        token,
+        "--assume",
+        "authentication/k8s-service-accounts=false",
+        "--assume",
+        "authorization/k8s-rbac=false",
+        "http://10.0.0.1/toy",
+    ]);
+    assert_eq!(v["requests"][0]["status"], 403);
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.yaml");
+    std::fs::write(
+        &cases,
+        format!(
+            "cases:\n- name: live\n  url: http://10.0.0.1/toy\n  headers: ['Host: api.toystore.com', '{token}']\n  expect: {{status: 200}}\n"
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        common::policyctl()
+            .args(["test", "-f", "testdata/guides/jwt-k8s-authnz"])
+            .args(extra)
+            .arg(&cases)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("UNDECIDED "), "{text}");
+    assert!(text.contains("0 passed, 0 failed, 1 undecided"), "{text}");
+    assert_eq!(run(&["--accept-undecided"]).status.code(), Some(0));
+    let junit = String::from_utf8(run(&["-o", "junit"]).stdout).unwrap();
+    assert!(junit.contains("skipped=\"1\""), "{junit}");
+    assert!(
+        junit.contains("<skipped message=\"undecided: request 1 (GET http://api.toystore.com/toy)"),
+        "{junit}"
+    );
+}
+
+/// After an undecided request, the counters it may have hit are unknown: a later request that
+/// they decide is undecided too; one they do not decide is not. Here the token usage of the
+/// first completion is unknown (no --tokens).
+#[test]
+fn undecided_counters_taint_later_requests() {
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/token-rate-limiting",
+        "-X",
+        "POST",
+        "-H",
+        "Host: trlp-tutorial.example.com",
+        "-H",
+        "Authorization: APIKEY iamafreeuser",
+        "--count",
+        "2",
+        "http://10.0.0.1/v1/chat/completions",
+    ]);
+    assert_eq!(v["requests"][0]["verdict"], "allowed");
+    assert_eq!(v["requests"][1]["verdict"], "undecided");
+    assert!(
+        v["requests"][1]["undecided"]
+            .as_str()
+            .unwrap()
+            .starts_with("the token usage of request 1 is unknown"),
+        "{}",
+        v["requests"][1]
+    );
+}
+
+/// A port-forward URL with curl's `--connect-to` reaches the listener of the gateway's port, and
+/// keeps the Host header as `:authority`; a gRPC call refused by a limit is UNAVAILABLE.
+#[test]
+fn port_forward_and_grpc_status() {
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/grpc",
+        "--connect-to",
+        "localhost:9080::80",
+        "-X",
+        "POST",
+        "-H",
+        "Host: grpcbin.local",
+        "-H",
+        "content-type: application/grpc",
+        "--count",
+        "11",
+        "http://localhost:9080/grpcbin.GRPCBin/HeadersUnary",
+    ]);
+    let last = &v["requests"][10];
+    assert_eq!(last["routing"]["listenerPort"], 80);
+    assert_eq!(last["routing"]["rule"], "header-methods");
+    assert_eq!(last["status"], 429);
+    // Envoy source/common/grpc/status.cc httpToGrpcStatus: 429 is UNAVAILABLE; the guide's
+    // "Code: Unavailable".
+    assert_eq!(last["grpcStatus"], "UNAVAILABLE (14)");
+    // Without --connect-to, port 9080 has no listener.
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/grpc",
+        "-H",
+        "Host: grpcbin.local",
+        "http://localhost:9080/",
+    ]);
+    assert!(v["requests"][0]["routing"].is_null());
+    for bad in [
+        vec!["--connect-to", "localhost:9080", "http://x/"],
+        vec!["--assume", "nosuch/x=true", "http://x/"],
+        vec!["--assume", "authorization/x=maybe", "http://x/"],
+        vec!["--response-body", "{not json", "http://x/"],
+        vec!["--tokens", "1", "--response-body", "{}", "http://x/"],
+    ] {
+        common::policyctl()
+            .args(["simulate", "-f", "testdata/guides/grpc"])
+            .args(&bad)
+            .assert()
+            .code(2);
+    }
+}
