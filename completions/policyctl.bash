@@ -818,7 +818,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__simulate)
-            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --requests --request --header --identity --source --tokens --count --interval --gateway --output --color --quiet --verbose --config --help --version"
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --requests --request --header --identity --source --tokens --response-body --assume --connect-to --count --interval --gateway --output --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -881,6 +881,18 @@ _policyctl() {
                     return 0
                     ;;
                 --tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-body)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -990,7 +1002,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__test)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --output --accept-undecided --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
