@@ -259,7 +259,13 @@ fn failing_and_malformed_cases() {
     assert!(text.contains("request 6"), "{text}");
     assert!(text.contains("0 passed, 1 failed"), "{text}");
     let junit = common::policyctl()
-        .args(["test", "-f", "testdata/guides/authenticated-rl", "-o", "junit"])
+        .args([
+            "test",
+            "-f",
+            "testdata/guides/authenticated-rl",
+            "-o",
+            "junit",
+        ])
         .arg(&wrong)
         .assert()
         .code(1)

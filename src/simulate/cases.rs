@@ -317,7 +317,10 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
         if let Some(g) = &e.grpc_status {
             let got = t.grpc_status.as_deref().unwrap_or("OK");
             if got.split(' ').next() != Some(g.as_str()) {
-                f.push(format!("expected gRPC status {g}, {} (gRPC {got})", describe(i, t)));
+                f.push(format!(
+                    "expected gRPC status {g}, {} (gRPC {got})",
+                    describe(i, t)
+                ));
             }
         }
         if let Some(p) = &e.policy {

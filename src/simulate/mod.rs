@@ -666,7 +666,11 @@ impl<'t> Simulation<'t> {
         let Some(spec) = self.auth_configs.get(scope) else {
             // authorino pkg/service/auth.go: no AuthConfig for the host, NOT_FOUND.
             t.reason = "not among the generated AuthConfigs: Authorino answers NOT_FOUND (\"Service not found\")".into();
-            let v = Verdict::Ends(404, format!("AuthConfig {}: {}", short(scope), t.reason), None);
+            let v = Verdict::Ends(
+                404,
+                format!("AuthConfig {}: {}", short(scope), t.reason),
+                None,
+            );
             return (t, Some(v), None);
         };
         let mut headers: BTreeMap<String, String> = BTreeMap::new();
@@ -695,9 +699,9 @@ impl<'t> Simulation<'t> {
             source: req.source.as_ref().map(|(a, p)| (a.as_str(), *p)),
             destination_port: req.port,
             scope,
-            now: self.epoch.saturating_add(
-                i64::try_from(self.limitador.clock_secs()).unwrap_or(i64::MAX),
-            ),
+            now: self
+                .epoch
+                .saturating_add(i64::try_from(self.limitador.clock_secs()).unwrap_or(i64::MAX)),
         };
         let stated = authorino::Statements {
             identity: req.identity.clone(),

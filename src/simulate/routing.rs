@@ -259,7 +259,11 @@ pub(super) fn route(
     })
 }
 
-fn tie_break(route: &crate::model::Obj<crate::model::Route>, rule: usize, index: usize) -> TieBreak {
+fn tie_break(
+    route: &crate::model::Obj<crate::model::Route>,
+    rule: usize,
+    index: usize,
+) -> TieBreak {
     TieBreak {
         created: (
             route.meta.creation_timestamp.is_none(),
@@ -322,7 +326,11 @@ fn best_grpc(
     l: usize,
     req: &Request,
 ) -> Option<usize> {
-    type Key = ((usize, usize), (usize, usize, usize), std::cmp::Reverse<TieBreak>);
+    type Key = (
+        (usize, usize),
+        (usize, usize, usize),
+        std::cmp::Reverse<TieBreak>,
+    );
     let mut best: Option<(usize, Key)> = None;
     for &i in paths.of(g, l) {
         let p = &t.path_list()[i];

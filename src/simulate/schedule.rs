@@ -508,14 +508,15 @@ fn entry(e: &RawEntry, d: &Defaults, last: Duration, first: bool) -> Result<Read
         None if e.fields.contains_key("responseBody") => None,
         None => d.response_body.clone(),
     };
-    if req.tokens.is_some() && req.response_body.is_some() && present("tokens").is_some() {
-        if let Some(f) = present("responseBody") {
-            return Err(invalid(
-                f.span,
-                "`tokens` and `responseBody`",
-                "an entry gives the token usage with `tokens` or the response with `responseBody`, not both".into(),
-            ));
-        }
+    if req.tokens.is_some()
+        && present("tokens").is_some()
+        && let Some(f) = present("responseBody")
+    {
+        return Err(invalid(
+            f.span,
+            "`tokens` and `responseBody`",
+            "an entry gives the token usage with `tokens` or the response with `responseBody`, not both".into(),
+        ));
     }
     req.assume = d.assume.clone();
     if let Some(f) = present("assume") {

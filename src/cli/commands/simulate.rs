@@ -235,8 +235,8 @@ enum Bad {
 
 /// The sequence of `--requests FILE`, with the flags as defaults for every entry.
 fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
-    let common = common_of(&a.assume, a.response_body.as_deref(), &a.connect_to)
-        .map_err(Bad::Request)?;
+    let common =
+        common_of(&a.assume, a.response_body.as_deref(), &a.connect_to).map_err(Bad::Request)?;
     let mut defaults = schedule::Defaults {
         method: a.method.clone(),
         headers: a.headers.clone(),

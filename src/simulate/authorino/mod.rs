@@ -208,7 +208,7 @@ fn obj<'v>(v: &'v Value, key: &str) -> Option<&'v Map<String, Value>> {
 }
 
 /// The rules of a section, `(name, rule)`, in name order (the AuthConfig's keys are sorted).
-fn rules<'v>(section: Option<&'v Value>) -> Vec<(&'v str, &'v Value)> {
+fn rules(section: Option<&Value>) -> Vec<(&str, &Value)> {
     section
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.as_str(), v)).collect())
@@ -1296,9 +1296,9 @@ fn go_g(f: f64) -> String {
 fn jwt_claims(token: &str, now: i64) -> Result<Value, String> {
     let parts: Vec<&str> = token.split('.').collect();
     if parts.len() != 3 {
-        return Err(format!(
-            "oidc: malformed jwt: go-jose/go-jose: compact JWS format must have three parts"
-        ));
+        return Err(
+            "oidc: malformed jwt: go-jose/go-jose: compact JWS format must have three parts".into(),
+        );
     }
     let payload = data_encoding::BASE64URL_NOPAD
         .decode(parts[1].trim_end_matches('=').as_bytes())

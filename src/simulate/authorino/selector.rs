@@ -241,7 +241,7 @@ fn base64(json: &str, arg: &str) -> String {
     match arg {
         "encode" => wrap(&BASE64.encode(s.as_bytes())),
         "decode" => {
-            let decoded = if s.len() % 4 == 0 {
+            let decoded = if s.len().is_multiple_of(4) {
                 BASE64.decode(s.as_bytes()).ok()
             } else {
                 None
