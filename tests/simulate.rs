@@ -692,3 +692,48 @@ fn port_forward_and_grpc_status() {
             .code(2);
     }
 }
+
+/// With `--jwks`, a JWT's signature is verified (testdata/tests/guides/keycloak-jwks.json holds a
+/// test RSA key; the first token is signed with it, the second with another key): a forged token is
+/// refused as Authorino's go-oidc verifier refuses it, a 401.
+#[test]
+fn jwt_signatures_verified_with_jwks() {
+    const SIGNED: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InBvbGljeWN0bC10ZXN0In0.eyJpc3MiOiJodHRwOi8va2V5Y2xvYWsua2V5Y2xvYWsuc3ZjLmNsdXN0ZXIubG9jYWw6ODA4MC9yZWFsbXMva3VhZHJhbnQiLCJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.pIqKMmKiHGQVqB5KgpjtY6FjL69a3su2_z7mg-mDVNoSCAE1-4MlOtb_d98IJ7ogm09-5_RcZZfhlF_IQ9szM4j91a3Dn0TkhI__9Yw2eFsCCNhe6HmqnYyy2omxQscQKMsDeRVq3E5oI_Ov6WJ7N3VTw6gtEfJBFITAAPldO8EG1vOc_vT_VxQH-bw1SOqhYy9CBAy44PVHSkkB8alif8zWkjYaG4pFw7WMXTcZvMbtGxsCcRIsD1Jg2UimWpn1toJo7orByDbFxBFg7uAZ-qGUdPraOfsWfkNdaxL2GqxYER7OM8niaRUzz_cbawMmaOJnnJgGo1YhYIM86rFf1A";
+    const FORGED: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InBvbGljeWN0bC10ZXN0In0.eyJpc3MiOiJodHRwOi8va2V5Y2xvYWsua2V5Y2xvYWsuc3ZjLmNsdXN0ZXIubG9jYWw6ODA4MC9yZWFsbXMva3VhZHJhbnQiLCJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.WM4noTb7gpc5tzLXCIBnpMyxsDYZHfXYNObzAR72zjW775Z8NQ-6uY4WwAwLv4fniMv3cKc9J05x-FmBR_vU2IVE8wdpazSv0_Zx3jZW2V7DXH7Kz5elL76GeCt8tb9jmwZf1G7bQYT7QEtGVJVHT_ibpHrylxpkmUgfFi6dNSh5XPlAmSVS8sdBx-2e4jp4Bx2bb4lIYzW5vJVqpDa5PKFPlM6oMmuNlssXcB1LBtEKUtPaw_pgTIqDdw0xq7ZEEYroVWIJ0c64Fu8QGrLcK-HIubLFsJ_6H4w_hWfyf2Ey-WNOuQ7KjJ5TAQ78kKIG6hcjj5HbZQ44VCdlQB3-_Q";
+    let status = |token: &str, jwks: bool| {
+        let auth = format!("Authorization: Bearer {token}");
+        let mut args = vec![
+            "-f",
+            "testdata/guides/jwt-k8s-authnz",
+            "--assume",
+            "authentication/k8s-service-accounts=false",
+            "--assume",
+            "authorization/k8s-rbac=true",
+            "-H",
+            "Host: api.toystore.com",
+            "-H",
+            &auth,
+        ];
+        if jwks {
+            args.extend(["--jwks", "testdata/tests/guides/keycloak-jwks.json"]);
+        }
+        args.push("http://10.0.0.1/toy");
+        simulate(&args)["requests"][0]["status"].clone()
+    };
+    assert_eq!(status(SIGNED, true), 200);
+    assert_eq!(status(FORGED, true), 401);
+    // Without a JWKS the claims are decoded, and the trace says the signature was not verified.
+    assert_eq!(status(FORGED, false), 200);
+    common::policyctl()
+        .args([
+            "simulate",
+            "-f",
+            "testdata/guides/jwt-k8s-authnz",
+            "--jwks",
+            "Cargo.toml",
+            "http://x/",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("PCTL5001"));
+}

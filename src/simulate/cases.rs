@@ -352,16 +352,18 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
     f
 }
 
-/// Run every case on fresh counters.
+/// Run every case on fresh counters; `jwks` as `--jwks`.
 pub fn run(
     topology: &crate::topology::Topology<'_>,
     objects: &[crate::generate::object::Object],
     cases: &[Case],
+    jwks: &std::sync::Arc<Vec<(Option<String>, Value)>>,
 ) -> Result<Vec<Outcome>, String> {
     let mut out = Vec::new();
     for c in cases {
         let mut sim = Simulation::new(topology, objects)?;
         sim.gateway = c.gateway.clone();
+        sim.jwks = std::sync::Arc::clone(jwks);
         let traces = sim.run(&c.requests);
         out.push(Outcome {
             name: c.name.clone(),

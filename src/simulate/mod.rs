@@ -202,6 +202,8 @@ pub struct Simulation<'t> {
     seq: std::cell::Cell<usize>,
     /// The simulated instant of the first request, in seconds since the Unix epoch (JWT expiry).
     pub epoch: i64,
+    /// JWKS documents JWT signatures are verified against (`--jwks`).
+    pub jwks: std::sync::Arc<Vec<(Option<String>, Value)>>,
 }
 
 /// `namespace/name` of gateway `g`.
@@ -282,6 +284,7 @@ impl<'t> Simulation<'t> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
                 .unwrap_or(0),
+            jwks: Default::default(),
         })
     }
 
@@ -706,6 +709,7 @@ impl<'t> Simulation<'t> {
         let stated = authorino::Statements {
             identity: req.identity.clone(),
             assume: req.assume.clone(),
+            jwks: std::sync::Arc::clone(&self.jwks),
         };
         let (outcome, steps) = self.authorino.evaluate(
             scope,

@@ -69,6 +69,11 @@ pub struct SimulateArgs {
     /// metadata object). Repeatable.
     #[arg(long, value_name = "SECTION/NAME=VALUE")]
     pub assume: Vec<String>,
+    /// A JWKS document (JSON, {"keys": [...]}) JWT signatures are verified against, for the
+    /// issuerUrl or jwksUrl URL names, or for every JWT rule without one of its own. Without it a
+    /// JWT's claims are decoded and its signature is not verified. Repeatable.
+    #[arg(long, value_name = "[URL=]FILE")]
+    pub jwks: Vec<String>,
     /// As curl: send a request for HOST1:PORT1 to HOST2:PORT2 (empty parts: any host or port, or
     /// unchanged), e.g. localhost:9081::80 for a port-forward to the gateway's port 80. Repeatable.
     #[arg(long, value_name = "HOST1:PORT1:HOST2:PORT2")]
@@ -126,6 +131,27 @@ fn read_json(flag: &str, arg: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{flag}: not JSON: {e}"))
 }
 
+/// `--jwks [URL=]FILE`, each read and checked to be a JWK set.
+pub fn read_jwks(args: &[String]) -> Result<Vec<(Option<String>, serde_json::Value)>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        // A URL has `://`; a file name may hold `=`: only `URL=FILE` with a URL splits.
+        let (url, file) = match a.split_once('=') {
+            Some((u, f)) if u.contains("://") => (Some(u.to_string()), f),
+            _ => (None, a.as_str()),
+        };
+        let v = read_json("--jwks", &format!("@{file}"))?;
+        let keys = v.get("keys").and_then(serde_json::Value::as_array);
+        if keys.is_none_or(|k| k.is_empty()) {
+            return Err(format!(
+                "--jwks {file}: not a JWK set (a JSON object with a non-empty \"keys\" list)"
+            ));
+        }
+        out.push((url, v));
+    }
+    Ok(out)
+}
+
 /// The statements, response body and port mappings of the flags, shared by every request.
 pub struct Common {
     pub assume: std::collections::BTreeMap<String, serde_json::Value>,
@@ -179,6 +205,10 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Err(m) => return Ok(bad_request(ui, m)),
         },
     };
+    let jwks = match read_jwks(&a.jwks) {
+        Ok(j) => j,
+        Err(m) => return Ok(bad_request(ui, m)),
+    };
     let loaded = a.input.load()?;
     let analysis = policyctl::analyze(
         &loaded.model,
@@ -202,6 +232,7 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Err(m) => return Ok(unsupported(ui, m)),
     };
     sim.gateway = a.gateway.clone();
+    sim.jwks = std::sync::Arc::new(jwks);
     let traces = sim.run(&seq);
     let out = match a.output {
         SimulateFormat::Json => {

@@ -35,6 +35,9 @@ pub struct TestArgs {
     /// live server): they are still reported, and skipped in JUnit.
     #[arg(long)]
     pub accept_undecided: bool,
+    /// A JWKS document JWT signatures are verified against (as simulate's --jwks). Repeatable.
+    #[arg(long, value_name = "[URL=]FILE")]
+    pub jwks: Vec<String>,
 }
 
 fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
@@ -96,6 +99,10 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Err(m) => return Ok(bad_case(ui, format!("{}: {m}", f.display()))),
         }
     }
+    let jwks = match super::simulate::read_jwks(&a.jwks) {
+        Ok(j) => std::sync::Arc::new(j),
+        Err(m) => return Ok(super::simulate::bad_request(ui, m)),
+    };
     let loaded = a.input.load()?;
     let analysis = policyctl::analyze(
         &loaded.model,
@@ -115,7 +122,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     }
     let mut results = Vec::new();
     for (file, c) in &suites {
-        match cases::run(&analysis.topology, &analysis.generated.objects, c) {
+        match cases::run(&analysis.topology, &analysis.generated.objects, c, &jwks) {
             Ok(r) => results.push((file.clone(), r)),
             Err(m) => return Ok(super::simulate::unsupported(ui, m)),
         }
