@@ -204,6 +204,9 @@ pub struct Simulation<'t> {
     pub epoch: i64,
     /// JWKS documents JWT signatures are verified against (`--jwks`).
     pub jwks: std::sync::Arc<Vec<(Option<String>, Value)>>,
+    /// The previous request with auth data, that data and its CEL variables.
+    #[allow(clippy::type_complexity)]
+    last_auth: RefCell<Option<(Request, Map<String, Value>, Rc<Activation>)>>,
 }
 
 /// `namespace/name` of gateway `g`.
@@ -285,6 +288,7 @@ impl<'t> Simulation<'t> {
                 .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
                 .unwrap_or(0),
             jwks: Default::default(),
+            last_auth: Default::default(),
         })
     }
 
@@ -442,8 +446,8 @@ impl<'t> Simulation<'t> {
                 for (i, a) in set.actions.iter().enumerate() {
                     let (at, verdict, auth) = self.action(a, services, req, &act);
                     trace.actions.push(at);
-                    if let Some(meta) = auth {
-                        act = Rc::new(Activation::new(req, &self.cel, Some(&meta)));
+                    if let Some(meta) = auth.filter(|m| !m.is_empty()) {
+                        act = self.with_auth(req, meta);
                     }
                     match verdict {
                         Some(Verdict::Ends(status, decided, limit)) => {
@@ -494,6 +498,20 @@ impl<'t> Simulation<'t> {
             }
         }
         finish(trace, req)
+    }
+
+    /// The shim's variables once the auth action stored `meta`: a sequence usually repeats one
+    /// request with one identity, so the previous request's are reused when both are the same.
+    fn with_auth(&self, req: &Request, meta: Map<String, Value>) -> Rc<Activation> {
+        if let Some((r, m, act)) = &*self.last_auth.borrow()
+            && r == req
+            && *m == meta
+        {
+            return Rc::clone(act);
+        }
+        let act = Rc::new(Activation::new(req, &self.cel, Some(&meta)));
+        *self.last_auth.borrow_mut() = Some((req.clone(), meta, Rc::clone(&act)));
+        act
     }
 
     /// Taint the limit namespaces of the rate-limit `actions` (those an undecided request did not

@@ -1026,9 +1026,15 @@ impl Authorino {
                 other => other,
             };
         }
-        let cred = match credential(req, in_, &key) {
-            Ok(c) => c,
-            Err(e) => return Ev::Err(e),
+        // X.509 reads the client certificate of the connection (or a forwarded-certificate header),
+        // not a credential of the request: only a live server knows it.
+        let cred = if rule.get("x509").is_some() {
+            String::new()
+        } else {
+            match credential(req, in_, &key) {
+                Ok(c) => c,
+                Err(e) => return Ev::Err(e),
+            }
         };
         if let Some(api) = rule.get("apiKey") {
             let all = api.get("allNamespaces").and_then(Value::as_bool) == Some(true);

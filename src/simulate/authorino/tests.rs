@@ -522,3 +522,28 @@ fn several_failures_and_live_servers() {
         Some(200)
     );
 }
+
+/// X.509 reads the connection's client certificate (pkg/evaluators/identity/mtls.go), not a
+/// request credential: undecided offline, whatever the headers, unless an identity is given.
+#[test]
+fn x509_needs_a_live_connection() {
+    let none = headers(&[]);
+    let spec = json!({"authentication": {"mtls": {"x509": {"selector": {"matchLabels": {"app": "x"}}}, "credentials": {}}}});
+    assert_eq!(
+        status(&run(
+            spec.clone(),
+            &request(&none, "/"),
+            &[],
+            &Statements::default()
+        )),
+        None
+    );
+    let stated = Statements {
+        identity: Some(json!({"subject": "CN=client"})),
+        ..Default::default()
+    };
+    assert_eq!(
+        status(&run(spec, &request(&none, "/"), &[], &stated)),
+        Some(200)
+    );
+}
