@@ -723,6 +723,7 @@ impl<'t> Simulation<'t> {
             now: self
                 .epoch
                 .saturating_add(i64::try_from(self.limitador.clock_secs()).unwrap_or(i64::MAX)),
+            grpc_attributes: self.topology.model.version == crate::model::KuadrantVersion::V1_5,
         };
         let stated = authorino::Statements {
             identity: req.identity.clone(),

@@ -137,6 +137,8 @@ pub struct CheckRequest<'a> {
     pub scope: &'a str,
     /// Seconds since the Unix epoch (JWT expiry).
     pub now: i64,
+    /// Whether Authorino publishes `request.grpc` (authorino v0.26; not v0.24, which 1.4 deploys).
+    pub grpc_attributes: bool,
 }
 
 /// Authorino's answer.

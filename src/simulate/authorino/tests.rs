@@ -24,6 +24,7 @@ fn request<'a>(h: &'a BTreeMap<String, String>, path: &'a str) -> CheckRequest<'
         destination_port: 80,
         scope: "scope",
         now: 1_700_000_000,
+        grpc_attributes: true,
     }
 }
 
