@@ -548,3 +548,50 @@ fn x509_needs_a_live_connection() {
         Some(200)
     );
 }
+
+/// Metadata comes from a live service: a rule that reads it is undecided until the user states
+/// the object (`--assume metadata/NAME=JSON`); one that does not read it is decided.
+#[test]
+fn metadata_is_stated_or_undecided() {
+    let none = headers(&[]);
+    let spec = json!({
+        "metadata": {"user-info": {"http": {"url": "http://users.example/me"}, "credentials": {}}},
+        "authorization": {"vip": {"patternMatching": {"patterns": [
+            {"selector": "auth.metadata.user-info.tier", "operator": "eq", "value": "vip"}]}}}});
+    let o = run(
+        spec.clone(),
+        &request(&none, "/"),
+        &[],
+        &Statements::default(),
+    );
+    assert!(reason(&o).contains("user-info"), "{o:?}");
+    assert_eq!(status(&o), None);
+    let mut stated = Statements::default();
+    stated
+        .assume
+        .insert("metadata/user-info".into(), json!({"tier": "vip"}));
+    assert_eq!(
+        status(&run(spec.clone(), &request(&none, "/"), &[], &stated)),
+        Some(200)
+    );
+    stated
+        .assume
+        .insert("metadata/user-info".into(), json!({"tier": "basic"}));
+    assert_eq!(
+        status(&run(spec, &request(&none, "/"), &[], &stated)),
+        Some(403)
+    );
+    let unread = json!({
+        "metadata": {"user-info": {"http": {"url": "http://users.example/me"}, "credentials": {}}},
+        "authorization": {"get": {"patternMatching": {"patterns": [
+            {"selector": "request.method", "operator": "eq", "value": "GET"}]}}}});
+    assert_eq!(
+        status(&run(
+            unread,
+            &request(&none, "/"),
+            &[],
+            &Statements::default()
+        )),
+        Some(200)
+    );
+}
