@@ -273,7 +273,15 @@ impl<'t> Simulation<'t> {
             memo: Default::default(),
             last: Default::default(),
             gateway: None,
-            authorino: Default::default(),
+            authorino: authorino::Authorino::new(
+                topology
+                    .model
+                    .authorinos
+                    .first()
+                    .and_then(|a| a.spec.get("spec"))
+                    .map(authorino::Instance::from_spec)
+                    .unwrap_or_default(),
+            ),
             secrets: topology
                 .model
                 .secrets

@@ -193,6 +193,73 @@ enum Ev<T> {
 pub struct Authorino {
     cel: Cel,
     rego: rego::Policies,
+    /// The Authorino instance's deployment settings.
+    instance: Instance,
+}
+
+impl Authorino {
+    /// An evaluator for the Authorino instance `instance`.
+    pub fn new(instance: Instance) -> Authorino {
+        Authorino {
+            instance,
+            ..Authorino::default()
+        }
+    }
+}
+
+/// What the Authorino custom resource decides for API keys (authorino-operator v0.23.4 / v0.25.2
+/// `api/v1beta1/authorino_types.go`): `clusterWide` (`allNamespaces` is honoured only then) and
+/// `secretLabelSelectors` (the Secrets its watcher sees; `authorino.kuadrant.io/managed-by=authorino`
+/// by default, authorino `main.go`). The Kuadrant operator creates its Authorino cluster-wide
+/// (kuadrant-operator v1.4.6 and v1.5.2 internal/controller/authorino_reconciler.go).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    pub cluster_wide: bool,
+    /// `key=value` requirements, all of which a watched Secret's labels meet; `None` for a
+    /// selector policyctl cannot read (a Secret it would need is then undecided).
+    pub secret_labels: Option<Vec<(String, String)>>,
+    /// The selector as written.
+    pub secret_selector: String,
+}
+
+impl Default for Instance {
+    fn default() -> Self {
+        Instance {
+            cluster_wide: true,
+            secret_labels: Some(vec![(MANAGED_BY.0.to_string(), MANAGED_BY.1.to_string())]),
+            secret_selector: format!("{}={}", MANAGED_BY.0, MANAGED_BY.1),
+        }
+    }
+}
+
+impl Instance {
+    /// The settings of an Authorino object's `spec` (`clusterWide` is false when absent: the field
+    /// has no default).
+    pub fn from_spec(spec: &Value) -> Instance {
+        let mut i = Instance {
+            cluster_wide: spec.get("clusterWide").and_then(Value::as_bool) == Some(true),
+            ..Instance::default()
+        };
+        if let Some(sel) = spec
+            .get("secretLabelSelectors")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+        {
+            i.secret_selector = sel.to_string();
+            i.secret_labels = sel
+                .split(',')
+                .map(
+                    |part| match part.split_once("==").or_else(|| part.split_once('=')) {
+                        Some((k, v)) if !k.trim().is_empty() && !k.contains('!') => {
+                            Some((k.trim().to_string(), v.trim().to_string()))
+                        }
+                        _ => None,
+                    },
+                )
+                .collect();
+        }
+        i
+    }
 }
 
 /// The mutable state of one evaluation (authorino `AuthPipeline`).
@@ -1039,7 +1106,9 @@ impl Authorino {
             }
         };
         if let Some(api) = rule.get("apiKey") {
-            let all = api.get("allNamespaces").and_then(Value::as_bool) == Some(true);
+            // `allNamespaces` counts only for a cluster-wide Authorino (auth_config_controller.go).
+            let all = api.get("allNamespaces").and_then(Value::as_bool) == Some(true)
+                && self.instance.cluster_wide;
             let mut scope: Vec<&Secret> = Vec::new();
             for s in secrets {
                 if !all && s.namespace != ns {
@@ -1063,11 +1132,15 @@ impl Authorino {
                     .is_some_and(|k| !k.is_empty() && k == cred)
             });
             if let Some(s) = hit {
-                let watched = s.labels.get(MANAGED_BY.0).map(String::as_str) == Some(MANAGED_BY.1);
+                let watched = self
+                    .instance
+                    .secret_labels
+                    .as_ref()
+                    .is_some_and(|l| l.iter().all(|(k, v)| s.labels.get(k) == Some(v)));
                 if !watched {
                     return Ev::Unknown(format!(
-                        "Secret {}/{} holds the key but lacks the label {}={}: Authorino knows it only if it existed when the AuthConfig was last reconciled",
-                        s.namespace, s.name, MANAGED_BY.0, MANAGED_BY.1
+                        "Secret {}/{} holds the key, but policyctl cannot tell that Authorino's Secret watcher selects it ({}): Authorino knows it only if it existed when the AuthConfig was last reconciled",
+                        s.namespace, s.name, self.instance.secret_selector
                     ));
                 }
                 p.steps.push(format!(

@@ -595,3 +595,43 @@ fn metadata_is_stated_or_undecided() {
         Some(200)
     );
 }
+
+/// authorino-operator `clusterWide` (no default: false when absent) decides whether
+/// `allNamespaces` counts (controllers/auth_config_controller.go), and `secretLabelSelectors` which
+/// Secrets the watcher sees; without an Authorino object, the Kuadrant operator's is cluster-wide.
+#[test]
+fn the_authorino_instance() {
+    let spec = json!({"authentication": {"k": {
+        "apiKey": {"selector": {"matchLabels": {"app": "a"}}, "allNamespaces": true},
+        "credentials": {"authorizationHeader": {"prefix": "APIKEY"}}}}});
+    let Value::Object(spec) = spec else { panic!() };
+    let elsewhere = vec![secret(
+        "team",
+        "k",
+        "KEY",
+        &[
+            ("authorino.kuadrant.io/managed-by", "authorino"),
+            ("app", "a"),
+        ],
+        &[],
+    )];
+    let h = headers(&[("authorization", "APIKEY KEY")]);
+    let eval = |inst: Instance| {
+        let a = Authorino::new(inst);
+        a.evaluate(
+            "cfg",
+            &spec,
+            &request(&h, "/"),
+            &elsewhere,
+            "kuadrant-system",
+            &Statements::default(),
+        )
+        .0
+    };
+    assert_eq!(status(&eval(Instance::default())), Some(200));
+    // Namespaced: only the AuthConfig's namespace, where no Secret is selected: the cluster's decide.
+    assert_eq!(status(&eval(Instance::from_spec(&json!({})))), None);
+    let custom =
+        Instance::from_spec(&json!({"clusterWide": true, "secretLabelSelectors": "team=x"}));
+    assert!(reason(&eval(custom)).contains("team=x"));
+}
