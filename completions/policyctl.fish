@@ -244,7 +244,11 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l re
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s H -l header -d 'A request header, \'Name: value\'. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l identity -d 'What Authorino would put under auth.identity: JSON, or @FILE holding it' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l source -d 'The client\'s address (source.address, source.port): ADDRESS[:PORT]' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l tokens -d 'Token usage reported after each response, for TokenRateLimitPolicies' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l tokens -d 'Token usage reported after each response, for TokenRateLimitPolicies: the response\'s usage.total_tokens (without it, or --response-body, token counters become undecided)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l response-body -d 'The upstream response\'s JSON body, which responseBodyJSON reads (token usage): JSON, or @FILE holding it' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l assume -d 'State the outcome of a rule that needs a live server: SECTION/NAME=VALUE, SECTION one of authentication, authorization, metadata; VALUE true, false or JSON (an identity, a metadata object). Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l jwks -d 'A JWKS document (JSON, {"keys": [...]}) JWT signatures are verified against, for the issuerUrl or jwksUrl URL names, or for every JWT rule without one of its own. Without it a JWT\'s claims are decoded and its signature is not verified. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l connect-to -d 'As curl: send a request for HOST1:PORT1 to HOST2:PORT2 (empty parts: any host or port, or unchanged), e.g. localhost:9081::80 for a port-forward to the gateway\'s port 80. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l count -d 'Send the request N times' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l interval -d 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway -d 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL\'s port' -r
@@ -266,10 +270,12 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-ve
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
 junit\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l jwks -d 'A JWKS document JWT signatures are verified against (as simulate\'s --jwks). Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l accept-undecided -d 'Exit 0 when no case failed even if some were undecided (a request whose verdict needs a live server): they are still reported, and skipped in JUnit'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s h -l help -d 'Print help'

@@ -520,8 +520,8 @@ fn a_limited_request_names_the_policy_of_its_limit() {
             .args([
                 "-f",
                 "testdata/guides/authenticated-rl",
-                "--identity",
-                r#"{"userid":"bob"}"#,
+                "-H",
+                "Authorization: APIKEY IAMBOB",
             ])
             .args([
                 "--count",

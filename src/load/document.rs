@@ -56,6 +56,18 @@ pub(crate) struct RawDocument {
     pub items: Option<Vec<Sp<RawDocument>>>,
     /// `spec`/`status`/`items` appeared before `apiVersion`/`kind` and were skipped.
     pub needs_reread: bool,
+    /// `data`, `stringData` and `type` of a v1 Secret (read whatever the kind, since `kubectl get -o
+    /// yaml` writes `data` before `kind`; kept only for a Secret): Authorino's API keys, which
+    /// `simulate` looks up.
+    pub secret: Option<Box<serde_json::Map<String, Value>>>,
+}
+
+impl RawDocument {
+    /// Whether the document is a core `v1` Secret.
+    pub(crate) fn is_secret(&self) -> bool {
+        self.api_version.as_ref().is_some_and(|a| a.value == "v1")
+            && self.kind.as_ref().is_some_and(|k| k.value == "Secret")
+    }
 }
 
 impl RawDocument {
@@ -116,6 +128,14 @@ impl<'de> Visitor<'de> for DocVisitor {
                 "apiVersion" => doc.api_version = Some(map.next_value()?),
                 "kind" => doc.kind = Some(map.next_value()?),
                 "metadata" => doc.metadata = Some(map.next_value()?),
+                "data" | "stringData" | "type"
+                    if known.is_none() || matches!(known, Some(KindMatch::Unknown)) =>
+                {
+                    let v: Value = map.next_value()?;
+                    doc.secret
+                        .get_or_insert_with(Default::default)
+                        .insert(key, v);
+                }
                 "items" => {
                     let is_list = doc.is_list();
                     if is_list {
@@ -159,6 +179,9 @@ impl<'de> Visitor<'de> for DocVisitor {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
+        }
+        if !doc.is_secret() {
+            doc.secret = None;
         }
         Ok(doc)
     }

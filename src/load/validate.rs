@@ -29,7 +29,13 @@ pub(crate) enum Validated {
     Issuer(Obj<()>),
     ClusterIssuer(Obj<()>),
     Extension(Box<extension::Extension>),
-    Skipped { meta: Meta, kind: String },
+    /// A kind policyctl does not model; a v1 Secret keeps its `data` (with `stringData` merged
+    /// in, as the API server stores it) and `type`, for `simulate`.
+    Skipped {
+        meta: Meta,
+        kind: String,
+        secret: Option<Box<Value>>,
+    },
 }
 
 impl Validated {
@@ -123,10 +129,16 @@ impl Validated {
             Validated::Issuer(o) => model.issuers.push(o),
             Validated::ClusterIssuer(o) => model.cluster_issuers.push(o),
             Validated::Extension(e) => model.extensions.push(*e),
-            Validated::Skipped { meta, kind } => {
+            Validated::Skipped { meta, kind, secret } => {
                 model
                     .skipped
-                    .push((meta.api_version.clone(), kind, meta.key()))
+                    .push((meta.api_version.clone(), kind, meta.key()));
+                if let Some(secret) = secret {
+                    model.secrets.push(Obj {
+                        meta,
+                        spec: *secret,
+                    });
+                }
             }
         }
     }
@@ -162,6 +174,7 @@ impl Model {
             cluster_issuers: Vec::with_capacity(n[11]),
             extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
+            secrets: Vec::new(),
             version: KuadrantVersion::default(),
             derived_objects: Vec::new(),
         }
@@ -189,6 +202,7 @@ pub(crate) fn sort_model(m: &mut Model) {
     sort_moving_once(&mut m.authorinos, by_key);
     sort_moving_once(&mut m.issuers, by_key);
     sort_moving_once(&mut m.cluster_issuers, by_key);
+    sort_moving_once(&mut m.secrets, by_key);
     sort_moving_once(&mut m.extensions, |a, b| {
         (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
     });
@@ -319,6 +333,31 @@ fn valid_hostname(s: &str) -> bool {
     dns1123_subdomain(rest) && s.len() <= 253
 }
 
+/// A Secret's `data` and `type` as the API server stores them: `stringData` is write-only, merged into
+/// `data` (base64-encoded, its keys winning over `data`'s; `k8s.io/kubernetes`
+/// pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret`). Values that are not strings
+/// are left out, as the API server would refuse them.
+fn secret_object(mut fields: serde_json::Map<String, Value>) -> Value {
+    use data_encoding::BASE64;
+    let mut data: serde_json::Map<String, Value> = match fields.remove("data") {
+        Some(Value::Object(m)) => m.into_iter().filter(|(_, v)| v.is_string()).collect(),
+        _ => Default::default(),
+    };
+    if let Some(Value::Object(m)) = fields.remove("stringData") {
+        for (k, v) in m {
+            if let Value::String(s) = v {
+                data.insert(k, Value::String(BASE64.encode(s.as_bytes())));
+            }
+        }
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("data".into(), Value::Object(data));
+    if let Some(t @ Value::String(_)) = fields.remove("type") {
+        out.insert("type".into(), t);
+    }
+    Value::Object(out)
+}
+
 /// Validate one object document.
 pub(crate) fn object(
     doc: RawDocument,
@@ -360,9 +399,11 @@ pub(crate) fn object(
                 )
                 .at(kind.span, "skipped kind"),
             );
+            let secret = doc.secret.map(|fields| Box::new(secret_object(*fields)));
             return meta.map(|m| Validated::Skipped {
                 meta: m,
                 kind: kind.value.clone(),
+                secret,
             });
         }
     };

@@ -19,7 +19,9 @@ pub enum TestFormat {
     policyctl test -f manifests/ tests/\n  \
     policyctl test -f testdata/examples/ testdata/tests/toystore/ -o junit > report.xml\n\n\
 CASES are YAML files, or directories read recursively for .yaml and .yml files; the README\n\
-documents the format. Exit codes: 0 every case passed, 1 a case failed, 2 trouble.")]
+documents the format. A case with an undecided request (one whose verdict needs a live server)\n\
+neither passes nor fails. Exit codes: 0 every case passed, 1 a case failed or was undecided\n\
+(unless --accept-undecided), 2 trouble.")]
 pub struct TestArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -29,6 +31,13 @@ pub struct TestArgs {
     /// Output: text (a line per case and a summary) or junit (XML).
     #[arg(short, long, value_enum, default_value_t = TestFormat::Text)]
     pub output: TestFormat,
+    /// Exit 0 when no case failed even if some were undecided (a request whose verdict needs a
+    /// live server): they are still reported, and skipped in JUnit.
+    #[arg(long)]
+    pub accept_undecided: bool,
+    /// A JWKS document JWT signatures are verified against (as simulate's --jwks). Repeatable.
+    #[arg(long, value_name = "[URL=]FILE")]
+    pub jwks: Vec<String>,
 }
 
 fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
@@ -79,6 +88,10 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Err(m) => return Ok(bad_case(ui, format!("{}: {m}", f.display()))),
         }
     }
+    let jwks = match super::simulate::read_jwks(&a.jwks) {
+        Ok(j) => std::sync::Arc::new(j),
+        Err(m) => return Ok(super::simulate::bad_request(ui, m)),
+    };
     let loaded = a.input.load()?;
     let analysis = policyctl::analyze(
         &loaded.model,
@@ -101,7 +114,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let errors = diags.count(policyctl::diag::Severity::Error);
     let mut results = Vec::new();
     for (file, c) in &suites {
-        match cases::run(&analysis.topology, &analysis.generated.objects, c) {
+        match cases::run(&analysis.topology, &analysis.generated.objects, c, &jwks) {
             Ok(r) => results.push((file.clone(), r)),
             Err(m) => return Ok(super::simulate::unsupported(ui, m)),
         }
@@ -111,15 +124,22 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .iter()
         .map(|(_, r)| r.iter().filter(|o| !o.failures.is_empty()).count())
         .sum();
+
+    let undecided: usize = results
+        .iter()
+        .map(|(_, r)| r.iter().filter(|o| is_undecided(o)).count())
+        .sum();
     let mut out = String::new();
     match a.output {
         TestFormat::Text => {
             for (file, r) in &results {
                 for o in r {
-                    let mark = if o.failures.is_empty() {
-                        "ok  "
-                    } else {
+                    let mark = if !o.failures.is_empty() {
                         "FAIL"
+                    } else if is_undecided(o) {
+                        "UNDECIDED"
+                    } else {
+                        "ok  "
                     };
                     // Case names and the requests' URLs come from the case files: escaped.
                     let head = format!("{mark} {file}: {}", o.name);
@@ -127,9 +147,21 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     for f in &o.failures {
                         out.push_str(&format!("       {}\n", terminal::line(f)));
                     }
+                    if is_undecided(o) {
+                        for u in &o.undecided {
+                            out.push_str(&format!("       {}\n", terminal::line(u)));
+                        }
+                    }
                 }
             }
-            out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
+            if undecided == 0 {
+                out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
+            } else {
+                out.push_str(&format!(
+                    "{} passed, {failed} failed, {undecided} undecided\n",
+                    total - failed - undecided
+                ));
+            }
         }
         TestFormat::Junit => out.push_str(&junit(&results)),
     }
@@ -142,7 +174,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         ));
         return Ok(Outcome::Findings);
     }
-    Ok(if failed > 0 {
+    Ok(if failed > 0 || (undecided > 0 && !a.accept_undecided) {
         Outcome::Findings
     } else {
         Outcome::Clean
@@ -168,7 +200,11 @@ fn junit(results: &[(String, Vec<cases::Outcome>)]) -> String {
                         classname: classname.clone(),
                         name: o.name.clone(),
                         file: Some(file.clone()),
-                        verdict: if o.failures.is_empty() {
+                        verdict: if is_undecided(o) {
+                            Verdict::Skipped {
+                                message: format!("undecided: {}", o.undecided.join("; ")),
+                            }
+                        } else if o.failures.is_empty() {
                             Verdict::Passed
                         } else {
                             Verdict::Failed {
@@ -184,4 +220,9 @@ fn junit(results: &[(String, Vec<cases::Outcome>)]) -> String {
         })
         .collect();
     report("policyctl", &suites)
+}
+
+/// A case is undecided when no expectation failed and a request's verdict could not be decided.
+fn is_undecided(o: &cases::Outcome) -> bool {
+    o.failures.is_empty() && !o.undecided.is_empty()
 }
