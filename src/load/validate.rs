@@ -321,13 +321,24 @@ fn valid_hostname(s: &str) -> bool {
 
 /// Validate one object document.
 pub(crate) fn object(
-    doc: RawDocument,
-    span: Span,
+    node: super::node::Node,
     seq: usize,
     place: (Span, Option<usize>),
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) -> Option<Validated> {
+    let span = Span::new(node.span.source, node.span.offset, 0);
+    let mut node = node;
+    if !schema_pass(&mut node, span, opts, diags) {
+        return None;
+    }
+    let doc = match super::document::from_node(node) {
+        Ok(d) => d,
+        Err(e) => {
+            diags.push(typed_error(e, span));
+            return None;
+        }
+    };
     let (api_version, kind) = type_meta(&doc, span, diags)?;
     let ok = match ObjectKind::classify(&api_version.value, &kind.value) {
         KindMatch::Served(k) => k,
@@ -381,6 +392,149 @@ pub(crate) fn object(
     c.object = format!("{} {}", ok.kind(), meta.key());
     let v = by_kind(ok, meta, doc.spec, doc.status, span, opts, &mut c);
     if c.failed { None } else { v }
+}
+
+/// The API server's validation of an object of a kind with a schema (its CRD at the emulated
+/// release) and of a kind in a group policyctl models: unknown kinds refused, strict field
+/// validation, the schema's checks and CEL rules. Fields the schema does not declare are dropped
+/// from the tree when they are not refused (`--validate=warn|ignore`). `false` when the API server
+/// refuses the object (reported).
+fn schema_pass(
+    node: &mut super::node::Node,
+    doc: Span,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> bool {
+    use super::schema::{FieldValidation, FindingKind, Release};
+    let (Some(api_version), Some(kind)) = (
+        node.get("apiVersion")
+            .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span))),
+        node.get("kind")
+            .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span))),
+    ) else {
+        return true;
+    };
+    let (group, version) = api_version
+        .0
+        .rsplit_once('/')
+        .unwrap_or(("", &api_version.0));
+    let release = Release::of(opts.version);
+    let object = |namespaced: bool| {
+        let meta = node.get("metadata");
+        let field = |f: &str| {
+            meta.and_then(|m| m.get(f))
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+        };
+        let name = field("name");
+        let ns = match field("namespace") {
+            "" => opts.default_namespace.as_str(),
+            ns => ns,
+        };
+        match (name, namespaced) {
+            ("", _) => kind.0.clone(),
+            (_, true) => format!("{} {ns}/{name}", kind.0),
+            (_, false) => format!("{} {name}", kind.0),
+        }
+    };
+    let Some(k) = release.kind(group, &kind.0) else {
+        if let Some(known) = release.known_kinds(group)
+            && !known.iter().any(|k| *k == kind.0)
+        {
+            let suggestion = super::schema::did_you_mean(&kind.0, known.iter().map(String::as_str));
+            let help = match suggestion {
+                Some(s) => format!(
+                    "did you mean {s}? The kinds of {group} are {}; the object is left out",
+                    known.join(", ")
+                ),
+                None => format!(
+                    "the kinds of {group} are {}; the object is left out",
+                    known.join(", ")
+                ),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownKindInGroup,
+                    format!(
+                        "no matches for kind \"{}\" in version \"{}\"",
+                        kind.0, api_version.0
+                    ),
+                )
+                .at(kind.1, "no such kind")
+                .object(object(true))
+                .help(help),
+            );
+            return false;
+        }
+        return true;
+    };
+    let Some(v) = k.version(version).filter(|v| v.served) else {
+        // An unserved version: the classification reports it.
+        return true;
+    };
+    let findings = super::schema::validate(node, v.schema(), v.status_subresource);
+    let mut ok = true;
+    let mut unknown = false;
+    for f in findings {
+        let (code, label) = match f.kind {
+            FindingKind::UnknownField => {
+                unknown = true;
+                match opts.validate {
+                    FieldValidation::Strict => (Code::UnknownField, "unknown field"),
+                    FieldValidation::Warn => (Code::UnknownFieldDropped, "unknown field, dropped"),
+                    FieldValidation::Ignore => continue,
+                }
+            }
+            FindingKind::Type => (Code::InvalidType, "wrong type"),
+            FindingKind::Required => (Code::MissingField, "missing a required field"),
+            FindingKind::Invalid => (Code::SchemaViolation, "invalid value"),
+            FindingKind::Rule => (Code::CelRule, "rejected by the CRD validation rule"),
+        };
+        let help = match (f.kind, &f.suggestion) {
+            (FindingKind::UnknownField, Some(s)) => format!(
+                "did you mean {s}? The API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead"
+            ),
+            (FindingKind::UnknownField, None) => "remove the field or fix its name: the API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead".to_string(),
+            _ => "the API server would refuse this object; fix it as the message says (the object is left out)".to_string(),
+        };
+        if code.severity() == crate::diag::Severity::Error {
+            ok = false;
+        }
+        let _ = doc;
+        diags.push(
+            Diagnostic::new(code, f.message)
+                .at(f.span, label)
+                .object(object(k.namespaced))
+                .help(help),
+        );
+    }
+    if ok && unknown {
+        super::schema::prune(node, v.schema(), v.status_subresource);
+    }
+    ok
+}
+
+/// A value the typed shapes could not read (a wrong type the schema pass did not catch, on a kind
+/// without a schema).
+fn typed_error(e: super::node::DeError, doc: Span) -> Diagnostic {
+    let (code, message) = if e.message.starts_with("missing field") {
+        (Code::MissingField, e.message)
+    } else {
+        (Code::InvalidType, tidy_type_error(&e.message))
+    };
+    Diagnostic::new(code, message)
+        .at(e.span.unwrap_or(doc), "here")
+        .help("fix the value at this position; the object is left out")
+}
+
+/// serde's "invalid type: integer `5`, expected a string" as "expected a string, found integer `5`".
+fn tidy_type_error(m: &str) -> String {
+    if let Some(rest) = m.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        return format!("expected {expected}, found {found}");
+    }
+    m.to_string()
 }
 
 /// The document's `apiVersion` and `kind`, or `NotAnObject`.
