@@ -32,7 +32,18 @@ fn load_paths(paths: &[PathBuf], version: KuadrantVersion) -> Loaded {
 }
 
 fn load_fixture(rel: &str, version: KuadrantVersion) -> Loaded {
-    let l = load_paths(&[root().join(rel)], version);
+    // complex-expanded replays policy-machinery's TestGatewayAPITopology, whose objects are built
+    // in Go without an API server: Service backendRefs without a port (which the HTTPRoute CRD's
+    // rule "Must have port for Service reference" refuses) are what its expected links are about.
+    let replay = rel.ends_with("complex-expanded");
+    let l = load(
+        &[Input::Path(root().join(rel))],
+        &LoadOptions {
+            version,
+            crd_validation: !replay,
+            ..LoadOptions::default()
+        },
+    );
     assert!(
         !l.diagnostics.has_errors(),
         "{rel} should load cleanly: {:?}",

@@ -201,6 +201,7 @@ impl InputArgs {
                 .map(policyctl::FieldValidation::from)
                 .or(self.settings.validate)
                 .unwrap_or_default(),
+            crd_validation: true,
         })
     }
 

@@ -50,6 +50,11 @@ pub struct LoadOptions {
     pub gateway_classes: BTreeMap<String, String>,
     /// How fields the schema does not declare are treated (kubectl's `--validate`).
     pub validate: FieldValidation,
+    /// Whether objects are validated against their CRDs (schema and rules) at all. Always on for
+    /// users; off only where a test replays an upstream unit test whose objects never met an API
+    /// server (policy-machinery's topology tests build Services references without ports).
+    #[doc(hidden)]
+    pub crd_validation: bool,
 }
 
 impl Default for LoadOptions {
@@ -59,6 +64,7 @@ impl Default for LoadOptions {
             version: KuadrantVersion::default(),
             gateway_classes: well_known_gateway_classes(),
             validate: FieldValidation::default(),
+            crd_validation: true,
         }
     }
 }

@@ -329,7 +329,7 @@ pub(crate) fn object(
 ) -> Option<Validated> {
     let span = Span::new(node.span.source, node.span.offset, 0);
     let mut node = node;
-    if !schema_pass(&mut node, span, opts, diags) {
+    if opts.crd_validation && !schema_pass(&mut node, span, opts, diags) {
         return None;
     }
     let doc = match super::document::from_node(node) {

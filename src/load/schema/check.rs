@@ -207,11 +207,16 @@ fn number(f: f64) -> String {
     }
 }
 
-fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
+fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
     if matches!(n.value, Value::Null) {
         // A null is dropped (not nullable) or allowed (nullable): nothing to validate.
         return;
     }
+    // A scalar's findings point at the value, a mapping's or a list's at its key.
+    let at = match n.value {
+        Value::Map(_) | Value::Seq(_) => key,
+        _ => n.span,
+    };
     let path = |w: &Walk| w.path(false);
     if !type_ok(n, s) {
         let p = path(w);
