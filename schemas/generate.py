@@ -57,6 +57,13 @@ RELEASES = {
     },
 }
 
+# Gateway API's standard channel gained fields after the version a release installs (a route
+# rule's `name` is standard from v1.4.0). A cluster may run newer CRDs than its Kuadrant release
+# installs, so such a field is not refused: it is kept in the release's schema, marked with the
+# version that declares it (`x-policyctl-since`), and policyctl warns that the CRDs the release
+# installs would not keep it.
+NEWER_GATEWAY_API = "v1.4.1"
+
 # The kinds whose objects policyctl reads, by API group: their schemas are kept.
 MODELLED = {
     "gateway.networking.k8s.io": {"GatewayClass", "Gateway", "HTTPRoute", "GRPCRoute"},
@@ -110,6 +117,22 @@ def strip(s):
     return s
 
 
+def merge_newer(old, new, since):
+    """Add to `old` the properties `new` declares and `old` does not, marked `x-policyctl-since`."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return
+    props, nprops = old.get("properties"), new.get("properties")
+    if isinstance(props, dict) and isinstance(nprops, dict):
+        for k, v in nprops.items():
+            if k not in props:
+                props[k] = dict(v, **{"x-policyctl-since": since})
+            else:
+                merge_newer(props[k], v, since)
+    for k in ("items", "additionalProperties"):
+        if isinstance(old.get(k), dict) and isinstance(new.get(k), dict):
+            merge_newer(old[k], new[k], since)
+
+
 def crds(text):
     for d in yaml.safe_load_all(text):
         if d and d.get("kind") == "CustomResourceDefinition":
@@ -153,6 +176,12 @@ def main():
                     known[group].add(kind)
                 if not keep or kind not in MODELLED.get(group, ()):
                     continue
+                newer = {}
+                if repo == GATEWAY_API and tags[GATEWAY_API] != NEWER_GATEWAY_API:
+                    sources.append({"repo": repo, "tag": NEWER_GATEWAY_API, "path": path})
+                    for n in crds(src.read(repo, NEWER_GATEWAY_API, path)):
+                        for v in n["spec"]["versions"]:
+                            newer[v["name"]] = strip(v["schema"]["openAPIV3Schema"])
                 versions = []
                 for v in spec["versions"]:
                     versions.append(
@@ -163,6 +192,8 @@ def main():
                             "schema": strip(v["schema"]["openAPIV3Schema"]),
                         }
                     )
+                    if v["name"] in newer:
+                        merge_newer(versions[-1]["schema"], newer[v["name"]], NEWER_GATEWAY_API)
                 kinds[f"{group}/{kind}"] = {
                     "group": group,
                     "kind": kind,
@@ -175,6 +206,8 @@ def main():
                     raise SystemExit(f"{release}: no CRD for {group} {kind}")
         out = {
             "release": release,
+            "operator": tags[KUADRANT],
+            "gatewayApi": tags[GATEWAY_API],
             "sources": sources,
             "known": {g: sorted(k) for g, k in sorted(known.items())},
             "kinds": dict(sorted(kinds.items())),

@@ -188,7 +188,7 @@ fn wrong_types_everywhere_end_in_diagnostics() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/wrong-types-everywhere.yaml");
     let l = load_paths(&[f]);
     assert_eq!(l.model.object_count(), 0);
-    assert_eq!(l.diagnostics.len(), 10, "{:?}", found(&l));
+    assert_eq!(l.diagnostics.len(), 12, "{:?}", found(&l));
     assert!(
         !l.diagnostics.has_trouble(),
         "type errors are findings, not trouble"

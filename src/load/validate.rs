@@ -300,6 +300,12 @@ fn label_chars(l: &str) -> bool {
         && !l.ends_with('-')
 }
 
+/// The characters of a DNS-1123 subdomain (no length check): labels as [`label_chars`] joined by
+/// `.`.
+pub(crate) fn dns1123_subdomain_chars(s: &str) -> bool {
+    s.split('.').all(label_chars)
+}
+
 /// apimachinery's `IsDNS1123Subdomain`: at most 253 characters, labels as [`label_chars`] joined by
 /// `.`. The name rule of custom resources (Gateway API kinds, Kuadrant policies) and of most
 /// built-in kinds.
@@ -437,7 +443,29 @@ fn schema_pass(
             (_, false) => format!("{} {name}", kind.0),
         }
     };
-    let Some(k) = release.kind(group, &kind.0) else {
+    let class = ObjectKind::classify(&api_version.0, &kind.0);
+    let served = matches!(class, KindMatch::Served(_));
+    let mut findings = match node.get("metadata") {
+        Some(m) if served => super::schema::meta::validate(m),
+        _ => vec![],
+    };
+    let schema = release.kind(group, &kind.0).and_then(|k| {
+        let v = k.version(version).filter(|v| v.served)?;
+        Some((k, v))
+    });
+    if let Some((_, v)) = schema {
+        findings.extend(super::schema::validate(
+            node,
+            v.schema(),
+            v.status_subresource,
+        ));
+    }
+    let namespaced = match (schema, class) {
+        (Some((k, _)), _) => k.namespaced,
+        (None, KindMatch::Served(k)) => !k.cluster_scoped(),
+        _ => true,
+    };
+    if schema.is_none() && !served {
         if let Some(known) = release.known_kinds(group)
             && !known.iter().any(|k| *k == kind.0)
         {
@@ -467,12 +495,7 @@ fn schema_pass(
             return false;
         }
         return true;
-    };
-    let Some(v) = k.version(version).filter(|v| v.served) else {
-        // An unserved version: the classification reports it.
-        return true;
-    };
-    let findings = super::schema::validate(node, v.schema(), v.status_subresource);
+    }
     let mut ok = true;
     let mut unknown = false;
     for f in findings {
@@ -487,15 +510,36 @@ fn schema_pass(
             }
             FindingKind::Type => (Code::InvalidType, "wrong type"),
             FindingKind::Required => (Code::MissingField, "missing a required field"),
+            FindingKind::Invalid if f.path.starts_with("metadata") => {
+                (Code::InvalidMetadata, "invalid value")
+            }
             FindingKind::Invalid => (Code::SchemaViolation, "invalid value"),
             FindingKind::Rule => (Code::CelRule, "rejected by the CRD validation rule"),
+            FindingKind::Newer => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::NewerGatewayApiField,
+                        format!(
+                            "{}: not declared by Gateway API {}'s standard CRDs, which kuadrant-operator {} installs ({}'s declare it)",
+                            f.path, release.gateway_api, release.operator, f.message
+                        ),
+                    )
+                    .at(f.span, "newer Gateway API field")
+                    .object(object(namespaced))
+                    .help("with the CRDs the release installs the API server drops this field (or refuses it with kubectl apply's strict validation); policyctl keeps it, as a cluster with newer Gateway API CRDs does"),
+                );
+                continue;
+            }
         };
         let help = match (f.kind, &f.suggestion) {
             (FindingKind::UnknownField, Some(s)) => format!(
                 "did you mean {s}? The API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead"
             ),
             (FindingKind::UnknownField, None) => "remove the field or fix its name: the API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead".to_string(),
-            _ => "the API server would refuse this object; fix it as the message says (the object is left out)".to_string(),
+            (FindingKind::Type, _) => "write a value of the type the message names (quote a number meant as a string); the object is left out until the API server would take it".to_string(),
+            (FindingKind::Required, _) => "add the field; the object is left out until the API server would take it".to_string(),
+            (FindingKind::Rule, _) => "the CRD's validation rule refuses the object: change it as the rule's message says; it is left out until then".to_string(),
+            _ => "change the value as the message says (the CRD's schema); the object is left out until the API server would take it".to_string(),
         };
         if code.severity() == crate::diag::Severity::Error {
             ok = false;
@@ -504,12 +548,15 @@ fn schema_pass(
         diags.push(
             Diagnostic::new(code, f.message)
                 .at(f.span, label)
-                .object(object(k.namespaced))
+                .object(object(namespaced))
                 .help(help),
         );
     }
     if ok && unknown {
-        super::schema::prune(node, v.schema(), v.status_subresource);
+        if let Some((_, v)) = schema {
+            super::schema::prune(node, v.schema(), v.status_subresource);
+        }
+        super::schema::meta::prune(node);
     }
     ok
 }

@@ -22,6 +22,8 @@ pub(crate) enum FindingKind {
     Invalid,
     /// An `x-kubernetes-validations` rule.
     Rule,
+    /// A Gateway API field the CRDs the release installs do not declare, but newer ones do.
+    Newer,
 }
 
 /// One rejection: the API server's message (`spec.x: Invalid value: …`), the field's path, and the
@@ -279,7 +281,7 @@ fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
 fn blocking(w: &Walk) -> usize {
     w.out
         .iter()
-        .filter(|f| f.kind != FindingKind::UnknownField)
+        .filter(|f| !matches!(f.kind, FindingKind::UnknownField | FindingKind::Newer))
         .count()
 }
 
@@ -295,6 +297,16 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
         let k = e.key.value.as_str();
         if let Some(c) = s.property(k) {
             w.path.push(Seg::Key(k));
+            if let Some(since) = &c.since {
+                let path = w.path(false);
+                w.out.push(Finding {
+                    kind: FindingKind::Newer,
+                    message: since.clone(),
+                    path,
+                    span: e.key.span,
+                    suggestion: None,
+                });
+            }
             node(w, &e.value, c, e.key.span);
             w.path.pop();
         } else if let Some(c) = s.additional.as_deref() {
@@ -550,7 +562,9 @@ fn passes(n: &Node, s: &Schema) -> bool {
         out: vec![],
     };
     node(&mut w, n, s, n.span);
-    w.out.iter().all(|f| f.kind == FindingKind::UnknownField)
+    w.out
+        .iter()
+        .all(|f| matches!(f.kind, FindingKind::UnknownField | FindingKind::Newer))
 }
 
 fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {

@@ -10,6 +10,7 @@
 
 pub(crate) mod cel;
 mod check;
+pub(crate) mod meta;
 
 use super::node::Node;
 use crate::model::KuadrantVersion;
@@ -94,6 +95,9 @@ pub(crate) struct Schema {
     pub int_or_string: bool,
     pub preserve_unknown: bool,
     pub embedded: bool,
+    /// A Gateway API field of a newer standard channel than the release installs: the version of
+    /// the CRDs that declare it (`x-policyctl-since`, see `schemas/generate.py`).
+    pub since: Option<String>,
     /// Sorted by name.
     pub properties: Vec<(String, Schema)>,
     pub additional: Option<Box<Schema>>,
@@ -143,6 +147,7 @@ impl Schema {
             int_or_string: false,
             preserve_unknown: true,
             embedded: false,
+            since: None,
             properties: vec![],
             additional: None,
             required: vec![],
@@ -189,6 +194,10 @@ impl Schema {
         s.int_or_string = flag("x-kubernetes-int-or-string");
         s.preserve_unknown = flag("x-kubernetes-preserve-unknown-fields");
         s.embedded = flag("x-kubernetes-embedded-resource");
+        s.since = m
+            .get("x-policyctl-since")
+            .and_then(Json::as_str)
+            .map(String::from);
         if let Some(p) = m.get("properties").and_then(Json::as_object) {
             s.properties = p
                 .iter()
@@ -308,6 +317,9 @@ pub(crate) struct Release {
     known: Vec<(String, Vec<String>)>,
     /// The upstream files the data was generated from: (repository, tag, path).
     pub sources: Vec<(String, String, String)>,
+    /// The kuadrant-operator tag and the Gateway API version it installs.
+    pub operator: String,
+    pub gateway_api: String,
 }
 
 impl Release {
@@ -385,6 +397,8 @@ impl Release {
             kinds,
             known,
             sources,
+            operator: s(&j, "operator"),
+            gateway_api: s(&j, "gatewayApi"),
         }
     }
 
