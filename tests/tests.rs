@@ -13,6 +13,9 @@ mod cli;
 mod completions;
 /// The `.policyctl.yaml` settings file, flags and `POLICYCTL_*` variables.
 mod config;
+/// Schema conformance: lint rejects exactly what the upstream CRD schemas reject (an independent
+/// oracle's verdicts).
+mod conformance;
 /// What the data plane and the status updaters do with the generated objects.
 mod dataplane;
 /// `diff` and `compute --out-dir/--check`, the CI gate.

@@ -184,7 +184,7 @@ pub(crate) fn validate(meta: &Node) -> Vec<Finding> {
             continue;
         }
         match k {
-            "labels" | "annotations" => string_map(&mut out, k, v),
+            "labels" | "annotations" => string_map(&mut out, k, v, e.key.span),
             "finalizers" => finalizers(&mut out, v),
             "generateName" => {
                 // The name rule of custom resources, for a prefix: a trailing '-' is allowed.
@@ -220,7 +220,7 @@ pub(crate) fn prune(object: &mut Node) {
     }
 }
 
-fn string_map(out: &mut Vec<Finding>, field: &str, v: &Node) {
+fn string_map(out: &mut Vec<Finding>, field: &str, v: &Node, key: crate::source::Span) {
     let Value::Map(entries) = &v.value else {
         return;
     };
@@ -274,13 +274,15 @@ fn string_map(out: &mut Vec<Finding>, field: &str, v: &Node) {
         }
     }
     if field == "annotations" && size > ANNOTATIONS_MAX_BYTES {
-        push(
-            out,
-            FindingKind::Invalid,
-            &path,
-            v,
-            format!("{path}: Too long: may not be more than {ANNOTATIONS_MAX_BYTES} bytes"),
-        );
+        out.push(Finding {
+            kind: FindingKind::Invalid,
+            path: path.clone(),
+            message: format!(
+                "{path}: Too long: may not be more than {ANNOTATIONS_MAX_BYTES} bytes"
+            ),
+            span: key,
+            suggestion: None,
+        });
     }
 }
 
