@@ -24,6 +24,8 @@ mod diff;
 mod distribution;
 /// The README and CHANGELOG stay in step with the code (console examples are run).
 mod docs;
+/// `kubectl get -o yaml|json` dumps load like the same objects one per document.
+mod dumps;
 /// `explain` trees over the scenario fixtures.
 mod explain;
 /// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
