@@ -43,10 +43,6 @@ pub(crate) struct Entry {
 }
 
 impl Node {
-    pub(crate) fn new(value: Value, span: Span) -> Node {
-        Node { span, value }
-    }
-
     /// The value of `key` in a mapping.
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         match &self.value {

@@ -370,7 +370,7 @@ pub(crate) struct DirectPolicySpec {
     pub provider_refs: Option<Sp<Vec<Value>>>,
     pub exclude_addresses: Option<Sp<Vec<Str>>>,
     pub delegate: Option<bool>,
-    pub load_balancing: Option<Sp<RawLoadBalancing>>,
+    pub load_balancing: Option<Value>,
     pub health_check: Option<Value>,
     pub issuer_ref: Option<Sp<RawIssuerRef>>,
     pub common_name: Option<String>,
@@ -389,18 +389,6 @@ pub(crate) struct RawPrivateKey {
     pub encoding: Option<String>,
     pub algorithm: Option<String>,
     pub size: Option<i64>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RawLoadBalancing {
-    // Never read, but typed: a value of the wrong type is reported, as the CRD's schema would.
-    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
-    #[serde(default, deserialize_with = "int::opt")]
-    pub weight: Option<i64>,
-    pub geo: Option<Str>,
-    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
-    pub default_geo: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

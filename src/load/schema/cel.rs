@@ -22,7 +22,8 @@ use std::rc::Rc;
 /// One `x-kubernetes-validations` entry.
 #[derive(Debug)]
 pub(crate) struct Rule {
-    /// The rule as written.
+    /// The rule as written (the test of every schema's rules names it).
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the tests"))]
     pub source: String,
     /// Its message (the rule itself when it has none, as the API server says).
     pub message: String,

@@ -315,8 +315,6 @@ pub(crate) struct Release {
     kinds: Vec<Kind>,
     /// Every kind of each API group policyctl models, modelled or not.
     known: Vec<(String, Vec<String>)>,
-    /// The upstream files the data was generated from: (repository, tag, path).
-    pub sources: Vec<(String, String, String)>,
     /// The kuadrant-operator tag and the Gateway API version it installs.
     pub operator: String,
     pub gateway_api: String,
@@ -384,19 +382,9 @@ impl Release {
                     .collect()
             })
             .unwrap_or_default();
-        let sources = j
-            .get("sources")
-            .and_then(Json::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|x| (s(x, "repo"), s(x, "tag"), s(x, "path")))
-                    .collect()
-            })
-            .unwrap_or_default();
         Release {
             kinds,
             known,
-            sources,
             operator: s(&j, "operator"),
             gateway_api: s(&j, "gatewayApi"),
         }
