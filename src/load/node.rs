@@ -186,14 +186,14 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Value::deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(2).min(64));
         while let Some(n) = seq.next_element::<Node>()? {
             out.push(n);
         }
         Ok(Value::Seq(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4).min(64));
         // A key is read as a string, as written (`y`, `on`, `1`), as policyctl always read keys.
         while let Some(key) = map.next_key::<Sp<String>>()? {
             let value = map.next_value::<Node>()?;

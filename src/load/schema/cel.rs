@@ -68,6 +68,8 @@ pub(crate) enum E {
     /// `matches` with a constant pattern, compiled once.
     Matches(Box<E>, Result<regex::Regex, String>),
     List(Vec<E>),
+    /// `x in [literals]`, without building the list.
+    InLits(Box<E>, Vec<Lit>),
     Comp(Box<Comp>),
 }
 
@@ -225,6 +227,21 @@ impl Compiler {
                 for a in &call.args {
                     args.push(self.expr(a, transition)?);
                 }
+                if f == F::In
+                    && args.len() == 2
+                    && let E::List(items) = &args[1]
+                    && items.iter().all(|x| matches!(x, E::Lit(_)))
+                {
+                    let lits = items
+                        .iter()
+                        .filter_map(|x| match x {
+                            E::Lit(l) => Some(l.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    let target = args.swap_remove(0);
+                    return Ok(E::InLits(Box::new(target), lits));
+                }
                 if f == F::Matches
                     && args.len() == 2
                     && let E::Lit(Lit::Str(p)) = &args[1]
@@ -321,10 +338,27 @@ fn of_node<'a>(n: &'a Node, s: &'a Schema) -> V<'a> {
     }
 }
 
-/// The evaluation of one rule against `self`.
-pub(crate) fn eval<'a>(e: &'a E, this: &'a Node, schema: &'a Schema) -> V<'a> {
-    let mut vars = vec![of_node(this, schema)];
-    ev(e, &mut vars)
+/// The evaluation of one rule against `self`; `vars` is scratch space kept between rules.
+pub(crate) fn eval<'a>(
+    e: &'a E,
+    this: &'a Node,
+    schema: &'a Schema,
+    vars: &mut Vec<V<'a>>,
+) -> V<'a> {
+    vars.clear();
+    vars.push(of_node(this, schema));
+    ev(e, vars)
+}
+
+fn lit(l: &Lit) -> V<'_> {
+    match l {
+        Lit::Null => V::Null,
+        Lit::Bool(b) => V::Bool(*b),
+        Lit::Int(i) => V::Int(*i),
+        Lit::UInt(u) => V::UInt(*u),
+        Lit::Double(d) => V::Double(*d),
+        Lit::Str(s) => V::Str(Cow::Borrowed(s)),
+    }
 }
 
 /// A field of a mapping: the input's value, else the schema's default, else an error.
@@ -386,13 +420,10 @@ fn truth(v: &V<'_>) -> Option<bool> {
 
 fn ev<'a>(e: &'a E, vars: &mut Vec<V<'a>>) -> V<'a> {
     match e {
-        E::Lit(l) => match l {
-            Lit::Null => V::Null,
-            Lit::Bool(b) => V::Bool(*b),
-            Lit::Int(i) => V::Int(*i),
-            Lit::UInt(u) => V::UInt(*u),
-            Lit::Double(d) => V::Double(*d),
-            Lit::Str(s) => V::Str(Cow::Borrowed(s)),
+        E::Lit(l) => lit(l),
+        E::InLits(x, lits) => match ev(x, vars) {
+            V::Err(e) => V::Err(e),
+            v => V::Bool(lits.iter().any(|l| equal(&v, &lit(l)))),
         },
         E::Var(i) => vars
             .get(*i)
@@ -420,31 +451,42 @@ fn ev<'a>(e: &'a E, vars: &mut Vec<V<'a>>) -> V<'a> {
 
 fn comprehension<'a>(c: &'a Comp, vars: &mut Vec<V<'a>>) -> V<'a> {
     let range = ev(&c.range, vars);
-    let items: Vec<V<'a>> = match &range {
-        V::Node(n, s) => match &n.value {
-            Value::Seq(items) => {
-                let item = s
-                    .items
-                    .as_deref()
-                    .unwrap_or_else(|| ANY.get_or_init(Schema::any));
-                items.iter().map(|x| of_node(x, item)).collect()
-            }
-            Value::Map(entries) => entries
-                .iter()
-                .map(|e| V::Str(Cow::Borrowed(e.key.value.as_str())))
-                .collect(),
+    let len = match &range {
+        V::Node(n, _) => match &n.value {
+            Value::Seq(items) => items.len(),
+            Value::Map(entries) => entries.len(),
             _ => return err("expression does not evaluate to a list or map"),
         },
-        V::List(l) => l.as_ref().clone(),
+        V::List(l) => l.len(),
         V::Err(_) => return range,
         _ => return err("expression does not evaluate to a list or map"),
+    };
+    // The i-th element of the range, read from the tree as it is reached (no list is built).
+    let item = |i: usize| -> V<'a> {
+        match &range {
+            V::Node(n, s) => match &n.value {
+                Value::Seq(items) => {
+                    let schema = s
+                        .items
+                        .as_deref()
+                        .unwrap_or_else(|| ANY.get_or_init(Schema::any));
+                    items.get(i).map_or(V::Null, |x| of_node(x, schema))
+                }
+                Value::Map(entries) => entries
+                    .get(i)
+                    .map_or(V::Null, |e| V::Str(Cow::Borrowed(e.key.value.as_str()))),
+                _ => V::Null,
+            },
+            V::List(l) => l.get(i).cloned().unwrap_or(V::Null),
+            _ => V::Null,
+        }
     };
     let init = ev(&c.init, vars);
     let depth = vars.len();
     vars.resize(c.iter + 1, V::Null);
     vars[c.accu] = init;
-    for item in items {
-        vars[c.iter] = item;
+    for i in 0..len {
+        vars[c.iter] = item(i);
         let go = ev(&c.cond, vars);
         if matches!(go, V::Bool(false)) {
             break;
@@ -496,11 +538,19 @@ fn call<'a>(f: F, args: &'a [E], vars: &mut Vec<V<'a>>) -> V<'a> {
             _ => V::Bool(true),
         },
         _ => {
-            let vals: Vec<V<'a>> = args.iter().map(|a| ev(a, vars)).collect();
-            if let Some(e) = vals.iter().find(|v| matches!(v, V::Err(_))) {
-                return e.clone();
-            }
-            apply(f, vals)
+            // At most two arguments (a receiver and one argument, or two operands): no list is
+            // built for them.
+            let a = match args.first().map(|x| ev(x, vars)) {
+                Some(e @ V::Err(_)) => return e,
+                Some(v) => v,
+                None => V::Null,
+            };
+            let b = match args.get(1).map(|x| ev(x, vars)) {
+                Some(e @ V::Err(_)) => return e,
+                Some(v) => v,
+                None => V::Null,
+            };
+            apply(f, a, b)
         }
     }
 }
@@ -518,9 +568,7 @@ fn size(v: &V<'_>) -> V<'static> {
     }
 }
 
-fn apply<'a>(f: F, vals: Vec<V<'a>>) -> V<'a> {
-    let a = vals.first().cloned().unwrap_or(V::Null);
-    let b = vals.get(1).cloned().unwrap_or(V::Null);
+fn apply<'a>(f: F, a: V<'a>, b: V<'a>) -> V<'a> {
     match f {
         F::Not => match a {
             V::Bool(x) => V::Bool(!x),
@@ -717,5 +765,56 @@ fn elements<'a>(v: &V<'a>) -> Option<Vec<V<'a>>> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evaluator's semantics on the functions and macros the CRDs' rules use. Each expected
+    /// value is what Google's CEL (cel-cpp, through cel-expr-python 0.1.3, with its strings
+    /// extension) gives for the same expression and `self`: errors absorbed by `&&`, `||` and
+    /// `exists`, kept by `all` when nothing is false and by `exists_one`.
+    #[test]
+    fn agrees_with_cel_cpp() {
+        let this = Node::from_json(
+            &serde_json::json!({"a": [{"x": 1}, {"y": 2}], "s": "a/b/c", "n": 3}),
+            crate::source::Span::default(),
+        );
+        let schema = Schema::any();
+        let cases: &[(&str, Option<V<'static>>)] = &[
+            ("self.missing == 1 && false", Some(V::Bool(false))),
+            ("false && self.missing == 1", Some(V::Bool(false))),
+            ("self.missing == 1 || true", Some(V::Bool(true))),
+            ("self.a.all(e, e.x == 1)", None),
+            ("self.a.all(e, e.x == 2)", Some(V::Bool(false))),
+            ("self.a.exists(e, e.x == 1)", Some(V::Bool(true))),
+            ("self.a.exists_one(e, e.x == 1)", None),
+            ("self.s.split('/')[1] == 'b'", Some(V::Bool(true))),
+            ("self.s.split('/').size()", Some(V::Int(3))),
+            ("size(self.s)", Some(V::Int(5))),
+            ("self.n in [1, 3]", Some(V::Bool(true))),
+            ("self.n + 1 > 3", Some(V::Bool(true))),
+            ("duration('1h30m') > duration('90m')", Some(V::Bool(false))),
+            (
+                "'abc'.contains('b') && 'abc'.startsWith('a') && 'abc'.endsWith('c')",
+                Some(V::Bool(true)),
+            ),
+            ("self.a.filter(e, has(e.x)).size()", Some(V::Int(1))),
+            ("has(self.a)", Some(V::Bool(true))),
+            ("has(self.zz)", Some(V::Bool(false))),
+        ];
+        for (src, want) in cases {
+            let rule = Rule::compile(&serde_json::json!({"rule": src})).unwrap();
+            let program = rule.program.as_ref().unwrap();
+            let mut vars = Vec::new();
+            let got = eval(program, &this, &schema, &mut vars);
+            match (want, &got) {
+                (None, V::Err(_)) => {}
+                (Some(w), g) => assert!(equal(w, g), "{src}: {g:?}"),
+                (None, g) => panic!("{src}: {g:?}, expected an error"),
+            }
+        }
     }
 }

@@ -246,8 +246,7 @@ fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
         _ => {}
     }
     if !s.enum_values.is_empty() {
-        let j = n.to_json();
-        if !s.enum_values.iter().any(|e| json_equal(e, &j)) {
+        if !s.enum_values.iter().any(|e| equals_json(n, e)) {
             let p = path(w);
             let allowed: Vec<String> = s
                 .enum_values
@@ -257,6 +256,7 @@ fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
                     other => format!("{:?}", other.to_string()),
                 })
                 .collect();
+            let p = w.path(false);
             w.push(
                 FindingKind::Invalid,
                 at,
@@ -285,10 +285,18 @@ fn blocking(w: &Walk) -> usize {
         .count()
 }
 
-fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
+/// Whether a value equals a JSON value (an enum's), numbers compared as numbers, without building
+/// the value's JSON.
+fn equals_json(n: &Node, j: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (&n.value, j) {
+        (Value::Str(a), J::String(b)) => a == b,
+        (Value::Int(a), J::Number(b)) => b.as_f64() == Some(*a as f64),
+        (Value::Float(a), J::Number(b)) => b.as_f64() == Some(*a),
+        (Value::Bool(a), J::Bool(b)) => a == b,
+        (Value::Null, J::Null) => true,
+        (Value::Seq(_) | Value::Map(_), _) => n.to_json() == *j,
+        _ => false,
     }
 }
 
@@ -321,10 +329,10 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
     }
     required(w, n, s, at);
     let count = entries.len() as u64;
-    let p = w.path(false);
     if let Some(max) = s.max_properties
         && count > max
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -334,6 +342,7 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
     if let Some(min) = s.min_properties
         && count < min
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -345,11 +354,11 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
 }
 
 fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
-    let p = w.path(false);
     let count = items.len() as u64;
     if let Some(max) = s.max_items
         && count > max
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -359,6 +368,7 @@ fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
     if let Some(min) = s.min_items
         && count < min
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -436,11 +446,11 @@ fn item_default(s: &Schema, key: &str) -> Option<serde_json::Value> {
 }
 
 fn string<'a>(w: &mut Walk<'a>, n: &'a Node, v: &str, s: &'a Schema, at: Span) {
-    let p = w.path(false);
     let chars = v.chars().count() as u64;
     if let Some(max) = s.max_length
         && chars > max
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -450,6 +460,7 @@ fn string<'a>(w: &mut Walk<'a>, n: &'a Node, v: &str, s: &'a Schema, at: Span) {
     if let Some(min) = s.min_length
         && chars < min
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -462,6 +473,7 @@ fn string<'a>(w: &mut Walk<'a>, n: &'a Node, v: &str, s: &'a Schema, at: Span) {
     if let Some((pattern, Some(re))) = &s.pattern
         && !re.is_match(v)
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -474,6 +486,7 @@ fn string<'a>(w: &mut Walk<'a>, n: &'a Node, v: &str, s: &'a Schema, at: Span) {
     if let Some(f) = &s.format
         && !format_ok(f, v)
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -515,7 +528,6 @@ fn numeric<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
         Value::Float(f) => f,
         _ => return,
     };
-    let p = w.path(false);
     if let Some((min, exclusive)) = s.minimum
         && (v < min || (exclusive && v == min))
     {
@@ -524,6 +536,7 @@ fn numeric<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
         } else {
             "greater than or equal to"
         };
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -542,6 +555,7 @@ fn numeric<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
         } else {
             "less than or equal to"
         };
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -568,8 +582,8 @@ fn passes(n: &Node, s: &Schema) -> bool {
 }
 
 fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
-    let p = w.path(false);
     if !s.any_of.is_empty() && !s.any_of.iter().any(|x| passes(n, x)) {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -580,6 +594,7 @@ fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
         );
     }
     if !s.one_of.is_empty() && s.one_of.iter().filter(|x| passes(n, x)).count() != 1 {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -591,6 +606,7 @@ fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
     }
     for x in &s.all_of {
         if !passes(n, x) {
+            let p = w.path(false);
             w.push(
                 FindingKind::Invalid,
                 at,
@@ -604,6 +620,7 @@ fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
     if let Some(x) = &s.not
         && passes(n, x)
     {
+        let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
@@ -617,12 +634,16 @@ fn combinators<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
 
 /// The `x-kubernetes-validations` rules of a value.
 fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
+    if s.rules.is_empty() {
+        return;
+    }
+    let mut vars = Vec::with_capacity(8);
     for r in &s.rules {
         if r.transition {
             continue;
         }
         let Ok(program) = &r.program else { continue };
-        let verdict = cel::eval(program, n, s);
+        let verdict = cel::eval(program, n, s, &mut vars);
         let detail = match verdict {
             V::Bool(true) => continue,
             V::Err(e) => format!("{e} evaluating rule: {}", r.message),
