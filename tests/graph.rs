@@ -19,18 +19,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn load_paths(paths: &[PathBuf], version: KuadrantVersion) -> Loaded {
-    let inputs: Vec<Input> = paths.iter().map(|p| Input::Path(p.clone())).collect();
-    load(
-        &inputs,
-        &LoadOptions {
-            default_namespace: "default".into(),
-            version,
-            ..LoadOptions::default()
-        },
-    )
-}
-
 fn load_fixture(rel: &str, version: KuadrantVersion) -> Loaded {
     // complex-expanded replays policy-machinery's TestGatewayAPITopology, whose objects are built
     // in Go without an API server: Service backendRefs without a port (which the HTTPRoute CRD's

@@ -2,10 +2,12 @@
 //! [`Model`].
 //!
 //! Owns file discovery (directories recursively, sorted, hidden entries skipped, symlink loops
-//! detected), multi-document splitting with byte offsets, `List` expansion and duplicate detection,
-//! the raw shapes of the input ([`raw`]) and their validation into the model types ([`validate`]:
-//! the API server's checks and the CRD defaults). Must not build graphs, merge policies or write
-//! output.
+//! detected, a file named twice read once), multi-document splitting with byte offsets (JSON
+//! streams as kubectl reads them), parsing each document into a spanned tree ([`node`]), `List`
+//! expansion and duplicate detection, the API server's validation of the tree ([`schema`]: the CRD
+//! schemas of the release, strict field validation, CEL rules, ObjectMeta), the raw shapes read
+//! from it ([`raw`]) and their conversion into the model types ([`validate`]: the CRD defaults).
+//! Must not build graphs, merge policies or write output.
 
 mod document;
 pub(crate) mod extension;

@@ -1,8 +1,9 @@
 //! Raw shapes of the objects as written in YAML/JSON: every field optional, spans kept where a
 //! diagnostic may need to point. `validate` turns them into the model types.
 //!
-//! Unknown fields are ignored (like the API server with `preserveUnknownFields: false`, minus pruning
-//! warnings). Must not apply defaults or validate: that is `validate`'s job.
+//! Fields a shape does not read are skipped: the schema pass (`schema/`) has already refused, or
+//! pruned, the fields the CRD does not declare. Must not apply defaults or validate: that is
+//! `validate`'s and the schema pass's job.
 
 use crate::model::span::{Sp, int};
 pub(crate) use crate::model::status::{GatewayStatus, RawParentRef, RouteStatus};

@@ -451,7 +451,7 @@ fn schema_pass(
     };
     if schema.is_none() && !served {
         if let Some(known) = release.known_kinds(group)
-            && !known.iter().any(|k| *k == kind.0)
+            && !known.contains(&kind.0)
         {
             let suggestion = super::schema::did_you_mean(&kind.0, known.iter().map(String::as_str));
             let help = match suggestion {

@@ -245,9 +245,8 @@ fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
         Value::Int(_) | Value::Float(_) => numeric(w, n, s, at),
         _ => {}
     }
-    if !s.enum_values.is_empty() {
-        if !s.enum_values.iter().any(|e| equals_json(n, e)) {
-            let p = path(w);
+    if !s.enum_values.is_empty() && !s.enum_values.iter().any(|e| equals_json(n, e)) {
+        {
             let allowed: Vec<String> = s
                 .enum_values
                 .iter()
