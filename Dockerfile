@@ -9,6 +9,8 @@ COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY tests ./tests
 COPY completions ./completions
+# The CRD schemas the loader embeds (generated data, see schemas/generate.py).
+COPY schemas ./schemas
 # The release profile keeps line tables for profiling; the image needs none of that.
 ENV CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=true
 RUN cargo build --release --locked --bin policyctl
