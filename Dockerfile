@@ -20,6 +20,8 @@ RUN mkdir -p src tests/synth tests/benches \
     && cargo build --release --locked --bin policyctl \
     && rm -rf src target/release/.fingerprint/policyctl-* target/release/deps/policyctl-* target/release/deps/libpolicyctl-*
 COPY src ./src
+# The CRD schemas the loader embeds (generated data, see schemas/generate.py).
+COPY schemas ./schemas
 RUN cargo build --release --locked --bin policyctl
 
 FROM gcr.io/distroless/cc-debian12:nonroot@sha256:9dac0a79194e45a7da0158a9c6da57b217585af0786db3845d1f0ec1a0dd182f

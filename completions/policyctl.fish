@@ -50,6 +50,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -91,6 +94,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -132,6 +138,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l names
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -160,6 +169,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l name
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -190,6 +202,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -217,6 +232,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -239,6 +257,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l na
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l requests -d 'Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry a url and optionally at/after, method, headers, identity, source, tokens, count, interval. -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l request -d 'The request method' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s H -l header -d 'A request header, \'Name: value\'. Repeatable' -r
@@ -268,6 +289,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
 junit\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l jwks -d 'A JWKS document JWT signatures are verified against (as simulate\'s --jwks). Repeatable' -r
@@ -286,6 +310,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
 envoyfilter\t''
 limitador\t''

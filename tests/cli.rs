@@ -134,8 +134,9 @@ fn json_output_has_positions_and_summary() {
         .iter()
         .find(|d| d["code"] == "PCTL1010")
         .expect("PCTL1010 reported");
-    assert_eq!(d["line"], 10);
-    assert_eq!(d["column"], 11);
+    // The rule is the targetRef's (the API server's path is spec.targetRef): its key.
+    assert_eq!(d["line"], 8);
+    assert_eq!(d["column"], 3);
     assert_eq!(v["summary"]["errors"], 1);
 }
 

@@ -365,7 +365,8 @@ proptest! {
         let before = load_docs(std::slice::from_ref(&text), KuadrantVersion::V1_4);
         let indent = if block.is_empty() { "  " } else { "    " };
         let block_line = if block.is_empty() { String::new() } else { format!("  {block}:\n") };
-        let sec = section.map(|s| format!("    sectionName: {s}\n")).unwrap_or_default();
+        // Quoted: a plain `n` or `y` is a boolean to kubectl's YAML 1.1 reader.
+        let sec = section.map(|s| format!("    sectionName: \"{s}\"\n")).unwrap_or_default();
         let orphan = format!(
             "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: orphan-{name}\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: {target}\n    name: does-not-exist\n{sec}{block_line}{indent}limits:\n{indent}  {limit}:\n{indent}    rates:\n{indent}      - limit: 1\n{indent}        window: 1m\n"
         );

@@ -15,6 +15,9 @@ mod cli;
 mod completions;
 /// The `.policyctl.yaml` settings file, flags and `POLICYCTL_*` variables.
 mod config;
+/// Schema conformance: lint rejects exactly what the upstream CRD schemas reject (an independent
+/// oracle's verdicts).
+mod conformance;
 /// What the data plane and the status updaters do with the generated objects.
 mod dataplane;
 /// `diff` and `compute --out-dir/--check`, the CI gate.
@@ -23,6 +26,8 @@ mod diff;
 mod distribution;
 /// The README and CHANGELOG stay in step with the code (console examples are run).
 mod docs;
+/// `kubectl get -o yaml|json` dumps load like the same objects one per document.
+mod dumps;
 /// `explain` trees over the scenario fixtures.
 mod explain;
 /// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.

@@ -52,6 +52,26 @@ impl From<VersionArg> for KuadrantVersion {
     }
 }
 
+/// `--validate`, as kubectl's: `true` is `strict`, `false` is `ignore`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValidateArg {
+    #[value(alias = "true")]
+    Strict,
+    Warn,
+    #[value(alias = "false")]
+    Ignore,
+}
+
+impl From<ValidateArg> for policyctl::FieldValidation {
+    fn from(v: ValidateArg) -> Self {
+        match v {
+            ValidateArg::Strict => policyctl::FieldValidation::Strict,
+            ValidateArg::Warn => policyctl::FieldValidation::Warn,
+            ValidateArg::Ignore => policyctl::FieldValidation::Ignore,
+        }
+    }
+}
+
 /// Flags of every command that reads manifests.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
@@ -75,6 +95,11 @@ pub struct InputArgs {
     /// settings file.
     #[arg(long = "gateway-class", value_name = "NAME=CONTROLLER")]
     pub gateway_classes: Vec<String>,
+    /// Fields a kind's schema does not declare, as kubectl apply's --validate: strict refuses the
+    /// object (the default), warn drops the field with a warning, ignore drops it silently [also
+    /// validate in the settings file].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub validate: Option<ValidateArg>,
     /// The settings file's values, filled in by `main` before the command runs.
     #[arg(skip)]
     pub settings: Settings,
@@ -186,6 +211,12 @@ impl InputArgs {
             default_namespace: self.namespace.clone(),
             version: self.version(),
             gateway_classes: self.gateway_classes()?,
+            validate: self
+                .validate
+                .map(policyctl::FieldValidation::from)
+                .or(self.settings.validate)
+                .unwrap_or_default(),
+            crd_validation: true,
         })
     }
 

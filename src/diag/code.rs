@@ -50,6 +50,11 @@ codes! {
     InputLimit = "PCTL1011", Error, true, "a document exceeds the safety limits (aliases, depth, size)";
     InvalidName = "PCTL1012", Error, false, "metadata.name or metadata.namespace is not a name the API server accepts for the kind; the object is left out";
     ExtensionNotShipped = "PCTL1013", Error, false, "an extension policy kind the emulated operator version does not ship (ThreatPolicy before 1.5); the object is left out";
+    UnknownField = "PCTL1014", Error, false, "a field the kind's schema does not declare (strict field validation, as kubectl apply); the object is left out";
+    UnknownFieldDropped = "PCTL1015", Warning, false, "a field the kind's schema does not declare, dropped as the API server prunes it (--validate=warn)";
+    UnknownKindInGroup = "PCTL1016", Error, false, "a kind that does not exist in an API group policyctl models (no matches for kind); the object is left out";
+    InvalidMetadata = "PCTL1017", Error, false, "metadata the API server refuses (labels, annotations, finalizers, generateName, unknown fields); the object is left out";
+    NewerGatewayApiField = "PCTL1018", Warning, false, "a Gateway API field that the CRDs the emulated release installs do not declare (a newer Gateway API does): a cluster with those CRDs drops or refuses it";
     TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
