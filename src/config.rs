@@ -20,7 +20,7 @@ pub(crate) const FILE_NAME: &str = ".policyctl.yaml";
 /// Settings files larger than this are refused (`PCTL4002`): a settings file is a few lines.
 pub(crate) const MAX_SIZE: u64 = 1024 * 1024;
 
-/// Every key the settings file may hold, in the order the README documents them.
+/// Every key the settings file may hold, in the order docs/settings.md documents them.
 pub const KEYS: &[&str] = &[
     "kuadrantVersion",
     "kuadrantNamespace",

@@ -1,5 +1,5 @@
 //! The ways policyctl reaches a pipeline, checked where they can be here: the composite GitHub
-//! Action (`action.yml`), the README's CI snippets (YAML parses, the script passes `bash -n`), the
+//! Action (`action.yml`), the CI guide's snippets (`docs/ci.md`: YAML parses, the script passes `bash -n`), the
 //! krew manifest template (`.krew.yaml`), the `Dockerfile` (built when a container runtime
 //! answers, else linted with hadolint, which `.ci/run` installs) and the minimum Rust version.
 
@@ -51,12 +51,9 @@ fn blocks(markdown: &str, lang: &str) -> Vec<String> {
     out
 }
 
-/// The README's "In CI" section.
+/// The CI guide, `docs/ci.md`.
 fn ci_section() -> String {
-    let r = read("README.md");
-    let start = r.find("### In CI\n").expect("README has an In CI section");
-    let end = start + r[start..].find("\n## ").unwrap();
-    r[start..end].to_string()
+    read("docs/ci.md")
 }
 
 #[test]
@@ -89,12 +86,12 @@ fn action_is_a_composite_action_whose_inputs_are_declared_and_documented() {
     }
     let undeclared: Vec<_> = used.difference(&inputs).collect();
     assert!(undeclared.is_empty(), "undeclared inputs: {undeclared:?}");
-    // Every input is in the README's table.
+    // Every input is in the CI guide's table.
     let ci = ci_section();
     for name in &inputs {
         assert!(
             ci.contains(&format!("| `{name}` |")),
-            "README's input table lacks {name}"
+            "docs/ci.md's input table lacks {name}"
         );
     }
     // What the action must do: install, lint to SARIF and upload it, check --out-dir, comment a
@@ -139,7 +136,7 @@ fn readme_ci_snippets_parse() {
     let ci = ci_section();
     let yamls = blocks(&ci, "yaml");
     assert!(yamls.len() >= 2, "GitHub Actions and GitLab CI examples");
-    let docs: Vec<Value> = yamls.iter().map(|y| yaml(y, "README CI YAML")).collect();
+    let docs: Vec<Value> = yamls.iter().map(|y| yaml(y, "docs/ci.md YAML")).collect();
     // GitHub Actions: the job uses the action.
     let gha = docs
         .iter()
@@ -154,7 +151,7 @@ fn readme_ci_snippets_parse() {
     for (input, _) in uses_action["with"].as_object().unwrap() {
         assert!(
             action["inputs"].get(input).is_some(),
-            "the README passes an input the action lacks: {input}"
+            "docs/ci.md passes an input the action lacks: {input}"
         );
     }
     assert!(action["inputs"]["manifests"]["required"] == true);
@@ -179,7 +176,7 @@ fn readme_ci_snippets_parse() {
     let scripts = blocks(&ci, "sh");
     assert!(!scripts.is_empty(), "a plain shell script");
     for s in &scripts {
-        bash_parses(s, "README CI script");
+        bash_parses(s, "docs/ci.md script");
         assert!(s.contains("-o junit"));
     }
 }

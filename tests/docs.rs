@@ -1,45 +1,82 @@
-//! The README and CHANGELOG stay in step with the code.
+//! The README, the user docs under `docs/` and the CHANGELOG stay in step with the code: every
+//! `console` example is run, every relative link resolves, the diagnostics reference is generated.
 
 use crate::common;
 use policyctl::diag::Code;
+use std::path::{Path, PathBuf};
 
-fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The table between the `codes:start` / `codes:end` markers, as the code describes it.
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn readme() -> String {
+    read("README.md")
+}
+
+/// The pages whose `console` examples are run, in reading order: an example may read what an
+/// earlier one wrote (`--out-dir generated/`). Every page with a `console` block must be here
+/// (`every_page_with_examples_is_run`).
+const PAGES: &[&str] = &[
+    "README.md",
+    "docs/install.md",
+    "docs/guide/compute.md",
+    "docs/guide/graph.md",
+    "docs/guide/status.md",
+    "docs/guide/explain.md",
+    "docs/guide/lint.md",
+    "docs/guide/diff.md",
+    "docs/guide/simulate.md",
+    "docs/guide/test.md",
+    "docs/guide/watch.md",
+    "docs/ci.md",
+    "docs/kuadrant-guide.md",
+    "docs/input.md",
+    "docs/settings.md",
+    "docs/extensions.md",
+    "docs/fidelity.md",
+    "docs/output-conventions.md",
+    "docs/performance.md",
+];
+
+/// Every Markdown file of the repository's documentation: README.md and `docs/**/*.md`.
+fn markdown_files() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = vec![root().join("README.md")];
+    walk(&root().join("docs"), &mut files);
+    let mut rel: Vec<String> = files
+        .iter()
+        .map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/"))
+        .collect();
+    rel.sort();
+    rel
+}
+
+/// The index table at the top of `docs/diagnostics.md`: one row per code, linked to its heading.
 fn expected_table() -> String {
     let mut t = String::from("| code | severity | meaning |\n|---|---|---|\n");
     for c in Code::ALL {
         t.push_str(&format!(
-            "| `{}` | {} | {} |\n",
+            "| [`{}`](#{}) | {} | {} |\n",
             c.as_str(),
+            c.as_str().to_lowercase(),
             c.severity().as_str(),
             c.description()
         ));
     }
     t
-}
-
-#[test]
-fn readme_lists_every_diagnostic_code() {
-    let r = readme();
-    let start = r
-        .find("<!-- codes:start -->\n")
-        .expect("codes:start marker")
-        + 21;
-    let end = r.find("<!-- codes:end -->").expect("codes:end marker");
-    let table = &r[start..end];
-    if std::env::var_os("UPDATE_EXPECT").is_some() && std::env::var_os("CI").is_none() {
-        let updated = format!("{}{}{}", &r[..start], expected_table(), &r[end..]);
-        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), updated).unwrap();
-        return;
-    }
-    assert_eq!(
-        table,
-        expected_table(),
-        "README code table is stale: run UPDATE_EXPECT=1 cargo test --test tests docs::"
-    );
 }
 
 /// `docs/diagnostics.md` as the code describes it: a heading per code (the anchor `-o sarif` links
@@ -49,10 +86,11 @@ fn expected_diagnostics_doc() -> String {
         "# Diagnostic codes\n\n\
          Every finding policyctl reports carries one of these codes, stable from release to release. \
          `lint -o sarif` (and `--diagnostics-format sarif`) links each rule to its heading here \
-         (`helpUri`). The README's [Suppressions](../README.md#suppressions) section says how a \
-         finding is silenced and [Exit codes](../README.md#exit-codes) what the exit code means.\n\n\
-         <!-- Generated from src/diag/code.rs: UPDATE_EXPECT=1 cargo test --test tests docs:: -->\n",
+         (`helpUri`). [Suppressions](settings.md#suppressions) says how a finding is silenced and \
+         [Exit codes](ci.md#exit-codes) what the exit code means.\n\n\
+         <!-- Generated from src/diag/code.rs: UPDATE_EXPECT=1 cargo test --test tests docs:: -->\n\n",
     );
+    t.push_str(&expected_table());
     for c in Code::ALL {
         let severity = c.severity().as_str();
         let exit = if c.is_trouble() {
@@ -117,17 +155,18 @@ fn changelog_has_unreleased_section() {
 /// a following `$ echo $?` gives (0 when none is shown).
 #[derive(Debug)]
 struct Example {
+    page: &'static str,
     line: usize,
     command: String,
     output: Vec<String>,
     code: i32,
 }
 
-fn console_examples(readme: &str) -> Vec<Example> {
+fn console_examples(page: &'static str, text: &str) -> Vec<Example> {
     let mut examples: Vec<Example> = Vec::new();
     let mut in_console = false;
     let mut expect_code = false;
-    for (i, line) in readme.lines().enumerate() {
+    for (i, line) in text.lines().enumerate() {
         if !in_console {
             in_console = line.trim_end() == "```console";
             continue;
@@ -144,10 +183,11 @@ fn console_examples(readme: &str) -> Vec<Example> {
             }
             assert!(
                 cmd.starts_with("policyctl "),
-                "README.md:{}: console examples run policyctl only: {cmd}",
+                "{page}:{}: console examples run policyctl only: {cmd}",
                 i + 1
             );
             examples.push(Example {
+                page,
                 line: i + 1,
                 command: cmd.to_string(),
                 output: Vec::new(),
@@ -156,13 +196,13 @@ fn console_examples(readme: &str) -> Vec<Example> {
             continue;
         }
         let Some(last) = examples.last_mut() else {
-            panic!("README.md:{}: output before any command", i + 1);
+            panic!("{page}:{}: output before any command", i + 1);
         };
         if expect_code {
             last.code = line
                 .trim()
                 .parse()
-                .unwrap_or_else(|_| panic!("README.md:{}: not an exit code: {line}", i + 1));
+                .unwrap_or_else(|_| panic!("{page}:{}: not an exit code: {line}", i + 1));
             expect_code = false;
         } else {
             last.output.push(line.trim_end().to_string());
@@ -187,10 +227,30 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 }
 
 #[test]
-fn readme_console_examples_run_as_shown() {
-    let r = readme();
-    let examples = console_examples(&r);
-    assert!(examples.len() >= 10, "found only {examples:?}");
+fn every_page_with_examples_is_run() {
+    for page in markdown_files() {
+        let has = read(&page).lines().any(|l| l.trim_end() == "```console");
+        assert!(
+            !has || PAGES.contains(&page.as_str()),
+            "{page} has console examples: add it to PAGES in tests/docs.rs"
+        );
+    }
+    for page in PAGES {
+        assert!(root().join(page).is_file(), "PAGES names {page}, which is gone");
+    }
+}
+
+#[test]
+fn console_examples_run_as_shown() {
+    let examples: Vec<Example> = PAGES
+        .iter()
+        .flat_map(|page| console_examples(page, &read(page)))
+        .collect();
+    assert!(examples.len() >= 30, "found only {} examples", examples.len());
+    assert!(
+        examples.iter().filter(|e| e.page == "README.md").count() >= 5,
+        "the README's tour lost its examples"
+    );
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let work = tempfile::tempdir().unwrap();
     for ex in &examples {
@@ -212,7 +272,7 @@ fn readme_console_examples_run_as_shown() {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    // In README order: later examples may read what earlier ones wrote (`--out-dir generated/`).
+    // In PAGES order: later examples may read what earlier ones wrote (`--out-dir generated/`).
     for ex in &examples {
         let out = common::scrub(&mut std::process::Command::new("bash"))
             .args(["-o", "pipefail", "-c", &ex.command])
@@ -227,7 +287,8 @@ fn readme_console_examples_run_as_shown() {
         assert_eq!(
             out.status.code(),
             Some(ex.code),
-            "README.md:{}: `{}` exits {:?}, the README says {}\nstderr:\n{stderr}",
+            "{}:{}: `{}` exits {:?}, the page says {}\nstderr:\n{stderr}",
+            ex.page,
             ex.line,
             ex.command,
             out.status.code(),
@@ -244,8 +305,8 @@ fn readme_console_examples_run_as_shown() {
             match actual[at..].iter().position(|a| a == shown) {
                 Some(p) => at += p + 1,
                 None => panic!(
-                    "README.md:{}: `{}` does not print (in this order) the line\n{shown}\nactual output:\n{stdout}{stderr}",
-                    ex.line, ex.command
+                    "{}:{}: `{}` does not print (in this order) the line\n{shown}\nactual output:\n{stdout}{stderr}",
+                    ex.page, ex.line, ex.command
                 ),
             }
         }
@@ -262,9 +323,9 @@ fn readme_keeps_the_set_up_commands() {
 }
 
 #[test]
-fn readme_graph_picture_is_committed_and_current() {
-    let r = readme();
-    assert!(r.contains("](testdata/examples/toystore.svg)"));
+fn graph_guide_picture_is_committed_and_current() {
+    let r = read("docs/guide/graph.md");
+    assert!(r.contains("](../../testdata/examples/toystore.svg)"));
     let svg = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/testdata/examples/toystore.svg"
@@ -301,20 +362,136 @@ fn readme_graph_picture_is_committed_and_current() {
 }
 
 #[test]
-fn readme_settings_example_is_valid_and_names_every_key() {
-    let r = readme();
+fn settings_example_is_valid_and_names_every_key() {
+    let r = read("docs/settings.md");
     let start = r.find("## Settings file").expect("settings section");
     let block = &r[start..];
     let open = block.find("```yaml\n").expect("settings example") + 8;
     let close = open + block[open..].find("```").unwrap();
     let text = &block[open..close];
-    let loaded = policyctl::config::parse("README.md", text);
+    let loaded = policyctl::config::parse("docs/settings.md", text);
     assert!(
         loaded.diagnostics.is_empty(),
         "{:?}",
         loaded.diagnostics.iter().collect::<Vec<_>>()
     );
     for key in policyctl::config::KEYS {
-        assert!(text.contains(&format!("{key}:")), "README lacks {key}");
+        assert!(text.contains(&format!("{key}:")), "docs/settings.md lacks {key}");
     }
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped (hyphens and underscores kept),
+/// spaces as hyphens; a repeated anchor gets `-1`, `-2`, ….
+fn anchors(markdown: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut fence = false;
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        let Some(text) = line
+            .strip_prefix('#')
+            .map(|l| l.trim_start_matches('#'))
+            .and_then(|l| l.strip_prefix(' '))
+        else {
+            continue;
+        };
+        if fence {
+            continue;
+        }
+        let base: String = text
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let mut anchor = base.clone();
+        let mut n = 0;
+        while seen.contains(&anchor) {
+            n += 1;
+            anchor = format!("{base}-{n}");
+        }
+        seen.push(anchor);
+    }
+    seen
+}
+
+/// The relative link targets of a page (`](target)`), outside code blocks and inline code.
+fn relative_links(markdown: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for (i, line) in markdown.lines().enumerate() {
+        if line.starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        // Drop inline code spans so `a](b)` inside backticks is not taken for a link.
+        let mut prose = String::new();
+        for (k, part) in line.split('`').enumerate() {
+            if k % 2 == 0 {
+                prose.push_str(part);
+            }
+        }
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = &rest[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((i + 1, target.to_string()));
+            }
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in markdown_files() {
+        let dir = Path::new(&page).parent().unwrap_or(Path::new("")).to_path_buf();
+        let text = read(&page);
+        for (line, target) in relative_links(&text) {
+            checked += 1;
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let file = if path.is_empty() {
+                root().join(&page)
+            } else {
+                root().join(&dir).join(path)
+            };
+            if !file.exists() {
+                broken.push(format!("{page}:{line}: {target}: no such file"));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let md = std::fs::read_to_string(&file).unwrap_or_default();
+                if !anchors(&md).iter().any(|a| a == anchor) {
+                    broken.push(format!("{page}:{line}: {target}: no heading with that anchor"));
+                }
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn readme_is_short_and_links_every_user_guide() {
+    let r = readme();
+    // A newcomer reads it in ten minutes; the reference lives in docs/.
+    assert!(r.lines().count() < 250, "README.md has {} lines", r.lines().count());
+    for page in PAGES.iter().filter(|p| p.starts_with("docs/")) {
+        let link = format!("]({page})");
+        assert!(r.contains(&link), "README.md does not link {page}");
+    }
+    assert!(r.contains("](docs/diagnostics.md)"));
 }

@@ -28,7 +28,7 @@ macro_rules! codes {
                 match self { $( Code::$variant => $trouble, )* }
             }
 
-            /// One line for the README table.
+            /// One line for the table of docs/diagnostics.md.
             pub fn description(self) -> &'static str {
                 match self { $( Code::$variant => $desc, )* }
             }

@@ -293,5 +293,5 @@ fn not_modelled(e: &Extension) -> Diagnostic {
     )
     .at(e.meta.origin.name, "effects not modelled")
     .object(e.display())
-    .help("check what the extension adds on a cluster; see the README's \"Extension policies\" section")
+    .help("check what the extension adds on a cluster; see docs/extensions.md")
 }

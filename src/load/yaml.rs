@@ -40,7 +40,7 @@ pub(super) struct ParseError {
     pub span: Span,
 }
 
-/// The limits one document is read within (the README's input section lists them).
+/// The limits one document is read within (docs/input.md lists them).
 #[derive(Clone, Copy, Debug)]
 struct Limits {
     nodes: usize,
@@ -77,7 +77,7 @@ const SETTINGS: Limits = Limits {
     alias_events: 100_000,
 };
 
-/// `n` with thousands separators, as the README writes limits.
+/// `n` with thousands separators, as docs/input.md writes limits.
 fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();

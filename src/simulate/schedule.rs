@@ -119,7 +119,7 @@ struct RawEntry {
 fn unreadable(span: Span, message: String) -> Diagnostic {
     Diagnostic::new(Code::RequestFileUnreadable, message.clone())
         .at(span, message)
-        .help("a request file is a YAML list of requests, or JSON Lines (one JSON object per line); the README's `simulate` section shows one")
+        .help("a request file is a YAML list of requests, or JSON Lines (one JSON object per line); docs/guide/simulate.md shows one")
 }
 
 fn invalid(span: Span, label: &str, message: String) -> Diagnostic {

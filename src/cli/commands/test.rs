@@ -18,7 +18,7 @@ pub enum TestFormat {
 #[command(after_help = "Examples:\n  \
     policyctl test -f manifests/ tests/\n  \
     policyctl test -f testdata/examples/ testdata/tests/toystore/ -o junit > report.xml\n\n\
-CASES are YAML files, or directories read recursively for .yaml and .yml files; the README\n\
+CASES are YAML files, or directories read recursively for .yaml and .yml files; docs/guide/test.md\n\
 documents the format. A case with an undecided request (one whose verdict needs a live server)\n\
 neither passes nor fails. Exit codes: 0 every case passed, 1 a case failed or was undecided\n\
 (unless --accept-undecided), 2 trouble.")]
@@ -65,7 +65,7 @@ fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, S
 
 fn bad_case(ui: &Ui, msg: String) -> Outcome {
     let d = policyctl::diag::Diagnostic::new(policyctl::diag::Code::BadTestCase, msg)
-        .help("the README's `test` section documents the test case format");
+        .help("docs/guide/test.md documents the test case format");
     let mut diags = policyctl::diag::Diagnostics::default();
     diags.push(d);
     ui.diagnostics_in(&Default::default(), &diags);
