@@ -981,7 +981,7 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 }
 
 /// The floor `load` is measured against (issue 7): read the inputs, split them into documents and parse
-/// every document into the same spanned tree, with the same YAML crate and options, as [`load`], then drop the
+/// every document into the same spanned tree, with the same YAML reader and options, as [`load`], then drop the
 /// result. No validation, no model. Returns the number of documents that parsed.
 #[doc(hidden)]
 pub fn parse_only(inputs: &[Input]) -> usize {
