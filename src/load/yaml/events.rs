@@ -90,7 +90,9 @@ pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -
 }
 
 /// The parser's options as serde-saphyr sets them from the document's limits (serde-saphyr
-/// 2.1.1 `Budget::parser_options`): whatever this builder accepts, serde-saphyr's parser accepts.
+/// 2.1.1 `Budget::parser_options`: the block nesting limit raised to the depth limit; its simple-key
+/// lookahead, 1,024, and flow nesting limit, 255, are the parser's defaults; no comments without
+/// its `comments` feature): whatever this builder accepts, serde-saphyr's parser accepts.
 fn parser_options(l: &Limits) -> granit_parser::Options {
     let mut o = granit_parser::Options::default();
     o.block_nesting_limit = o.block_nesting_limit.max(l.depth.saturating_add(1));
