@@ -517,16 +517,18 @@ fn scalar_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Keys drawn from a small set, so that mappings often repeat one (as text, or as the same
-/// integer written two ways), plus merge keys and nulls.
+/// Keys: names, often enough for the builder to take the document, and otherwise drawn from a
+/// small set, so that mappings repeat one (as text, or as the same integer written two ways), with
+/// merge keys and nulls, or any scalar.
 fn key_text() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => proptest::sample::select(&[
+        4 => "[a-z][a-zA-Z0-9.-]{0,8}",
+        2 => proptest::sample::select(&[
             "a", "b", "1", "01", "0x1", "+1", "-0", "0", "yes", "true", "~", "<<", "null", "",
             "a b", "é",
         ][..])
         .prop_map(str::to_string),
-        2 => scalar_text(),
+        1 => scalar_text(),
     ]
 }
 
