@@ -838,7 +838,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__simulate)
-            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --color --quiet --verbose --config --help --version"
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -944,6 +944,18 @@ _policyctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --cel-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-requests)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1034,7 +1046,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__test)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --accept-undecided --jwks --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1081,6 +1093,18 @@ _policyctl() {
                     return 0
                     ;;
                 --jwks)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cel-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-requests)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
