@@ -36,7 +36,7 @@ pub use source::{SourceId, SourceMap, Span};
 pub use load::validate::dns1123_label;
 pub use load::{
     FieldValidation, Input, LoadOptions, Loaded, MAX_FILE_BYTES, MAX_STREAM_BYTES, StreamError,
-    load, object_value, parse_only, read_bounded_file, read_stream, values_in_windows,
+    line_feeds, load, object_value, parse_only, read_bounded_file, read_stream, values_in_windows,
     well_known_gateway_classes,
 };
 

@@ -730,8 +730,9 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
 /// The text with every lone carriage return (old Mac OS line ends) turned into a line feed. YAML 1.2
 /// reads a lone CR as a line break (spec 5.4, `b-break`), but neither the YAML crate nor the line
 /// index here does; one byte for one byte, so every offset and `line:column` stays right. A CR before
-/// a LF is left alone.
-fn line_feeds(s: &str) -> String {
+/// a LF is left alone. Every text policyctl reads goes through it: manifests, settings, request
+/// and test case files.
+pub fn line_feeds(s: &str) -> String {
     if !s.contains('\r') {
         return s.to_owned();
     }

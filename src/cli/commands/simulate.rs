@@ -451,15 +451,18 @@ fn from_file(a: &SimulateArgs, file: &str) -> Result<Plan, Bad> {
             "use `count` and `interval` in an entry to repeat a request instead of listing every one",
         ),
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        unreadable(
-            format!(
-                "the request file {name} is not UTF-8 text (byte {})",
-                e.utf8_error().valid_up_to()
-            ),
-            "save it as UTF-8",
-        )
-    })?;
+    // Lone carriage returns are line breaks, as in manifests.
+    let text = String::from_utf8(bytes)
+        .map(|t| policyctl::line_feeds(&t))
+        .map_err(|e| {
+            unreadable(
+                format!(
+                    "the request file {name} is not UTF-8 text (byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+                "save it as UTF-8",
+            )
+        })?;
     let mut sources = SourceMap::default();
     let id = sources.add(name, text.as_str());
     schedule::parse(id, name, &text, &defaults, a.budget.max_requests)

@@ -244,13 +244,16 @@ fn read_case_file(f: &std::path::Path) -> Result<String, String> {
             max / (1024 * 1024)
         ),
     })?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{}: not UTF-8 text (byte {})",
-            f.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
+    // Lone carriage returns are line breaks, as in manifests.
+    String::from_utf8(bytes)
+        .map(|t| policyctl::line_feeds(&t))
+        .map_err(|e| {
+            format!(
+                "{}: not UTF-8 text (byte {})",
+                f.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })
 }
 
 /// The most bytes a case file may hold, as a request file.
