@@ -172,7 +172,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +255,10 @@ _policyctl() {
                     return 0
                     ;;
                 --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1146,7 +1150,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__watch)
-            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
+            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1213,6 +1217,10 @@ _policyctl() {
                     return 0
                     ;;
                 --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
