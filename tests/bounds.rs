@@ -869,3 +869,91 @@ fn a_removed_and_recreated_root_is_read_again() {
     assert_ne!(now, before);
     assert_eq!(now, computed(&input));
 }
+
+/// Property harness for the request-file and test-case-file parsers (not a coverage-guided fuzzer;
+/// ignored by default: `cargo test --test tests -- --ignored bounds::random_`, `PROPTEST_CASES=N`
+/// for more). Texts are built from the formats' own pieces (keys, durations, URLs, headers, counts,
+/// YAML and JSON punctuation, line breaks of every kind, control characters) mutated at random.
+/// Every text parses or gives a finding whose span lies inside the text; never a panic; a plan
+/// never holds more requests than its budget, nor a request past the simulated clock.
+fn piece() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("- ".to_string()),
+        Just("url: ".to_string()),
+        Just("http://10.0.0.1/toys".to_string()),
+        Just("http://x/\r\n".to_string()),
+        Just("at: ".to_string()),
+        Just("after: ".to_string()),
+        Just("count: ".to_string()),
+        Just("interval: ".to_string()),
+        Just("headers: ['Host: a', 'X: \u{1b}']".to_string()),
+        Just("identity: {a: 1}".to_string()),
+        Just("method: POST".to_string()),
+        Just("expect: {allowed: true, limitedAfter: 3}".to_string()),
+        Just("cases:".to_string()),
+        Just("name: ".to_string()),
+        Just("{\"url\": \"http://x/\", \"count\": 18446744073709551615}".to_string()),
+        Just("5124095576h".to_string()),
+        Just("1e400s".to_string()),
+        Just("-1s".to_string()),
+        Just("&a [*a, *a]".to_string()),
+        "[0-9]{1,20}".prop_map(|s| s),
+        "[0-9]{1,4}(ms|s|m|h)".prop_map(|s| s),
+        prop_oneof![
+            Just("\n"),
+            Just("\r"),
+            Just("\r\n"),
+            Just("  "),
+            Just("\t"),
+            Just("\0"),
+            Just("\u{ffff}"),
+            Just("---\n"),
+        ]
+        .prop_map(str::to_string),
+        any::<String>(),
+    ]
+}
+
+#[test]
+#[ignore]
+fn random_request_and_case_files_are_parsed_or_refused() {
+    use policyctl::simulate::{cases, schedule};
+    use proptest::prelude::*;
+    let text = proptest::collection::vec(piece(), 0..40).prop_map(|v| v.concat());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(5_000),
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&(text, any::<bool>()), |(text, jsonl)| {
+            let text = policyctl::line_feeds(&text);
+            let name = if jsonl { "r.jsonl" } else { "r.yaml" };
+            let mut sources = policyctl::SourceMap::default();
+            let id = sources.add(name, text.as_str());
+            const BUDGET: u64 = 1_000;
+            match schedule::parse(id, name, &text, &schedule::Defaults::default(), BUDGET) {
+                Ok(plan) => {
+                    prop_assert!(plan.len() <= BUDGET, "{text:?}: {}", plan.len());
+                    for e in &plan.entries {
+                        prop_assert!(e.last().is_some(), "{text:?}");
+                    }
+                }
+                Err(d) => {
+                    if let Some(span) = d.primary_span() {
+                        prop_assert!(sources.position(span).is_some(), "{text:?}: {d:?}");
+                    }
+                }
+            }
+            if let Ok(cs) = cases::parse(&text) {
+                for c in &cs {
+                    prop_assert!(c.plan.last().is_some(), "{text:?}");
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}

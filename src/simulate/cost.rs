@@ -1040,4 +1040,104 @@ mod tests {
         let (_, c) = run("[1, 2, 3].all(x, x > 0)", 100);
         assert!((10..=16).contains(&c), "{c}");
     }
+
+    /// Property harness (not a coverage-guided fuzzer; ignored by default, run with `cargo test
+    /// --lib -- --ignored cost::tests::random_expressions`, `PROPTEST_CASES=N` for more): random
+    /// expressions built from the operations the model charges (nested comprehensions over lists,
+    /// `replace`, `split`, `join`, concatenation, `size`) are evaluated metered with a budget of
+    /// 100,000. Each run ends (within seconds), with a value or the budget error, never a panic;
+    /// its cost stays near the budget; and a run well within the budget gives the value the
+    /// unmetered expression gives.
+    #[test]
+    #[ignore]
+    fn random_expressions_end_within_their_budget() {
+        use proptest::prelude::*;
+        fn list() -> impl Strategy<Value = String> {
+            (0usize..30).prop_map(|n| {
+                format!(
+                    "[{}]",
+                    (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+                )
+            })
+        }
+        fn string() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                "[a-c]{0,12}".prop_map(|s| format!("'{s}'")),
+                Just("request.path".to_string()),
+            ];
+            leaf.prop_recursive(6, 64, 4, |inner| {
+                prop_oneof![
+                    (inner.clone(), "[a-c]{1,2}", "[a-c]{0,10}")
+                        .prop_map(|(s, a, b)| format!("{s}.replace('{a}', '{b}')")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} + {b}")),
+                    (inner.clone(), "[a-c]{0,1}")
+                        .prop_map(|(s, sep)| format!("{s}.split('{sep}').join('-')")),
+                ]
+            })
+        }
+        fn boolean() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                Just("true".to_string()),
+                string().prop_map(|s| format!("size({s}) > 3")),
+                string().prop_map(|s| format!("{s}.startsWith('a')")),
+            ];
+            leaf.prop_recursive(7, 64, 4, |inner| {
+                prop_oneof![
+                    (list(), "[a-h]", inner.clone())
+                        .prop_map(|(l, v, b)| format!("{l}.all({v}, {b})")),
+                    (list(), "[a-h]", inner.clone())
+                        .prop_map(|(l, v, b)| format!("{l}.exists({v}, {b})")),
+                    (list(), "[a-h]", inner.clone())
+                        .prop_map(|(l, v, b)| format!("{l}.filter({v}, {b}).size() >= 0")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} || {b})")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} && {b})")),
+                    inner.prop_map(|b| format!("!({b})")),
+                ]
+            })
+        }
+        const LIMIT: u64 = 100_000;
+        let env = env();
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2_000),
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(&boolean(), |src| {
+                let start = std::time::Instant::now();
+                let (r, cost) = run(&src, LIMIT);
+                prop_assert!(
+                    start.elapsed() < std::time::Duration::from_secs(10),
+                    "{src}: {:?}",
+                    start.elapsed()
+                );
+                match &r {
+                    Err(e) if e == COST_ERROR => {}
+                    _ => prop_assert!(cost <= LIMIT, "{src}: {cost} > {LIMIT} without the error"),
+                }
+                // The largest single charge is one guarded value; a run ends within a few of them.
+                prop_assert!(cost < LIMIT * 20, "{src}: {cost}");
+                if cost < 1_000 {
+                    let parsed = env.parser().parse(&src).unwrap();
+                    let mut ctx = Context::with_env(Arc::clone(&env));
+                    ctx.add_variable_from_value(
+                        "request",
+                        cel::Value::from(std::collections::HashMap::from([(
+                            "path".to_string(),
+                            cel::Value::from("/toys"),
+                        )])),
+                    );
+                    let plain = cel::Value::resolve(&parsed, &ctx).map_err(|e| e.to_string());
+                    match (&r, &plain) {
+                        (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", src),
+                        (Err(_), Err(_)) => {}
+                        _ => prop_assert!(false, "{src}: metered {r:?}, plain {plain:?}"),
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
 }
