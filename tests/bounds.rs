@@ -837,7 +837,7 @@ fn a_removed_and_recreated_root_is_read_again() {
     let text = std::fs::read_to_string("testdata/guides/simple-rl-simulate/estate.yaml").unwrap();
     std::fs::write(input.join("estate.yaml"), &text).unwrap();
     let out = dir.path().join("out");
-    let w = Watching::start(&["--cycles", "3"], &input, &out);
+    let w = Watching::start(&["--cycles", "6"], &input, &out);
     w.until("cycle 1:");
     let before = folder(&out);
     std::thread::sleep(Duration::from_millis(200));
@@ -859,7 +859,6 @@ fn a_removed_and_recreated_root_is_read_again() {
     .unwrap();
     std::fs::rename(&staging, &input).unwrap();
     let back = w.until("cycle 3:");
-    w.finish();
     assert!(
         back.iter()
             .any(|l| l.starts_with("resolved") && l.contains("is gone")),
@@ -868,6 +867,37 @@ fn a_removed_and_recreated_root_is_read_again() {
     let now = folder(&out);
     assert_ne!(now, before);
     assert_eq!(now, computed(&input));
+    // The folder created again is watched: an edit in it is a cycle.
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(
+        input.join("estate.yaml"),
+        text.replace("limit: 5", "limit: 8"),
+    )
+    .unwrap();
+    w.until("cycle 4:");
+    assert_eq!(folder(&out), computed(&input));
+    // Removed and created again within one batch of events (a checkout): read again, and
+    // watched again.
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::create_dir(&staging).unwrap();
+    std::fs::write(
+        staging.join("estate.yaml"),
+        text.replace("limit: 5", "limit: 9"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&input).unwrap();
+    std::fs::rename(&staging, &input).unwrap();
+    w.until("cycle 5:");
+    assert_eq!(folder(&out), computed(&input));
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(
+        input.join("estate.yaml"),
+        text.replace("limit: 5", "limit: 4"),
+    )
+    .unwrap();
+    w.until("cycle 6:");
+    w.finish();
+    assert_eq!(folder(&out), computed(&input));
 }
 
 /// Property harness for the request-file and test-case-file parsers (not a coverage-guided fuzzer;

@@ -178,7 +178,8 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
                         Err(_) => break,
                     }
                 }
-                paths.extend(rewatch(&mut watcher, &dir_roots, &mut gone));
+                let back = rewatch(&mut watcher, &dir_roots, Some(&paths), &mut gone);
+                paths.extend(back);
                 if paths.is_empty() {
                     continue;
                 }
@@ -186,12 +187,12 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
             Ok(Wake::Failed(e)) => {
                 ui.error(&format!("file watching: {e}; recomputing everything"));
-                rewatch(&mut watcher, &dir_roots, &mut gone);
+                rewatch(&mut watcher, &dir_roots, None, &mut gone);
                 state.resync()
             }
             Ok(Wake::Resync) | Err(mpsc::RecvTimeoutError::Timeout) => {
                 last_resync = woke;
-                rewatch(&mut watcher, &dir_roots, &mut gone);
+                rewatch(&mut watcher, &dir_roots, None, &mut gone);
                 // The folder is compared with the whole state, not only with the last cycle's
                 // changes: files edited by hand are written again, files planted with our
                 // marker pruned.
@@ -208,19 +209,28 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
 }
 
 /// Watch again the folders among the roots that were removed and are back (a watch ends with its
-/// folder); the roots watched again, whose files are all to be read. A root now gone is noted.
+/// folder): those an event names (their parent's watch sees them removed and created, or renamed
+/// into place, even within one batch), those found gone at an earlier wake, and, on a resync
+/// (`named` is `None`), every one. The roots watched again, whose files are all to be read. A root
+/// now gone is noted.
 fn rewatch(
     watcher: &mut notify::RecommendedWatcher,
     roots: &[PathBuf],
+    named: Option<&[PathBuf]>,
     gone: &mut BTreeSet<PathBuf>,
 ) -> Vec<PathBuf> {
     let mut back = Vec::new();
     for root in roots {
         if !root.is_dir() {
             gone.insert(root.clone());
-        } else if gone.contains(root) && watcher.watch(root, RecursiveMode::Recursive).is_ok() {
-            gone.remove(root);
-            back.push(root.clone());
+            continue;
+        }
+        if gone.contains(root) || named.is_none_or(|n| n.contains(root)) {
+            let _ = watcher.unwatch(root);
+            if watcher.watch(root, RecursiveMode::Recursive).is_ok() {
+                gone.remove(root);
+                back.push(root.clone());
+            }
         }
     }
     back
