@@ -33,7 +33,7 @@ trap 'rm -rf "$WORK"' EXIT
 {
   echo "cases:"
   for ((i = 0; i < CASES; i++)); do
-    printf -- "- name: case %d\n  method: POST\n  url: http://10.0.0.1/toys\n  headers: ['Host: api.toystore.com']\n  count: %d\n  interval: 1s\n  expect: {limitedAfter: 5}\n" "$i" "$COUNT"
+    printf -- "- name: case %d\n  method: POST\n  url: http://10.0.0.1/toys\n  headers: ['Host: api.toystore.com']\n  count: %d\n  expect: {limitedAfter: 5}\n" "$i" "$COUNT"
   done
 } >"$WORK/cases.yaml"
 
