@@ -137,6 +137,7 @@ fn read_checked(path: &Path, follow: bool) -> Loaded {
     };
     let text = bytes.and_then(|b| {
         String::from_utf8(b)
+            .map(|t| crate::load::line_feeds(&t))
             .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
     });
     match text {

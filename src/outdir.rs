@@ -12,8 +12,8 @@
 //!   written through, never pruned). The folder itself must not be a symlink ([`OutDirError::Symlink`]).
 //! - Temporary files left by a killed run (`.*.policyctl-*.tmp`) are removed by the next run and
 //!   reported ([`Action::Leftover`]); `--check` counts them as stale.
-//! - A lock ([`lock`]) on the folder: a second run on the same folder stops with
-//!   [`OutDirError::Locked`] instead of interleaving with the first.
+//! - A lock ([`lock`]) on the folder: a second run on the same folder waits for the first (up to a
+//!   timeout, then [`OutDirError::Locked`]) instead of interleaving with it.
 //! - A file is policyctl's only when its whole first line is the marker.
 //! - File names fit in 255 bytes ([`file_name`]) and never collide: two objects that would share a
 //!   file are an error naming both ([`OutDirError::Collision`]).
@@ -177,9 +177,9 @@ pub enum OutDirError {
     )]
     Symlink(String),
     #[error(
-        "another policyctl run is writing to {0}; run again when it has finished (runs on one folder are serialised)"
+        "another policyctl run is still writing to {0} after waiting {1} s for it (--lock-timeout); run again when it has finished (runs on one folder are serialised)"
     )]
-    Locked(String),
+    Locked(String, u64),
 }
 
 /// Paths and names in messages: control characters escaped (a name can hold anything before it is
@@ -288,26 +288,55 @@ pub struct Lock {
 /// Lock the output folder `dir` (which must exist unless `exclusive` is false): exclusive for a run
 /// that writes, shared for `--check`. An advisory lock (`flock`) on the folder itself, so no lock
 /// file is left in it; the operating system releases it when the process ends, killed or not. A
-/// second run does not wait: it gets [`OutDirError::Locked`]. Without a folder (a `--check` before
-/// the first run) there is nothing to lock. On systems where a folder cannot be opened as a file
-/// (Windows) no lock is taken.
-pub fn lock(dir: &Path, exclusive: bool) -> Result<Lock, OutDirError> {
+/// second run waits for the first, as cargo waits for its build folder: `waiting` is called once
+/// when the lock is held by another run (to say so), and the lock is tried again every 100 ms until
+/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. Without a
+/// folder (a `--check` before the first run) there is nothing to lock. On systems where a folder
+/// cannot be opened as a file (Windows) no lock is taken.
+pub fn lock(
+    dir: &Path,
+    exclusive: bool,
+    timeout: std::time::Duration,
+    waiting: impl FnOnce(),
+) -> Result<Lock, OutDirError> {
     check_not_symlink(dir)?;
     if !cfg!(unix) || (!exclusive && !dir.is_dir()) {
         return Ok(Lock { _file: None });
     }
     let f = std::fs::File::open(dir).map_err(|e| OutDirError::Read(shown(dir), e))?;
-    let r = if exclusive {
-        f.try_lock()
-    } else {
-        f.try_lock_shared()
-    };
-    match r {
-        Ok(()) => Ok(Lock { _file: Some(f) }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(OutDirError::Locked(shown(dir))),
-        Err(std::fs::TryLockError::Error(e)) => Err(OutDirError::Write(shown(dir), e)),
+    let start = std::time::Instant::now();
+    let mut waiting = Some(waiting);
+    loop {
+        let r = if exclusive {
+            f.try_lock()
+        } else {
+            f.try_lock_shared()
+        };
+        match r {
+            Ok(()) => return Ok(Lock { _file: Some(f) }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let waited = start.elapsed();
+                if waited >= timeout {
+                    return Err(OutDirError::Locked(shown(dir), timeout.as_secs()));
+                }
+                if let Some(w) = waiting.take() {
+                    w();
+                }
+                std::thread::sleep(LOCK_RETRY.min(timeout - waited));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(OutDirError::Write(shown(dir), e));
+            }
+        }
     }
 }
+
+/// How often a run waiting for the output folder's lock tries it again.
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How long a run waits for another run's lock on its output folder unless told otherwise
+/// (`--lock-timeout`).
+pub const DEFAULT_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Create the output folder (and its parents) for a run that writes, so that it can be locked;
 /// a symlink in its place is refused.

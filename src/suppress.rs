@@ -204,6 +204,9 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
         };
         let mut codes = Vec::new();
         let mut seen = Vec::new();
+        // Items that are no code: the first few get a finding each, the rest one finding that
+        // counts them, so that a huge annotation gives a report of bounded size.
+        let mut invalid = 0usize;
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             // A code listed twice is one suppression (not a second, unused one).
             let code = Code::parse(item);
@@ -227,16 +230,37 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
                     .at(meta.origin.name, "the annotated object")
                     .help("fix the cause: the API server or the operator rejects this object"),
                 ),
-                None => extra.push(
+                None if invalid >= MAX_INVALID_ITEMS => invalid += 1,
+                None => {
+                    invalid += 1;
+                    extra.push(
                     Diagnostic::new(
                         Code::SuppressionInvalid,
-                        format!("annotation {ANNOTATION} names {item:?}, which is not a policyctl code"),
+                        format!(
+                            "annotation {ANNOTATION} names {:?}, which is not a policyctl code",
+                            shortened(item)
+                        ),
                     )
                     .object(object.clone())
                     .at(meta.origin.name, "the annotated object")
                     .help("write codes such as PCTL3004, separated by commas (see `policyctl lint --help`)"),
-                ),
+                    );
+                }
             }
+        }
+        if invalid > MAX_INVALID_ITEMS {
+            extra.push(
+                Diagnostic::new(
+                    Code::SuppressionInvalid,
+                    format!(
+                        "annotation {ANNOTATION} names {} more items that are not policyctl codes",
+                        invalid - MAX_INVALID_ITEMS
+                    ),
+                )
+                .object(object.clone())
+                .at(meta.origin.name, "the annotated object")
+                .help("write codes such as PCTL3004, separated by commas (see `policyctl lint --help`)"),
+            );
         }
         let used = vec![false; codes.len()];
         annotated.push(Annotated {
@@ -252,6 +276,19 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
         });
     }
     annotated
+}
+
+/// How many items of one ignore annotation that are not codes get a finding each; the rest are
+/// counted in one more finding.
+const MAX_INVALID_ITEMS: usize = 10;
+
+/// An annotation item as a message quotes it: at most 64 characters, then `…`.
+fn shortened(item: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 64;
+    match item.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &item[..end]).into(),
+        None => item.into(),
+    }
 }
 
 /// `PCTL4009` for every annotation code and settings rule that silenced nothing.

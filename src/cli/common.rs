@@ -867,3 +867,25 @@ impl GenArgs {
 fn or_settings<'a>(flag: &'a [String], settings: &'a [String]) -> &'a [String] {
     if flag.is_empty() { settings } else { flag }
 }
+
+/// Lock `--out-dir` (see `outdir::lock`), waiting up to `--lock-timeout` seconds for another run
+/// and saying so on stderr once, as cargo does for its build folder.
+pub fn lock_out_dir(
+    ui: &Ui,
+    dir: &std::path::Path,
+    exclusive: bool,
+    timeout_secs: Option<u64>,
+) -> Result<policyctl::outdir::Lock, policyctl::outdir::OutDirError> {
+    use policyctl::outdir;
+    let timeout = timeout_secs.map_or(outdir::DEFAULT_LOCK_TIMEOUT, std::time::Duration::from_secs);
+    outdir::lock(dir, exclusive, timeout, || {
+        if ui.quiet {
+            return;
+        }
+        ui.err(&format!(
+            "Blocking waiting for the lock on {}: another policyctl run is writing to it (--lock-timeout {} s)\n",
+            render::terminal::line(&dir.display().to_string()),
+            timeout.as_secs()
+        ));
+    })
+}

@@ -100,6 +100,8 @@ codes! {
     SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";
     RequestFileUnreadable = "PCTL5004", Error, true, "a request file (simulate --requests) cannot be read, is too large, or is neither a YAML list nor JSON Lines";
     RequestFileInvalid = "PCTL5005", Error, true, "an entry of a request file breaks its format (unknown key, wrong type, bad URL, method or header, times going back, too many requests)";
+    EvaluationBudget = "PCTL5013", Error, true, "an evaluation (a CEL expression, a Rego policy, a selector) of a simulated request exceeded its cost budget (--cel-cost-limit, --request-cost-limit): the run stops there";
+    RequestBudget = "PCTL5014", Error, true, "a run asks for more simulated requests than its budget (--max-requests)";
 }
 
 impl Code {

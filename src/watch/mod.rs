@@ -199,6 +199,8 @@ pub struct Watch {
     cycle: u64,
     /// Recompute on the next cycle even if no file changed ([`Watch::forget_outputs`]).
     force: bool,
+    /// The roots found gone at the last cycle (see `scan`).
+    gone: BTreeSet<PathBuf>,
     /// Within a cycle: the last good parse of each file parsed again, as it was before.
     before: HashMap<PathBuf, ParsedFile>,
     /// What the last cycle kept for an incremental next one; `None` makes the next one full.
@@ -287,6 +289,7 @@ impl Watch {
             diagnostics: BTreeSet::new(),
             cycle: 0,
             force: false,
+            gone: BTreeSet::new(),
             before: HashMap::new(),
             kept: None,
             later: Vec::new(),
@@ -305,7 +308,20 @@ impl Watch {
     /// A full recompute (`--resync`, Enter): every file read and parsed again, nothing kept but the
     /// last state to compare with; the report lists any difference, and there must be none.
     pub fn resync(&mut self) -> CycleReport {
-        for (p, f) in std::mem::take(&mut self.files) {
+        // The files of a root that is gone are kept (see `scan`): there is nothing to read again.
+        let keep: BTreeSet<PathBuf> = self
+            .opts
+            .roots
+            .iter()
+            .filter(|r| load::discover_files(r).0.is_empty())
+            .flat_map(|r| self.files_under(r))
+            .collect();
+        let files = std::mem::take(&mut self.files);
+        for (p, f) in files {
+            if keep.contains(&p) {
+                self.files.insert(p, f);
+                continue;
+            }
             // The texts are freed; the ids stay unused.
             for id in f.ids {
                 self.sources.replace(id, p.display().to_string(), "");
@@ -358,8 +374,13 @@ impl Watch {
             }
         }
         let mut report = CycleReport::default();
-        let (order, scan_diags) = self.scan();
+        let (order, scan_diags, gone) = self.scan();
         let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
+        // A root gone or back changes the findings (and, back, the files).
+        if gone != self.gone {
+            self.gone = gone;
+            dirty = true;
+        }
         // Files gone.
         let present: BTreeSet<&PathBuf> = order.iter().collect();
         let gone: Vec<PathBuf> = self
@@ -415,16 +436,39 @@ impl Watch {
         report
     }
 
-    /// The files under the roots, in `compute`'s order, and the findings of listing them.
-    fn scan(&self) -> (Vec<PathBuf>, Diagnostics) {
+    /// The files under the roots, in `compute`'s order, the findings of listing them, and the
+    /// roots whose last files are kept. A root that is gone or lists no manifest file now (a
+    /// folder removed, to be created again by a checkout or a script) keeps the files last read
+    /// under it, with a `PCTL4012` warning, until it is back: `compute` would refuse to run
+    /// without it (`PCTL4014`), so the output folder keeps what the last run wrote.
+    fn scan(&self) -> (Vec<PathBuf>, Diagnostics, BTreeSet<PathBuf>) {
         let mut order = Vec::new();
         let mut diags = Diagnostics::new();
+        let mut kept_roots = BTreeSet::new();
         for root in &self.opts.roots {
             let (files, d) = load::discover_files(root);
+            if files.is_empty() {
+                let kept = self.files_under(root);
+                if !kept.is_empty() {
+                    diags.push(root_gone(root, kept.len()));
+                    order.extend(kept);
+                    kept_roots.insert(root.clone());
+                    continue;
+                }
+            }
             order.extend(files);
             diags.extend(d);
         }
-        (order, diags)
+        (order, diags, kept_roots)
+    }
+
+    /// The files last read under `root`.
+    fn files_under(&self, root: &Path) -> Vec<PathBuf> {
+        self.order
+            .iter()
+            .filter(|p| p.starts_with(root) && self.files.contains_key(*p))
+            .cloned()
+            .collect()
     }
 
     /// Read one file; whether its text changed (and was parsed again). A file that vanished
@@ -841,6 +885,19 @@ fn kept_last_good(p: &Path, good: &ParsedFile) -> Diagnostic {
         ),
     )
     .help("fix the file (or finish saving it); `compute` would leave its broken documents out")
+}
+
+/// `PCTL4012` for a root that is gone (or empty) while `files` of its files were being watched.
+fn root_gone(root: &Path, files: usize) -> Diagnostic {
+    Diagnostic::new(
+        Code::WatchKeptLastGood,
+        format!(
+            "{} is gone (or holds no manifest file): the last state of its {files} file{} is kept until it is back",
+            crate::render::terminal::line(&root.display().to_string()),
+            if files == 1 { "" } else { "s" }
+        ),
+    )
+    .help("create it again (or restart `watch` with other -f paths); `compute` cannot run without it")
 }
 
 /// A path made absolute against the current folder, without resolving links (as change events

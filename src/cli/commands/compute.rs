@@ -35,6 +35,10 @@ pub struct ComputeArgs {
     /// With --out-dir: write nothing; exit 1 and list what is stale.
     #[arg(long, requires = "out_dir")]
     pub check: bool,
+    /// With --out-dir: seconds to wait for another policyctl run writing the same folder to finish
+    /// (0: do not wait) [default: 300].
+    #[arg(long, value_name = "SECS", requires = "out_dir")]
+    pub lock_timeout: Option<u64>,
     /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
     /// file].
     #[arg(long, value_enum)]
@@ -90,7 +94,8 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &policyctl::Analysis) -> Result<Outc
         if !a.check {
             outdir::prepare(dir).map_err(io)?;
         }
-        let _lock = outdir::lock(dir, !a.check).map_err(io)?;
+        let _lock =
+            crate::cli::common::lock_out_dir(ui, dir, !a.check, a.lock_timeout).map_err(io)?;
         let steps = outdir::plan_objects(dir, &generated.objects).map_err(io)?;
         let stale: Vec<_> = steps
             .iter()

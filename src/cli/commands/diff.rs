@@ -159,9 +159,9 @@ fn against_current(
                 "stdin cannot be both -f - and --against -".into(),
             ));
         }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+        // A stream, bounded as `-f -` is.
+        let bytes = policyctl::read_stream(std::io::stdin().lock(), policyctl::MAX_STREAM_BYTES)
+            .map_err(|e| CliError::Io(e.explain("stdin (--against -)").0))?;
         Input::Text {
             name: "<current>".into(),
             bytes,
