@@ -76,8 +76,8 @@ pub use cel::{CelEnv, validate};
 
 // The pipeline: every stage after loading, in order, and the objects `status` predicts.
 pub use pipeline::{
-    Analysis, Mapped, analyze, map, output_diagnostics, predicted_extension_objects,
-    predicted_objects,
+    Analysis, Apart, Depth, Mapped, Run, RunOptions, analyze, map, output_diagnostics,
+    predicted_extension_objects, predicted_objects, run,
 };
 
 // Watch: the state kept between two runs of `watch`, and what changed.

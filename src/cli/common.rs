@@ -107,7 +107,7 @@ pub struct InputArgs {
     #[arg(skip)]
     pub settings_sources: SourceMap,
     /// The settings file's own findings (an unknown key, an `ignore:` entry naming an error),
-    /// reported with the command's in every format and counted with them (see [`Self::suppress`]).
+    /// reported with the command's in every format and counted with them (see [`Self::run_options`]).
     #[arg(skip)]
     pub settings_diagnostics: Diagnostics,
 }
@@ -158,17 +158,15 @@ impl InputArgs {
         Ok(classes)
     }
 
-    /// Silence the findings the input's ignore annotations and the settings file's `ignore:` list
-    /// name. The settings file joins `sources`, so that an unused entry points into it, and so do
-    /// its own findings, which join `diags`: every format shows them and counts them. `complete`:
-    /// `diags` come from the whole analysis, so a suppression that matches none is reported.
-    pub fn suppress(
+    /// The options of a whole run ([`policyctl::run`]) with `generate`: every stage, the settings
+    /// file's `ignore:` list and its own findings, and every unused suppression reported. The
+    /// settings file joins `sources`, so that its findings and an unused entry point into it. A
+    /// command changes what differs for it.
+    pub fn run_options(
         &self,
         sources: &mut SourceMap,
-        model: &Model,
-        mut diags: Diagnostics,
-        complete: bool,
-    ) -> suppress::Outcome {
+        generate: GenerateOptions,
+    ) -> policyctl::RunOptions {
         let mut added: Vec<(SourceId, SourceId)> = Vec::new();
         let mut moved = |span: &mut policyctl::Span| {
             let from = span.source;
@@ -185,18 +183,25 @@ impl InputArgs {
             };
             span.source = to;
         };
-        let mut rules = self.settings.ignore.clone();
-        for r in &mut rules {
+        let mut ignore = self.settings.ignore.clone();
+        for r in &mut ignore {
             moved(&mut r.span);
         }
+        let mut settings_findings = Diagnostics::new();
         for d in &self.settings_diagnostics {
             let mut d = d.clone();
             for l in &mut d.labels {
                 moved(&mut l.span);
             }
-            diags.push(d);
+            settings_findings.push(d);
         }
-        suppress::apply(diags, model, &rules, complete)
+        policyctl::RunOptions {
+            generate,
+            ignore,
+            settings_findings,
+            unused_suppressions: true,
+            ..Default::default()
+        }
     }
 
     /// How objects are read: the namespace, version and GatewayClasses of the flags and settings.
