@@ -107,7 +107,7 @@ impl RuleContent {
                 when: texts(w),
                 ..Default::default()
             },
-            RuleValue::Auth(v) => RuleContent {
+            RuleValue::Auth(_, v) => RuleContent {
                 spec: Some(v.clone()),
                 ..Default::default()
             },
