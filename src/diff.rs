@@ -351,7 +351,7 @@ impl<'a> Comparison<'a> {
             .collect();
         let limitadors = desired
             .iter()
-            .filter(|(_, o)| o.kind() == "Limitador")
+            .filter(|(_, o)| matches!(o, Object::Limitador(_)))
             .map(|(k, o)| (k.clone(), o.to_value()))
             .collect();
         Comparison {

@@ -402,7 +402,7 @@ mod tests {
                 let everything: Vec<_> =
                     all.generated.objects.iter().map(|o| o.to_value()).collect();
                 for o in &one.generated.objects {
-                    if o.kind() != "Limitador" {
+                    if !matches!(o, crate::generate::object::Object::Limitador(_)) {
                         assert!(everything.contains(&o.to_value()), "{}", g.meta.key());
                         objects_seen += 1;
                     }

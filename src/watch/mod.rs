@@ -666,7 +666,7 @@ impl Watch {
                 .generated
                 .objects
                 .iter()
-                .find(|o| o.kind() == "Limitador");
+                .find(|o| matches!(o, crate::generate::object::Object::Limitador(_)));
             Kept {
                 limitador: limitador.and_then(limits::LimitadorState::of),
                 has_limitador: limitador.is_some(),
