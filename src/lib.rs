@@ -51,7 +51,7 @@ pub use topology::{EdgeKind, Node, Topology};
 // Resolve: effective policies, status conditions, `explain`, and the policy changes between two states.
 pub use resolve::changes::{Side, policy_changes};
 pub use resolve::effective;
-pub use resolve::explain::{DecidedBy, Explanation, explain, parse_target};
+pub use resolve::explain::{DecidedBy, ExplainError, Explanation, explain, parse_target};
 pub use resolve::extension::ExtensionStatus;
 pub use resolve::merge::LossReason;
 pub use resolve::routes::{

@@ -185,7 +185,8 @@ pub struct CycleReport {
     pub new_diagnostics: Vec<String>,
     pub resolved_diagnostics: Vec<String>,
     /// `watch explain`: the explanation (or why there is none) after this cycle.
-    pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
+    pub explain:
+        Option<Result<crate::resolve::explain::Explanation, crate::resolve::explain::ExplainError>>,
     /// An incremental cycle: how many gateways' paths were computed again (of how many there
     /// are); `None` for a full cycle.
     pub incremental: Option<usize>,

@@ -64,7 +64,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let t = &run.topology;
     ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
     let diags = &run.findings.kept;
-    let e = policyctl::explain(t, &target, kind).map_err(CliError::Usage)?;
+    let e = policyctl::explain(t, &target, kind).map_err(|e| CliError::Usage(e.to_string()))?;
     let text = match a.output {
         // Rule and limit names are the user's map keys: their control characters are escaped.
         ExplainFormat::Text => {
