@@ -372,7 +372,8 @@ fn apply(
         }
         Key::Ignore => {
             if value.value.is_array() {
-                settings.ignore = crate::suppress::read_rules(at.source, text, diags);
+                settings.ignore =
+                    crate::suppress::read_rules(at.source, text, MAX_SIZE as usize, diags);
             } else {
                 diags.push(invalid("a list of {code, object, reason} entries"));
             }

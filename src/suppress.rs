@@ -350,11 +350,16 @@ struct RawRule {
 }
 
 /// Read the settings file's `ignore:` list from its `text` (in `source`). An entry without a known
-/// code or without a reason is a `PCTL4002`; one that names an error is a `PCTL4010`.
-pub(crate) fn read_rules(source: SourceId, text: &str, diags: &mut Diagnostics) -> Vec<Rule> {
+/// code or without a reason is a `PCTL4002`; one that names an error is a `PCTL4010`. `max_size`
+/// is the settings file's bound (`config` owns it; suppression does not import `config`).
+pub(crate) fn read_rules(
+    source: SourceId,
+    text: &str,
+    max_size: usize,
+    diags: &mut Diagnostics,
+) -> Vec<Rule> {
     let help = "write entries as `- {code: PCTL3004, object: \"HTTPRoute toystore/*\", reason: \"…\"}` (object is optional)";
-    let doc = match crate::load::parse_small::<Doc>(source, text, crate::config::MAX_SIZE as usize)
-    {
+    let doc = match crate::load::parse_small::<Doc>(source, text, max_size) {
         Ok(d) => d,
         Err((span, message)) => {
             diags.push(

@@ -188,21 +188,21 @@ fn against_current(
 fn text(output: DiffFormat, diffs: &[ObjectDiff], impact: Option<&Impact>, color: bool) -> String {
     match output {
         DiffFormat::Unified => {
-            let mut t = render::diff::unified(diffs, color);
+            let mut t = diff::text::unified(diffs, color);
             if let Some(i) = impact {
-                t.push_str(&render::diff::impact(i));
+                t.push_str(&diff::text::impact(i));
             }
             t
         }
         DiffFormat::Stat => {
-            let mut t = render::diff::stat(diffs);
+            let mut t = diff::text::stat(diffs);
             if let Some(i) = impact {
-                t.push_str(&render::diff::impact(i));
+                t.push_str(&diff::text::impact(i));
             }
             t
         }
-        DiffFormat::Json => render::diff::json(diffs, impact),
-        DiffFormat::Markdown => render::diff::markdown(diffs, impact),
+        DiffFormat::Json => diff::text::json(diffs, impact),
+        DiffFormat::Markdown => diff::text::markdown(diffs, impact),
     }
 }
 

@@ -6,6 +6,8 @@
 //! lists the operator itself orders non-deterministically are put in a canonical order. Owns the
 //! comparison and the unified text diff (`similar`); must not read files or choose exit codes.
 
+pub mod text;
+
 use crate::generate::object::{AUTH_CONFIG_API_VERSION, Object};
 use serde_json::Value;
 use similar::TextDiff;
