@@ -795,67 +795,87 @@ fn graph_inputs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Call `check` with the DOT graph of every testdata input, at both releases, in both flavours
+/// (`input`, the flavour, the text), drawn in process as `policyctl graph` draws it; the number of
+/// graphs (an input `graph` refuses, exit 2, has none).
+fn each_testdata_graph(mut check: impl FnMut(&Path, &str, &str)) -> usize {
+    let mut inputs = Vec::new();
+    graph_inputs(&root().join("testdata"), &mut inputs);
+    let mut graphs = 0;
+    for input in &inputs {
+        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let l = load(
+                &[Input::Path(input.clone())],
+                &LoadOptions {
+                    version,
+                    gateway_classes: policyctl::well_known_gateway_classes(),
+                    ..LoadOptions::default()
+                },
+            );
+            if l.diagnostics.has_trouble() {
+                continue;
+            }
+            let t = Topology::build(&l.model);
+            let all = Selection::all();
+            for (flavour, text) in [
+                ("dot", render::dot(&t, &all)),
+                ("policy-machinery", render::dot_compat(&t, &all)),
+            ] {
+                assert!(!text.is_empty(), "{} produced no graph", input.display());
+                check(input, flavour, &text);
+                graphs += 1;
+            }
+        }
+    }
+    graphs
+}
+
+/// Every testdata graph is a DOT digraph of node and edge statements, as the DOT grammar reads it
+/// (graphviz-rust's parser): checked with no tool installed.
 #[test]
-fn graphviz_accepts_every_testdata_graph() {
-    let required = std::env::var("POLICYCTL_REQUIRE_DOT").is_ok_and(|v| v == "1");
+fn every_testdata_graph_parses_as_dot() {
+    let graphs = each_testdata_graph(|_, _, text| {
+        parse_dot(text);
+    });
+    assert!(graphs > 20, "only {graphs} testdata graphs");
+}
+
+/// Graphviz itself renders every testdata graph. It needs `dot`, which the README does not
+/// install: ignored by default, and failing, naming `dot`, when run without it. `.ci/run` runs it
+/// where Graphviz is installed.
+#[test]
+#[ignore = "needs Graphviz's dot: cargo test --test tests graph::graphviz -- --ignored"]
+fn graphviz_renders_every_testdata_graph() {
     let dot_ok = std::process::Command::new("dot")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !dot_ok {
-        assert!(
-            !required,
-            "POLICYCTL_REQUIRE_DOT=1 but Graphviz `dot` is not installed"
-        );
-        eprintln!(
-            "graphviz_accepts_every_testdata_graph: SKIPPED, `dot` not found (set POLICYCTL_REQUIRE_DOT=1 to require it)"
-        );
-        return;
-    }
-    let mut inputs = Vec::new();
-    graph_inputs(&root().join("testdata"), &mut inputs);
-    let (mut rendered, mut no_graph) = (0, 0);
-    for input in &inputs {
-        for version in ["1.4", "1.5"] {
-            for args in [&[][..], &["--compat", "policy-machinery"]] {
-                let o = graph_cmd(
-                    &[&["--kuadrant-version", version][..], args].concat(),
-                    std::slice::from_ref(input),
-                );
-                if o.status.code() == Some(2) {
-                    no_graph += 1;
-                    continue;
-                }
-                let text = stdout(&o);
-                assert!(!text.is_empty(), "{} produced no graph", input.display());
-                parse_dot(&text);
-                let mut child = std::process::Command::new("dot")
-                    .arg("-Tsvg")
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                use std::io::Write;
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(text.as_bytes())
-                    .unwrap();
-                let res = child.wait_with_output().unwrap();
-                assert!(
-                    res.status.success(),
-                    "dot -Tsvg rejects the graph of {} ({args:?}): {}",
-                    input.display(),
-                    String::from_utf8_lossy(&res.stderr)
-                );
-                rendered += 1;
-            }
-        }
-    }
-    assert!(rendered > 0, "no testdata graph was rendered");
-    eprintln!(
-        "graphviz_accepts_every_testdata_graph: RAN dot -Tsvg on {rendered} graphs ({no_graph} inputs gave no graph: exit 2)"
+    assert!(
+        dot_ok,
+        "Graphviz `dot` is not on PATH: install graphviz to run this check"
     );
+    let rendered = each_testdata_graph(|input, args, text| {
+        let mut child = std::process::Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let res = child.wait_with_output().unwrap();
+        assert!(
+            res.status.success(),
+            "dot -Tsvg rejects the {args} graph of {}: {}",
+            input.display(),
+            String::from_utf8_lossy(&res.stderr)
+        );
+    });
+    assert!(rendered > 20, "only {rendered} testdata graphs");
 }

@@ -426,7 +426,7 @@ impl<'a> PathPass<'_, 'a> {
             .entry(identity(Some(a)))
             .or_insert_with(|| {
                 let rules = a.rules.values().filter_map(|r| match &r.value {
-                    RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                    RuleValue::Auth(section, v) => Some((*section, section.name_in(&r.key), v)),
                     _ => None,
                 });
                 let sections = authconfig::AuthSections::from_rules(rules);

@@ -12,6 +12,7 @@
 mod document;
 pub(crate) mod extension;
 mod node;
+pub(crate) mod oidc;
 pub(crate) mod raw;
 pub(crate) mod schema;
 mod split;
@@ -161,7 +162,7 @@ pub(crate) fn complete(
     crate::model::assume_gateway_classes(model, &opts.gateway_classes, diags);
 }
 
-/// Add the objects OIDCPolicies' controllers create (`crate::model::oidc`) to the model, validated
+/// Add the objects OIDCPolicies' controllers create (`oidc`) to the model, validated
 /// like input objects. Each is also a source of its own (its JSON text, named after the OIDCPolicy
 /// and the object) so that a finding inside it can be shown; its `origin` is the OIDCPolicy's. An
 /// input object of the same kind, namespace and name is replaced, as the controller overwrites it
@@ -172,7 +173,7 @@ fn expand_oidc(
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) {
-    let built = crate::model::oidc::expand(model, opts.version, diags);
+    let built = oidc::expand(model, opts.version, diags);
     if built.is_empty() {
         return;
     }

@@ -47,6 +47,24 @@ pub struct WatchOptions {
     pub out_dir: Option<PathBuf>,
 }
 
+impl WatchOptions {
+    /// The options of a full run of the pipeline: `compute --out-dir`'s, with the input's and the
+    /// stages' findings kept apart. A suppression that silences nothing is not reported: an
+    /// incremental cycle sees only part of the findings.
+    pub(crate) fn run(&self) -> crate::pipeline::RunOptions {
+        crate::pipeline::RunOptions {
+            depth: crate::pipeline::Depth::Analyze,
+            generate: self.generate.clone(),
+            status: self.status.clone(),
+            output_findings: true,
+            ignore: self.ignore.clone(),
+            settings_findings: Diagnostics::new(),
+            unused_suppressions: false,
+            findings_apart: true,
+        }
+    }
+}
+
 /// One output file as of the last cycle.
 #[derive(Clone, Debug)]
 struct OutFile {
@@ -167,7 +185,8 @@ pub struct CycleReport {
     pub new_diagnostics: Vec<String>,
     pub resolved_diagnostics: Vec<String>,
     /// `watch explain`: the explanation (or why there is none) after this cycle.
-    pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
+    pub explain:
+        Option<Result<crate::resolve::explain::Explanation, crate::resolve::explain::ExplainError>>,
     /// An incremental cycle: how many gateways' paths were computed again (of how many there
     /// are); `None` for a full cycle.
     pub incremental: Option<usize>,
@@ -626,19 +645,14 @@ impl Watch {
                 .or_default() += 1;
         }
         lap("model", report);
-        let analysis = crate::pipeline::analyze(
-            &model,
-            &Diagnostics::new(),
-            &self.opts.generate,
-            &self.opts.status,
-        );
-        let mut diags = file_diags;
-        diags.extend(assembly.clone());
-        crate::pipeline::name_derived_sources(&model, &mut diags);
-        diags.extend(crate::pipeline::output_diagnostics(
-            &self.opts.generate,
-            &analysis.generated,
-        ));
+        let mut input = file_diags;
+        input.extend(assembly.clone());
+        // The stages' findings are kept apart, with the object each is about, for the
+        // incremental cycles to replace; the input's are read again every cycle.
+        let analysis = crate::pipeline::run(&model, &input, &self.opts.run());
+        let apart = analysis.apart.clone().unwrap_or_default();
+        // The findings of this cycle after suppression.
+        let mut diags = apart.input;
         lap("analysis", report);
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let previous = &self.outputs;
@@ -660,24 +674,17 @@ impl Watch {
         let statuses = status_lines(&model, &analysis.statuses);
         report.status_changes = changes(&self.statuses, &statuses);
         self.statuses = statuses;
-        // Suppression decides for each finding alone: the analysis' findings are kept apart, with
-        // the object each is about, for the incremental cycles to replace.
-        let shown = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
-        let analysis_lines: Vec<(Option<String>, String)> = crate::suppress::apply(
-            analysis.diagnostics.clone(),
-            &model,
-            &self.opts.ignore,
-            false,
-        )
-        .kept
-        .iter()
-        .map(|d| {
-            (
-                slice::about(d).map(String::from),
-                diagnostic_line(d, &self.sources),
-            )
-        })
-        .collect();
+        let shown = diags;
+        let analysis_lines: Vec<(Option<String>, String)> = apart
+            .stages
+            .iter()
+            .map(|d| {
+                (
+                    slice::about(d).map(String::from),
+                    diagnostic_line(d, &self.sources),
+                )
+            })
+            .collect();
         let fixed: Vec<String> = shown
             .iter()
             .map(|d| diagnostic_line(d, &self.sources))
@@ -704,7 +711,7 @@ impl Watch {
                 .generated
                 .objects
                 .iter()
-                .find(|o| o.kind() == "Limitador");
+                .find(|o| matches!(o, crate::generate::object::Object::Limitador(_)));
             Kept {
                 limitador: limitador.and_then(limits::LimitadorState::of),
                 has_limitador: limitador.is_some(),
@@ -980,17 +987,8 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
         .map(|r| load::Input::Path(r.clone()))
         .collect();
     let loaded = load::load(&inputs, &opts.load);
-    let mut analysis = crate::pipeline::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &opts.generate,
-        &opts.status,
-    );
-    let mut diags = std::mem::take(&mut analysis.diagnostics);
-    diags.extend(crate::pipeline::output_diagnostics(
-        &opts.generate,
-        &analysis.generated,
-    ));
+    let mut analysis = crate::pipeline::run(&loaded.model, &loaded.diagnostics, &opts.run());
+    let mut diags = std::mem::take(&mut analysis.findings.kept);
     let dir = opts.out_dir.clone().unwrap_or_default();
     let mut files = BTreeMap::new();
     match crate::outdir::render_objects(&dir, &analysis.generated.objects, |_, c| {
@@ -1002,7 +1000,8 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
                 .help("the output files stay as they were until this is fixed"),
         ),
     }
-    let kept = crate::suppress::apply(diags, &loaded.model, &opts.ignore, false).kept;
+    diags.sort();
+    let kept = diags;
     Snapshot {
         files,
         statuses: status_lines(&loaded.model, &analysis.statuses),

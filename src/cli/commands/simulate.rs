@@ -296,22 +296,15 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Ok(j) => j,
         Err(m) => return Ok(bad_request(ui, m)),
     };
-    let loaded = a.input.load()?;
-    let analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &a.input.generate_options(),
-        &Default::default(),
-    );
-    // The 1.5 wasm sha256 placeholder does not matter to a simulation.
-    let mut diags = policyctl::diag::Diagnostics::default();
-    for d in analysis.diagnostics.iter() {
-        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
-            diags.push(d.clone());
-        }
-    }
-    ui.diagnostics(&loaded, &diags);
-    if analysis.diagnostics.has_trouble() {
+    let mut loaded = a.input.load()?;
+    // The findings about the generated objects (the 1.5 wasm sha256 placeholder) are left out:
+    // they do not matter to a simulation.
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.diagnostics(&loaded, &analysis.findings.kept);
+    if analysis.findings.kept.has_trouble() {
         return Ok(Outcome::Trouble);
     }
     let mut sim = match Simulation::new(&analysis.topology, &analysis.generated.objects) {

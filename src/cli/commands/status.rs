@@ -54,24 +54,20 @@ pub struct StatusArgs {
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut loaded = a.input.load()?;
-    let opts = policyctl::StatusOptions {
-        respect_status: a.respect_status,
+    let opts = policyctl::RunOptions {
+        status: policyctl::StatusOptions {
+            respect_status: a.respect_status,
+        },
+        ..a.input
+            .run_options(&mut loaded.sources, a.input.generate_options())
     };
-    let gen_opts = a.input.generate_options();
-    let mut analysis = policyctl::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
-    let found = a.input.suppress(
-        &mut loaded.sources,
-        &loaded.model,
-        std::mem::take(&mut analysis.diagnostics),
-        true,
-    );
-    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
-    analysis.diagnostics = found.kept;
-    let result = show(&a, ui, &loaded, &analysis)
-        .map(|()| outcome(&analysis.diagnostics, a.input.fail_on(a.fail_on)));
+    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
+    let result = show(&a, ui, &loaded, &run)
+        .map(|()| outcome(&run.findings.kept, a.input.fail_on(a.fail_on)));
     // As in `compute`: the process exits next, so the operating system frees the estate at once
     // instead of millions of small frees.
-    std::mem::forget(analysis);
+    std::mem::forget(run);
     std::mem::forget(loaded);
     result
 }
@@ -81,7 +77,7 @@ fn show(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     if a.routes {
         return show_routes(a, ui, loaded, analysis);
@@ -165,7 +161,7 @@ fn show_routes(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     let m = &loaded.model;
     let predicted = policyctl::route_conditions(&analysis.topology, &analysis.statuses);
@@ -213,7 +209,7 @@ fn show_gateways(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     let m = &loaded.model;
     let predicted = policyctl::gateway_conditions(&analysis.topology, &analysis.statuses);

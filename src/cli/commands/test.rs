@@ -104,21 +104,15 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Ok(j) => std::sync::Arc::new(j),
         Err(m) => return Ok(super::simulate::bad_request(ui, m)),
     };
-    let loaded = a.input.load()?;
-    let analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &a.input.generate_options(),
-        &Default::default(),
-    );
-    let mut diags = policyctl::diag::Diagnostics::default();
-    for d in analysis.diagnostics.iter() {
-        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
-            diags.push(d.clone());
-        }
-    }
-    ui.diagnostics(&loaded, &diags);
-    if analysis.diagnostics.has_trouble() {
+    let mut loaded = a.input.load()?;
+    // As `simulate`: without the findings about the generated objects.
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let diags = &analysis.findings.kept;
+    ui.diagnostics(&loaded, diags);
+    if diags.has_trouble() {
         return Ok(Outcome::Trouble);
     }
     // Objects with errors are left out (or not accepted), so the cases run against an estate that

@@ -445,7 +445,7 @@ fn show(
         }
         Some(View::Explain { .. }) => match &r.explain {
             Some(Ok(e)) => out.push_str(&policyctl::render::explain::text(e)),
-            Some(Err(m)) => out.push_str(&format!("  {}\n", terminal::line(m))),
+            Some(Err(m)) => out.push_str(&format!("  {}\n", terminal::line(&m.to_string()))),
             None => {}
         },
         None => {}
