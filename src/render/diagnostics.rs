@@ -256,12 +256,59 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
     out
 }
 
-/// All diagnostics for people, separated by blank lines.
-pub fn human_all(ds: &Diagnostics, sources: &SourceMap, style: Style) -> String {
-    ds.iter()
-        .map(|d| human(d, sources, style))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// In the human format, a code with more findings than this shows only its first
+/// [`SHOWN_OF_FREQUENT`]; one closing line counts the others.
+pub const FREQUENT: usize = 50;
+
+/// How many findings of a code with more than [`FREQUENT`] the human format draws.
+pub const SHOWN_OF_FREQUENT: usize = 10;
+
+/// All diagnostics for people, separated by blank lines. A code with more than [`FREQUENT`]
+/// findings shows its first [`SHOWN_OF_FREQUENT`] only, and a closing line per such code counts
+/// the others and ends with `see_all` (unless empty), which says how to list every finding (`-q`,
+/// a machine format): thousands of reports of one kind hide the few others and take long to print.
+pub fn human_all(ds: &Diagnostics, sources: &SourceMap, style: Style, see_all: &str) -> String {
+    use std::collections::BTreeMap;
+    let mut per_code: BTreeMap<Code, usize> = BTreeMap::new();
+    for d in ds {
+        *per_code.entry(d.code).or_default() += 1;
+    }
+    let frequent = |c: Code| per_code.get(&c).is_some_and(|&n| n > FREQUENT);
+    // Of each frequent code: how many were drawn, and the severities of those that were not.
+    let mut drawn: BTreeMap<Code, (usize, [usize; 3])> = BTreeMap::new();
+    let mut parts: Vec<String> = Vec::new();
+    for d in ds {
+        if frequent(d.code) {
+            let (n, hidden) = drawn.entry(d.code).or_default();
+            if *n >= SHOWN_OF_FREQUENT {
+                hidden[d.severity as usize] += 1;
+                continue;
+            }
+            *n += 1;
+        }
+        parts.push(human(d, sources, style));
+    }
+    let mut out = parts.join("\n");
+    for (code, (_, hidden)) in &drawn {
+        let total = per_code.get(code).copied().unwrap_or(0);
+        let not_shown: usize = hidden.iter().sum();
+        let what = match hidden {
+            [_, 0, 0] => "errors",
+            [0, _, 0] => "warnings",
+            [0, 0, _] => "infos",
+            _ => "findings",
+        };
+        let see_all = if see_all.is_empty() {
+            String::new()
+        } else {
+            format!("; {see_all}")
+        };
+        out.push_str(&format!(
+            "\n{}: {not_shown} more {what} not shown ({total} in all, the first {SHOWN_OF_FREQUENT} above){see_all}\n",
+            code.as_str()
+        ));
+    }
+    out
 }
 
 #[derive(serde::Serialize)]
