@@ -845,10 +845,18 @@ fn hostname_findings_only_where_traffic_or_the_route_is_lost() {
             "{version:?}: {got:#?}"
         );
         // The served listener whose path Kuadrant drops, alone.
-        assert!(got[0].2.contains("listener l-c (api.c.example.com) of"), "{}", got[0].2);
+        assert!(
+            got[0].2.contains("listener l-c (api.c.example.com) of"),
+            "{}",
+            got[0].2
+        );
         assert!(got[0].3.starts_with("Gateway API still attaches the route"));
         // Nothing intersects: every listener, and the route status the Gateway API asks for.
-        assert!(got[1].2.starts_with("listener l-e of Gateway infra/gw does not admit"));
+        assert!(
+            got[1]
+                .2
+                .starts_with("listener l-e of Gateway infra/gw does not admit")
+        );
         assert!(
             got[2].2.contains(
                 "listener l-a (a.example.com), l-b (*.b.example.com), l-c (api.c.example.com), \
@@ -857,12 +865,20 @@ fn hostname_findings_only_where_traffic_or_the_route_is_lost() {
             "{}",
             got[2].2
         );
-        assert!(got[2].3.contains("Accepted=False, reason NoMatchingListenerHostname"));
+        assert!(
+            got[2]
+                .3
+                .contains("Accepted=False, reason NoMatchingListenerHostname")
+        );
         assert!(got[3].2.contains("listener l-a (a.example.com) of"));
         assert!(got[3].3.contains("NoMatchingListenerHostname"));
         // allowedRoutes only where the hostnames would have let the route in: `refused` is not
         // reported on l-a–l-d, and `matches-one` not on l-e.
-        assert!(got[4].2.starts_with("listener l-e of Gateway infra/gw does not admit"));
+        assert!(
+            got[4]
+                .2
+                .starts_with("listener l-e of Gateway infra/gw does not admit")
+        );
     }
 }
 

@@ -223,11 +223,11 @@ mod tests {
         );
         let get = paths
             .iter()
-            .position(|p| p.id.ends_with("http-route#get-rule"))
+            .position(|p| t.path_id(p).ends_with("http-route#get-rule"))
             .unwrap();
         let post = paths
             .iter()
-            .position(|p| p.id.ends_with("http-route#post-rule"))
+            .position(|p| t.path_id(p).ends_with("http-route#post-rule"))
             .unwrap();
         let s = |k: &str, n: &str| (k.to_string(), n.to_string());
         assert_eq!(

@@ -90,41 +90,23 @@ impl PolicyStatus {
     }
 }
 
-pub(crate) use crate::model::hostname_subset_of;
-
 /// Path validity (`ObjectsInRequestPath` on 1.4, `ParseTopologyPath` on 1.5). With the operator's
-/// topology the kind, class, listener and rule checks hold by construction; what can fail is the route:
-/// some parentRef must name the gateway, with no sectionName or the listener's, and when the route has
-/// hostnames one must be a subset of the listener hostname (`*` when absent). `Err` carries the message.
+/// topology the kind, class, listener and rule checks hold by construction, and so does the route
+/// having a parentRef to the gateway with no sectionName or the listener's: what can fail is the
+/// route's hostnames, one of which (when it has some) must be a subset of the listener hostname
+/// (`*` when absent). The topology decides it once per path ([`Path::valid`]). `Err` carries the
+/// message.
 pub(crate) fn path_validity(t: &Topology, p: &Path) -> Result<(), String> {
-    let m = t.model;
-    let g = &m.gateways[p.gateway];
-    let l = &g.spec.listeners[p.listener];
-    let r = &m.routes[p.route];
-    let listener_host = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
-    let ok = r.spec.parent_refs.iter().any(|pr| {
-        pr.refers_to_gateway(&r.meta.namespace, &g.meta.namespace, &g.meta.name)
-            && pr
-                .section_name
-                .as_ref()
-                .is_none_or(|s| s.is_empty() || *s == l.name.value)
-            && (r.spec.hostnames.is_empty()
-                || r.spec
-                    .hostnames
-                    .iter()
-                    .any(|h| hostname_subset_of(&h.value, listener_host)))
-    });
-    if ok {
-        Ok(())
-    } else {
-        let route = match r.spec.kind {
-            RouteKind::Http => "http route",
-            RouteKind::Grpc => "grpc route",
-        };
-        Err(format!(
-            "invalid path: {route} does not belong to the listener"
-        ))
+    if p.valid {
+        return Ok(());
     }
+    let route = match t.model.routes[p.route].spec.kind {
+        RouteKind::Http => "http route",
+        RouteKind::Grpc => "grpc route",
+    };
+    Err(format!(
+        "invalid path: {route} does not belong to the listener"
+    ))
 }
 
 fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
@@ -443,9 +425,9 @@ fn walks(
         })
         .collect();
     let mut keys: Vec<Option<Vec<String>>> = vec![None; wanted.len()];
-    let mut cel_at: HashMap<&str, Vec<&CelIssue>> = HashMap::new();
+    let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
-        cel_at.entry(c.path_id.as_str()).or_default().push(c);
+        cel_at.entry(c.path).or_default().push(c);
     }
     let shown = |c: &&CelIssue| shown.is_none_or(|p| c.provider == p);
     for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
@@ -475,7 +457,7 @@ fn walks(
                     t,
                     (index, path),
                     e,
-                    (cel_at.get(path.id.as_str()), &shown),
+                    (cel_at.get(&index), &shown),
                     opts,
                     pi,
                     keys,
