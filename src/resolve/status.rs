@@ -431,7 +431,6 @@ fn walks(
     }
     let shown = |c: &&CelIssue| shown.is_none_or(|p| c.provider == p);
     for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
-        let mut valid = None;
         let mut ready = None;
         for kind in [
             PolicyKind::RateLimit,
@@ -462,7 +461,6 @@ fn walks(
                     pi,
                     keys,
                     w,
-                    &mut valid,
                     &mut ready,
                 );
             }
@@ -488,7 +486,6 @@ fn walk_path(
     pi: usize,
     keys: &[String],
     w: &mut Walk,
-    valid: &mut Option<bool>,
     ready: &mut Option<bool>,
 ) {
     let m = t.model;
@@ -503,9 +500,7 @@ fn walk_path(
         }
         // TokenRateLimitPolicy ignores path validity (kuadrant-operator v1.5.2
         // internal/controller/tokenratelimitpolicy_status_updater.go).
-        if p.kind != PolicyKind::TokenRateLimit
-            && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
-        {
+        if p.kind != PolicyKind::TokenRateLimit && !path.valid {
             return;
         }
         if !*ready.get_or_insert_with(|| path_ready(t, path, opts)) {
@@ -926,14 +921,36 @@ pub(crate) fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
     let m = t.model;
     let mut out = BTreeSet::new();
     // The fold depends only on the path's policy list: look at each distinct list once. Lists without
-    // two policies on one target with equal instants cannot hold a tie.
+    // two policies on one target with equal instants cannot hold a tie. Two such policies are
+    // attached to one node (one target, one node), next to each other in its list: only paths
+    // through a node with such a pair are looked at, and on most estates there is none.
+    const KINDS: [PolicyKind; 3] = [
+        PolicyKind::RateLimit,
+        PolicyKind::Auth,
+        PolicyKind::TokenRateLimit,
+    ];
+    let tie_at = |node: petgraph::graph::NodeIndex| {
+        let list = t.policies_at_node_in_order(node);
+        KINDS.iter().any(|&kind| {
+            let of_kind: Vec<usize> = (list.iter().copied())
+                .filter(|&i| m.policies[i].kind == kind)
+                .collect();
+            of_kind
+                .windows(2)
+                .any(|w| effective::tie_by_name(&m.policies[w[0]], &m.policies[w[1]]))
+        })
+    };
+    let tie_nodes: BTreeSet<petgraph::graph::NodeIndex> =
+        (t.graph.node_indices()).filter(|&n| tie_at(n)).collect();
     let mut lists: BTreeSet<(PolicyKind, Vec<usize>)> = BTreeSet::new();
+    if tie_nodes.is_empty() {
+        return out;
+    }
     for path in t.path_list() {
-        for kind in [
-            PolicyKind::RateLimit,
-            PolicyKind::Auth,
-            PolicyKind::TokenRateLimit,
-        ] {
+        if !(t.path_nodes(path).iter().flatten()).any(|n| tie_nodes.contains(n)) {
+            continue;
+        }
+        for kind in KINDS {
             if !effective::kind_applies(t, path, kind) {
                 continue;
             }

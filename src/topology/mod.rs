@@ -739,8 +739,13 @@ impl<'m> Topology<'m> {
         // it, as the insert-if-unseen loop of the operator's map does.
         match PathOrder::new(self) {
             Some(order) => {
-                out.sort_by_key(|p| order.key(p));
-                out.dedup_by_key(|p| order.key(p));
+                // Each key computed once; the enumeration index makes the unstable sort stable.
+                let mut keyed: Vec<([u32; 5], usize)> = (out.iter().enumerate())
+                    .map(|(i, p)| (order.key(p), i))
+                    .collect();
+                keyed.sort_unstable();
+                keyed.dedup_by_key(|k| k.0);
+                out = keyed.iter().map(|&(_, i)| out[i]).collect();
             }
             None => {
                 // A name with a `|` (which no valid object has): compare the ids themselves.
