@@ -960,7 +960,7 @@ mod tests {
         ];
         for (ns, name, class) in gateways {
             s.push_str(&format!(
-                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  gatewayClassName: {class}\n  listeners:\n"
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {{name: \"{name}\", namespace: \"{ns}\"}}\nspec:\n  gatewayClassName: {class}\n  listeners:\n"
             ));
             for (l, host) in [
                 ("l", "a.example.com"),
@@ -987,8 +987,11 @@ mod tests {
             ("GRPCRoute", "n", "r", "[b.example.com]"),
         ];
         for (i, (kind, ns, name, hosts)) in routes.into_iter().enumerate() {
+            // `n` is quoted (kubectl reads a plain `n` as a boolean). The last parentRef names the
+            // route's namespace by leaving it out: the CRD's rule that references to one parent all
+            // have a sectionName or none compares the written namespaces, so it does not apply.
             s.push_str(&format!(
-                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  hostnames: {hosts}\n  parentRefs:\n  - {{name: g, namespace: n}}\n  - {{name: g-1, namespace: n, sectionName: l-1}}\n  - {{name: g, namespace: n-a}}\n  - {{name: g.1, namespace: na}}\n  - {{name: g, namespace: n, sectionName: l}}\n  rules:\n"
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: {kind}\nmetadata: {{name: \"{name}\", namespace: \"{ns}\"}}\nspec:\n  hostnames: {hosts}\n  parentRefs:\n  - {{name: g, namespace: \"n\"}}\n  - {{name: g-1, namespace: \"n\", sectionName: l-1}}\n  - {{name: g, namespace: n-a}}\n  - {{name: g.1, namespace: na}}\n  - {{name: g, sectionName: l}}\n  rules:\n"
             ));
             let names = [
                 "get", "get-x", "get.x", "getx", "", "", "", "", "", "", "", "",
