@@ -59,7 +59,7 @@ codes! {
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
     RouteNotAllowed = "PCTL2004", Warning, false, "a listener's allowedRoutes does not admit the route (Gateway API rejects it)";
-    HostnameMismatch = "PCTL2005", Warning, false, "no route hostname is a subset of the listener hostname: Kuadrant will not enforce this path";
+    HostnameMismatch = "PCTL2005", Warning, false, "a listener serves the route but no route hostname is a subset of its hostname (Kuadrant enforces nothing there), or no listener of the parentRef matches the route's hostnames";
     PositionalRuleName = "PCTL2006", Info, false, "a policy targets an unnamed rule by its position (rule-N)";
     GatewayClassNotFound = "PCTL2007", Error, false, "a Gateway's gatewayClassName matches no GatewayClass, input or assumed: none of its policies can be predicted";
     GatewayClassAssumed = "PCTL2008", Info, false, "a GatewayClass the input does not define is assumed (istio, eg, envoy-gateway, or --gateway-class)";

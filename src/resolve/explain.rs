@@ -429,7 +429,7 @@ pub fn explain(
             });
         }
         out.push(PathEntry {
-            path_id: path.id.clone(),
+            path_id: t.path_id(&path),
             invalid: status::path_validity(t, &path).err(),
             kinds: entries,
         });

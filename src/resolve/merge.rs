@@ -215,11 +215,25 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
 
 /// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
 pub(crate) fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+    fold_tracking(inputs, true)
+}
+
+/// [`fold`] without the record of dropped rules (`losses` stays empty): what the effective
+/// policies of the paths need, and half the work.
+pub(crate) fn fold_rules(inputs: &[FoldInput]) -> Option<Folded> {
+    fold_tracking(inputs, false)
+}
+
+fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
     let last = inputs.last()?;
     let mut acc = stamp(last);
     let mut losses = Vec::new();
     for source in inputs.iter().rev() {
         let next = step(source, &acc);
+        if !track {
+            acc = next;
+            continue;
+        }
         let mut candidates: BTreeSet<(String, usize, bool)> = BTreeSet::new();
         for (k, r) in &acc {
             candidates.insert((k.clone(), r.source, true));

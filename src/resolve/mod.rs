@@ -179,6 +179,8 @@ pub struct CelIssue {
     pub kind: PolicyKind,
     /// The PathID the action belongs to.
     pub path_id: String,
+    /// That path's index in `Topology::path_list()`.
+    pub path: usize,
     /// One entry of the operator's `validation issues: [...]` list (cel-go's error text).
     pub message: String,
     /// Whose extension reconciler found it: the operator keeps the Istio and the Envoy Gateway

@@ -164,11 +164,27 @@ fn stages(files: &str) {
     lap("status diagnostics");
     let lint = policyctl::lint(&t);
     lap("topology lint");
+    // Every finding, sorted and drawn for people as the CLI's default output does (a code with
+    // thousands of findings summarised).
+    let mut all = l.diagnostics.clone();
+    all.extend(lint.clone());
+    all.extend(d.clone());
+    for x in &g.diagnostics {
+        all.push(x.clone());
+    }
+    all.sort();
+    let style = policyctl::render::Style::plain(100);
+    let drawn = policyctl::render::diagnostics::human_all(&all, &l.sources, style, "");
+    lap(&format!(
+        "findings ({}, {} KB drawn)",
+        all.len(),
+        drawn.len() / 1000
+    ));
     // As `compute` does: streamed in batches, never the whole text in memory.
     let mut out = Counted(0);
     let _ = policyctl::render::objects::write_yaml_objects(&g.objects, &mut out);
     lap(&format!("render ({} MB)", out.0 / 1_000_000));
-    drop((lint, d, s, g, eff, t));
+    drop((drawn, all, lint, d, s, g, eff, t));
     drop(l);
     lap("drop");
     eprintln!(

@@ -170,6 +170,7 @@ fn against_current(
             &diags,
             &sources,
             ui.style_err(),
+            "",
         ));
     }
     if diags.has_trouble() {

@@ -50,6 +50,7 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     &shown,
                     &loaded.sources,
                     style,
+                    "-q or -o json lists every finding",
                 ))?;
                 ui.out(&summary(&loaded, &shown, found.suppressed.len()))?;
                 if ui.verbose {

@@ -102,7 +102,11 @@ fn show(
                     };
                     StatusRow {
                         overridden_by: overriders_cell(&s.overridden_by),
-                        paths: paths_cell(s.enforced_on.iter().map(|&i| paths[i].id.as_str())),
+                        paths: paths_cell(
+                            s.enforced_on
+                                .iter()
+                                .map(|&i| analysis.topology.path_id(&paths[i])),
+                        ),
                         ..row(
                             &p.meta,
                             p.kind.kind(),
@@ -302,13 +306,13 @@ fn row(
 /// The PATHS cell of `-o wide`: a gateway-wide policy can be enforced on thousands of paths, and a
 /// table with cells that tall is unreadable (and took gigabytes to lay out on a 100k-object estate):
 /// the first [`WIDE_PATHS_SHOWN`], then how many more; `policyctl explain` shows every path.
-fn paths_cell<'a>(ids: impl ExactSizeIterator<Item = &'a str>) -> String {
+fn paths_cell(ids: impl ExactSizeIterator<Item = String>) -> String {
     let total = ids.len();
-    let mut cell: Vec<&str> = ids.take(WIDE_PATHS_SHOWN).collect();
+    // `ids` is lazy: only the ids shown are built.
+    let mut cell: Vec<String> = ids.take(WIDE_PATHS_SHOWN).collect();
     let more = total - cell.len();
-    let tail = format!("… and {more} more (policyctl explain lists them)");
     if more > 0 {
-        cell.push(&tail);
+        cell.push(format!("… and {more} more (policyctl explain lists them)"));
     }
     cell.join("\n")
 }
@@ -355,7 +359,7 @@ mod tests {
     #[test]
     fn wide_paths_cell_lists_twenty_then_counts() {
         let ids: Vec<String> = (0..23).map(|i| format!("p{i}")).collect();
-        let all = |n: usize| paths_cell(ids[..n].iter().map(String::as_str));
+        let all = |n: usize| paths_cell(ids[..n].iter().cloned());
         assert_eq!(all(0), "");
         assert_eq!(all(2), "p0\np1");
         assert_eq!(all(20).lines().count(), 20);

@@ -162,7 +162,12 @@ impl Ui {
                     } else {
                         let mut style = self.style_err();
                         style.color &= args.diagnostics_file.is_none();
-                        render::diagnostics::human_all(&shown, sources, style)
+                        render::diagnostics::human_all(
+                            &shown,
+                            sources,
+                            style,
+                            "-q or --diagnostics-format json lists every finding",
+                        )
                     };
                 }
                 if self.verbose {
@@ -199,6 +204,7 @@ impl Ui {
                 &shown,
                 sources,
                 self.style_err(),
+                "-q lists every finding",
             ));
         }
     }
