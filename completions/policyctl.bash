@@ -172,7 +172,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +255,10 @@ _policyctl() {
                     return 0
                     ;;
                 --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -838,7 +842,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__simulate)
-            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --color --quiet --verbose --config --help --version"
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -944,6 +948,18 @@ _policyctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --cel-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-requests)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1034,7 +1050,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__test)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --accept-undecided --jwks --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1084,6 +1100,18 @@ _policyctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cel-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-cost-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-requests)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1122,7 +1150,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__watch)
-            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
+            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1189,6 +1217,10 @@ _policyctl() {
                     return 0
                     ;;
                 --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -76,6 +76,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l istio-controller-names -d 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l envoy-gateway-controller-names -d 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l out-dir -d 'Write one file per object into this folder (atomically), prune files generated earlier that are no longer desired, and report created / updated / unchanged / pruned. Files without policyctl\'s marker line are never touched' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l lock-timeout -d 'With --out-dir: seconds to wait for another policyctl run writing the same folder to finish (0: do not wait) [default: 300]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -270,11 +271,14 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l respons
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l assume -d 'State the outcome of a rule that needs a live server: SECTION/NAME=VALUE, SECTION one of authentication, authorization, metadata; VALUE true, false or JSON (an identity, a metadata object). Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l jwks -d 'A JWKS document (JSON, {"keys": [...]}) JWT signatures are verified against, for the issuerUrl or jwksUrl URL names, or for every JWT rule without one of its own. Without it a JWT\'s claims are decoded and its signature is not verified. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l connect-to -d 'As curl: send a request for HOST1:PORT1 to HOST2:PORT2 (empty parts: any host or port, or unchanged), e.g. localhost:9081::80 for a port-forward to the gateway\'s port 80. Repeatable' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l count -d 'Send the request N times' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l count -d 'Send the request N times (at most --max-requests)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l interval -d 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway -d 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL\'s port' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s o -l output -d 'Output: text (a tree for one request, a line per request for several) or json' -r -f -a "text\t''
 json\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l cel-cost-limit -d 'The most one evaluation of a CEL expression or a Rego policy may cost (cel-go\'s cost units; regorus\'s work units for Rego) before the run stops with PCTL5013' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l request-cost-limit -d 'The most every evaluation of one simulated request may cost together before the run stops with PCTL5013' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-requests -d 'The most requests one run simulates (counts included); more is PCTL5014' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -295,6 +299,9 @@ ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
 junit\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l jwks -d 'A JWKS document JWT signatures are verified against (as simulate\'s --jwks). Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l cel-cost-limit -d 'The most one evaluation of a CEL expression or a Rego policy may cost (cel-go\'s cost units; regorus\'s work units for Rego) before the run stops with PCTL5013' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l request-cost-limit -d 'The most every evaluation of one simulated request may cost together before the run stops with PCTL5013' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-requests -d 'The most requests one run simulates (counts included); more is PCTL5014' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -328,6 +335,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l istio-controller-names -d 'GatewayClass controller names handled as Istio (comma-separated; the default is appended)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l envoy-gateway-controller-names -d 'GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l out-dir -d 'Keep this folder in sync with the generated objects, as `compute --out-dir` does (atomic writes, prune, marker line), writing only the files that changed' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l lock-timeout -d 'With --out-dir: seconds to wait for another policyctl run writing the same folder to finish (0: do not wait) [default: 300]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l debounce -d 'Milliseconds without events before a cycle starts (an editor\'s save is several events; at most an hour)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l resync -d 'Also recompute everything from scratch every SECS seconds (the state must not change)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l cycles -d 'Stop after N cycles that recomputed (the first, initial one included); for scripts and tests' -r

@@ -20,19 +20,51 @@ pub(crate) const FILE_NAME: &str = ".policyctl.yaml";
 /// Settings files larger than this are refused (`PCTL4002`): a settings file is a few lines.
 pub(crate) const MAX_SIZE: u64 = 1024 * 1024;
 
-/// Every key the settings file may hold, in the order docs/settings.md documents them.
-pub const KEYS: &[&str] = &[
-    "kuadrantVersion",
-    "kuadrantNamespace",
-    "wasmImage",
-    "wasmSha256",
-    "istioControllerNames",
-    "envoyGatewayControllerNames",
-    "gatewayClasses",
-    "failOn",
-    "validate",
-    "ignore",
-];
+/// The keys of the settings file, each once: the [`Key`] type, its spelling, and [`KEYS`] come
+/// from this one list, and [`apply`] matches every `Key`, so a key cannot be listed without being
+/// read, nor read without being listed.
+macro_rules! settings_keys {
+    ($($variant:ident = $name:literal,)*) => {
+        /// A key of the settings file.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Key {
+            $($variant,)*
+        }
+
+        impl Key {
+            /// The key as the file spells it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Key::$variant => $name,)*
+                }
+            }
+
+            /// The key `s` spells, if it is one.
+            pub fn parse(s: &str) -> Option<Key> {
+                match s {
+                    $($name => Some(Key::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// Every key the settings file may hold, in the order docs/settings.md documents them.
+        pub const KEYS: &[&str] = &[$($name,)*];
+    };
+}
+
+settings_keys! {
+    KuadrantVersion = "kuadrantVersion",
+    KuadrantNamespace = "kuadrantNamespace",
+    WasmImage = "wasmImage",
+    WasmSha256 = "wasmSha256",
+    IstioControllerNames = "istioControllerNames",
+    EnvoyGatewayControllerNames = "envoyGatewayControllerNames",
+    GatewayClasses = "gatewayClasses",
+    FailOn = "failOn",
+    Validate = "validate",
+    Ignore = "ignore",
+}
 
 /// `failOn`: the lowest severity that makes a run exit 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +169,7 @@ fn read_checked(path: &Path, follow: bool) -> Loaded {
     };
     let text = bytes.and_then(|b| {
         String::from_utf8(b)
+            .map(|t| crate::load::line_feeds(&t))
             .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
     });
     match text {
@@ -264,8 +297,12 @@ fn apply(
             Vec::new()
         })
     };
-    match key.value.as_str() {
-        "kuadrantVersion" => {
+    let Some(k) = Key::parse(&key.value) else {
+        diags.push(unknown_key(&key.value, &key));
+        return;
+    };
+    match k {
+        Key::KuadrantVersion => {
             let parsed = match &value.value {
                 serde_json::Value::String(_) | serde_json::Value::Number(_) => {
                     written.as_deref().and_then(KuadrantVersion::parse)
@@ -277,7 +314,7 @@ fn apply(
                 None => diags.push(invalid("\"1.4\" or \"1.5\"")),
             }
         }
-        "kuadrantNamespace" => {
+        Key::KuadrantNamespace => {
             settings.kuadrant_namespace = string(diags).and_then(|ns| {
                 if crate::load::validate::dns1123_label(&ns) {
                     Some(ns)
@@ -289,8 +326,8 @@ fn apply(
                 }
             })
         }
-        "wasmImage" => settings.wasm_image = string(diags),
-        "wasmSha256" => {
+        Key::WasmImage => settings.wasm_image = string(diags),
+        Key::WasmSha256 => {
             // An all-digit hash (or one like `12e4…`) is a YAML number: read it as written.
             let hash = match &value.value {
                 serde_json::Value::Number(_) => written.clone(),
@@ -304,15 +341,15 @@ fn apply(
                 }
             }
         }
-        "istioControllerNames" => settings.istio_controller_names = names(diags),
-        "envoyGatewayControllerNames" => settings.envoy_gateway_controller_names = names(diags),
-        "gatewayClasses" => match gateway_classes(&value.value) {
+        Key::IstioControllerNames => settings.istio_controller_names = names(diags),
+        Key::EnvoyGatewayControllerNames => settings.envoy_gateway_controller_names = names(diags),
+        Key::GatewayClasses => match gateway_classes(&value.value) {
             Some(c) => settings.gateway_classes = c,
             None => diags.push(invalid(
                 "a mapping of GatewayClass names to controller names (e.g. `istio: istio.io/gateway-controller`)",
             )),
         },
-        "failOn" => {
+        Key::FailOn => {
             settings.fail_on = match value.value.as_str() {
                 Some("error") => Some(FailOn::Error),
                 Some("warning") => Some(FailOn::Warning),
@@ -323,7 +360,7 @@ fn apply(
                 }
             }
         }
-        "validate" => {
+        Key::Validate => {
             let parsed = match &value.value {
                 serde_json::Value::Bool(true) => Some(crate::load::FieldValidation::Strict),
                 serde_json::Value::Bool(false) => Some(crate::load::FieldValidation::Ignore),
@@ -334,14 +371,14 @@ fn apply(
                 None => diags.push(invalid("strict, warn or ignore")),
             }
         }
-        "ignore" => {
+        Key::Ignore => {
             if value.value.is_array() {
-                settings.ignore = crate::suppress::read_rules(at.source, text, diags);
+                settings.ignore =
+                    crate::suppress::read_rules(at.source, text, MAX_SIZE as usize, diags);
             } else {
                 diags.push(invalid("a list of {code, object, reason} entries"));
             }
         }
-        other => diags.push(unknown_key(other, &key)),
     }
 }
 

@@ -35,8 +35,9 @@ pub use source::{SourceId, SourceMap, Span};
 // Loading: files, folders and streams → a [`Model`] with diagnostics.
 pub use load::validate::dns1123_label;
 pub use load::{
-    FieldValidation, Input, LoadOptions, Loaded, MAX_STREAM_BYTES, StreamError, load, object_value,
-    parse_only, read_stream, values_in_windows, well_known_gateway_classes,
+    FieldValidation, Input, LoadOptions, Loaded, MAX_FILE_BYTES, MAX_STREAM_BYTES, StreamError,
+    line_feeds, load, object_value, parse_only, read_bounded_file, read_stream, values_in_windows,
+    well_known_gateway_classes,
 };
 
 // The model: the objects read, and the emulated operator version.
@@ -51,7 +52,7 @@ pub use topology::{EdgeKind, Node, Topology};
 // Resolve: effective policies, status conditions, `explain`, and the policy changes between two states.
 pub use resolve::changes::{Side, policy_changes};
 pub use resolve::effective;
-pub use resolve::explain::{DecidedBy, Explanation, explain, parse_target};
+pub use resolve::explain::{DecidedBy, ExplainError, Explanation, explain, parse_target};
 pub use resolve::extension::ExtensionStatus;
 pub use resolve::merge::LossReason;
 pub use resolve::routes::{
@@ -76,8 +77,8 @@ pub use cel::{CelEnv, validate};
 
 // The pipeline: every stage after loading, in order, and the objects `status` predicts.
 pub use pipeline::{
-    Analysis, Mapped, analyze, map, output_diagnostics, predicted_extension_objects,
-    predicted_objects,
+    Analysis, Apart, Depth, Mapped, Run, RunOptions, analyze, map, output_diagnostics,
+    predicted_extension_objects, predicted_objects, run,
 };
 
 // Watch: the state kept between two runs of `watch`, and what changed.

@@ -7,13 +7,14 @@
 //! What is guaranteed, even when the folder's content is hostile (a pull request's checkout):
 //! - Writes are atomic: a temporary file with an unpredictable name (`.policyctl-XXXXXX.tmp`), created
 //!   exclusively (`O_EXCL`, by the `tempfile` crate) in the same folder, flushed to disk,
-//!   then renamed over the final name. A symlink planted at a temporary-file name is never opened, and
+//!   then renamed over the final name. A run of many files writes all of them, flushes them with one
+//!   `syncfs`, then renames them ([`apply`] has the argument). A symlink planted at a temporary-file name is never opened, and
 //!   one at a final name is never followed: symlinks and other non-regular entries are foreign (never
 //!   written through, never pruned). The folder itself must not be a symlink ([`OutDirError::Symlink`]).
 //! - Temporary files left by a killed run (`.*.policyctl-*.tmp`) are removed by the next run and
 //!   reported ([`Action::Leftover`]); `--check` counts them as stale.
-//! - A lock ([`lock`]) on the folder: a second run on the same folder stops with
-//!   [`OutDirError::Locked`] instead of interleaving with the first.
+//! - A lock ([`lock`]) on the folder: a second run on the same folder waits for the first (up to a
+//!   timeout, then [`OutDirError::Locked`]) instead of interleaving with it.
 //! - A file is policyctl's only when its whole first line is the marker.
 //! - File names fit in 255 bytes ([`file_name`]) and never collide: two objects that would share a
 //!   file are an error naming both ([`OutDirError::Collision`]).
@@ -177,9 +178,9 @@ pub enum OutDirError {
     )]
     Symlink(String),
     #[error(
-        "another policyctl run is writing to {0}; run again when it has finished (runs on one folder are serialised)"
+        "another policyctl run is still writing to {0} after waiting {1} s for it (--lock-timeout); run again when it has finished (runs on one folder are serialised)"
     )]
-    Locked(String),
+    Locked(String, u64),
 }
 
 /// Paths and names in messages: control characters escaped (a name can hold anything before it is
@@ -288,26 +289,55 @@ pub struct Lock {
 /// Lock the output folder `dir` (which must exist unless `exclusive` is false): exclusive for a run
 /// that writes, shared for `--check`. An advisory lock (`flock`) on the folder itself, so no lock
 /// file is left in it; the operating system releases it when the process ends, killed or not. A
-/// second run does not wait: it gets [`OutDirError::Locked`]. Without a folder (a `--check` before
-/// the first run) there is nothing to lock. On systems where a folder cannot be opened as a file
-/// (Windows) no lock is taken.
-pub fn lock(dir: &Path, exclusive: bool) -> Result<Lock, OutDirError> {
+/// second run waits for the first, as cargo waits for its build folder: `waiting` is called once
+/// when the lock is held by another run (to say so), and the lock is tried again every 100 ms until
+/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. Without a
+/// folder (a `--check` before the first run) there is nothing to lock. On systems where a folder
+/// cannot be opened as a file (Windows) no lock is taken.
+pub fn lock(
+    dir: &Path,
+    exclusive: bool,
+    timeout: std::time::Duration,
+    waiting: impl FnOnce(),
+) -> Result<Lock, OutDirError> {
     check_not_symlink(dir)?;
     if !cfg!(unix) || (!exclusive && !dir.is_dir()) {
         return Ok(Lock { _file: None });
     }
     let f = std::fs::File::open(dir).map_err(|e| OutDirError::Read(shown(dir), e))?;
-    let r = if exclusive {
-        f.try_lock()
-    } else {
-        f.try_lock_shared()
-    };
-    match r {
-        Ok(()) => Ok(Lock { _file: Some(f) }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(OutDirError::Locked(shown(dir))),
-        Err(std::fs::TryLockError::Error(e)) => Err(OutDirError::Write(shown(dir), e)),
+    let start = std::time::Instant::now();
+    let mut waiting = Some(waiting);
+    loop {
+        let r = if exclusive {
+            f.try_lock()
+        } else {
+            f.try_lock_shared()
+        };
+        match r {
+            Ok(()) => return Ok(Lock { _file: Some(f) }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let waited = start.elapsed();
+                if waited >= timeout {
+                    return Err(OutDirError::Locked(shown(dir), timeout.as_secs()));
+                }
+                if let Some(w) = waiting.take() {
+                    w();
+                }
+                std::thread::sleep(LOCK_RETRY.min(timeout - waited));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(OutDirError::Write(shown(dir), e));
+            }
+        }
     }
 }
+
+/// How often a run waiting for the output folder's lock tries it again.
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How long a run waits for another run's lock on its output folder unless told otherwise
+/// (`--lock-timeout`).
+pub const DEFAULT_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Create the output folder (and its parents) for a run that writes, so that it can be locked;
 /// a symlink in its place is refused.
@@ -643,16 +673,36 @@ fn object_of_file(fname: &str) -> String {
     crate::render::terminal::line(&object).into_owned()
 }
 
-/// Test hook: make the n-th write fail after writing `after_bytes` bytes of the temporary file.
+/// Test hook: make the n-th write fail after writing `after_bytes` bytes of the temporary file, or
+/// the n-th rename of a written file fail.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FailPoint {
     pub write_index: Option<usize>,
     pub after_bytes: usize,
+    pub rename_index: Option<usize>,
 }
 
 /// Carry out a plan: atomic writes for created/updated files, removal of pruned ones. Files are
 /// written several at a time (each write waits for the disk); after a failure no further file is
 /// started, and every file is either its old or its new self.
+///
+/// Crash safety. A file's new text goes to a temporary file beside it, which is made durable
+/// before it is renamed over the final name; a rename replaces a directory entry atomically, so
+/// after a crash at any moment each final name holds either its old text or its whole new one,
+/// never a part. Temporary files a crash leaves are found and removed by the next run
+/// ([`Action::Leftover`]). What is amortised is the making durable: a batch of at least
+/// [`BATCH`] files is written in three passes instead of one `fsync` per file:
+/// 1. every temporary file is written (the system is asked to start writing each to disk as soon
+///    as it is complete), and no final name is touched;
+/// 2. one `syncfs` of the folder's file system makes all of them durable (where there is no
+///    `syncfs`, one `fsync` each);
+/// 3. each is renamed over its final name, then the folder is synced, so that the renames are on
+///    disk when the run returns.
+///
+/// The pruned files are removed last. A failure in the first pass leaves every final name as it
+/// was and removes the temporary files; in the third, the files renamed so far are new and the
+/// others old. A small batch (`watch`'s cycles) makes each file durable with its own `fsync` and
+/// renames it, as one file at a time always did.
 pub fn apply(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
     apply_with(dir, steps, FailPoint::default())
 }
@@ -660,71 +710,166 @@ pub fn apply(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
 /// Files written at the same time: the work is waiting for the disk, not the CPU.
 const WRITERS: usize = 8;
 
+/// From this many files to write, [`apply`] makes them durable together (see there).
+pub(crate) const BATCH: usize = 64;
+
+/// A temporary file written and closed, waiting to be renamed over `path`.
+struct Written {
+    temp: tempfile::TempPath,
+    path: std::path::PathBuf,
+    len: usize,
+}
+
 /// [`apply`], with a test hook.
 pub(crate) fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<(), OutDirError> {
     check_not_symlink(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
-    // Each write's number among the writes, for the test hook.
-    let mut writes = 0;
-    let numbered: Vec<(&Step, Option<usize>)> = steps
+    let writes: Vec<&Step> = steps
         .iter()
-        .map(|s| {
-            let n = matches!(s.action, Action::Created | Action::Updated).then(|| {
-                writes += 1;
-                writes - 1
-            });
-            (s, n)
-        })
+        .filter(|s| matches!(s.action, Action::Created | Action::Updated))
         .collect();
+    let batch = writes.len() >= BATCH;
+    // 1. The temporary files, several at a time; a file of a small batch is synced at once.
     let failed = std::sync::atomic::AtomicBool::new(false);
-    let parts = (numbered.len() / 32).clamp(1, WRITERS);
-    let results = crate::par::map_ranges(crate::par::even_ranges(numbered.len(), parts), |r| {
-        for &(s, n) in &numbered[r] {
+    let parts = (writes.len() / 32).clamp(1, WRITERS);
+    let written = crate::par::map_ranges(crate::par::even_ranges(writes.len(), parts), |r| {
+        let mut done = Vec::with_capacity(r.len());
+        for n in r {
             if failed.load(std::sync::atomic::Ordering::Relaxed) {
                 break;
             }
-            let fail_after = (n.is_some() && n == fail.write_index).then_some(fail.after_bytes);
-            if let Err(e) = apply_step(dir, s, fail_after) {
+            let s = writes[n];
+            let path = dir.join(&s.file);
+            let fail_after = (fail.write_index == Some(n)).then_some(fail.after_bytes);
+            let empty = Text::Whole(String::new());
+            let content = s.content.as_ref().unwrap_or(&empty);
+            match write_temp(dir, content, fail_after, !batch) {
+                Ok((temp, len)) => done.push(Written { temp, path, len }),
+                Err(e) => {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(OutDirError::Write(shown(&path), e));
+                }
+            }
+        }
+        Ok(done)
+    });
+    // On an error every temporary file is removed (dropped) and no final name was touched.
+    let written: Vec<Written> = written
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    // 2. All of them durable at once.
+    if batch {
+        sync_all_written(dir, &written).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    }
+    // 3. Renamed over the final names, several at a time; after a failure no further one is.
+    let renamed = !written.is_empty();
+    let parts = (written.len() / 256).clamp(1, WRITERS);
+    let queue: Vec<std::sync::Mutex<Option<Written>>> = written
+        .into_iter()
+        .map(|w| std::sync::Mutex::new(Some(w)))
+        .collect();
+    let results = crate::par::map_ranges(crate::par::even_ranges(queue.len(), parts), |r| {
+        for n in r {
+            if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let Some(w) = queue[n].lock().ok().and_then(|mut c| c.take()) else {
+                continue;
+            };
+            let renamed = if fail.rename_index == Some(n) {
+                Err(OutDirError::Write(
+                    shown(&w.path),
+                    std::io::Error::other("injected rename failure"),
+                ))
+            } else {
+                rename_written(w)
+            };
+            if let Err(e) = renamed {
                 failed.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Err(e);
             }
         }
         Ok(())
     });
-    results.into_iter().collect()
+    // The temporary files not renamed after a failure are removed here.
+    drop(queue);
+    results.into_iter().collect::<Result<(), _>>()?;
+    if batch && renamed {
+        sync_dir(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    }
+    // 4. The files no longer wanted, and the leftovers of earlier runs.
+    for s in steps {
+        if matches!(s.action, Action::Pruned | Action::Leftover) {
+            remove(&dir.join(&s.file))?;
+        }
+    }
+    Ok(())
 }
 
-/// One step of a plan.
-fn apply_step(dir: &Path, s: &Step, fail_after: Option<usize>) -> Result<(), OutDirError> {
-    let path = dir.join(&s.file);
-    match s.action {
-        Action::Created | Action::Updated => {
-            let empty = Text::Whole(String::new());
-            let content = s.content.as_ref().unwrap_or(&empty);
-            write_atomic(dir, &path, content, fail_after)
-                .map_err(|e| OutDirError::Write(shown(&path), e))
+/// Remove a pruned file or a leftover: `remove_file` removes a symlink itself, never its target.
+/// A file another process removed meanwhile is gone as wanted.
+fn remove(path: &Path) -> Result<(), OutDirError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(OutDirError::Write(shown(path), e))
         }
-        // `remove_file` removes a symlink itself, never its target. A file another process removed
-        // meanwhile is gone as wanted.
-        Action::Pruned | Action::Leftover => match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(OutDirError::Write(shown(&path), e))
-            }
-            _ => Ok(()),
-        },
-        Action::Unchanged => Ok(()),
+        _ => Ok(()),
     }
 }
 
-/// Write to a new temporary file in `dir` (unpredictable name, created exclusively, mode 0600),
-/// flush it to disk, then rename it over `path` (a rename replaces a symlink at `path`, it does
-/// not follow it). On failure the temporary file is removed.
-fn write_atomic(
+/// Make every written temporary file durable: one `syncfs` of the file system `dir` is on
+/// (Linux), else an `fsync` of each.
+fn sync_all_written(dir: &Path, written: &[Written]) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let d = std::fs::File::open(dir)?;
+        if rustix::fs::syncfs(&d).is_ok() {
+            return Ok(());
+        }
+    }
+    let _ = dir;
+    for w in written {
+        std::fs::File::open(&w.temp)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Sync a folder, so that the renames in it are on disk (where a folder can be opened as a file).
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    if cfg!(unix) {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Rename a written temporary file over its final name (a rename replaces a symlink at the final
+/// name, it does not follow it). A large file it replaces is closed on another thread (see
+/// [`held`]).
+fn rename_written(w: Written) -> Result<(), OutDirError> {
+    let replaced = (w.len >= LARGE_FILE).then(|| held(&w.path)).flatten();
+    w.temp
+        .persist(&w.path)
+        .map_err(|e| OutDirError::Write(shown(&w.path), e.error))?;
+    if let Some(old) = replaced {
+        // A thread that cannot be started hands the file back: it is closed here.
+        let _ = std::thread::Builder::new().spawn(move || drop(old));
+    }
+    Ok(())
+}
+
+/// Write `text` to a new temporary file in `dir` (unpredictable name, created exclusively, mode
+/// 0666 less the umask) and close it: its path and the length written. With `sync` it is flushed
+/// to disk before it is closed; otherwise the system is only asked to start writing it. On failure
+/// the temporary file is removed.
+fn write_temp(
     dir: &Path,
-    path: &Path,
     text: &Text,
     fail_after: Option<usize>,
-) -> std::io::Result<()> {
+    sync: bool,
+) -> std::io::Result<(tempfile::TempPath, usize)> {
     let mut b = tempfile::Builder::new();
     b.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
     // Generated files are for everyone to read, as `File::create` made them: 0666 less the umask
@@ -756,14 +901,12 @@ fn write_atomic(
         }
         Text::Parts(p) => write_parts(f.as_file_mut(), p.parts(), &mut flushed)?,
     };
-    f.as_file().sync_all()?;
-    let replaced = (len >= LARGE_FILE).then(|| held(path)).flatten();
-    f.persist(path).map_err(|e| e.error)?;
-    if let Some(old) = replaced {
-        // A thread that cannot be started hands the file back: it is closed here.
-        let _ = std::thread::Builder::new().spawn(move || drop(old));
+    if sync {
+        f.as_file().sync_all()?;
+    } else {
+        flushed.finish(f.as_file());
     }
-    Ok(())
+    Ok((f.into_temp_path(), len))
 }
 
 /// Write `parts` one after the other, many to a system call, without joining them; the number of
@@ -823,6 +966,15 @@ struct Writeback {
 }
 
 impl Writeback {
+    /// The whole file is written: ask for the rest of it to be written to disk too.
+    fn finish(&mut self, f: &std::fs::File) {
+        let pending = self.written - self.started;
+        if pending > 0 {
+            start_writeback(f, self.started, pending);
+            self.started = self.written;
+        }
+    }
+
     /// `n` more bytes were written to `f`.
     fn wrote(&mut self, f: &std::fs::File, n: usize) {
         self.written += n as u64;
@@ -962,6 +1114,7 @@ mod tests {
         let fail = FailPoint {
             write_index: Some(120),
             after_bytes: 10,
+            ..FailPoint::default()
         };
         assert!(apply_with(d, &after, fail).is_err());
         for (b, a) in before.iter().zip(&after) {
@@ -993,6 +1146,58 @@ mod tests {
         );
     }
 
+    /// A batch is written whole before any file is renamed: a failed write leaves every file old;
+    /// a failed rename leaves the files renamed before it new and the others old. Neither leaves a
+    /// temporary file, and the next run finishes the job.
+    #[test]
+    fn a_batch_renames_only_after_every_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let n = 3 * BATCH;
+        let old: Vec<Value> = (0..n).map(|i| obj(&format!("o{i}"), 1)).collect();
+        let new: Vec<Value> = (0..n).map(|i| obj(&format!("o{i}"), 2)).collect();
+        apply(d, &plan(d, &old).unwrap()).unwrap();
+        let before = plan(d, &old).unwrap();
+        let after = plan(d, &new).unwrap();
+        let state = || -> Vec<bool> {
+            before
+                .iter()
+                .zip(&after)
+                .map(|(b, a)| {
+                    let text = std::fs::read_to_string(d.join(&b.file)).unwrap();
+                    let is = |s: &Step| s.content.as_ref().is_some_and(|c| c.is(&text));
+                    assert!(is(b) || is(a), "{} is neither old nor new", b.file);
+                    is(a)
+                })
+                .collect()
+        };
+        let no_temp = || {
+            let names: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names.len(), n, "{names:?}");
+        };
+        let fail = FailPoint {
+            write_index: Some(n - 1),
+            after_bytes: 5,
+            ..FailPoint::default()
+        };
+        assert!(apply_with(d, &after, fail).is_err());
+        assert!(state().iter().all(|new| !new), "a file was renamed");
+        no_temp();
+        let fail = FailPoint {
+            rename_index: Some(0),
+            ..FailPoint::default()
+        };
+        assert!(apply_with(d, &after, fail).is_err());
+        assert!(!state()[0], "the file whose rename failed");
+        no_temp();
+        apply(d, &plan(d, &new).unwrap()).unwrap();
+        assert!(state().iter().all(|new| *new));
+        no_temp();
+    }
+
     #[test]
     fn failed_write_leaves_the_old_file_intact() {
         let dir = tempfile::tempdir().unwrap();
@@ -1008,6 +1213,7 @@ mod tests {
             FailPoint {
                 write_index: Some(0),
                 after_bytes: 20,
+                ..FailPoint::default()
             },
         );
         assert!(err.is_err());
@@ -1187,6 +1393,7 @@ mod tests {
         let fail = FailPoint {
             write_index: Some(0),
             after_bytes: 3,
+            ..FailPoint::default()
         };
         assert!(apply_with(d, &steps, fail).is_err());
         assert_eq!(std::fs::read_to_string(d.join("l.yaml")).unwrap(), joined);

@@ -9,6 +9,7 @@ use crate::resolve::extension::ExtensionStatus;
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
 use crate::resolve::{self, PathEffective};
 use crate::source::SourceMap;
+use crate::suppress::{Outcome, Rule, Suppressor};
 use crate::topology::{self, Topology};
 
 /// The first stages alone, for the commands that show no more than the graph (`graph`): the
@@ -87,6 +88,135 @@ pub fn analyze<'m>(
         statuses,
         extension_statuses,
         diagnostics,
+    }
+}
+
+/// How far a [`run`] goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Depth {
+    /// The topology and its lint, all `graph` shows: no effective policies, objects or statuses.
+    Map,
+    /// Every stage.
+    #[default]
+    Analyze,
+}
+
+/// What a [`run`] is asked for. The commands differ only here and in what they print.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub depth: Depth,
+    pub generate: GenerateOptions,
+    pub status: StatusOptions,
+    /// Add the findings about the generated objects themselves ([`output_diagnostics`]): for the
+    /// commands that write or compare them (`compute --out-dir`, `diff --against`, `watch`).
+    pub output_findings: bool,
+    /// The settings file's `ignore:` entries, their spans in the run's sources.
+    pub ignore: Vec<Rule>,
+    /// The settings file's own findings, their spans in the run's sources: reported, silenced and
+    /// counted with the run's.
+    pub settings_findings: Diagnostics,
+    /// Report every suppression that silenced nothing (`PCTL4009`). Only a run that has every
+    /// finding can tell: never with [`Depth::Map`].
+    pub unused_suppressions: bool,
+    /// Keep the input's findings and the stages' apart as well ([`Run::apart`]): `watch` replaces
+    /// the stages' findings about the objects a change reaches, and reads the input's again.
+    pub findings_apart: bool,
+}
+
+/// The findings still reported after suppression, in two: the input's (the loader's, the settings
+/// file's, those about the generated objects and about the suppressions) and those of the stages
+/// after loading. Each sorted.
+#[derive(Clone, Debug, Default)]
+pub struct Apart {
+    pub input: Diagnostics,
+    pub stages: Diagnostics,
+}
+
+/// A whole run: load's model in, everything computed and the findings after suppression out.
+pub struct Run<'m> {
+    pub topology: Topology<'m>,
+    /// Effective policies, aligned with `topology.paths()` (empty with [`Depth::Map`]).
+    pub effective: Vec<PathEffective>,
+    /// The generated objects, with the `only`/`gateway` filters of the options applied.
+    pub generated: Generated,
+    pub statuses: Vec<PolicyStatus>,
+    pub extension_statuses: Vec<ExtensionStatus>,
+    /// Every finding still reported (sorted), and those the input's annotations and the settings
+    /// file's `ignore:` silenced.
+    pub findings: Outcome,
+    /// With [`RunOptions::findings_apart`]: `findings.kept` in two.
+    pub apart: Option<Apart>,
+}
+
+/// Run a whole computation on `model`: the stages `opts.depth` asks for, the findings about the
+/// generated objects when asked, then suppression. `load_diagnostics` are the loader's findings.
+/// Every command runs this, and `watch` its full cycles: the same input and settings give the
+/// same findings whatever prints them.
+pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptions) -> Run<'m> {
+    let mut suppressor = Suppressor::new(model, &opts.ignore);
+    let mut findings = Outcome::default();
+    if opts.depth == Depth::Map {
+        let Mapped {
+            topology,
+            mut diagnostics,
+        } = map(model, load_diagnostics);
+        diagnostics.sort();
+        diagnostics.extend(opts.settings_findings.clone());
+        suppressor.sift(diagnostics, &mut findings);
+        suppressor.finish(false, &mut findings);
+        return Run {
+            topology,
+            effective: Vec::new(),
+            generated: Generated::default(),
+            statuses: Vec::new(),
+            extension_statuses: Vec::new(),
+            findings,
+            apart: None,
+        };
+    }
+    let complete = opts.unused_suppressions;
+    let mut apart = None;
+    let analysis = if opts.findings_apart {
+        let mut analysis = analyze(model, &Diagnostics::new(), &opts.generate, &opts.status);
+        let mut input = load_diagnostics.clone();
+        name_derived_sources(model, &mut input);
+        if opts.output_findings {
+            input.extend(output_diagnostics(&opts.generate, &analysis.generated));
+        }
+        input.extend(opts.settings_findings.clone());
+        let mut stages = Outcome::default();
+        suppressor.sift(std::mem::take(&mut analysis.diagnostics), &mut stages);
+        stages.kept.sort();
+        suppressor.sift(input, &mut findings);
+        suppressor.finish(complete, &mut findings);
+        apart = Some(Apart {
+            input: findings.kept.clone(),
+            stages: stages.kept.clone(),
+        });
+        findings.kept.extend(stages.kept);
+        findings.kept.sort();
+        findings.suppressed.extend(stages.suppressed);
+        analysis
+    } else {
+        let mut analysis = analyze(model, load_diagnostics, &opts.generate, &opts.status);
+        let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
+        if opts.output_findings {
+            diagnostics.extend(output_diagnostics(&opts.generate, &analysis.generated));
+            diagnostics.sort();
+        }
+        diagnostics.extend(opts.settings_findings.clone());
+        suppressor.sift(diagnostics, &mut findings);
+        suppressor.finish(complete, &mut findings);
+        analysis
+    };
+    Run {
+        topology: analysis.topology,
+        effective: analysis.effective,
+        generated: analysis.generated,
+        statuses: analysis.statuses,
+        extension_statuses: analysis.extension_statuses,
+        findings,
+        apart,
     }
 }
 
@@ -272,7 +402,7 @@ mod tests {
                 let everything: Vec<_> =
                     all.generated.objects.iter().map(|o| o.to_value()).collect();
                 for o in &one.generated.objects {
-                    if o.kind() != "Limitador" {
+                    if !matches!(o, crate::generate::object::Object::Limitador(_)) {
                         assert!(everything.contains(&o.to_value()), "{}", g.meta.key());
                         objects_seen += 1;
                     }

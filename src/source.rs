@@ -38,6 +38,9 @@ pub struct SourceFile {
     /// Whether the text has a carriage return not followed by a line feed (a line break for some
     /// readers, not for `line_starts`).
     lone_cr: bool,
+    /// With `lone_cr`: the start of every line when a lone carriage return breaks a line too (see
+    /// [`SourceFile::break_index`]); computed on first use.
+    break_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
@@ -54,6 +57,7 @@ impl SourceFile {
             text,
             line_starts: std::sync::OnceLock::new(),
             lone_cr,
+            break_starts: std::sync::OnceLock::new(),
         }
     }
 
@@ -87,6 +91,46 @@ impl SourceFile {
     /// not exist), so [`line_index`](Self::line_index) counts every break.
     pub fn line_feeds_only(&self) -> bool {
         !self.lone_cr
+    }
+
+    /// The line starts when `\n`, `\r\n` and a lone `\r` each break a line, as miette counts lines
+    /// (the line index itself when there is no lone `\r`).
+    fn break_starts(&self) -> &[usize] {
+        if !self.lone_cr {
+            return self.line_starts();
+        }
+        self.break_starts.get_or_init(|| {
+            let b = self.text.as_bytes();
+            let mut starts = vec![0];
+            for (i, &c) in b.iter().enumerate() {
+                let ends_break = c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+                if ends_break {
+                    starts.push(i + 1);
+                }
+            }
+            starts.shrink_to_fit();
+            starts
+        })
+    }
+
+    /// 0-based index of the line holding a byte offset, counting lines as miette does (`\n`,
+    /// `\r\n` and a lone `\r` each end one); the same as [`line_index`](Self::line_index) when
+    /// [`line_feeds_only`](Self::line_feeds_only).
+    pub(crate) fn break_index(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        match self.break_starts().binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1, // break_starts[0] == 0, so i >= 1 here
+        }
+    }
+
+    /// Byte offset where the 0-based line `index` of [`break_index`](Self::break_index) starts (the
+    /// end of the text past the last line).
+    pub(crate) fn break_start(&self, index: usize) -> usize {
+        self.break_starts()
+            .get(index)
+            .copied()
+            .unwrap_or(self.text.len())
     }
 
     /// 1-based line and column (in characters) of a byte offset; offsets past the end clamp to it.

@@ -147,51 +147,92 @@ struct Annotated<'a> {
 /// of a command that runs only part of it, like `graph`), every suppression that silenced nothing
 /// is a `PCTL4009`.
 pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) -> Outcome {
-    let mut extra = Diagnostics::new();
-    let mut annotated = annotations(model, &mut extra);
-    let mut rule_used = vec![false; rules.len()];
-    let mut kept = Diagnostics::new();
-    let mut suppressed = Vec::new();
-    for d in diags.into_vec() {
-        let silenceable = d.code.can_be_suppressed() && d.severity != Severity::Error;
+    let mut s = Suppressor::new(model, rules);
+    let mut out = Outcome::default();
+    s.sift(diags, &mut out);
+    s.finish(complete, &mut out);
+    out
+}
+
+/// One suppression pass over findings that come in several batches (a run's input findings and its
+/// stages' findings, which `watch` keeps apart): the annotations are read once, each finding is
+/// decided alone, and the findings about the suppressions themselves are added once, by
+/// [`Suppressor::finish`].
+pub(crate) struct Suppressor<'m, 'r> {
+    annotated: Vec<Annotated<'m>>,
+    rules: &'r [Rule],
+    rule_used: Vec<bool>,
+    /// The findings about the annotations (a code that is an error, or no code).
+    extra: Diagnostics,
+}
+
+impl<'m, 'r> Suppressor<'m, 'r> {
+    pub(crate) fn new(model: &'m Model, rules: &'r [Rule]) -> Self {
+        let mut extra = Diagnostics::new();
+        let annotated = annotations(model, &mut extra);
+        Suppressor {
+            annotated,
+            rules,
+            rule_used: vec![false; rules.len()],
+            extra,
+        }
+    }
+
+    /// Decide each finding of `diags`: into `out.kept` (in the order given, unsorted) or
+    /// `out.suppressed`.
+    pub(crate) fn sift(&mut self, diags: Diagnostics, out: &mut Outcome) {
+        for d in diags.into_vec() {
+            match self.silenced_by(&d) {
+                Some((by, reason)) => out.suppressed.push(Suppressed {
+                    diagnostic: d,
+                    by,
+                    reason,
+                }),
+                None => out.kept.push(d),
+            }
+        }
+    }
+
+    /// The suppression that silences `d`, if any (the annotation's first, then the settings
+    /// file's); every one that matches is marked used.
+    fn silenced_by(&mut self, d: &Diagnostic) -> Option<(&'static str, String)> {
+        if !(d.code.can_be_suppressed() && d.severity != Severity::Error) {
+            return None;
+        }
         let mut by = None;
-        if silenceable && let Some(o) = &d.object {
-            for a in annotated.iter_mut().filter(|a| &a.object == o) {
+        if let Some(o) = &d.object {
+            for a in self.annotated.iter_mut().filter(|a| &a.object == o) {
                 if let Some(i) = a.codes.iter().position(|c| *c == d.code) {
                     a.used[i] = true;
                     by.get_or_insert(("annotation", a.reason.clone()));
                 }
             }
         }
-        if silenceable {
-            for (i, r) in rules.iter().enumerate() {
-                // A finding about no object (the input as a whole, the settings file) is matched
-                // as the empty name: `*` matches it, `Gateway *` does not.
-                let object_ok = match (&r.object, &d.object) {
-                    (None, _) => true,
-                    (Some(p), o) => matches(p, o.as_deref().unwrap_or("")),
-                };
-                if r.code == d.code && object_ok {
-                    rule_used[i] = true;
-                    by.get_or_insert(("settings", r.reason.clone()));
-                }
+        for (i, r) in self.rules.iter().enumerate() {
+            // A finding about no object (the input as a whole, the settings file) is matched
+            // as the empty name: `*` matches it, `Gateway *` does not.
+            let object_ok = match (&r.object, &d.object) {
+                (None, _) => true,
+                (Some(p), o) => matches(p, o.as_deref().unwrap_or("")),
+            };
+            if r.code == d.code && object_ok {
+                self.rule_used[i] = true;
+                by.get_or_insert(("settings", r.reason.clone()));
             }
         }
-        match by {
-            Some((by, reason)) => suppressed.push(Suppressed {
-                diagnostic: d,
-                by,
-                reason,
-            }),
-            None => kept.push(d),
+        by
+    }
+
+    /// Add the findings about the suppressions to `out.kept` (with `complete`, see [`apply`], those
+    /// that silenced nothing too) and sort it.
+    pub(crate) fn finish(self, complete: bool, out: &mut Outcome) {
+        let mut extra = self.extra;
+        if complete {
+            extra.extend(unused(&self.annotated, self.rules, &self.rule_used));
         }
+        out.kept.extend(extra);
+        out.kept.sort();
     }
-    if complete {
-        extra.extend(unused(&annotated, rules, &rule_used));
-    }
-    kept.extend(extra);
-    kept.sort();
-    Outcome { kept, suppressed }
 }
 
 /// The suppression annotations of the objects of `model`, parsed; a code that is an error or not
@@ -204,6 +245,9 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
         };
         let mut codes = Vec::new();
         let mut seen = Vec::new();
+        // Items that are no code: the first few get a finding each, the rest one finding that
+        // counts them, so that a huge annotation gives a report of bounded size.
+        let mut invalid = 0usize;
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             // A code listed twice is one suppression (not a second, unused one).
             let code = Code::parse(item);
@@ -227,16 +271,37 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
                     .at(meta.origin.name, "the annotated object")
                     .help("fix the cause: the API server or the operator rejects this object"),
                 ),
-                None => extra.push(
+                None if invalid >= MAX_INVALID_ITEMS => invalid += 1,
+                None => {
+                    invalid += 1;
+                    extra.push(
                     Diagnostic::new(
                         Code::SuppressionInvalid,
-                        format!("annotation {ANNOTATION} names {item:?}, which is not a policyctl code"),
+                        format!(
+                            "annotation {ANNOTATION} names {:?}, which is not a policyctl code",
+                            shortened(item)
+                        ),
                     )
                     .object(object.clone())
                     .at(meta.origin.name, "the annotated object")
                     .help("write codes such as PCTL3004, separated by commas (see `policyctl lint --help`)"),
-                ),
+                    );
+                }
             }
+        }
+        if invalid > MAX_INVALID_ITEMS {
+            extra.push(
+                Diagnostic::new(
+                    Code::SuppressionInvalid,
+                    format!(
+                        "annotation {ANNOTATION} names {} more items that are not policyctl codes",
+                        invalid - MAX_INVALID_ITEMS
+                    ),
+                )
+                .object(object.clone())
+                .at(meta.origin.name, "the annotated object")
+                .help("write codes such as PCTL3004, separated by commas (see `policyctl lint --help`)"),
+            );
         }
         let used = vec![false; codes.len()];
         annotated.push(Annotated {
@@ -252,6 +317,19 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
         });
     }
     annotated
+}
+
+/// How many items of one ignore annotation that are not codes get a finding each; the rest are
+/// counted in one more finding.
+const MAX_INVALID_ITEMS: usize = 10;
+
+/// An annotation item as a message quotes it: at most 64 characters, then `…`.
+fn shortened(item: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 64;
+    match item.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &item[..end]).into(),
+        None => item.into(),
+    }
 }
 
 /// `PCTL4009` for every annotation code and settings rule that silenced nothing.
@@ -309,11 +387,16 @@ struct RawRule {
 }
 
 /// Read the settings file's `ignore:` list from its `text` (in `source`). An entry without a known
-/// code or without a reason is a `PCTL4002`; one that names an error is a `PCTL4010`.
-pub(crate) fn read_rules(source: SourceId, text: &str, diags: &mut Diagnostics) -> Vec<Rule> {
+/// code or without a reason is a `PCTL4002`; one that names an error is a `PCTL4010`. `max_size`
+/// is the settings file's bound (`config` owns it; suppression does not import `config`).
+pub(crate) fn read_rules(
+    source: SourceId,
+    text: &str,
+    max_size: usize,
+    diags: &mut Diagnostics,
+) -> Vec<Rule> {
     let help = "write entries as `- {code: PCTL3004, object: \"HTTPRoute toystore/*\", reason: \"…\"}` (object is optional)";
-    let doc = match crate::load::parse_small::<Doc>(source, text, crate::config::MAX_SIZE as usize)
-    {
+    let doc = match crate::load::parse_small::<Doc>(source, text, max_size) {
         Ok(d) => d,
         Err((span, message)) => {
             diags.push(

@@ -6,6 +6,44 @@
 use policyctl::{CelEnv, validate};
 use serde_json::Value;
 
+/// How a record's error text is compared with ours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compare {
+    /// The verdict only (valid or not).
+    Verdict,
+    /// The error text exactly.
+    Exact,
+    /// The error text, whitespace ignored.
+    Whitespace,
+    /// Not compared: a known gap (the record's `gap` says which).
+    None,
+}
+
+/// A record's `compare`; `None` for a mode this runner does not know, which fails the corpus
+/// rather than being taken as "anything goes".
+fn compare_mode(record: &Value) -> Option<Compare> {
+    match record["compare"].as_str()? {
+        "verdict" => Some(Compare::Verdict),
+        "exact" => Some(Compare::Exact),
+        "whitespace" => Some(Compare::Whitespace),
+        "none" => Some(Compare::None),
+        _ => None,
+    }
+}
+
+#[test]
+fn an_unknown_compare_mode_is_refused() {
+    assert_eq!(
+        compare_mode(&serde_json::json!({"compare": "exact"})),
+        Some(Compare::Exact)
+    );
+    assert_eq!(
+        compare_mode(&serde_json::json!({"compare": "exactly"})),
+        None
+    );
+    assert_eq!(compare_mode(&serde_json::json!({})), None);
+}
+
 fn strip(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, ' ' | '\n' | '\t'))
@@ -36,7 +74,15 @@ fn run_corpus() {
     for (n, line) in text.lines().enumerate() {
         let r: Value = serde_json::from_str(line).unwrap();
         count += 1;
-        if r["compare"] == "none" {
+        let Some(mode) = compare_mode(&r) else {
+            failures.push(format!(
+                "line {}: unknown compare mode {} (expected verdict, exact, whitespace or none)",
+                n + 1,
+                r["compare"]
+            ));
+            continue;
+        };
+        if mode == Compare::None {
             // A known gap (the record's `gap` says which); kept so the expectation is not lost.
             skipped += 1;
             continue;
@@ -51,10 +97,10 @@ fn run_corpus() {
         let ok = match (&got, r["error"].as_str()) {
             (Ok(()), _) => want_valid,
             (Err(_), None) => !want_valid,
-            (Err(e), Some(want)) => match r["compare"].as_str().unwrap() {
-                "exact" => e == want,
-                "whitespace" => strip(e) == strip(want),
-                _ => true,
+            (Err(e), Some(want)) => match mode {
+                Compare::Exact => e == want,
+                Compare::Whitespace => strip(e) == strip(want),
+                Compare::Verdict | Compare::None => true,
             },
         };
         if !ok {

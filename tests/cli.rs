@@ -191,7 +191,7 @@ fn kubectl_plugin_name_computes_the_same_objects() {
         .get_output()
         .stdout
         .clone();
-    let out = std::process::Command::new(&plugin)
+    let out = common::scrub(&mut std::process::Command::new(&plugin))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["compute", "-f", "testdata/examples/"])
         .output()
@@ -207,7 +207,7 @@ fn kubectl_plugin_name_computes_the_same_objects() {
 #[test]
 fn kubectl_plugin_help_says_kubectl_kuadrant_policy() {
     let (_dir, plugin) = as_kubectl_plugin();
-    let out = std::process::Command::new(&plugin)
+    let out = common::scrub(&mut std::process::Command::new(&plugin))
         .args(["compute", "--help"])
         .output()
         .unwrap();
@@ -220,7 +220,7 @@ fn kubectl_plugin_help_says_kubectl_kuadrant_policy() {
     assert!(help.contains("  kubectl kuadrant-policy compute -f manifests/"));
     assert!(!help.contains("  policyctl "), "{help}");
     // Usage errors name the plugin too, and still exit 2.
-    let out = std::process::Command::new(&plugin)
+    let out = common::scrub(&mut std::process::Command::new(&plugin))
         .arg("no-such-command")
         .output()
         .unwrap();

@@ -336,3 +336,92 @@ fn an_all_digit_wasm_sha256_is_read_as_written() {
         Code::ConfigInvalid
     );
 }
+
+/// The settings file's `ignore:` and its own findings give the same findings in every command
+/// that reads manifests: each runs the same pipeline (`policyctl::run`) and only chooses what to
+/// print. The estate is the toystore example with two routes whose parent Gateway is not in the
+/// input (`PCTL2003`, a warning): the settings file silences one of them, and has an unknown key
+/// (`PCTL4001`, a warning). It gives the wasm module's sha256, so that the commands that write
+/// objects (`compute --out-dir`, `watch`) have no finding about a placeholder (`PCTL4004`) either.
+#[test]
+fn one_settings_file_gives_the_same_findings_in_every_command() {
+    let dir = settings_dir(
+        "colour: blue\nwasmSha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nignore:\n  - code: PCTL2003\n    object: \"HTTPRoute toystore/silenced\"\n    reason: its gateway is in another repository\n",
+    );
+    let manifests = dir.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    for entry in std::fs::read_dir(examples().join("toystore")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, manifests.join(path.file_name().unwrap())).unwrap();
+    }
+    let orphan = |name: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n  namespace: toystore\nspec:\n  parentRefs:\n  - name: elsewhere\n    namespace: gateway-system\n  hostnames: [\"{name}.example.com\"]\n  rules:\n  - backendRefs:\n    - name: toystore\n      port: 80\n"
+        )
+    };
+    std::fs::write(
+        manifests.join("40-orphans.yaml"),
+        format!("{}---\n{}", orphan("silenced"), orphan("shown")),
+    )
+    .unwrap();
+    let m = "manifests";
+    let cases = examples()
+        .parent()
+        .unwrap()
+        .join("tests/toystore/toystore.yaml");
+    let cases = cases.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["lint", "-f", m],
+        vec!["compute", "-f", m],
+        vec!["compute", "-f", m, "--out-dir", "out"],
+        vec!["status", "-f", m],
+        vec!["explain", "-f", m, "HTTPRoute/toystore/toystore"],
+        vec!["graph", "-f", m],
+        vec!["diff", "-f", m, "--base", m],
+        vec!["simulate", "-f", m, "http://api.toystore.example.com/toy"],
+        vec!["test", "-f", m, cases],
+        vec!["watch", "-f", m, "--cycles", "1", "lint"],
+    ];
+    let mut seen: Vec<(String, std::collections::BTreeSet<String>)> = Vec::new();
+    for args in &commands {
+        let out = policyctl(dir.path())
+            .arg("-q")
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Each finding as `severity[CODE]: message (object)`: `watch` prefixes its lines, and
+        // infos are shown by `lint` alone.
+        let findings: std::collections::BTreeSet<String> = text
+            .lines()
+            .filter_map(|l| {
+                let at = l.find("warning[").or_else(|| l.find("error["))?;
+                Some(l[at..].to_string())
+            })
+            .collect();
+        seen.push((args.join(" "), findings));
+    }
+    let (first, expected) = &seen[0];
+    assert!(
+        expected.iter().any(|f| f.contains("PCTL4001")),
+        "{first}: the unknown settings key is a finding: {expected:?}"
+    );
+    assert!(
+        expected
+            .iter()
+            .any(|f| f.contains("PCTL2003") && f.contains("HTTPRoute toystore/shown")),
+        "{first}: {expected:?}"
+    );
+    assert!(
+        !expected.iter().any(|f| f.contains("toystore/silenced")),
+        "{first}: the ignore entry silences the other route: {expected:?}"
+    );
+    for (command, findings) in &seen[1..] {
+        assert_eq!(findings, expected, "`{command}` differs from `{first}`");
+    }
+}

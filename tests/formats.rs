@@ -454,3 +454,76 @@ fn suppressed_lines_escape_the_inputs_control_characters() {
     );
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
 }
+
+/// A Gateway and `routes` HTTPRoutes whose parentRef names a Gateway that is not in the input: one
+/// `PCTL2003` warning per route, and one route whose sectionName names no listener (`PCTL2002`).
+fn estate_with_missing_parents(routes: usize) -> String {
+    let mut s = String::from(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\n  namespace: ns\nspec:\n  gatewayClassName: istio\n  listeners:\n  - name: http\n    port: 80\n    protocol: HTTP\n",
+    );
+    for r in 0..routes {
+        s.push_str(&format!(
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r{r}\n  namespace: ns\nspec:\n  parentRefs:\n  - name: elsewhere\n  rules:\n  - backendRefs: []\n"
+        ));
+    }
+    s.push_str("---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: last\n  namespace: ns\nspec:\n  parentRefs:\n  - name: gw\n    sectionName: https\n  rules:\n  - backendRefs: []\n");
+    s
+}
+
+/// `policyctl ARGS -f -` on `input`: stdout and stderr.
+fn run_stdin(args: &[&str], input: &str) -> (String, String) {
+    let out = common::policyctl()
+        .env("COLUMNS", "100")
+        .env("NO_COLOR", "1")
+        .args(args)
+        .args(["-f", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The human format draws the first 10 findings of a code that has more than 50 and counts the
+/// others in one closing line saying how to list them all; other codes, `-q` and the machine
+/// formats keep every finding.
+#[test]
+fn a_frequent_code_is_summarised_in_the_human_format_only() {
+    let input = estate_with_missing_parents(60);
+    let (text, _) = run_stdin(&["lint"], &input);
+    assert_eq!(text.matches("PCTL2003 [").count(), 10, "{text}");
+    assert_eq!(text.matches("PCTL2002 [").count(), 1, "{text}");
+    assert!(
+        text.contains("\nPCTL2003: 50 more warnings not shown (60 in all, the first 10 above); -q or -o json lists every finding\n"),
+        "{text}"
+    );
+    // The closing count of the lint still counts them all.
+    assert!(text.contains("1 errors, 60 warnings"), "{text}");
+    let (short, _) = run_stdin(&["lint", "-q"], &input);
+    assert_eq!(short.matches("[PCTL2003]").count(), 60, "{short}");
+    let (json, _) = run_stdin(&["lint", "-o", "json"], &input);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes.iter().filter(|c| **c == "PCTL2003").count(), 60);
+    for format in ["github", "sarif"] {
+        let (out, _) = run_stdin(&["lint", "-o", format], &input);
+        assert!(out.matches("PCTL2003").count() >= 60, "{format}");
+    }
+    // Commands whose stdout is their output name their own flag.
+    let (_, err) = run_stdin(&["compute"], &input);
+    assert!(
+        err.contains("\nPCTL2003: 50 more warnings not shown (60 in all, the first 10 above); -q or --diagnostics-format json lists every finding\n"),
+        "{err}"
+    );
+    // 50 findings of a code are all drawn.
+    let (text, _) = run_stdin(&["lint"], &estate_with_missing_parents(50));
+    assert_eq!(text.matches("PCTL2003 [").count(), 50);
+    assert!(!text.contains("not shown"), "{text}");
+}

@@ -748,6 +748,139 @@ fn lint_messages_follow_the_operator() {
     );
 }
 
+/// A Gateway with listeners of distinct hostnames (`l-e` admits routes of its own namespace only)
+/// and routes on it, whole or by sectionName, each with one hostname.
+const HOSTNAME_ESTATE: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: l-a, hostname: a.example.com, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: l-b, hostname: "*.b.example.com", port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: l-c, hostname: api.c.example.com, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: l-d, hostname: d.example.org, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: l-e, hostname: "*.e.example.com", port: 80, protocol: HTTP}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: matches-one, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [x.b.example.com]
+  rules: [{backendRefs: []}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: wildcard-over-specific, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: ["*.c.example.com"]
+  rules: [{backendRefs: []}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: matches-none, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [nothing.example.net]
+  rules: [{backendRefs: []}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: wrong-section, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: l-a}]
+  hostnames: [x.b.example.com]
+  rules: [{backendRefs: []}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: refused, namespace: apps}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [y.e.example.com]
+  rules: [{backendRefs: []}]
+"#;
+
+/// `PCTL2005` (and `PCTL2004`) only where a listener the Gateway API would attach the route to is
+/// lost, or where the route attaches to nothing through its parentRef. Intersection follows
+/// gateway-api v1.2.1 apis/v1/httproute_types.go (`Hostnames`: a listener `*.b.example.com`
+/// matches `x.b.example.com`; a route hostname that matches no listener hostname is ignored, and
+/// with none left the route is not accepted); subset follows kuadrant-operator v1.5.2
+/// internal/utils/hostname.go `SubsetOf` (`*.c.example.com` is not a subset of
+/// `api.c.example.com`).
+#[test]
+fn hostname_findings_only_where_traffic_or_the_route_is_lost() {
+    for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+        let l = common::load_docs(&[HOSTNAME_ESTATE.to_string()], version);
+        let t = Topology::build(&l.model);
+        let mut d = lint(&t);
+        d.sort();
+        let got: Vec<(&str, String, String, String)> = d
+            .iter()
+            .filter(|d| matches!(d.code, Code::HostnameMismatch | Code::RouteNotAllowed))
+            .map(|d| {
+                (
+                    d.code.as_str(),
+                    d.object.clone().unwrap_or_default(),
+                    d.message.clone(),
+                    d.help.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let objects: Vec<(&str, &str)> = got.iter().map(|g| (g.0, g.1.as_str())).collect();
+        assert_eq!(
+            objects,
+            [
+                ("PCTL2005", "HTTPRoute apps/wildcard-over-specific"),
+                // Attached nowhere: the listeners that refuse it are named too.
+                ("PCTL2004", "HTTPRoute apps/matches-none"),
+                ("PCTL2005", "HTTPRoute apps/matches-none"),
+                ("PCTL2005", "HTTPRoute apps/wrong-section"),
+                ("PCTL2004", "HTTPRoute apps/refused"),
+            ],
+            "{version:?}: {got:#?}"
+        );
+        // The served listener whose path Kuadrant drops, alone.
+        assert!(
+            got[0].2.contains("listener l-c (api.c.example.com) of"),
+            "{}",
+            got[0].2
+        );
+        assert!(got[0].3.starts_with("Gateway API still attaches the route"));
+        // Nothing intersects: every listener, and the route status the Gateway API asks for.
+        assert!(
+            got[1]
+                .2
+                .starts_with("listener l-e of Gateway infra/gw does not admit")
+        );
+        assert!(
+            got[2].2.contains(
+                "listener l-a (a.example.com), l-b (*.b.example.com), l-c (api.c.example.com), \
+                 l-d (d.example.org), l-e (*.e.example.com) of Gateway infra/gw"
+            ),
+            "{}",
+            got[2].2
+        );
+        assert!(
+            got[2]
+                .3
+                .contains("Accepted=False, reason NoMatchingListenerHostname")
+        );
+        assert!(got[3].2.contains("listener l-a (a.example.com) of"));
+        assert!(got[3].3.contains("NoMatchingListenerHostname"));
+        // allowedRoutes only where the hostnames would have let the route in: `refused` is not
+        // reported on l-a–l-d, and `matches-one` not on l-e.
+        assert!(
+            got[4]
+                .2
+                .starts_with("listener l-e of Gateway infra/gw does not admit")
+        );
+    }
+}
+
 #[test]
 fn lint_command_reports_topology_findings_with_positions() {
     let f = root().join("testdata/invalid/target-not-found.yaml");
@@ -795,67 +928,87 @@ fn graph_inputs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Call `check` with the DOT graph of every testdata input, at both releases, in both flavours
+/// (`input`, the flavour, the text), drawn in process as `policyctl graph` draws it; the number of
+/// graphs (an input `graph` refuses, exit 2, has none).
+fn each_testdata_graph(mut check: impl FnMut(&Path, &str, &str)) -> usize {
+    let mut inputs = Vec::new();
+    graph_inputs(&root().join("testdata"), &mut inputs);
+    let mut graphs = 0;
+    for input in &inputs {
+        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let l = load(
+                &[Input::Path(input.clone())],
+                &LoadOptions {
+                    version,
+                    gateway_classes: policyctl::well_known_gateway_classes(),
+                    ..LoadOptions::default()
+                },
+            );
+            if l.diagnostics.has_trouble() {
+                continue;
+            }
+            let t = Topology::build(&l.model);
+            let all = Selection::all();
+            for (flavour, text) in [
+                ("dot", render::dot(&t, &all)),
+                ("policy-machinery", render::dot_compat(&t, &all)),
+            ] {
+                assert!(!text.is_empty(), "{} produced no graph", input.display());
+                check(input, flavour, &text);
+                graphs += 1;
+            }
+        }
+    }
+    graphs
+}
+
+/// Every testdata graph is a DOT digraph of node and edge statements, as the DOT grammar reads it
+/// (graphviz-rust's parser): checked with no tool installed.
 #[test]
-fn graphviz_accepts_every_testdata_graph() {
-    let required = std::env::var("POLICYCTL_REQUIRE_DOT").is_ok_and(|v| v == "1");
+fn every_testdata_graph_parses_as_dot() {
+    let graphs = each_testdata_graph(|_, _, text| {
+        parse_dot(text);
+    });
+    assert!(graphs > 20, "only {graphs} testdata graphs");
+}
+
+/// Graphviz itself renders every testdata graph. It needs `dot`, which the README does not
+/// install: ignored by default, and failing, naming `dot`, when run without it. `.ci/run` runs it
+/// where Graphviz is installed.
+#[test]
+#[ignore = "needs Graphviz's dot: cargo test --test tests graph::graphviz -- --ignored"]
+fn graphviz_renders_every_testdata_graph() {
     let dot_ok = std::process::Command::new("dot")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !dot_ok {
-        assert!(
-            !required,
-            "POLICYCTL_REQUIRE_DOT=1 but Graphviz `dot` is not installed"
-        );
-        eprintln!(
-            "graphviz_accepts_every_testdata_graph: SKIPPED, `dot` not found (set POLICYCTL_REQUIRE_DOT=1 to require it)"
-        );
-        return;
-    }
-    let mut inputs = Vec::new();
-    graph_inputs(&root().join("testdata"), &mut inputs);
-    let (mut rendered, mut no_graph) = (0, 0);
-    for input in &inputs {
-        for version in ["1.4", "1.5"] {
-            for args in [&[][..], &["--compat", "policy-machinery"]] {
-                let o = graph_cmd(
-                    &[&["--kuadrant-version", version][..], args].concat(),
-                    std::slice::from_ref(input),
-                );
-                if o.status.code() == Some(2) {
-                    no_graph += 1;
-                    continue;
-                }
-                let text = stdout(&o);
-                assert!(!text.is_empty(), "{} produced no graph", input.display());
-                parse_dot(&text);
-                let mut child = std::process::Command::new("dot")
-                    .arg("-Tsvg")
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                use std::io::Write;
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(text.as_bytes())
-                    .unwrap();
-                let res = child.wait_with_output().unwrap();
-                assert!(
-                    res.status.success(),
-                    "dot -Tsvg rejects the graph of {} ({args:?}): {}",
-                    input.display(),
-                    String::from_utf8_lossy(&res.stderr)
-                );
-                rendered += 1;
-            }
-        }
-    }
-    assert!(rendered > 0, "no testdata graph was rendered");
-    eprintln!(
-        "graphviz_accepts_every_testdata_graph: RAN dot -Tsvg on {rendered} graphs ({no_graph} inputs gave no graph: exit 2)"
+    assert!(
+        dot_ok,
+        "Graphviz `dot` is not on PATH: install graphviz to run this check"
     );
+    let rendered = each_testdata_graph(|input, args, text| {
+        let mut child = std::process::Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let res = child.wait_with_output().unwrap();
+        assert!(
+            res.status.success(),
+            "dot -Tsvg rejects the {args} graph of {}: {}",
+            input.display(),
+            String::from_utf8_lossy(&res.stderr)
+        );
+    });
+    assert!(rendered > 20, "only {rendered} testdata graphs");
 }

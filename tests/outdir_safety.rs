@@ -161,6 +161,98 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
         .code(0);
 }
 
+/// Every file of `dir` (temporary files aside), by name.
+fn contents(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    names(dir)
+        .into_iter()
+        .filter(|n| !(n.starts_with('.') && n.ends_with(".tmp")))
+        .map(|n| {
+            let b = std::fs::read(dir.join(&n)).unwrap();
+            (n, b)
+        })
+        .collect()
+}
+
+/// A run that updates every file of a large folder (written as one batch: every temporary file,
+/// one flush, then the renames), killed with SIGKILL at moments spread over the run, leaves each
+/// final file whole: its old text or its new one, never a part or a mix.
+#[cfg(unix)]
+#[test]
+fn a_killed_update_leaves_each_file_old_or_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = estate(dir.path(), 300);
+    let run = |out: &Path| {
+        policyctl()
+            .args(["compute", "-f"])
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(out)
+            .assert()
+            .code(0);
+    };
+    let old_dir = dir.path().join("old");
+    run(&old_dir);
+    let old = contents(&old_dir);
+    // Every AuthConfig changes (the API key selector of each route's AuthPolicy).
+    let routes = input.join("90-routes.yaml");
+    let text = std::fs::read_to_string(&routes).unwrap();
+    std::fs::write(&routes, text.replace("app: r", "app: new-r")).unwrap();
+    let new_dir = dir.path().join("new");
+    run(&new_dir);
+    let new = contents(&new_dir);
+    assert!(old.len() > 300 && old.keys().eq(new.keys()));
+    let changed = old.iter().filter(|(n, b)| new[*n] != **b).count();
+    assert!(changed >= 300, "{changed} files change");
+    let out = dir.path().join("generated");
+    let (mut killed_mid_run, mut mixed) = (0, 0);
+    for delay_ms in [0u64, 5, 40] {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).unwrap();
+        for (n, b) in &old {
+            std::fs::write(out.join(n), b).unwrap();
+        }
+        let mut child = common::policyctl_std()
+            .args(["compute", "-f"])
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // From the first temporary file on, wait `delay_ms`, then kill without warning.
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(60) && temp_files(&out).is_empty() {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        child.wait().unwrap();
+        let now = contents(&out);
+        assert!(
+            now.keys().eq(old.keys()),
+            "a final name appeared or vanished"
+        );
+        let mut new_files = 0;
+        for (n, b) in &now {
+            assert!(
+                *b == old[n] || *b == new[n],
+                "{n} is neither its old nor its new text after a kill at +{delay_ms} ms"
+            );
+            new_files += usize::from(old[n] != new[n] && *b == new[n]);
+        }
+        killed_mid_run += usize::from(!temp_files(&out).is_empty() || new_files < changed);
+        mixed += usize::from(new_files > 0 && new_files < changed);
+    }
+    // The property is checked on every run; at least one kill must have landed before the end.
+    assert!(killed_mid_run > 0, "no run was killed before it finished");
+    // `mixed` (a kill among the renames) is timing-dependent: reported, not required.
+    eprintln!("{killed_mid_run} runs killed before the end, {mixed} among the renames");
+}
+
 /// A temporary file of the old naming scheme (`.<file>.policyctl-<pid>.tmp`) is a leftover too.
 #[test]
 fn leftover_temp_files_are_stale_and_removed() {
@@ -283,7 +375,8 @@ fn planted_symlinks_are_never_followed() {
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
 }
 
-/// While one run holds the folder, a second one stops with exit 2 and says why.
+/// While one run holds the folder, a second one told not to wait (`--lock-timeout 0`) stops with
+/// exit 2 and says why (`bounds::the_out_dir_lock_waits` has the wait).
 #[cfg(unix)]
 #[test]
 fn a_second_run_on_a_locked_folder_stops() {
@@ -294,7 +387,15 @@ fn a_second_run_on_a_locked_folder_stops() {
     let held = std::fs::File::open(&out).unwrap();
     held.lock().unwrap();
     for check in [false, true] {
-        let mut args = vec!["compute", "-f", "testdata/examples/", "--out-dir", o];
+        let mut args = vec![
+            "compute",
+            "-f",
+            "testdata/examples/",
+            "--out-dir",
+            o,
+            "--lock-timeout",
+            "0",
+        ];
         if check {
             args.push("--check");
         }
@@ -306,7 +407,7 @@ fn a_second_run_on_a_locked_folder_stops() {
             .stderr
             .clone();
         assert!(
-            text(&err).contains("another policyctl run is writing to"),
+            text(&err).contains("another policyctl run is still writing to"),
             "{}",
             text(&err)
         );
@@ -319,8 +420,8 @@ fn a_second_run_on_a_locked_folder_stops() {
         .code(0);
 }
 
-/// Two real runs with different inputs started together on one folder: each either finishes or
-/// stops with exit 2 because of the lock, and the folder holds exactly one input's output.
+/// Two real runs with different inputs started together on one folder: the second waits for the
+/// first's lock, both finish, and the folder holds exactly one input's output.
 #[cfg(unix)]
 #[test]
 fn two_concurrent_runs_never_mix_their_outputs() {
@@ -347,15 +448,10 @@ fn two_concurrent_runs_never_mix_their_outputs() {
         for r in [&a, &b] {
             match r.status.code() {
                 Some(0) => ok += 1,
-                Some(2) => assert!(
-                    text(&r.stderr).contains("another policyctl run is writing to"),
-                    "{}",
-                    text(&r.stderr)
-                ),
                 c => panic!("exit {c:?}: {}", text(&r.stderr)),
             }
         }
-        assert!(ok >= 1);
+        assert_eq!(ok, 2);
         let o = out.to_str().unwrap();
         let up_to_date = |input: &Path| {
             policyctl()

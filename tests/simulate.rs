@@ -465,16 +465,31 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
     let file = dir.path().join("traffic.jsonl");
     std::fs::write(
         &file,
-        "{\"url\": \"http://api.toystore.com/\\u001b[2J\", \"identity\": {\"userid\": \"bob\\u0007\"}}\n{\"url\": \"http://api.toystore.com/toy\", \"headers\": {\"X-A\": \"\\u009b31m\"}}\n",
+        "{\"url\": \"http://api.toystore.com/\", \"identity\": {\"userid\": \"bob\\u001b[2J\\u0007\"}}\n{\"url\": \"http://api.toystore.com/toy\", \"headers\": {\"X-A\": \"\\u009b31m\"}}\n",
     )
     .unwrap();
-    for args in [
-        vec!["--requests", file.to_str().unwrap()],
-        vec![
-            "--identity",
-            "{\"userid\": \"bob\\u001b]0;t\\u0007\"}",
-            "http://api.toystore.com/toy\u{1b}[31m",
-        ],
+    // A URL with a control character is refused (curl refuses it as malformed), and the message
+    // quotes it escaped, from the flags and from a request file.
+    let bad_url = dir.path().join("url.jsonl");
+    std::fs::write(
+        &bad_url,
+        "{\"url\": \"http://api.toystore.com/\\u001b[2J\"}\n",
+    )
+    .unwrap();
+    for (args, code) in [
+        (vec!["--requests", file.to_str().unwrap()], 0),
+        (
+            vec![
+                "--identity",
+                "{\"userid\": \"bob\\u001b]0;t\\u0007\"}",
+                "-H",
+                "X-A: \u{1b}[31m",
+                "http://api.toystore.com/toy",
+            ],
+            0,
+        ),
+        (vec!["http://api.toystore.com/toy\u{1b}[31m"], 2),
+        (vec!["--requests", bad_url.to_str().unwrap()], 2),
     ] {
         let out = common::policyctl()
             .args(["simulate", "-f", "testdata/guides/authenticated-rl"])
@@ -483,14 +498,17 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
             .unwrap();
         let all = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{all}");
+        assert_eq!(out.status.code(), Some(code), "{all}");
         assert!(!raw(&all), "{all:?}");
-        assert!(all.contains("\\e["), "{all}");
+        if code == 2 {
+            assert!(all.contains("\\u{1b}["), "{all}");
+            assert!(all.contains("%1B"), "{all}");
+        }
     }
     let cases = dir.path().join("cases.yaml");
     std::fs::write(
         &cases,
-        "cases:\n- name: \"evil \\e]0;title\\a case\"\n  url: \"http://api.toystore.com/toy\\e[2J\"\n  expect: {allowed: true}\n",
+        "cases:\n- name: \"evil \\e]0;title\\a case\"\n  url: \"http://api.toystore.com/toy\"\n  headers: [\"X-A: \\e[2J\"]\n  expect: {allowed: true}\n",
     )
     .unwrap();
     for format in ["text", "junit"] {

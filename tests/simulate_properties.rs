@@ -229,7 +229,7 @@ proptest! {
             let mut sim = Simulation::new(&a.topology, &a.generated.objects).unwrap();
             sim.gateway = Some(format!("infra/gw-{gw}"));
             let req = Request::parse(method, &format!("http://{host}{path}"), &[]).unwrap();
-            let t = &sim.run(&[Timed { at: Duration::ZERO, request: req }])[0];
+            let t = &sim.run(&[Timed { at: Duration::ZERO, request: req }]).unwrap()[0];
             let sets: Vec<Value> = values
                 .iter()
                 .find(|v| v["kind"] == "WasmPlugin" && v["metadata"]["name"] == format!("kuadrant-gw-{gw}"))

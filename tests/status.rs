@@ -41,7 +41,7 @@ fn statuses(l: &Loaded) -> (Vec<PolicyStatus>, Diagnostics, Vec<String>) {
         .topology
         .path_list()
         .iter()
-        .map(|p| p.id.clone())
+        .map(|p| a.topology.path_id(p))
         .collect();
     (a.statuses, d, ids)
 }

@@ -7,6 +7,9 @@ mod common;
 
 /// The GitHub Action's steps run against fakes: release download, build cache, sticky comment, forks.
 mod action;
+/// Every run is bounded: evaluation cost, requests, file sizes, finding sizes, report characters,
+/// the out-dir lock, `watch` after its root is removed or its folder tampered with (issue 32).
+mod bounds;
 /// The CEL conformance corpus through the checker, against cel-go's recorded verdicts.
 mod cel_corpus;
 /// The binary's contract: exit codes, stdin, output formats.

@@ -76,8 +76,9 @@ impl Command {
         }
     }
 
-    /// Whether the command reports its findings in a format of its own (text, JSON, SARIF, ...) and
-    /// counts them for its exit code: the settings file's findings join them.
+    /// Whether the command runs the pipeline ([`policyctl::run`]) and reports its findings (in a
+    /// format of its own for most: text, JSON, SARIF, ...): the settings file's findings join
+    /// them, silenced and counted as the run's.
     fn reports_findings(&self) -> bool {
         matches!(
             self,
@@ -87,6 +88,8 @@ impl Command {
                 | Command::Status(_)
                 | Command::Explain(_)
                 | Command::Lint(_)
+                | Command::Simulate(_)
+                | Command::Test(_)
         )
     }
 }

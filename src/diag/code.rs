@@ -59,7 +59,7 @@ codes! {
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
     RouteNotAllowed = "PCTL2004", Warning, false, "a listener's allowedRoutes does not admit the route (Gateway API rejects it)";
-    HostnameMismatch = "PCTL2005", Warning, false, "no route hostname is a subset of the listener hostname: Kuadrant will not enforce this path";
+    HostnameMismatch = "PCTL2005", Warning, false, "a listener serves the route but no route hostname is a subset of its hostname (Kuadrant enforces nothing there), or no listener of the parentRef matches the route's hostnames";
     PositionalRuleName = "PCTL2006", Info, false, "a policy targets an unnamed rule by its position (rule-N)";
     GatewayClassNotFound = "PCTL2007", Error, false, "a Gateway's gatewayClassName matches no GatewayClass, input or assumed: none of its policies can be predicted";
     GatewayClassAssumed = "PCTL2008", Info, false, "a GatewayClass the input does not define is assumed (istio, eg, envoy-gateway, or --gateway-class)";
@@ -100,6 +100,8 @@ codes! {
     SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";
     RequestFileUnreadable = "PCTL5004", Error, true, "a request file (simulate --requests) cannot be read, is too large, or is neither a YAML list nor JSON Lines";
     RequestFileInvalid = "PCTL5005", Error, true, "an entry of a request file breaks its format (unknown key, wrong type, bad URL, method or header, times going back, too many requests)";
+    EvaluationBudget = "PCTL5013", Error, true, "an evaluation (a CEL expression, a Rego policy, a selector) of a simulated request exceeded its cost budget (--cel-cost-limit, --request-cost-limit): the run stops there";
+    RequestBudget = "PCTL5014", Error, true, "a run asks for more simulated requests than its budget (--max-requests)";
 }
 
 impl Code {

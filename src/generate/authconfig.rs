@@ -6,6 +6,7 @@
 //! (the "stage A minus nulls" form the notes recommend). Key order is irrelevant here: every generated
 //! object has its keys sorted afterwards.
 
+use crate::resolve::AuthSection;
 use serde_json::{Map, Value};
 
 type Enc = fn(&Value) -> Map<String, Value>;
@@ -553,24 +554,22 @@ pub(crate) struct AuthSections<'a> {
 }
 
 impl<'a> AuthSections<'a> {
-    /// Sort rule keys (`authentication#name`, `response.success.metadata#n`, …) into sections.
-    pub(crate) fn from_rules(rules: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Self {
+    /// Sort the rules (section, entry name, value), in key order, into their sections.
+    pub(crate) fn from_rules(
+        rules: impl IntoIterator<Item = (AuthSection, &'a str, &'a Value)>,
+    ) -> Self {
         let mut s = AuthSections::default();
-        for (key, v) in rules {
-            let (section, name) = key.split_once('#').unwrap_or((key, ""));
+        for (section, name, v) in rules {
             match section {
-                "patterns" => s.patterns.push((name, v)),
-                "authentication" => s.authentication.push((name, v)),
-                "metadata" => s.metadata.push((name, v)),
-                "authorization" => s.authorization.push((name, v)),
-                "callbacks" => s.callbacks.push((name, v)),
-                "response.unauthenticated" => s.unauthenticated = Some(v),
-                "response.unauthorized" => s.unauthorized = Some(v),
-                "response.success.headers" => s.success_headers.push((name, v)),
-                "response.success.metadata" | "response.success.filters" => {
-                    s.success_metadata.push((name, v))
-                }
-                _ => {}
+                AuthSection::Patterns => s.patterns.push((name, v)),
+                AuthSection::Authentication => s.authentication.push((name, v)),
+                AuthSection::Metadata => s.metadata.push((name, v)),
+                AuthSection::Authorization => s.authorization.push((name, v)),
+                AuthSection::Callbacks => s.callbacks.push((name, v)),
+                AuthSection::Unauthenticated => s.unauthenticated = Some(v),
+                AuthSection::Unauthorized => s.unauthorized = Some(v),
+                AuthSection::SuccessHeaders => s.success_headers.push((name, v)),
+                AuthSection::SuccessMetadata => s.success_metadata.push((name, v)),
             }
         }
         s
@@ -682,7 +681,7 @@ mod tests {
     fn g6_api_key_authentication() {
         let authn = json!({"apiKey": {"selector": {"matchLabels": {"app": "toystore"}}},
                            "credentials": {"authorizationHeader": {"prefix": "APIKEY"}}, "unknown": 1});
-        let s = AuthSections::from_rules([("authentication#apiKey", &authn)]);
+        let s = AuthSections::from_rules([(AuthSection::Authentication, "apiKey", &authn)]);
         assert_eq!(
             spec("h", &s),
             json!({"hosts": ["h"], "authentication": {"apiKey": {
@@ -701,12 +700,12 @@ mod tests {
         let pats = json!({"allOf": [{"selector": "a", "operator": "eq", "value": ""}]});
         let unauth = json!({"message": {"value": "no"}});
         let s = AuthSections::from_rules([
-            ("metadata#m", &meta),
-            ("authorization#sar", &authz),
-            ("response.success.headers#x", &plain),
-            ("authentication#anon", &anon),
-            ("patterns#p", &pats),
-            ("response.unauthenticated#", &unauth),
+            (AuthSection::Metadata, "m", &meta),
+            (AuthSection::Authorization, "sar", &authz),
+            (AuthSection::SuccessHeaders, "x", &plain),
+            (AuthSection::Authentication, "anon", &anon),
+            (AuthSection::Patterns, "p", &pats),
+            (AuthSection::Unauthenticated, "", &unauth),
         ]);
         let got = spec("h", &s);
         assert_eq!(

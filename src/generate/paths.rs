@@ -252,8 +252,9 @@ pub(super) fn run<'a>(
 ) -> PathsOut<'a> {
     let paths = ctx.t.path_list();
     let runs = crate::par::even_ranges(paths.len(), runs);
-    let parts: Vec<PathsOut<'_>> =
-        crate::par::map_ranges(runs, |r| path_pass(ctx, &paths[r.clone()], &eff[r]));
+    let parts: Vec<PathsOut<'_>> = crate::par::map_ranges(runs, |r| {
+        path_pass(ctx, r.start, &paths[r.clone()], &eff[r])
+    });
     let mut out = PathsOut::default();
     for part in parts {
         out.merge(part);
@@ -262,9 +263,10 @@ pub(super) fn run<'a>(
 }
 
 /// Limits, AuthConfigs, cluster needs and action sets of a run of paths (`eff[i]` belongs to
-/// `paths[i]`).
+/// `paths[i]`, the path `first + i` of the topology).
 fn path_pass<'a>(
     ctx: &PassContext<'a>,
+    first: usize,
     paths: &'a [Path],
     eff: &'a [PathEffective],
 ) -> PathsOut<'a> {
@@ -282,8 +284,8 @@ fn path_pass<'a>(
         rule_matches: HashMap::new(),
         shim_seen: HashSet::new(),
     };
-    for (p, pe) in paths.iter().zip(eff) {
-        pass.path(p, pe);
+    for (i, (p, pe)) in paths.iter().zip(eff).enumerate() {
+        pass.path(first + i, p, pe);
     }
     pass.out
 }
@@ -313,8 +315,8 @@ struct PathPass<'c, 'a> {
 }
 
 impl<'a> PathPass<'_, 'a> {
-    /// Everything one path contributes.
-    fn path(&mut self, p: &'a Path, pe: &'a PathEffective) {
+    /// Everything the path `index` contributes.
+    fn path(&mut self, index: usize, p: &'a Path, pe: &'a PathEffective) {
         let t = self.ctx.t;
         // A path through another gateway than `--gateway` gives no object, but still its CEL issues
         // and the components of its gateway: the status of every policy needs the whole estate's.
@@ -322,9 +324,18 @@ impl<'a> PathPass<'_, 'a> {
         if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
             return;
         }
-        let hosts = path_hostnames(t, p);
-        let valid = !hosts.is_empty();
+        // An invalid path has no hostname for action sets (`p.valid` is `hosts` not being empty).
+        let valid = p.valid;
+        let hosts = if valid {
+            path_hostnames(t, p)
+        } else {
+            Vec::new()
+        };
+        debug_assert_eq!(valid, !path_hostnames(t, p).is_empty());
         let counts = valid || t.model.version != KuadrantVersion::V1_5;
+        // The path's id, built once if anything needs it: most paths of a large estate do not.
+        let id = std::cell::OnceCell::new();
+        let id = || -> &str { id.get_or_init(|| t.path_id(p)) };
 
         // Limitador limits: every path, whatever the class (1.5: valid paths only).
         if counts && selected {
@@ -332,7 +343,7 @@ impl<'a> PathPass<'_, 'a> {
         }
 
         // The AuthConfig name, also the auth action's scope: valid paths with an AuthPolicy.
-        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(&p.id));
+        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(id()));
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
         if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, self.ctx.emit[p.gateway]) {
@@ -353,7 +364,7 @@ impl<'a> PathPass<'_, 'a> {
 
         // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
         if counts {
-            self.action_sets(p, pe, provider, &hosts, auth_name);
+            self.action_sets((index, p, &id), pe, provider, &hosts, auth_name);
         }
     }
 
@@ -415,7 +426,7 @@ impl<'a> PathPass<'_, 'a> {
                 );
                 Arc::new((
                     format!("{}.gateway.networking.k8s.io", r.spec.kind.rule_kind()),
-                    format!("{route_locator}#{}", p.rule_name),
+                    format!("{route_locator}#{}", self.ctx.t.rule_name(p)),
                 ))
             })
             .clone();
@@ -426,7 +437,7 @@ impl<'a> PathPass<'_, 'a> {
             .entry(identity(Some(a)))
             .or_insert_with(|| {
                 let rules = a.rules.values().filter_map(|r| match &r.value {
-                    RuleValue::Auth(v) => Some((r.key.as_str(), v)),
+                    RuleValue::Auth(section, v) => Some((*section, section.name_in(&r.key), v)),
                     _ => None,
                 });
                 let sections = authconfig::AuthSections::from_rules(rules);
@@ -467,9 +478,9 @@ impl<'a> PathPass<'_, 'a> {
     /// The merged, validated wasm actions of a path that counts for its gateway: its CEL issues,
     /// what the shim check needs and, on a valid path, its action sets (one per hostname and
     /// match).
-    fn action_sets(
+    fn action_sets<'i>(
         &mut self,
-        p: &'a Path,
+        (index, p, id): (usize, &'a Path, &'i dyn Fn() -> &'i str),
         pe: &'a PathEffective,
         provider: Provider,
         hosts: &[&'a str],
@@ -491,7 +502,8 @@ impl<'a> PathPass<'_, 'a> {
             .cel_issues
             .extend(ra.failures.iter().map(|(kind, message)| CelIssue {
                 kind: *kind,
-                path_id: p.id.clone(),
+                path_id: id().to_string(),
+                path: index,
                 message: message.clone(),
                 provider,
             }));
@@ -533,7 +545,7 @@ impl<'a> PathPass<'_, 'a> {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);
                 let value = ActionSet {
-                    name: names::action_set_name(&p.id, i, h),
+                    name: names::action_set_name(id(), i, h),
                     hostname: Arc::clone(self.host_texts.entry(h).or_insert_with(|| Arc::from(h))),
                     predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),

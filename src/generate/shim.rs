@@ -252,7 +252,7 @@ fn expressions(e: &Effective) -> Vec<(usize, &'static str, &Sp<String>)> {
                         .map(|c| (r.source, "counter expression", c)),
                 );
             }
-            RuleValue::Auth(_) => {}
+            RuleValue::Auth(..) => {}
         }
     }
     out

@@ -12,6 +12,7 @@
 mod document;
 pub(crate) mod extension;
 mod node;
+pub(crate) mod oidc;
 pub(crate) mod raw;
 pub(crate) mod schema;
 mod split;
@@ -161,7 +162,7 @@ pub(crate) fn complete(
     crate::model::assume_gateway_classes(model, &opts.gateway_classes, diags);
 }
 
-/// Add the objects OIDCPolicies' controllers create (`crate::model::oidc`) to the model, validated
+/// Add the objects OIDCPolicies' controllers create (`oidc`) to the model, validated
 /// like input objects. Each is also a source of its own (its JSON text, named after the OIDCPolicy
 /// and the object) so that a finding inside it can be shown; its `origin` is the OIDCPolicy's. An
 /// input object of the same kind, namespace and name is replaced, as the controller overwrites it
@@ -172,7 +173,7 @@ fn expand_oidc(
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) {
-    let built = crate::model::oidc::expand(model, opts.version, diags);
+    let built = oidc::expand(model, opts.version, diags);
     if built.is_empty() {
         return;
     }
@@ -530,9 +531,58 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
 
 /// The most a stream (a pipe, a FIFO, process substitution such as `<(kubectl get … -o yaml)`,
 /// `/dev/stdin` or `-`) may give: 256 MiB. A stream has no size to check before reading, and one that
-/// never ends (`/dev/zero`, `yes`) must not grow to the memory limit. Regular files are not bounded
-/// here: their size is known and they are read whole.
+/// never ends (`/dev/zero`, `yes`) must not grow to the memory limit. A regular file has the same
+/// bound ([`MAX_FILE_BYTES`]), checked on its size before it is read.
 pub const MAX_STREAM_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The most bytes policyctl reads from one regular file named with `-f` (or found in a folder
+/// named with it, `watch` included): the stream bound.
+pub const MAX_FILE_BYTES: u64 = MAX_STREAM_BYTES;
+
+/// Read the file at `path` (a flag's `@FILE`, a test case file): a regular file or a stream (a
+/// pipe or FIFO, `/dev/stdin`), at most `max` bytes; `/dev/null` reads as empty. Another device
+/// (`/dev/zero`, a terminal), a socket or a folder is refused: it would never end, or block.
+pub fn read_bounded_file(path: &Path, max: u64) -> Result<Vec<u8>, StreamError> {
+    let meta = std::fs::metadata(path).map_err(|e| StreamError::Io(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(StreamError::Io("a folder, not a file".into()));
+    }
+    match special_file(&meta) {
+        Some(false) => {
+            return Err(StreamError::Io(
+                "a device or a socket, not a file or a pipe".into(),
+            ));
+        }
+        Some(true) if is_null_device(&meta) => return Ok(Vec::new()),
+        _ => {}
+    }
+    let file = std::fs::File::open(path).map_err(|e| StreamError::Io(e.to_string()))?;
+    read_regular_or_stream(file, max)
+}
+
+/// Read an open file whole, at most `max` bytes: a regular file's size is checked first (and
+/// its buffer sized once), a stream is read up to the bound.
+fn read_regular_or_stream(file: std::fs::File, max: u64) -> Result<Vec<u8>, StreamError> {
+    use std::io::Read;
+    let meta = file
+        .metadata()
+        .map_err(|e| StreamError::Io(e.to_string()))?;
+    if !meta.is_file() {
+        return read_stream(file, max);
+    }
+    if meta.len() > max {
+        return Err(StreamError::TooLarge(max));
+    }
+    // The size may change between the check and the read: the read is bounded all the same.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| StreamError::Io(e.to_string()))?;
+    if bytes.len() as u64 > max {
+        return Err(StreamError::TooLarge(max));
+    }
+    Ok(bytes)
+}
 
 /// Why a stream could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -589,11 +639,23 @@ fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
             .map_err(|e| StreamError::Io(e.to_string()))
             .and_then(|f| read_stream(f, MAX_STREAM_BYTES))
     } else {
-        std::fs::read(&found.path).map_err(|e| StreamError::Io(e.to_string()))
+        std::fs::File::open(&found.path)
+            .map_err(|e| StreamError::Io(e.to_string()))
+            .and_then(|f| read_regular_or_stream(f, MAX_FILE_BYTES))
     };
-    result.map_err(|e| {
-        let (message, help) = e.explain(&name);
-        Diagnostic::new(Code::UnreadableInput, message).help(help)
+    result.map_err(|e| match (&e, found.stream) {
+        (StreamError::TooLarge(max), false) => Diagnostic::new(
+            Code::UnreadableInput,
+            format!(
+                "{name} holds more than {} MiB, the most policyctl reads from one file",
+                max / (1024 * 1024)
+            ),
+        )
+        .help("split it into several files (a folder named with -f reads them all)"),
+        _ => {
+            let (message, help) = e.explain(&name);
+            Diagnostic::new(Code::UnreadableInput, message).help(help)
+        }
     })
 }
 
@@ -669,8 +731,9 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
 /// The text with every lone carriage return (old Mac OS line ends) turned into a line feed. YAML 1.2
 /// reads a lone CR as a line break (spec 5.4, `b-break`), but neither the YAML crate nor the line
 /// index here does; one byte for one byte, so every offset and `line:column` stays right. A CR before
-/// a LF is left alone.
-fn line_feeds(s: &str) -> String {
+/// a LF is left alone. Every text policyctl reads goes through it: manifests, settings, request
+/// and test case files.
+pub fn line_feeds(s: &str) -> String {
     if !s.contains('\r') {
         return s.to_owned();
     }
@@ -981,7 +1044,7 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 }
 
 /// The floor `load` is measured against (issue 7): read the inputs, split them into documents and parse
-/// every document into the same spanned tree, with the same YAML crate and options, as [`load`], then drop the
+/// every document into the same spanned tree, with the same YAML reader and options, as [`load`], then drop the
 /// result. No validation, no model. Returns the number of documents that parsed.
 #[doc(hidden)]
 pub fn parse_only(inputs: &[Input]) -> usize {

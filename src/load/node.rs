@@ -1,6 +1,6 @@
 //! A parsed document as a tree of spanned values, and its conversion into the typed raw shapes.
 //!
-//! `yaml.rs` parses a document's text into a [`Node`]; the schema pass (`schema/`) walks the tree
+//! `yaml/` parses a document's text into a [`Node`]; the schema pass (`schema/`) walks the tree
 //! (types, unknown fields, CEL rules) without knowing YAML; the typed shapes of `raw.rs` are then
 //! read from the tree through [`NodeDe`], a serde deserializer, so that every `Sp<T>` keeps the span
 //! of its value. Must not know about kinds, schemas or the model.
@@ -216,7 +216,7 @@ thread_local! {
 /// The newtype name through which `Sp<T>` asks a [`NodeDe`] for its value's span.
 pub(crate) const SP_MARKER: &str = "__policyctl_spanned";
 
-/// Whether typed shapes are being read from a tree (see `yaml.rs`'s `Sp<T>` reader).
+/// Whether typed shapes are being read from a tree (see `yaml/mod.rs`'s `Sp<T>` reader).
 pub(crate) fn reading_tree() -> bool {
     FROM_TREE.with(Cell::get)
 }

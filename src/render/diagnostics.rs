@@ -20,37 +20,64 @@ use std::fmt;
 /// through the file's line index, and the line numbers are shifted back: the same report, in time
 /// proportional to the lines shown.
 ///
-/// Source lines go to a terminal: when the lines around the spans hold control characters (an
-/// escape sequence in a comment), miette reads a copy of them with each such byte shown as `?`
-/// (same length, so every offset and line stays where it was).
-struct FileSource<'a>(&'a SourceFile, Option<(usize, String)>);
+/// Source lines go to a terminal: when the lines around a label hold control characters (an escape
+/// sequence in a comment), miette reads a copy of them with each such byte shown as `?` (same
+/// length, so every offset and line stays where it was). Only the lines around each label are
+/// looked at, never the text between two labels: a finding about a route far below its Gateway
+/// costs the lines it shows, not the distance between them.
+struct FileSource<'a> {
+    file: &'a SourceFile,
+    /// The copies, `(start, text)`, sorted and disjoint: the windows of [`safe_windows`] that hold
+    /// a control character.
+    patched: Vec<(usize, String)>,
+}
 
-/// The copy of a file's text that [`FileSource`] shows around the spans `lo..hi`: `(start, text)`,
-/// or `None` when those lines are safe to print as they are.
-fn safe_window(f: &SourceFile, lo: usize, hi: usize) -> Option<(usize, String)> {
-    // Generous margins: miette reads a line or two around each span (a whole file with lone CRs).
-    let (start, end) = if f.line_feeds_only() {
-        (
-            f.line_start(f.line_index(lo).saturating_sub(8)),
-            f.line_start(f.line_index(hi) + 8),
-        )
-    } else {
-        (0, f.text.len())
-    };
-    let window = f.text.get(start..end)?;
-    let bad = |c: char| super::terminal::is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t');
-    if !window.chars().any(bad) {
-        return None;
-    }
-    let mut out = String::with_capacity(window.len());
-    for c in window.chars() {
-        if !bad(c) {
-            out.push(c);
-        } else {
-            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+/// Lines of margin around a label in [`safe_windows`]: miette reads at most a line or two of
+/// context before and after a span.
+const WINDOW_MARGIN: usize = 8;
+
+/// The copies of the text [`FileSource`] shows around the labels `spans` (offset, length): the lines
+/// of each label with [`WINDOW_MARGIN`] lines either side, overlapping windows joined, and of these
+/// only the ones that hold a control character, made safe.
+fn safe_windows(
+    f: &SourceFile,
+    spans: impl Iterator<Item = (usize, usize)>,
+) -> Vec<(usize, String)> {
+    let mut windows: Vec<(usize, usize)> = spans
+        .map(|(off, len)| {
+            (
+                f.break_start(f.break_index(off).saturating_sub(WINDOW_MARGIN)),
+                f.break_start(f.break_index(off + len) + WINDOW_MARGIN),
+            )
+        })
+        .collect();
+    windows.sort_unstable();
+    let mut joined: Vec<(usize, usize)> = Vec::with_capacity(windows.len());
+    for (start, end) in windows {
+        match joined.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => joined.push((start, end)),
         }
     }
-    Some((start, out))
+    let bad = |c: char| super::terminal::is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t');
+    joined
+        .into_iter()
+        .filter_map(|(start, end)| {
+            let window = f.text.get(start..end)?;
+            if !window.chars().any(bad) {
+                return None;
+            }
+            let mut out = String::with_capacity(window.len());
+            for c in window.chars() {
+                if !bad(c) {
+                    out.push(c);
+                } else {
+                    out.extend(std::iter::repeat_n('?', c.len_utf8()));
+                }
+            }
+            Some((start, out))
+        })
+        .collect()
 }
 
 impl SourceCode for FileSource<'_> {
@@ -60,23 +87,23 @@ impl SourceCode for FileSource<'_> {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let f = self.0;
-        let text = f.text.as_bytes();
-        // With lone carriage returns miette counts breaks the line index does not: scan it all.
-        let first = if f.line_feeds_only() {
-            f.line_index(span.offset())
-                .saturating_sub(context_lines_before + 1)
-        } else {
-            0
-        };
+        let f = self.file;
+        // Lines as miette counts them (a lone carriage return breaks one too).
+        let first = f
+            .break_index(span.offset())
+            .saturating_sub(context_lines_before + 1);
         // Starting at a line start at least `context_lines_before + 1` lines before the span leaves
         // miette's scan in the state it would have reached from the start of the text.
-        let start = f.line_start(first);
-        let window = match &self.1 {
-            Some((ps, patched)) if start >= *ps => {
-                patched.as_bytes().get(start - ps..).unwrap_or_default()
-            }
-            _ => text.get(start..).unwrap_or_default(),
+        let start = f.break_start(first);
+        // A read starts within its label's window and ends there (the margins are wider than
+        // miette's context): the copy of that window when it has one, else the text.
+        let window = match self
+            .patched
+            .iter()
+            .find(|(ps, p)| *ps <= start && start < ps + p.len())
+        {
+            Some((ps, patched)) => patched.as_bytes().get(start - ps..).unwrap_or_default(),
+            None => f.text.as_bytes().get(start..).unwrap_or_default(),
         };
         let shifted = SourceSpan::new(span.offset().saturating_sub(start).into(), span.len());
         let c = window.read_span(&shifted, context_lines_before, context_lines_after)?;
@@ -87,7 +114,12 @@ impl SourceCode for FileSource<'_> {
             SourceSpan::new((c.span().offset() + start).into(), c.span().len()),
             c.line() + first,
             c.column(),
-            c.line_count() + first,
+            // The lines of the window, not of the text before it too: miette counts every line
+            // break from the start of what it reads, and merges a label's snippet with the next
+            // one whenever `line + line_count` reaches it. Counted from the file's start, that
+            // joined two labels hundreds of lines apart into one snippet showing every line
+            // between them (a report quadratic in the input: PCTL3004 on thousands of policies).
+            c.line_count(),
         )))
     }
 }
@@ -188,15 +220,12 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
         });
     }
     let help = help.map(|h| super::terminal::text(&h).into_owned());
-    let lo = labels.iter().map(|l| l.offset()).min().unwrap_or(0);
-    let hi = labels
-        .iter()
-        .map(|l| l.offset() + l.len())
-        .max()
-        .unwrap_or(0);
     let report = Report {
         d,
-        source: file.map(|(_, f)| FileSource(f, safe_window(f, lo, hi))),
+        source: file.map(|(_, f)| FileSource {
+            file: f,
+            patched: safe_windows(f, labels.iter().map(|l| (l.offset(), l.len()))),
+        }),
         labels,
         help,
     };
@@ -238,12 +267,59 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
     out
 }
 
-/// All diagnostics for people, separated by blank lines.
-pub fn human_all(ds: &Diagnostics, sources: &SourceMap, style: Style) -> String {
-    ds.iter()
-        .map(|d| human(d, sources, style))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// In the human format, a code with more findings than this shows only its first
+/// [`SHOWN_OF_FREQUENT`]; one closing line counts the others.
+pub const FREQUENT: usize = 50;
+
+/// How many findings of a code with more than [`FREQUENT`] the human format draws.
+pub const SHOWN_OF_FREQUENT: usize = 10;
+
+/// All diagnostics for people, separated by blank lines. A code with more than [`FREQUENT`]
+/// findings shows its first [`SHOWN_OF_FREQUENT`] only, and a closing line per such code counts
+/// the others and ends with `see_all` (unless empty), which says how to list every finding (`-q`,
+/// a machine format): thousands of reports of one kind hide the few others and take long to print.
+pub fn human_all(ds: &Diagnostics, sources: &SourceMap, style: Style, see_all: &str) -> String {
+    use std::collections::BTreeMap;
+    let mut per_code: BTreeMap<Code, usize> = BTreeMap::new();
+    for d in ds {
+        *per_code.entry(d.code).or_default() += 1;
+    }
+    let frequent = |c: Code| per_code.get(&c).is_some_and(|&n| n > FREQUENT);
+    // Of each frequent code: how many were drawn, and the severities of those that were not.
+    let mut drawn: BTreeMap<Code, (usize, [usize; 3])> = BTreeMap::new();
+    let mut parts: Vec<String> = Vec::new();
+    for d in ds {
+        if frequent(d.code) {
+            let (n, hidden) = drawn.entry(d.code).or_default();
+            if *n >= SHOWN_OF_FREQUENT {
+                hidden[d.severity as usize] += 1;
+                continue;
+            }
+            *n += 1;
+        }
+        parts.push(human(d, sources, style));
+    }
+    let mut out = parts.join("\n");
+    for (code, (_, hidden)) in &drawn {
+        let total = per_code.get(code).copied().unwrap_or(0);
+        let not_shown: usize = hidden.iter().sum();
+        let what = match hidden {
+            [_, 0, 0] => "errors",
+            [0, _, 0] => "warnings",
+            [0, 0, _] => "infos",
+            _ => "findings",
+        };
+        let see_all = if see_all.is_empty() {
+            String::new()
+        } else {
+            format!("; {see_all}")
+        };
+        out.push_str(&format!(
+            "\n{}: {not_shown} more {what} not shown ({total} in all, the first {SHOWN_OF_FREQUENT} above){see_all}\n",
+            code.as_str()
+        ));
+    }
+    out
 }
 
 #[derive(serde::Serialize)]
@@ -840,8 +916,82 @@ mod tests {
         )
     }
 
+    /// With control characters around the labels, the windowed source gives miette what scanning
+    /// a copy of the whole text with each of them shown as `?` gives.
+    #[test]
+    fn windowed_source_shows_control_characters_as_the_whole_copy_does() {
+        let mut text = String::new();
+        for i in 0..60 {
+            let line = match i % 7 {
+                0 => format!("# \u{1b}[31mred{i}\u{1b}[0m\n"),
+                3 => format!("bell{i}: \u{7}\r\n"),
+                5 => format!("bidi{i}: \u{202E}txt\r"),
+                _ => format!("key{i}: value{i}\n"),
+            };
+            text.push_str(&line);
+        }
+        let whole: String = text
+            .chars()
+            .map(|c| {
+                if crate::render::terminal::is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t') {
+                    "?".repeat(c.len_utf8())
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        let file = SourceFile::new("t.yaml", text.as_str());
+        for offset in (0..text.len()).filter(|&o| text.is_char_boundary(o)) {
+            for len in [0, 1, 5, 40] {
+                let len = len.min(text.len() - offset);
+                let windowed = FileSource {
+                    file: &file,
+                    patched: safe_windows(&file, [(offset, len)].into_iter()),
+                };
+                let span = SourceSpan::new(offset.into(), len);
+                for (before, after) in [(0, 0), (1, 1), (3, 2)] {
+                    let want = whole
+                        .as_bytes()
+                        .read_span(&span, before, after)
+                        .map(|c| contents(&*c));
+                    let got = windowed
+                        .read_span(&span, before, after)
+                        .map(|c| contents(&*c));
+                    match (&want, &got) {
+                        (Ok(w), Ok(g)) => assert_eq!(w, g, "{offset}+{len} {before}/{after}"),
+                        (Err(_), Err(_)) => {}
+                        _ => panic!("{offset}+{len}: {want:?} vs {got:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Only the lines around each label are looked at: a control character between two labels far
+    /// apart (a Gateway near the top of a file, a route far below) is neither scanned for nor copied.
+    #[test]
+    fn safe_windows_look_at_the_lines_around_each_label_only() {
+        let mut text = String::from("gateway: top\n");
+        text.push_str(&"filler: line\n".repeat(100));
+        text.push_str("# \u{1b}]0;title\u{7}\n");
+        text.push_str(&"filler: line\n".repeat(100));
+        let route = text.len();
+        text.push_str("route: bottom\n");
+        let file = SourceFile::new("t.yaml", text.as_str());
+        assert!(safe_windows(&file, [(0, 7), (route, 5)].into_iter()).is_empty());
+        // A label next to the control character gets a copy of its own lines only.
+        let near = text.find("# ").unwrap_or(0);
+        let patched = safe_windows(&file, [(0, 7), (near, 1), (route, 5)].into_iter());
+        assert_eq!(patched.len(), 1);
+        let (start, copy) = &patched[0];
+        assert_eq!(copy.lines().count(), 2 * WINDOW_MARGIN);
+        assert!(*start > 0 && start + copy.len() < route);
+        assert!(!copy.contains('\u{1b}') && copy.contains("# ?]0;title?"));
+    }
+
     /// The windowed source gives miette exactly what scanning the whole text gives, for every
-    /// span start and length, context size and kind of line break.
+    /// span start and length, context size and kind of line break; but its line count is the
+    /// window's (miette's counts every line from the start of the text).
     #[test]
     fn windowed_source_reads_what_the_whole_text_reads() {
         let texts = [
@@ -852,10 +1002,16 @@ mod tests {
             (0..40)
                 .map(|i| format!("key{i}: {i}\n"))
                 .collect::<String>(),
+            (0..30)
+                .map(|i| format!("k{i}: {i}{}", ["\n", "\r", "\r\n"][i % 3]))
+                .collect::<String>(),
         ];
         for text in &texts {
             let file = SourceFile::new("t.yaml", text.as_str());
-            let windowed = FileSource(&file, None);
+            let windowed = FileSource {
+                file: &file,
+                patched: Vec::new(),
+            };
             let whole = text.as_bytes();
             for offset in 0..=text.len() {
                 for len in [0, 1, 3, 12] {
@@ -868,7 +1024,14 @@ mod tests {
                             .map(|c| contents(&*c));
                         match (&want, &got) {
                             (Ok(w), Ok(g)) => {
-                                assert_eq!(w, g, "{text:?} {offset}+{len} {before}/{after}")
+                                let first = if file.line_feeds_only() {
+                                    file.line_index(offset).saturating_sub(before + 1)
+                                } else {
+                                    0
+                                };
+                                let mut w = w.clone();
+                                w.5 -= first;
+                                assert_eq!(&w, g, "{text:?} {offset}+{len} {before}/{after}")
                             }
                             (Err(_), Err(_)) => {}
                             _ => panic!("{text:?} {offset}+{len}: {want:?} vs {got:?}"),

@@ -24,8 +24,6 @@ impl Style {
     }
 }
 
-pub mod diff;
-
 pub mod explain;
 
 pub mod graph;

@@ -942,15 +942,19 @@ impl serde_json::ser::Formatter for ListItem {
     ) -> std::io::Result<()> {
         self.next(w, first)
     }
-    /// The unescaped parts of strings: DEL, C1 controls and bidirectional overrides (a limit name
-    /// can hold them) as `\uXXXX`, as [`crate::render::terminal::json`] writes them.
+    /// The unescaped parts of strings: DEL, C1 controls, bidirectional overrides and U+FFFE/U+FFFF
+    /// (a limit name can hold them) as `\uXXXX`, as [`crate::render::terminal::json`] writes them.
     fn write_string_fragment<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
-        // DEL is 0x7f; the C1 controls start with 0xc2, the overrides with 0xe2, in UTF-8.
-        if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) {
+        // DEL is 0x7f; the C1 controls start with 0xc2, the overrides with 0xe2, U+FFFE and U+FFFF
+        // with 0xef, in UTF-8.
+        if !fragment
+            .bytes()
+            .any(|b| matches!(b, 0x7f | 0xc2 | 0xe2 | 0xef))
+        {
             return w.write_all(fragment.as_bytes());
         }
         for c in fragment.chars() {

@@ -4,10 +4,17 @@
 
 use std::borrow::Cow;
 
-/// Whether `c` must not reach a terminal as is: C0 controls, DEL, C1 controls, and the Unicode
-/// bidirectional overrides and isolates, which reorder what is shown.
+/// Whether `c` must not reach a terminal or a report as is: C0 controls, DEL, C1 controls, the
+/// Unicode bidirectional overrides and isolates, which reorder what is shown, and the
+/// noncharacters U+FFFE and U+FFFF, which XML 1.0 (its `Char` production) and YAML 1.2 (its
+/// printable set) do not allow anywhere in a document: every report format escapes the same
+/// characters.
 pub fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FFFE}' | '\u{FFFF}'
+        )
 }
 
 /// One line of text (a name, a path, a message): every control character escaped, line breaks too
@@ -70,7 +77,7 @@ mod tests {
 
     #[test]
     fn json_text_has_no_raw_control_characters() {
-        let v = serde_json::json!({"file": "a\u{9b}31m\u{1b}\u{202e}\u{7f}.yaml"});
+        let v = serde_json::json!({"file": "a\u{9b}31m\u{1b}\u{202e}\u{7f}\u{ffff}.yaml"});
         let s = json(serde_json::to_string_pretty(&v).unwrap());
         assert!(!s.chars().any(|c| is_unsafe(c) && c != '\n'), "{s}");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
@@ -86,5 +93,8 @@ mod tests {
         assert_eq!(line("\u{9b}31m\u{202e}"), "\\u{9b}31m\\u{202e}");
         assert_eq!(text("a\n\tb\u{1b}]0;t\u{7}"), "a\n\tb\\e]0;t\\u{7}");
         assert!(matches!(line("plain-name.v1 ünï"), Cow::Borrowed(_)));
+        // Not allowed in XML 1.0 nor YAML 1.2 (XML 1.0 §2.2 `Char`, YAML 1.2 §5.1 `c-printable`).
+        assert_eq!(line("a\u{fffe}b\u{ffff}"), "a\\u{fffe}b\\u{ffff}");
+        assert_eq!(text("\u{fffd}"), "\u{fffd}");
     }
 }

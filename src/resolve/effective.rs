@@ -68,13 +68,28 @@ pub fn effective_for_path(t: &Topology, path: &Path, kind: PolicyKind) -> Option
 /// The fold of a path's policies of one kind (`PoliciesInPath` order). It depends on nothing else, so
 /// paths with the same list share the result.
 pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Option<Traced> {
+    fold_with(t, kind, policies, merge::fold)
+}
+
+/// The effective policy of a path's policies of one kind ([`fold_policies`] without the record
+/// of the rules dropped on the way, which only `explain` and the tie check read).
+fn fold_effective(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Option<Effective> {
+    fold_with(t, kind, policies, merge::fold_rules).map(|x| x.effective)
+}
+
+fn fold_with(
+    t: &Topology,
+    kind: PolicyKind,
+    policies: Vec<usize>,
+    fold: fn(&[FoldInput]) -> Option<Folded>,
+) -> Option<Traced> {
     let m = t.model;
     let inputs: Vec<FoldInput> = policies
         .iter()
         // Index: policy indices come from this topology, built over the same immutable model.
         .filter_map(|&i| FoldInput::of(i, &m.policies[i]))
         .collect();
-    let folded = merge::fold(&inputs)?;
+    let folded = fold(&inputs)?;
     let sources: Vec<Locator> = if kind == PolicyKind::TokenRateLimit {
         policies.iter().map(|&i| m.policies[i].locator()).collect()
     } else {
@@ -133,17 +148,32 @@ fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
             return None;
         }
         memo.entry((kind, policies))
-            .or_insert_with_key(|(k, list)| {
-                fold_policies(t, *k, list.clone()).map(|x| Arc::new(x.effective))
-            })
+            .or_insert_with_key(|(k, list)| fold_effective(t, *k, list.clone()).map(Arc::new))
             .clone()
     };
+    // A path's lists depend only on the nodes of its targetables that hold policies (and, for
+    // TokenRateLimitPolicies, on its route being an HTTPRoute): paths through the same such nodes
+    // (the listeners of a gateway without listener policies, say) get their results from one look.
+    const NONE: u32 = u32::MAX;
+    let mut by_nodes: HashMap<([u32; 5], bool), PathEffective> = HashMap::new();
     paths
         .iter()
-        .map(|p| PathEffective {
-            rate_limit: one(p, PolicyKind::RateLimit),
-            auth: one(p, PolicyKind::Auth),
-            token_rate_limit: one(p, PolicyKind::TokenRateLimit),
+        .map(|p| {
+            let nodes = t.path_nodes(p).map(|n| match n {
+                Some(n) if !t.policies_at_node_in_order(n).is_empty() => {
+                    u32::try_from(n.index()).unwrap_or(NONE)
+                }
+                _ => NONE,
+            });
+            let http = t.model.routes[p.route].spec.kind == RouteKind::Http;
+            by_nodes
+                .entry((nodes, http))
+                .or_insert_with(|| PathEffective {
+                    rate_limit: one(p, PolicyKind::RateLimit),
+                    auth: one(p, PolicyKind::Auth),
+                    token_rate_limit: one(p, PolicyKind::TokenRateLimit),
+                })
+                .clone()
         })
         .collect()
 }
@@ -223,11 +253,11 @@ mod tests {
         );
         let get = paths
             .iter()
-            .position(|p| p.id.ends_with("http-route#get-rule"))
+            .position(|p| t.path_id(p).ends_with("http-route#get-rule"))
             .unwrap();
         let post = paths
             .iter()
-            .position(|p| p.id.ends_with("http-route#post-rule"))
+            .position(|p| t.path_id(p).ends_with("http-route#post-rule"))
             .unwrap();
         let s = |k: &str, n: &str| (k.to_string(), n.to_string());
         assert_eq!(

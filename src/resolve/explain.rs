@@ -107,7 +107,7 @@ impl RuleContent {
                 when: texts(w),
                 ..Default::default()
             },
-            RuleValue::Auth(v) => RuleContent {
+            RuleValue::Auth(_, v) => RuleContent {
                 spec: Some(v.clone()),
                 ..Default::default()
             },
@@ -323,25 +323,55 @@ fn rule_entries(t: &Topology, tr: &effective::Traced) -> Vec<RuleEntry> {
     rules.into_values().collect()
 }
 
+/// Why a target cannot be explained. The caller decides what to do: `explain` refuses the
+/// command line, `watch explain` shows it after the cycle and keeps watching.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExplainError {
+    /// No object of the topology has this locator.
+    #[error("{target} is not in the topology")]
+    NotInTopology { target: Locator },
+    /// On 1.4, a route rule named `section` is known only by its position, `rule` (`rule-N`):
+    /// `object` is the route's locator, `kind` its kind as a target spells it.
+    #[error(
+        "{target} is not in the topology: {section} is {rule} on 1.4 (operator 1.4 names rules only by position); explain {kind}/{name}#{rule}, or emulate operator 1.5, which honours rule names, with --kuadrant-version 1.5"
+    )]
+    PositionalRule {
+        target: Locator,
+        section: String,
+        rule: String,
+        kind: String,
+        name: String,
+    },
+}
+
 /// Explain every path through `target`, optionally for one policy kind. `Err` when the target is not in
 /// the topology.
 pub fn explain(
     t: &Topology,
     target: &Locator,
     kind: Option<PolicyKind>,
-) -> Result<Explanation, String> {
+) -> Result<Explanation, ExplainError> {
     let m = t.model;
     if t.node(target).is_none() {
         if let (Some(rule), Some((object, section))) =
             (t.positional_rule(target), target.split_section())
         {
-            return Err(format!(
-                "{target} is not in the topology: {section} is {rule} on 1.4 (operator 1.4 names rules only by position); explain {}/{}#{rule}, or emulate operator 1.5, which honours rule names, with --kuadrant-version 1.5",
-                object.as_str().split(['.', ':']).next().unwrap_or_default(),
-                object.name_part(),
-            ));
+            return Err(ExplainError::PositionalRule {
+                target: target.clone(),
+                section: section.to_string(),
+                rule: rule.to_string(),
+                kind: object
+                    .as_str()
+                    .split(['.', ':'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                name: object.name_part().to_string(),
+            });
         }
-        return Err(format!("{target} is not in the topology"));
+        return Err(ExplainError::NotInTopology {
+            target: target.clone(),
+        });
     }
     let kinds: Vec<PolicyKind> = [
         PolicyKind::RateLimit,
@@ -399,7 +429,7 @@ pub fn explain(
             });
         }
         out.push(PathEntry {
-            path_id: path.id.clone(),
+            path_id: t.path_id(&path),
             invalid: status::path_validity(t, &path).err(),
             kinds: entries,
         });

@@ -6,7 +6,7 @@
 //! policy it was written in. Each step also reports which rules it dropped, so `explain` and the
 //! tie-break warning can say why a rule lost.
 
-use super::{AUTH_CONDITIONS_KEY, EffectiveRule, RuleValue, TOP_LEVEL_PREDICATES_KEY};
+use super::{AUTH_CONDITIONS_KEY, AuthSection, EffectiveRule, RuleValue, TOP_LEVEL_PREDICATES_KEY};
 use crate::model::{Block, Policy, PolicyBody, Strategy};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,7 +65,8 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
         }
         PolicyBody::Auth(s) => {
             for (name, v) in &s.patterns {
-                out.insert(format!("patterns#{name}"), RuleValue::Auth(v.clone()));
+                let section = AuthSection::Patterns;
+                out.insert(section.key(name), RuleValue::Auth(section, v.clone()));
             }
             if !s.when.is_empty() {
                 out.insert(
@@ -75,26 +76,25 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
             }
             if let Some(r) = &s.rules {
                 let sections = [
-                    ("authentication", &r.authentication),
-                    ("metadata", &r.metadata),
-                    ("authorization", &r.authorization),
-                    ("callbacks", &r.callbacks),
-                    ("response.success.headers", &r.success_headers),
-                    ("response.success.metadata", &r.success_filters),
+                    (AuthSection::Authentication, &r.authentication),
+                    (AuthSection::Metadata, &r.metadata),
+                    (AuthSection::Authorization, &r.authorization),
+                    (AuthSection::Callbacks, &r.callbacks),
+                    (AuthSection::SuccessHeaders, &r.success_headers),
+                    (AuthSection::SuccessMetadata, &r.success_filters),
                 ];
                 for (section, map) in sections {
                     for (name, v) in map {
-                        out.insert(format!("{section}#{name}"), RuleValue::Auth(v.clone()));
+                        out.insert(section.key(name), RuleValue::Auth(section, v.clone()));
                     }
                 }
-                if let Some(v) = &r.unauthenticated {
-                    out.insert(
-                        "response.unauthenticated#".into(),
-                        RuleValue::Auth(v.clone()),
-                    );
-                }
-                if let Some(v) = &r.unauthorized {
-                    out.insert("response.unauthorized#".into(), RuleValue::Auth(v.clone()));
+                for (section, v) in [
+                    (AuthSection::Unauthenticated, &r.unauthenticated),
+                    (AuthSection::Unauthorized, &r.unauthorized),
+                ] {
+                    if let Some(v) = v {
+                        out.insert(section.key(""), RuleValue::Auth(section, v.clone()));
+                    }
                 }
             }
         }
@@ -215,11 +215,25 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
 
 /// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
 pub(crate) fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+    fold_tracking(inputs, true)
+}
+
+/// [`fold`] without the record of dropped rules (`losses` stays empty): what the effective
+/// policies of the paths need, and half the work.
+pub(crate) fn fold_rules(inputs: &[FoldInput]) -> Option<Folded> {
+    fold_tracking(inputs, false)
+}
+
+fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
     let last = inputs.last()?;
     let mut acc = stamp(last);
     let mut losses = Vec::new();
     for source in inputs.iter().rev() {
         let next = step(source, &acc);
+        if !track {
+            acc = next;
+            continue;
+        }
         let mut candidates: BTreeSet<(String, usize, bool)> = BTreeSet::new();
         for (k, r) in &acc {
             candidates.insert((k.clone(), r.source, true));

@@ -34,9 +34,57 @@ pub enum RuleValue {
     Limit(std::sync::Arc<Limit>),
     /// A top-level `when` (RLP/TRLP key [`TOP_LEVEL_PREDICATES_KEY`], AuthPolicy key [`AUTH_CONDITIONS_KEY`]).
     When(Vec<Sp<String>>),
-    /// An AuthPolicy rule kept as written (patterns, authentication, metadata, authorization, callbacks,
-    /// response entries); the key says which section.
-    Auth(Value),
+    /// An AuthPolicy rule kept as written, in its section (the key is `<section>#<name>`, see
+    /// [`AuthSection::key`]).
+    Auth(AuthSection, Value),
+}
+
+/// The section of an AuthPolicy rule: the part of its rule key before `#` (kuadrant-operator
+/// v1.5.2 api/v1/authpolicy_types.go, `AuthPolicySpecProper.Rules()`: `patterns#`, then the
+/// auth scheme's sections, the operator's `response.success.metadata` being the policy's
+/// `response.success.filters`). The key is built from it in `merge.rs`, and `generate` reads the
+/// section from the rule's value: a section the AuthConfig does not place cannot exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuthSection {
+    Patterns,
+    Authentication,
+    Metadata,
+    Authorization,
+    Callbacks,
+    SuccessHeaders,
+    SuccessMetadata,
+    Unauthenticated,
+    Unauthorized,
+}
+
+impl AuthSection {
+    /// The section as the operator's rule keys spell it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            AuthSection::Patterns => "patterns",
+            AuthSection::Authentication => "authentication",
+            AuthSection::Metadata => "metadata",
+            AuthSection::Authorization => "authorization",
+            AuthSection::Callbacks => "callbacks",
+            AuthSection::SuccessHeaders => "response.success.headers",
+            AuthSection::SuccessMetadata => "response.success.metadata",
+            AuthSection::Unauthenticated => "response.unauthenticated",
+            AuthSection::Unauthorized => "response.unauthorized",
+        }
+    }
+
+    /// The rule key of the entry `name` of this section (`""` for the sections of one entry,
+    /// `response.unauthenticated` and `response.unauthorized`).
+    pub(crate) fn key(self, name: &str) -> String {
+        format!("{}#{name}", self.as_str())
+    }
+
+    /// The entry's name in `key`, a rule key of this section.
+    pub(crate) fn name_in(self, key: &str) -> &str {
+        key.strip_prefix(self.as_str())
+            .and_then(|k| k.strip_prefix('#'))
+            .unwrap_or("")
+    }
 }
 
 /// One rule of an effective policy and the policy it was written in.
@@ -131,6 +179,8 @@ pub struct CelIssue {
     pub kind: PolicyKind,
     /// The PathID the action belongs to.
     pub path_id: String,
+    /// That path's index in `Topology::path_list()`.
+    pub path: usize,
     /// One entry of the operator's `validation issues: [...]` list (cel-go's error text).
     pub message: String,
     /// Whose extension reconciler found it: the operator keeps the Istio and the Envoy Gateway

@@ -90,41 +90,23 @@ impl PolicyStatus {
     }
 }
 
-pub(crate) use crate::model::hostname_subset_of;
-
 /// Path validity (`ObjectsInRequestPath` on 1.4, `ParseTopologyPath` on 1.5). With the operator's
-/// topology the kind, class, listener and rule checks hold by construction; what can fail is the route:
-/// some parentRef must name the gateway, with no sectionName or the listener's, and when the route has
-/// hostnames one must be a subset of the listener hostname (`*` when absent). `Err` carries the message.
+/// topology the kind, class, listener and rule checks hold by construction, and so does the route
+/// having a parentRef to the gateway with no sectionName or the listener's: what can fail is the
+/// route's hostnames, one of which (when it has some) must be a subset of the listener hostname
+/// (`*` when absent). The topology decides it once per path ([`Path::valid`]). `Err` carries the
+/// message.
 pub(crate) fn path_validity(t: &Topology, p: &Path) -> Result<(), String> {
-    let m = t.model;
-    let g = &m.gateways[p.gateway];
-    let l = &g.spec.listeners[p.listener];
-    let r = &m.routes[p.route];
-    let listener_host = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
-    let ok = r.spec.parent_refs.iter().any(|pr| {
-        pr.refers_to_gateway(&r.meta.namespace, &g.meta.namespace, &g.meta.name)
-            && pr
-                .section_name
-                .as_ref()
-                .is_none_or(|s| s.is_empty() || *s == l.name.value)
-            && (r.spec.hostnames.is_empty()
-                || r.spec
-                    .hostnames
-                    .iter()
-                    .any(|h| hostname_subset_of(&h.value, listener_host)))
-    });
-    if ok {
-        Ok(())
-    } else {
-        let route = match r.spec.kind {
-            RouteKind::Http => "http route",
-            RouteKind::Grpc => "grpc route",
-        };
-        Err(format!(
-            "invalid path: {route} does not belong to the listener"
-        ))
+    if p.valid {
+        return Ok(());
     }
+    let route = match t.model.routes[p.route].spec.kind {
+        RouteKind::Http => "http route",
+        RouteKind::Grpc => "grpc route",
+    };
+    Err(format!(
+        "invalid path: {route} does not belong to the listener"
+    ))
 }
 
 fn condition_true(conds: &Option<Vec<RawCondition>>, type_: &str) -> bool {
@@ -443,13 +425,12 @@ fn walks(
         })
         .collect();
     let mut keys: Vec<Option<Vec<String>>> = vec![None; wanted.len()];
-    let mut cel_at: HashMap<&str, Vec<&CelIssue>> = HashMap::new();
+    let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
-        cel_at.entry(c.path_id.as_str()).or_default().push(c);
+        cel_at.entry(c.path).or_default().push(c);
     }
     let shown = |c: &&CelIssue| shown.is_none_or(|p| c.provider == p);
     for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
-        let mut valid = None;
         let mut ready = None;
         for kind in [
             PolicyKind::RateLimit,
@@ -475,12 +456,11 @@ fn walks(
                     t,
                     (index, path),
                     e,
-                    (cel_at.get(path.id.as_str()), &shown),
+                    (cel_at.get(&index), &shown),
                     opts,
                     pi,
                     keys,
                     w,
-                    &mut valid,
                     &mut ready,
                 );
             }
@@ -506,7 +486,6 @@ fn walk_path(
     pi: usize,
     keys: &[String],
     w: &mut Walk,
-    valid: &mut Option<bool>,
     ready: &mut Option<bool>,
 ) {
     let m = t.model;
@@ -521,9 +500,7 @@ fn walk_path(
         }
         // TokenRateLimitPolicy ignores path validity (kuadrant-operator v1.5.2
         // internal/controller/tokenratelimitpolicy_status_updater.go).
-        if p.kind != PolicyKind::TokenRateLimit
-            && !*valid.get_or_insert_with(|| path_validity(t, path).is_ok())
-        {
+        if p.kind != PolicyKind::TokenRateLimit && !path.valid {
             return;
         }
         if !*ready.get_or_insert_with(|| path_ready(t, path, opts)) {
@@ -944,14 +921,36 @@ pub(crate) fn name_ties(t: &Topology) -> BTreeSet<(usize, usize)> {
     let m = t.model;
     let mut out = BTreeSet::new();
     // The fold depends only on the path's policy list: look at each distinct list once. Lists without
-    // two policies on one target with equal instants cannot hold a tie.
+    // two policies on one target with equal instants cannot hold a tie. Two such policies are
+    // attached to one node (one target, one node), next to each other in its list: only paths
+    // through a node with such a pair are looked at, and on most estates there is none.
+    const KINDS: [PolicyKind; 3] = [
+        PolicyKind::RateLimit,
+        PolicyKind::Auth,
+        PolicyKind::TokenRateLimit,
+    ];
+    let tie_at = |node: petgraph::graph::NodeIndex| {
+        let list = t.policies_at_node_in_order(node);
+        KINDS.iter().any(|&kind| {
+            let of_kind: Vec<usize> = (list.iter().copied())
+                .filter(|&i| m.policies[i].kind == kind)
+                .collect();
+            of_kind
+                .windows(2)
+                .any(|w| effective::tie_by_name(&m.policies[w[0]], &m.policies[w[1]]))
+        })
+    };
+    let tie_nodes: BTreeSet<petgraph::graph::NodeIndex> =
+        (t.graph.node_indices()).filter(|&n| tie_at(n)).collect();
     let mut lists: BTreeSet<(PolicyKind, Vec<usize>)> = BTreeSet::new();
+    if tie_nodes.is_empty() {
+        return out;
+    }
     for path in t.path_list() {
-        for kind in [
-            PolicyKind::RateLimit,
-            PolicyKind::Auth,
-            PolicyKind::TokenRateLimit,
-        ] {
+        if !(t.path_nodes(path).iter().flatten()).any(|n| tie_nodes.contains(n)) {
+            continue;
+        }
+        for kind in KINDS {
             if !effective::kind_applies(t, path, kind) {
                 continue;
             }

@@ -28,7 +28,7 @@
 //! one and no failure is reported as undecided, with what would decide it.
 
 use super::request::{self, Request};
-use super::{Simulation, Timed, Trace};
+use super::{Planned, Simulation, Trace, cost};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -36,7 +36,8 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub struct Case {
     pub name: String,
-    pub requests: Vec<Timed>,
+    /// The request, `count` times, `interval` apart.
+    pub plan: Planned,
     pub gateway: Option<String>,
     pub expect: Expect,
 }
@@ -60,12 +61,17 @@ pub struct Expect {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub name: String,
-    /// Empty when the case passed (or was undecided).
+    /// Empty when the case passed (or was undecided): the first [`LISTED`] broken expectations,
+    /// then how many more there were.
     pub failures: Vec<String>,
-    /// The requests whose verdict is undecided, each with what would decide it: a case with one and
-    /// no failure neither passes nor fails.
+    /// The requests whose verdict is undecided, each with what would decide it (the first
+    /// [`LISTED`], then how many more): a case with one and no failure neither passes nor fails.
     pub undecided: Vec<String>,
 }
+
+/// The most broken expectations (and undecided requests) an outcome lists: a case of a million
+/// requests that all fail says so in a few lines, not a million.
+pub const LISTED: usize = 20;
 
 const CASE_KEYS: [&str; 13] = [
     "name",
@@ -191,13 +197,26 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             Some(b) => req.response_body = Some(b.clone()),
         }
         let count = num_of(c, "count", &at)?.unwrap_or(1);
-        if count == 0 || count > 1_000_000 {
-            return Err(format!("{at}: `count` is 1 to 1000000"));
+        if count == 0 {
+            return Err(format!("{at}: `count` is at least 1"));
         }
         let interval = match str_of(c, "interval", &at)? {
             Some(s) => request::parse_duration(s).map_err(|e| format!("{at}: interval {e}"))?,
             None => Duration::ZERO,
         };
+        let plan = Planned {
+            start: Duration::ZERO,
+            count,
+            interval,
+            request: req,
+        };
+        if plan.last().is_none() {
+            return Err(format!(
+                "{at}: {count} requests {} apart end beyond the simulated clock ({})",
+                request::show_duration(interval),
+                super::MAX_TIME_TEXT
+            ));
+        }
         let e = c.get("expect").cloned().unwrap_or(Value::Null);
         if !e.is_object() {
             return Err(format!("{at}: `expect` is required (a mapping)"));
@@ -225,12 +244,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
         };
         out.push(Case {
             name,
-            requests: (0..count)
-                .map(|k| Timed {
-                    at: interval.saturating_mul(k as u32),
-                    request: req.clone(),
-                })
-                .collect(),
+            plan,
             gateway: str_of(c, "gateway", &at)?.map(str::to_owned),
             expect,
         });
@@ -249,21 +263,66 @@ fn describe(i: usize, t: &Trace) -> String {
     )
 }
 
-/// Check the traces of a case against its expectations. An undecided request is checked against
-/// nothing (it neither passes nor fails); what the whole sequence should show is checked only when
-/// every request was decided.
-pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
-    let e = &case.expect;
-    let mut f = Vec::new();
-    let all_decided = traces.iter().all(|t| t.undecided.is_none());
-    for (i, t) in traces.iter().enumerate() {
-        if t.undecided.is_some() {
-            continue;
+/// The expectations of a case checked one trace at a time, so that a case of millions of requests
+/// holds none of them. An undecided request is checked against nothing (it neither passes nor
+/// fails); what the whole sequence should show is checked only when every request was decided.
+pub struct Checker<'c> {
+    case: &'c Case,
+    /// The index of the next trace.
+    i: usize,
+    failures: Vec<String>,
+    more_failures: u64,
+    undecided: Vec<String>,
+    more_undecided: u64,
+    all_decided: bool,
+    any_limit: bool,
+    all_allowed: bool,
+}
+
+impl<'c> Checker<'c> {
+    pub fn new(case: &'c Case) -> Checker<'c> {
+        Checker {
+            case,
+            i: 0,
+            failures: vec![],
+            more_failures: 0,
+            undecided: vec![],
+            more_undecided: 0,
+            all_decided: true,
+            any_limit: false,
+            all_allowed: true,
         }
+    }
+
+    fn fail(&mut self, f: String) {
+        if self.failures.len() < LISTED {
+            self.failures.push(f);
+        } else {
+            self.more_failures += 1;
+        }
+    }
+
+    /// Check the next trace.
+    pub fn trace(&mut self, t: &Trace) {
+        let i = self.i;
+        self.i += 1;
+        self.any_limit |= t.limit.is_some();
+        self.all_allowed &= t.allowed;
+        if let Some(r) = &t.undecided {
+            self.all_decided = false;
+            if self.undecided.len() < LISTED {
+                self.undecided
+                    .push(format!("request {} ({} {}): {r}", i + 1, t.method, t.url));
+            } else {
+                self.more_undecided += 1;
+            }
+            return;
+        }
+        let e = &self.case.expect;
         if let Some(a) = e.allowed
             && t.allowed != a
         {
-            f.push(format!(
+            self.fail(format!(
                 "expected {}, {}",
                 if a { "allowed" } else { "refused" },
                 describe(i, t)
@@ -273,7 +332,7 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             let want_limited = i >= n;
             let limited = t.status == Some(429);
             if want_limited != limited || (!want_limited && !t.allowed) {
-                f.push(format!(
+                self.fail(format!(
                     "expected {} (limited after {n}), {}",
                     if want_limited { "429" } else { "allowed" },
                     describe(i, t)
@@ -283,15 +342,15 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
         if let (Some(l), Some(got)) = (&e.limit, &t.limit)
             && l != got
         {
-            f.push(format!("expected limit {l:?}, {}", describe(i, t)));
+            self.fail(format!("expected limit {l:?}, {}", describe(i, t)));
         }
         if e.denied_by_auth == Some(true) && t.status != Some(401) {
-            f.push(format!("expected 401 from auth, {}", describe(i, t)));
+            self.fail(format!("expected 401 from auth, {}", describe(i, t)));
         }
         if let Some(s) = e.status
             && t.status != Some(s)
         {
-            f.push(format!("expected status {s}, {}", describe(i, t)));
+            self.fail(format!("expected status {s}, {}", describe(i, t)));
         }
         if !e.headers.is_empty() {
             let got = t.denial_headers();
@@ -302,7 +361,7 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
                     .map(|(_, v)| v.as_str())
                     .collect();
                 if !have.contains(&v.as_str()) {
-                    f.push(format!(
+                    let f = format!(
                         "expected header {k}: {v}, {} (with {})",
                         describe(i, t),
                         if have.is_empty() {
@@ -310,14 +369,15 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
                         } else {
                             have.join(", ")
                         }
-                    ));
+                    );
+                    self.fail(f);
                 }
             }
         }
         if let Some(g) = &e.grpc_status {
             let got = t.grpc_status.as_deref().unwrap_or("OK");
             if got.split(' ').next() != Some(g.as_str()) {
-                f.push(format!(
+                self.fail(format!(
                     "expected gRPC status {g}, {} (gRPC {got})",
                     describe(i, t)
                 ));
@@ -329,7 +389,7 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
                 .iter()
                 .any(|x| x.ends_with(&format!(":{p}")) || x == p);
             if !t.allowed && !decided {
-                f.push(format!(
+                self.fail(format!(
                     "expected policy {p} to decide, {} ({})",
                     describe(i, t),
                     t.policies.join(", ")
@@ -337,49 +397,60 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             }
         }
     }
-    if !all_decided {
-        return f;
+
+    /// The outcome, once every trace was checked.
+    pub fn finish(mut self) -> Outcome {
+        let e = &self.case.expect;
+        if self.all_decided {
+            if e.limit.is_some() && !self.any_limit {
+                let f = format!(
+                    "expected limit {:?} to refuse a request, none was refused by a limit",
+                    e.limit.as_deref().unwrap_or("")
+                );
+                self.fail(f);
+            }
+            if e.policy.is_some() && self.all_allowed {
+                self.fail("expected a policy to decide, every request was allowed".into());
+            }
+        }
+        if self.more_failures > 0 {
+            self.failures.push(format!(
+                "… and {} more broken expectations",
+                self.more_failures
+            ));
+        }
+        if self.more_undecided > 0 {
+            self.undecided.push(format!(
+                "… and {} more undecided requests",
+                self.more_undecided
+            ));
+        }
+        Outcome {
+            name: self.case.name.clone(),
+            failures: self.failures,
+            undecided: self.undecided,
+        }
     }
-    if e.limit.is_some() && !traces.iter().any(|t| t.limit.is_some()) {
-        f.push(format!(
-            "expected limit {:?} to refuse a request, none was refused by a limit",
-            e.limit.as_deref().unwrap_or("")
-        ));
-    }
-    if e.policy.is_some() && traces.iter().all(|t| t.allowed) {
-        f.push("expected a policy to decide, every request was allowed".into());
-    }
-    f
 }
 
-/// Run every case on fresh counters; `jwks` as `--jwks`.
-pub fn run(
-    topology: &crate::topology::Topology<'_>,
-    objects: &[crate::generate::object::Object],
-    cases: &[Case],
-    jwks: &std::sync::Arc<Vec<(Option<String>, Value)>>,
-) -> Result<Vec<Outcome>, String> {
-    let mut out = Vec::new();
-    for c in cases {
-        let mut sim = Simulation::new(topology, objects)?;
-        sim.gateway = c.gateway.clone();
-        sim.jwks = std::sync::Arc::clone(jwks);
-        let traces = sim.run(&c.requests);
-        out.push(Outcome {
-            name: c.name.clone(),
-            failures: check(c, &traces),
-            undecided: traces
-                .iter()
-                .enumerate()
-                .filter_map(|(i, t)| {
-                    t.undecided
-                        .as_ref()
-                        .map(|r| format!("request {} ({} {}): {r}", i + 1, t.method, t.url))
-                })
-                .collect(),
-        });
+/// Check the traces of a case against its expectations.
+pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
+    let mut c = Checker::new(case);
+    for t in traces {
+        c.trace(t);
     }
-    Ok(out)
+    c.finish().failures
+}
+
+/// Run one case on `sim`, with fresh counters; `Err` when a request exceeds an evaluation budget.
+pub fn run_case(sim: &mut Simulation<'_>, case: &Case) -> Result<Outcome, cost::Exceeded> {
+    sim.reset();
+    sim.gateway = case.gateway.clone();
+    let mut checker = Checker::new(case);
+    for k in 0..case.plan.count {
+        checker.trace(&sim.request(case.plan.time_of(k), &case.plan.request)?);
+    }
+    Ok(checker.finish())
 }
 
 #[cfg(test)]
@@ -407,7 +478,7 @@ mod tests {
         let c =
             parse("cases: [{url: 'http://x/', count: 3, interval: 2s, expect: {limitedAfter: 2}}]")
                 .unwrap();
-        assert_eq!(c[0].requests.len(), 3);
-        assert_eq!(c[0].requests[2].at, Duration::from_secs(4));
+        assert_eq!(c[0].plan.count, 3);
+        assert_eq!(c[0].plan.last(), Some(Duration::from_secs(4)));
     }
 }

@@ -48,17 +48,28 @@ impl Limitador {
 }
 
 /// Counter values and window ends (µs), keyed by the counter (limit and variable values).
+type Values = Arc<Mutex<HashMap<Counter, (u64, u64)>>>;
+
+/// Counter values and window ends (µs), keyed by the counter (limit and variable values).
 #[derive(Default)]
 pub(super) struct SimulatedCounters {
     clock: Clock,
-    values: Mutex<HashMap<Counter, (u64, u64)>>,
+    values: Values,
+    /// The number of counters at which those whose window has ended are dropped (they read as
+    /// absent anyway), as Limitador's in-memory storage lets them expire: a sequence of millions of
+    /// requests from distinct clients holds only the counters of live windows.
+    prune_at: AtomicU64,
 }
 
+/// The fewest counters [`SimulatedCounters`] keeps before it drops the expired ones.
+const PRUNE_AT: u64 = 4096;
+
 impl SimulatedCounters {
-    pub(super) fn new(clock: Clock) -> Self {
+    pub(super) fn new(clock: Clock, values: Values) -> Self {
         SimulatedCounters {
             clock,
-            values: Mutex::default(),
+            values,
+            prune_at: AtomicU64::new(PRUNE_AT),
         }
     }
 
@@ -95,6 +106,11 @@ impl SimulatedCounters {
     fn add(&self, c: &Counter, delta: u64) {
         let now = self.clock.now();
         let mut values = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        if values.len() as u64 >= self.prune_at.load(Ordering::Relaxed) {
+            values.retain(|_, (_, end)| *end > now);
+            self.prune_at
+                .store((values.len() as u64 * 2).max(PRUNE_AT), Ordering::Relaxed);
+        }
         let w = Self::window_us(c);
         let key = Counter::clone(c);
         let e = values.entry(key).or_insert((0, 0));
@@ -232,6 +248,8 @@ pub struct Decision {
 pub(super) struct Limitador {
     limiter: RateLimiter,
     pub clock: Clock,
+    /// The counters of the storage, shared with it: [`Limitador::reset`] empties them.
+    values: Values,
     /// Limitador's evaluation context per descriptor. Building one registers the CEL standard
     /// library anew, which cost more than the rest of a check; a sequence sends the same few
     /// descriptors again and again. Emptied when it reaches [`CONTEXTS`] entries.
@@ -245,16 +263,29 @@ impl Limitador {
     /// `Err`: a limit the crate cannot read (its conditions or variables do not parse).
     pub(super) fn new(limits: &[LimitSpec]) -> Result<Limitador, String> {
         let clock = Clock::default();
-        let limiter =
-            RateLimiter::new_with_storage(Box::new(SimulatedCounters::new(clock.clone())));
+        let values = Values::default();
+        let limiter = RateLimiter::new_with_storage(Box::new(SimulatedCounters::new(
+            clock.clone(),
+            Arc::clone(&values),
+        )));
         for l in limits {
             limiter.add_limit(to_limit(l)?);
         }
         Ok(Limitador {
             limiter,
             clock,
+            values,
             contexts: RefCell::default(),
         })
+    }
+
+    /// Fresh counters, the clock at 0.
+    pub(super) fn reset(&self) {
+        self.values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.clock.set(Duration::ZERO);
     }
 
     /// Run `f` with Limitador's context for one descriptor, as the shim sends it: the

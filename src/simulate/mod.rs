@@ -27,6 +27,7 @@
 
 pub mod authorino;
 pub mod cases;
+pub mod cost;
 mod grpc;
 mod limits;
 pub mod request;
@@ -53,6 +54,74 @@ use std::time::Duration;
 pub struct Timed {
     pub at: Duration,
     pub request: Request,
+}
+
+/// The latest time the simulated clock holds, since the first request: half of what its 64 bits of
+/// microseconds hold (about 292,000 years), so that Limitador's longest window (a policy's window
+/// is at most 4 × 99999h) added to it still fits. A later time is refused, never saturated.
+pub const MAX_TIME: Duration = Duration::from_micros(u64::MAX / 2);
+
+/// [`MAX_TIME`] in words, for messages.
+pub const MAX_TIME_TEXT: &str =
+    "the simulated clock ends about 292,000 years after the first request";
+
+/// A request sent `count` times, `interval` apart, the first at `start`.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub start: Duration,
+    pub count: u64,
+    pub interval: Duration,
+    pub request: Request,
+}
+
+impl Planned {
+    /// The time of the last request, or `None` when it is beyond [`MAX_TIME`].
+    pub fn last(&self) -> Option<Duration> {
+        let span = self
+            .interval
+            .as_micros()
+            .checked_mul(u128::from(self.count.saturating_sub(1)))?;
+        let last = self.start.as_micros().checked_add(span)?;
+        (last <= MAX_TIME.as_micros())
+            .then(|| Duration::from_micros(u64::try_from(last).unwrap_or(u64::MAX)))
+    }
+
+    /// The time of request `k` (from 0); within [`MAX_TIME`] once [`Planned::last`] is.
+    pub fn time_of(&self, k: u64) -> Duration {
+        let us = self
+            .interval
+            .as_micros()
+            .saturating_mul(u128::from(k))
+            .saturating_add(self.start.as_micros());
+        Duration::from_micros(u64::try_from(us).unwrap_or(u64::MAX))
+    }
+}
+
+/// A sequence of requests, described rather than listed: [`Plan::iter`] gives one request at a
+/// time, so that a run of millions holds one.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub entries: Vec<Planned>,
+}
+
+impl Plan {
+    /// The number of requests.
+    pub fn len(&self) -> u64 {
+        self.entries
+            .iter()
+            .fold(0u64, |n, e| n.saturating_add(e.count))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every request, in order, with its time.
+    pub fn iter(&self) -> impl Iterator<Item = (Duration, &Request)> + '_ {
+        self.entries
+            .iter()
+            .flat_map(|e| (0..e.count).map(move |k| (e.time_of(k), &e.request)))
+    }
 }
 
 /// What happened to one request.
@@ -170,6 +239,9 @@ struct Memo {
     sets: Vec<usize>,
 }
 
+/// The most distinct requests whose routing [`Simulation`] keeps.
+const MEMO: usize = 4096;
+
 /// A simulation over one analysed estate; counters persist across [`Simulation::run`] calls.
 pub struct Simulation<'t> {
     topology: &'t Topology<'t>,
@@ -207,6 +279,8 @@ pub struct Simulation<'t> {
     /// The previous request with auth data, that data and its CEL variables.
     #[allow(clippy::type_complexity)]
     last_auth: RefCell<Option<(Request, Map<String, Value>, Rc<Activation>)>>,
+    /// The evaluation budgets of each request.
+    pub budget: cost::Limits,
 }
 
 /// `namespace/name` of gateway `g`.
@@ -297,12 +371,35 @@ impl<'t> Simulation<'t> {
                 .unwrap_or(0),
             jwks: Default::default(),
             last_auth: Default::default(),
+            budget: cost::Limits::default(),
         })
     }
 
-    /// Simulate a sequence of requests, in order; their times must not decrease.
-    pub fn run(&self, requests: &[Timed]) -> Vec<Trace> {
-        requests.iter().map(|r| self.one(r)).collect()
+    /// Start again from fresh counters at time 0, as a new sequence (a test case).
+    pub fn reset(&mut self) {
+        self.limitador.reset();
+        self.tainted.borrow_mut().clear();
+        self.seq.set(0);
+    }
+
+    /// Simulate a sequence of requests, in order; their times must not decrease. `Err` when a
+    /// request exceeds an evaluation budget.
+    pub fn run(&self, requests: &[Timed]) -> Result<Vec<Trace>, cost::Exceeded> {
+        requests
+            .iter()
+            .map(|r| self.request(r.at, &r.request))
+            .collect()
+    }
+
+    /// Simulate one request at time `at` (since the first; not before the previous request's).
+    /// `Err` when it exceeds an evaluation budget (`limits`): its verdict is then unknown.
+    pub fn request(&self, at: Duration, req: &Request) -> Result<Trace, cost::Exceeded> {
+        cost::begin_request(self.budget);
+        let trace = self.one(at, req);
+        match cost::end_request() {
+            Some(e) => Err(e),
+            None => Ok(trace),
+        }
     }
 
     /// The failure mode of a service of the gateway's configuration (`deny` unless it says allow).
@@ -341,7 +438,12 @@ impl<'t> Simulation<'t> {
             Some(m) => m,
             None => {
                 let m = Rc::new(self.route(req));
-                self.memo.borrow_mut().insert(memo_key, Rc::clone(&m));
+                let mut memo = self.memo.borrow_mut();
+                // A sequence of millions of distinct requests keeps a bounded memo.
+                if memo.len() >= MEMO {
+                    memo.clear();
+                }
+                memo.insert(memo_key, Rc::clone(&m));
                 m
             }
         };
@@ -385,14 +487,13 @@ impl<'t> Simulation<'t> {
         }
     }
 
-    fn one(&self, timed: &Timed) -> Trace {
-        let req = &timed.request;
-        self.limitador.clock.set(timed.at);
+    fn one(&self, at: Duration, req: &Request) -> Trace {
+        self.limitador.clock.set(at);
         let number = self.seq.get() + 1;
         self.seq.set(number);
         let t = self.topology;
         let mut trace = Trace {
-            at_ms: u64::try_from(timed.at.as_millis()).unwrap_or(u64::MAX),
+            at_ms: u64::try_from(at.as_millis()).unwrap_or(u64::MAX),
             method: req.method.clone(),
             url: req.url(),
             other_gateways: vec![],

@@ -55,6 +55,15 @@ impl Request {
                 "-X {method:?}: a method is letters only, e.g. GET or POST"
             ));
         }
+        // A URL holds no control character and no space (RFC 3986 §2; curl refuses one as
+        // malformed): a raw line break would reach the predicates as part of the path.
+        if let Some(c) = url.chars().find(|c| c.is_ascii_control() || *c == ' ') {
+            return Err(format!(
+                "URL {url:?}: {} is not allowed in a URL (percent-encode it: %{:02X})",
+                char_name(c),
+                c as u32
+            ));
+        }
         let (scheme, rest) = match url.split_once("://") {
             Some((s, r)) => (s.to_ascii_lowercase(), r),
             None => ("http".to_string(), url),
@@ -108,6 +117,14 @@ impl Request {
             let name = name.trim();
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
                 return Err(format!("-H {h:?}: {name:?} is not a header name"));
+            }
+            // RFC 9110 §5.5: CR, LF and NUL in a field value are invalid and dangerous; Envoy
+            // refuses a request that carries one (rather than replacing it with a space).
+            if let Some(c) = value.chars().find(|c| matches!(c, '\r' | '\n' | '\0')) {
+                return Err(format!(
+                    "-H {h:?}: {} is not allowed in a header value (RFC 9110 §5.5; Envoy refuses the request)",
+                    char_name(c)
+                ));
             }
             parsed.push((name.to_ascii_lowercase(), value.trim().to_string()));
         }
@@ -346,6 +363,28 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_micros(us))
 }
 
+/// A character named for a message: `a line feed (\n)`, `U+0007`.
+fn char_name(c: char) -> String {
+    match c {
+        '\n' => "a line feed (\\n)".into(),
+        '\r' => "a carriage return (\\r)".into(),
+        '\0' => "a NUL byte".into(),
+        '\t' => "a tab".into(),
+        ' ' => "a space".into(),
+        c => format!("the control character U+{:04X}", c as u32),
+    }
+}
+
+/// A duration as a request file would write it (`2s`, `1500ms`).
+pub fn show_duration(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +445,21 @@ mod tests {
                 .unwrap_err()
                 .contains("-H")
         );
+        // CR, LF and NUL in a header value (RFC 9110 §5.5), control characters and spaces in a URL.
+        for h in ["X-A: a\r\nX-B: b", "X-A: a\n", "X-A: \0", "X-A: a\rb"] {
+            let e = Request::parse("GET", "http://x/", &[h.into()]).unwrap_err();
+            assert!(e.contains("RFC 9110"), "{h:?}: {e}");
+        }
+        for u in [
+            "http://x/a\r\nb",
+            "http://x/a b",
+            "http://x/\u{7f}",
+            "http://x/?q=\n",
+        ] {
+            let e = Request::parse("GET", u, &[]).unwrap_err();
+            assert!(e.contains("not allowed in a URL"), "{u:?}: {e}");
+        }
+        assert!(Request::parse("GET", "http://x/a%20b", &["X-A: a\tb".into()]).is_ok());
     }
 
     #[test]

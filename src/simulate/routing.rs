@@ -254,7 +254,7 @@ pub(super) fn route(
             let r = &t.model.routes[p.route];
             format!("{}/{}", r.meta.namespace, r.meta.name)
         }),
-        rule: p.map(|p| p.rule_name.clone()),
+        rule: p.map(|p| t.rule_name(p).to_string()),
         path,
     })
 }

@@ -22,8 +22,8 @@
 //! at 0). Times never go back. A duration is a number with a unit (`250ms`, `1.5s`, `2m`, `1h`) or a
 //! plain number of seconds.
 
-use super::Timed;
 use super::request::{self, Request};
+use super::{MAX_TIME, MAX_TIME_TEXT, Plan, Planned};
 use crate::diag::{Code, Diagnostic};
 use crate::model::span::Sp;
 use crate::source::{SourceId, Span};
@@ -33,9 +33,6 @@ use std::time::Duration;
 
 /// The most bytes a request file may hold (a pipe or `-` included): 64 MiB.
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The most requests a file may ask for, repetitions (`count`) included.
-pub(crate) const MAX_REQUESTS: u64 = 1_000_000;
 
 /// The keys an entry may have.
 pub const KEYS: [&str; 12] = [
@@ -196,13 +193,15 @@ fn json_lines_entries(source: SourceId, text: &str) -> Result<Vec<RawEntry>, Dia
 }
 
 /// Read a request file's text (`source` in the caller's source map, so that diagnostics point
-/// into it) into the timed sequence it describes.
+/// into it) into the timed sequence it describes, of at most `max_requests` requests (counts
+/// included; `--max-requests`).
 pub fn parse(
     source: SourceId,
     name: &str,
     text: &str,
     defaults: &Defaults,
-) -> Result<Vec<Timed>, Diagnostic> {
+    max_requests: u64,
+) -> Result<Plan, Diagnostic> {
     let entries = match format_of(name, text) {
         Format::Yaml => yaml_entries(source, text)?,
         Format::JsonLines => json_lines_entries(source, text)?,
@@ -214,38 +213,41 @@ pub fn parse(
             "the request file holds no request".into(),
         ));
     }
-    let mut out: Vec<Timed> = Vec::new();
+    let mut plan = Plan::default();
+    let mut total = 0u64;
     // The time of the last request so far.
     let mut last = Duration::ZERO;
     for (i, e) in entries.iter().enumerate() {
         let read = entry(e, defaults, last, i == 0)?;
-        let total = out.len() as u64 + read.count;
-        if total > MAX_REQUESTS {
-            return Err(invalid(
-                e.span,
-                "over the bound",
+        total = total.saturating_add(read.count);
+        if total > max_requests {
+            return Err(Diagnostic::new(
+                Code::RequestBudget,
                 format!(
-                    "the request file asks for more than {MAX_REQUESTS} requests (counts included), the most policyctl simulates in one run"
+                    "the request file asks for more than {max_requests} requests (counts included), the budget of one run (--max-requests)"
                 ),
-            ));
+            )
+            .at(e.span, "over the budget")
+            .help("raise the budget with --max-requests N, or send fewer requests"));
         }
-        for k in 0..read.count {
-            out.push(Timed {
-                at: read.start + mul(read.interval, k),
-                request: read.request.clone(),
-            });
-        }
-        last = out.last().map_or(last, |t| t.at);
+        let planned = Planned {
+            start: read.start,
+            count: read.count,
+            interval: read.interval,
+            request: read.request,
+        };
+        last = planned.last().ok_or_else(|| {
+            invalid(
+                e.span,
+                "beyond the clock",
+                format!(
+                    "this entry's requests would be sent beyond the simulated clock ({MAX_TIME_TEXT})"
+                ),
+            )
+        })?;
+        plan.entries.push(planned);
     }
-    Ok(out)
-}
-
-fn mul(d: Duration, k: u64) -> Duration {
-    Duration::from_micros(
-        u64::try_from(d.as_micros())
-            .unwrap_or(u64::MAX)
-            .saturating_mul(k),
-    )
+    Ok(plan)
 }
 
 /// One entry, read and checked.
@@ -413,6 +415,13 @@ fn start(e: &RawEntry, last: Duration, first: bool) -> Result<Duration, Diagnost
         )),
         (Some(a), None) => {
             let t = duration(a, "at")?;
+            if t > MAX_TIME {
+                return Err(invalid(
+                    a.span,
+                    "beyond the clock",
+                    format!("`at` is beyond the simulated clock ({MAX_TIME_TEXT})"),
+                ));
+            }
             if t < last && !first {
                 return Err(invalid(
                     a.span,
@@ -426,20 +435,21 @@ fn start(e: &RawEntry, last: Duration, first: bool) -> Result<Duration, Diagnost
             }
             Ok(t)
         }
-        (None, Some(a)) => Ok(last.saturating_add(duration(a, "after")?)),
+        (None, Some(a)) => last
+            .checked_add(duration(a, "after")?)
+            .filter(|t| *t <= MAX_TIME)
+            .ok_or_else(|| {
+                invalid(
+                    a.span,
+                    "beyond the clock",
+                    format!("`after` takes the request beyond the simulated clock ({MAX_TIME_TEXT})"),
+                )
+            }),
         (None, None) => Ok(last),
     }
 }
 
-/// A duration as the file would write it.
-fn show(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+use request::show_duration as show;
 
 fn entry(e: &RawEntry, d: &Defaults, last: Duration, first: bool) -> Result<Read, Diagnostic> {
     if let Some((k, f)) = e.fields.iter().find(|(k, _)| !KEYS.contains(&k.as_str())) {
@@ -550,12 +560,14 @@ fn entry(e: &RawEntry, d: &Defaults, last: Duration, first: bool) -> Result<Read
 mod tests {
     use super::*;
 
-    fn read(name: &str, text: &str) -> Result<Vec<Timed>, Diagnostic> {
-        parse(SourceId(0), name, text, &Defaults::default())
+    /// The requests of a file, each with its time.
+    fn read(name: &str, text: &str) -> Result<Vec<(Duration, Request)>, Diagnostic> {
+        parse(SourceId(0), name, text, &Defaults::default(), 1_000_000)
+            .map(|p| p.iter().map(|(at, r)| (at, r.clone())).collect())
     }
 
-    fn times(v: &[Timed]) -> Vec<u128> {
-        v.iter().map(|t| t.at.as_millis()).collect()
+    fn times(v: &[(Duration, Request)]) -> Vec<u128> {
+        v.iter().map(|t| t.0.as_millis()).collect()
     }
 
     #[test]
@@ -581,9 +593,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(times(&v), [2000, 2000]);
-        assert_eq!(v[1].request.method, "POST");
+        assert_eq!(v[1].1.method, "POST");
         assert_eq!(
-            v[1].request.headers,
+            v[1].1.headers,
             [
                 ("x-a".to_string(), "1".to_string()),
                 ("x-a".into(), "2".into())
@@ -606,13 +618,15 @@ mod tests {
             "r.yaml",
             "- url: http://a/\n- url: http://a/\n  identity: null\n  tokens: null\n  method: GET\n",
             &d,
+            10,
         )
         .unwrap();
-        assert_eq!(v[0].request.method, "PUT");
-        assert_eq!(v[0].request.header("x-tenant"), Some("acme"));
-        assert!(v[0].request.identity.is_some() && v[0].request.tokens == Some(5));
-        assert!(v[1].request.identity.is_none() && v[1].request.tokens.is_none());
-        assert_eq!(v[1].request.method, "GET");
+        let v: Vec<&Request> = v.entries.iter().map(|e| &e.request).collect();
+        assert_eq!(v[0].method, "PUT");
+        assert_eq!(v[0].header("x-tenant"), Some("acme"));
+        assert!(v[0].identity.is_some() && v[0].tokens == Some(5));
+        assert!(v[1].identity.is_none() && v[1].tokens.is_none());
+        assert_eq!(v[1].method, "GET");
     }
 
     /// The code, and the byte offset the diagnostic points at.
@@ -652,14 +666,29 @@ mod tests {
             ("- {url: 'http://a/', tokens: -1}", "whole number"),
             ("- {method: GET}", "needs a `url`"),
             ("# nothing\n", "no request"),
+            // The case: 5 requests 5124095576h apart (the last beyond 64 bits of µs).
             (
-                "- {url: 'http://a/', count: 600000}\n- {url: 'http://a/', count: 600000}",
-                "more than",
+                "- {url: 'http://a/', count: 5, interval: 5124095576h}",
+                "beyond the simulated clock",
+            ),
+            (
+                "- {url: 'http://a/', at: 5124095576h}",
+                "beyond the simulated clock",
+            ),
+            (
+                "- {url: 'http://a/', at: 2562047788h}\n- {url: 'http://a/', after: 2562047788h}",
+                "beyond the simulated clock",
             ),
         ] {
             let (code, _, m) = error("r.yaml", text);
             assert_eq!(code, Code::RequestFileInvalid, "{text}");
             assert!(m.contains(word), "{text}: {m}");
         }
+        let (code, _, m) = error(
+            "r.yaml",
+            "- {url: 'http://a/', count: 600000}\n- {url: 'http://a/', count: 600000}",
+        );
+        assert_eq!(code, Code::RequestBudget);
+        assert!(m.contains("--max-requests"), "{m}");
     }
 }

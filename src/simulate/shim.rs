@@ -199,14 +199,27 @@ pub(super) fn candidates<'c>(
 /// The CEL environment of the shim: the standard library and the strings extension.
 pub(super) struct Cel {
     env: Arc<Env>,
-    programs: std::sync::Mutex<HashMap<String, Arc<cel::Program>>>,
+    programs: std::sync::Mutex<HashMap<String, Arc<super::cost::Metered>>>,
 }
+
+/// The variables the shim and Authorino bind: a name among them is a variable read (and charged
+/// as one, see [`super::cost`]); another name is a type or a function's namespace.
+const ROOTS: [&str; 6] = [
+    "request",
+    "source",
+    "destination",
+    "connection",
+    "auth",
+    "metadata",
+];
 
 impl Default for Cel {
     fn default() -> Self {
         let mut env = Env::stdlib();
-        // Registering the extension on a fresh standard environment cannot clash.
+        // Registering the extension and the cost guards on a fresh standard environment cannot
+        // clash: the guards' names are no CEL identifier.
         let _ = cel::extensions::strings(&mut env);
+        let _ = super::cost::register(&mut env);
         Cel {
             env: Arc::new(env),
             programs: Default::default(),
@@ -380,16 +393,17 @@ pub(super) fn json_to_cel(v: &serde_json::Value) -> Value {
 }
 
 impl Cel {
-    fn program(&self, src: &str) -> Result<Arc<cel::Program>, String> {
+    fn program(&self, src: &str) -> Result<Arc<super::cost::Metered>, String> {
         let mut cache = self.programs.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = cache.get(src) {
             return Ok(Arc::clone(p));
         }
-        let p = Arc::new(
-            self.env
-                .compile(src)
-                .map_err(|e| format!("{src}: does not parse: {e}"))?,
-        );
+        let parsed = self
+            .env
+            .parser()
+            .parse(src)
+            .map_err(|e| format!("{src}: does not parse: {e}"))?;
+        let p = Arc::new(super::cost::instrument(parsed, &ROOTS));
         cache.insert(src.to_string(), Arc::clone(&p));
         Ok(p)
     }
@@ -399,10 +413,14 @@ impl Cel {
         self.program(src).map(|_| ())
     }
 
-    /// Evaluate `src` over the request's variables.
+    /// Evaluate `src` over the request's variables, within its cost budget
+    /// ([`super::cost`]).
     pub(super) fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
         let p = self.program(src)?;
-        p.execute(&act.ctx).map_err(|e| format!("{src}: {e}"))
+        super::cost::metered(p.fixed, src, || {
+            Value::resolve(&p.expr, &act.ctx).map_err(|e| e.to_string())
+        })
+        .map_err(|e| format!("{src}: {e}"))
     }
 
     /// Whether every predicate holds; the first that does not, or an evaluation error.

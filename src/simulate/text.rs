@@ -190,47 +190,55 @@ pub fn tree(t: &Trace) -> String {
     out
 }
 
-/// One line per request.
+/// Request `number` (from 1) of a sequence, on one line.
+pub fn line(number: u64, t: &Trace) -> String {
+    let detail = if t.allowed {
+        t.actions
+            .iter()
+            .flat_map(counters)
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        t.decided_by.clone()
+    };
+    let line = format!(
+        "{:>3} {:>8} {} {} {}{}",
+        number,
+        format!("+{}", seconds(t.at_ms)),
+        t.method,
+        t.url,
+        verdict(t),
+        if detail.is_empty() {
+            String::new()
+        } else {
+            format!("  ({detail})")
+        }
+    );
+    let mut out = terminal::line(&line).into_owned();
+    out.push('\n');
+    out
+}
+
+/// The last line of a sequence of `n` requests.
+pub fn summary(n: u64, allowed: u64, undecided: u64) -> String {
+    if undecided == 0 {
+        format!("{allowed} allowed, {} refused\n", n - allowed)
+    } else {
+        format!(
+            "{allowed} allowed, {} refused, {undecided} undecided\n",
+            n - allowed - undecided
+        )
+    }
+}
+
+/// One line per request, and the summary.
 pub fn lines(traces: &[Trace]) -> String {
     let mut out = String::new();
     for (i, t) in traces.iter().enumerate() {
-        let detail = if t.allowed {
-            t.actions
-                .iter()
-                .flat_map(counters)
-                .collect::<Vec<_>>()
-                .join("; ")
-        } else {
-            t.decided_by.clone()
-        };
-        let line = format!(
-            "{:>3} {:>8} {} {} {}{}",
-            i + 1,
-            format!("+{}", seconds(t.at_ms)),
-            t.method,
-            t.url,
-            verdict(t),
-            if detail.is_empty() {
-                String::new()
-            } else {
-                format!("  ({detail})")
-            }
-        );
-        out.push_str(&terminal::line(&line));
-        out.push('\n');
+        out.push_str(&line(i as u64 + 1, t));
     }
-    let allowed = traces.iter().filter(|t| t.allowed).count();
-    let undecided = traces.iter().filter(|t| t.undecided.is_some()).count();
-    if undecided == 0 {
-        out.push_str(&format!(
-            "{allowed} allowed, {} refused\n",
-            traces.len() - allowed
-        ));
-    } else {
-        out.push_str(&format!(
-            "{allowed} allowed, {} refused, {undecided} undecided\n",
-            traces.len() - allowed - undecided
-        ));
-    }
+    let allowed = traces.iter().filter(|t| t.allowed).count() as u64;
+    let undecided = traces.iter().filter(|t| t.undecided.is_some()).count() as u64;
+    out.push_str(&summary(traces.len() as u64, allowed, undecided));
     out
 }

@@ -344,10 +344,36 @@ fn parent_ref(
     let Some(listeners) = c.listeners(gw, d) else {
         return;
     };
-    c.allowed_routes(gw, &listeners, d);
+    // The listeners the Gateway API could attach the route to through this parentRef: those whose
+    // hostname intersects one of the route's (every listener when the route has none). A listener
+    // outside them never serves the route, whatever its allowedRoutes or Kuadrant's view of its
+    // path: nothing there needs fixing, unless the route can attach to no listener at all.
+    let reachable: Vec<usize> = listeners
+        .iter()
+        .copied()
+        .filter(|&li| {
+            let lh = listener_hostname(&gw.spec.listeners[li]);
+            r.spec.hostnames.is_empty()
+                || r.spec
+                    .hostnames
+                    .iter()
+                    .any(|h| hostnames_intersect(&h.value, lh))
+        })
+        .collect();
+    let considered = if reachable.is_empty() {
+        &listeners
+    } else {
+        &reachable
+    };
+    c.allowed_routes(gw, considered, d);
     if !r.spec.hostnames.is_empty() {
-        c.hostnames(gi, &listeners, hostname_seen, d);
+        c.hostnames(gi, &listeners, &reachable, hostname_seen, d);
     }
+}
+
+/// A listener's hostname, `*` when it has none (it matches every hostname).
+fn listener_hostname(l: &Listener) -> &str {
+    l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*")
 }
 
 /// One `parentRef` of a route, under check.
@@ -365,12 +391,8 @@ impl ParentCheck<'_> {
     fn gateway(&self, d: &mut Diagnostics) -> Option<usize> {
         let (pr, r) = (self.pr, self.r);
         let ns = pr.namespace.as_deref().unwrap_or(&r.meta.namespace);
-        let gi = self
-            .t
-            .model
-            .gateways
-            .iter()
-            .position(|g| g.meta.namespace == ns && g.meta.name == pr.name);
+        // The first Gateway with that namespace and name, from the topology's index.
+        let gi = self.t.gateway_ix.get(&(ns, pr.name.as_str())).copied();
         if gi.is_none() {
             // A Gateway of that name in another namespace is the usual cause: a parentRef without
             // `namespace` means the route's own (Gateway API).
@@ -515,21 +537,33 @@ impl ParentCheck<'_> {
         }
     }
 
-    /// `HostnameMismatch`: listeners of gateway `gi` none of the route's hostnames is a subset of,
-    /// each (route, gateway, listener) reported once (`hostname_seen`).
+    /// `HostnameMismatch`, where Kuadrant's view of a path through this parentRef leaves something
+    /// to fix (the route has hostnames; `listeners` are the parentRef's, `reachable` those of them
+    /// whose hostname intersects one of the route's):
+    /// - a reachable listener none of the route's hostnames is a *subset* of: the gateway serves
+    ///   the route there, but Kuadrant treats the path as invalid and enforces no policy on it;
+    /// - no reachable listener at all: the route attaches to nothing through this parentRef (route
+    ///   status `Accepted=False`, reason `NoMatchingListenerHostname`), every listener is reported.
+    ///
+    /// A listener the route's hostnames do not intersect while another listener takes the route is
+    /// not reported: the Gateway API never attaches the route there, so the invalid path loses no
+    /// traffic (a route on a whole multi-tenant Gateway matches one listener of many). Each
+    /// (route, gateway, listener) is reported once (`hostname_seen`).
     fn hostnames(
         &self,
         gi: usize,
         listeners: &[usize],
+        reachable: &[usize],
         hostname_seen: &mut HashSet<(usize, usize, usize)>,
         d: &mut Diagnostics,
     ) {
         let (pr, r) = (self.pr, self.r);
         let gw = &self.t.model.gateways[gi];
+        let attaches = !reachable.is_empty();
+        let candidates = if attaches { reachable } else { listeners };
         let mut invalid: Vec<usize> = Vec::new();
-        for &li in listeners {
-            let l = &gw.spec.listeners[li];
-            let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
+        for &li in candidates {
+            let lh = listener_hostname(&gw.spec.listeners[li]);
             if !r
                 .spec
                 .hostnames
@@ -545,23 +579,13 @@ impl ParentCheck<'_> {
         };
         // Index: `invalid` holds indices of `gw.spec.listeners` only.
         let l = &gw.spec.listeners[first];
-        let lh = l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*");
         let listed: Vec<String> = invalid
             .iter()
             .map(|li| {
                 let l = &gw.spec.listeners[*li];
-                format!(
-                    "{} ({})",
-                    l.name.value,
-                    l.hostname.as_ref().map(|h| h.value.as_str()).unwrap_or("*")
-                )
+                format!("{} ({})", l.name.value, listener_hostname(l))
             })
             .collect();
-        let gateway_api_attaches = r
-            .spec
-            .hostnames
-            .iter()
-            .any(|h| hostnames_intersect(&h.value, lh));
         let mut diag = Diagnostic::new(
             Code::HostnameMismatch,
             format!(
@@ -578,11 +602,12 @@ impl ParentCheck<'_> {
         if let Some(h) = &l.hostname {
             diag = diag.also(h.span, "listener hostname");
         }
-        diag = diag.help(if gateway_api_attaches {
+        diag = diag.help(if attaches {
             "Gateway API still attaches the route (the hostnames intersect), but Kuadrant requires a route hostname \
              that is a subset of the listener's (a wildcard route hostname under a specific listener hostname is not)"
         } else {
-            "the hostnames do not intersect either, so the gateway will not serve the route on this listener"
+            "the hostnames do not intersect either, so the gateway does not accept the route through this parentRef \
+             (route status Accepted=False, reason NoMatchingListenerHostname)"
         });
         d.push(diag);
     }

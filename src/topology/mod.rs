@@ -10,7 +10,9 @@
 
 pub(crate) mod lint;
 
-use crate::model::{GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, PolicyKind, RouteKind};
+use crate::model::{
+    GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, PolicyKind, RouteKind, hostname_subset_of,
+};
 use foldhash::{HashMap, HashMapExt};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -76,18 +78,21 @@ pub enum EdgeKind {
     Derived,
 }
 
-/// One path GatewayClass → Gateway → Listener → Route → Rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One path GatewayClass → Gateway → Listener → Route → Rule, as indices into the model. Its
+/// PathID ([`Topology::path_id`]) and its rule's section name ([`Topology::rule_name`]) are built
+/// when asked for: a large estate has a million paths, most of them through listeners the route's
+/// hostnames do not match, and only the valid paths with policies ever need their id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Path {
     pub class: usize,
     pub gateway: usize,
     pub listener: usize,
     pub route: usize,
     pub rule: usize,
-    /// The rule's section name (`rule-N` or its name on 1.5).
-    pub rule_name: String,
-    /// `class|ns/gw|ns/gw#listener|ns/route|ns/route#rule`.
-    pub id: String,
+    /// Whether Kuadrant treats the path as valid (`docs/semantics/paths.md`, "Path validity"): the
+    /// route has no hostname, or one of them is a subset of the listener hostname (`*` when it has
+    /// none). The other checks of the operator hold for every path the topology enumerates.
+    pub valid: bool,
 }
 
 /// The topology of one model.
@@ -111,6 +116,9 @@ pub struct Topology<'m> {
     listener_nodes: Vec<Vec<Option<NodeIndex>>>,
     route_nodes: Vec<Option<NodeIndex>>,
     rule_nodes: Vec<Vec<Option<NodeIndex>>>,
+    /// Each route rule's section name (`rule-N`, or its name on 1.5), by model indices; empty for
+    /// routes outside the topology.
+    rule_names: Vec<Vec<String>>,
     /// `paths()`, computed once.
     paths: OnceLock<Vec<Path>>,
 }
@@ -147,6 +155,7 @@ impl<'m> Topology<'m> {
             listener_nodes: Vec::new(),
             route_nodes: Vec::new(),
             rule_nodes: Vec::new(),
+            rule_names: Vec::new(),
             paths: OnceLock::new(),
         };
         let mut class_ix: HashMap<&str, usize> = HashMap::new();
@@ -254,15 +263,28 @@ impl<'m> Topology<'m> {
                 ));
             }
         }
+        self.rule_names = model
+            .routes
+            .iter()
+            .map(|r| {
+                if !route_in_topology(r.spec.kind, version) {
+                    return Vec::new();
+                }
+                (r.spec.rules.iter().enumerate())
+                    .map(|(xi, rule)| rule.section_name(xi, version))
+                    .collect()
+            })
+            .collect();
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in model.routes.iter().enumerate() {
                 if r.spec.kind != kind || !route_in_topology(kind, version) {
                     continue;
                 }
-                for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let section = rule.section_name(xi, version);
+                for xi in 0..r.spec.rules.len() {
+                    let locator = route_locator(kind, &r.meta.namespace, &r.meta.name)
+                        .section(&self.rule_names[ri][xi]);
                     self.rule_nodes[ri][xi] = Some(self.add(
-                        route_locator(kind, &r.meta.namespace, &r.meta.name).section(&section),
+                        locator,
                         kind.rule_kind(),
                         NodeRef::Rule(ri, xi),
                         NodeRole::Targetable,
@@ -693,59 +715,87 @@ impl<'m> Topology<'m> {
                 continue;
             }
             for (gi, li) in self.route_listeners(ri) {
-                let g = &m.gateways[gi];
                 let Some(ci) = self.gateway_class_of(gi) else {
                     continue;
                 };
-                let (gk, rk) = (g.meta.key(), r.meta.key());
-                let listener = &g.spec.listeners[li].name.value;
-                for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_name = rule.section_name(xi, self.version());
-                    // `class|gw|gw#listener|route|route#rule`, built to its exact length: there is
-                    // one per path, hundreds of thousands on large estates.
-                    let class = &m.gateway_classes[ci].meta.name;
-                    let mut id = String::with_capacity(
-                        class.len()
-                            + 2 * gk.len()
-                            + listener.len()
-                            + 2 * rk.len()
-                            + rule_name.len()
-                            + 6,
-                    );
-                    for part in [
-                        class.as_str(),
-                        "|",
-                        &gk,
-                        "|",
-                        &gk,
-                        "#",
-                        listener,
-                        "|",
-                        &rk,
-                        "|",
-                        &rk,
-                        "#",
-                        &rule_name,
-                    ] {
-                        id.push_str(part);
-                    }
+                let listener = &m.gateways[gi].spec.listeners[li];
+                let listener_host = listener.hostname.as_ref().map_or("*", |h| h.value.as_str());
+                let valid = r.spec.hostnames.is_empty()
+                    || (r.spec.hostnames.iter())
+                        .any(|h| hostname_subset_of(&h.value, listener_host));
+                for xi in 0..r.spec.rules.len() {
                     out.push(Path {
                         class: ci,
                         gateway: gi,
                         listener: li,
                         route: ri,
                         rule: xi,
-                        rule_name,
-                        id,
+                        valid,
                     });
                 }
             }
         }
-        // A stable sort keeps the first of equal ids first; `dedup_by` then keeps it, as the
-        // insert-if-unseen loop this replaces did.
-        out.sort_by(|a, b| a.id.cmp(&b.id));
-        out.dedup_by(|later, first| later.id == first.id);
+        // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
+        // it, as the insert-if-unseen loop of the operator's map does.
+        match PathOrder::new(self) {
+            Some(order) => {
+                // Each key computed once; the enumeration index makes the unstable sort stable.
+                let mut keyed: Vec<([u32; 5], usize)> = (out.iter().enumerate())
+                    .map(|(i, p)| (order.key(p), i))
+                    .collect();
+                keyed.sort_unstable();
+                keyed.dedup_by_key(|k| k.0);
+                out = keyed.iter().map(|&(_, i)| out[i]).collect();
+            }
+            None => {
+                // A name with a `|` (which no valid object has): compare the ids themselves.
+                let mut keyed: Vec<(String, Path)> =
+                    out.into_iter().map(|p| (self.path_id(&p), p)).collect();
+                keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                keyed.dedup_by(|later, first| later.0 == first.0);
+                out = keyed.into_iter().map(|(_, p)| p).collect();
+            }
+        }
         out
+    }
+
+    /// The section name of a path's rule: `rule-N`, or the rule's name on 1.5.
+    pub fn rule_name(&self, p: &Path) -> &str {
+        self.rule_names
+            .get(p.route)
+            .and_then(|v| v.get(p.rule))
+            .map_or("", String::as_str)
+    }
+
+    /// A path's `PathID` (`docs/semantics/paths.md`): `class|ns/gw|ns/gw#listener|ns/route|ns/route#rule`.
+    pub fn path_id(&self, p: &Path) -> String {
+        let m = self.model;
+        let class = &m.gateway_classes[p.class].meta.name;
+        let g = &m.gateways[p.gateway];
+        let (gk, rk) = (g.meta.key(), m.routes[p.route].meta.key());
+        let listener = &g.spec.listeners[p.listener].name.value;
+        let rule = self.rule_name(p);
+        let mut id = String::with_capacity(
+            class.len() + 2 * gk.len() + listener.len() + 2 * rk.len() + rule.len() + 6,
+        );
+        for part in [
+            class.as_str(),
+            "|",
+            &gk,
+            "|",
+            &gk,
+            "#",
+            listener,
+            "|",
+            &rk,
+            "|",
+            &rk,
+            "#",
+            rule,
+        ] {
+            id.push_str(part);
+        }
+        id
     }
 
     /// The locators of a path's five targetables, least specific first.
@@ -765,8 +815,118 @@ impl<'m> Topology<'m> {
             gl.clone(),
             gl.section(&g.spec.listeners[p.listener].name.value),
             rl.clone(),
-            rl.section(&p.rule_name),
+            rl.section(self.rule_name(p)),
         ]
+    }
+}
+
+/// The PathID order of paths, without building their ids: each part of an id ends with `|` (the
+/// last one with the end of the id), so comparing two ids compares their first differing parts as
+/// if each ended with `|`. With each name ranked in that order once, a path's key is five numbers:
+/// class, gateway (`ns/name`), listener name, route (`ns/name`), rule section name. Equal keys are
+/// equal ids. This holds while no name contains a `|`; [`PathOrder::new`] gives `None` otherwise.
+struct PathOrder {
+    class: Vec<u32>,
+    gateway: Vec<u32>,
+    /// By gateway, then listener.
+    listener: Vec<Vec<u32>>,
+    route: Vec<u32>,
+    /// By route, then rule.
+    rule: Vec<Vec<u32>>,
+}
+
+impl PathOrder {
+    fn new(t: &Topology) -> Option<Self> {
+        let m = t.model;
+        let gateway_keys: Vec<String> = m.gateways.iter().map(|g| g.meta.key()).collect();
+        let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+        let class: Vec<&str> = m
+            .gateway_classes
+            .iter()
+            .map(|c| c.meta.name.as_str())
+            .collect();
+        let listeners: Vec<Vec<&str>> = (m.gateways.iter())
+            .map(|g| {
+                g.spec
+                    .listeners
+                    .iter()
+                    .map(|l| l.name.value.as_str())
+                    .collect()
+            })
+            .collect();
+        let rules: Vec<Vec<&str>> = (t.rule_names.iter())
+            .map(|v| v.iter().map(String::as_str).collect())
+            .collect();
+        let bar = |s: &&str| s.contains('|');
+        if class.iter().any(bar)
+            || gateway_keys
+                .iter()
+                .map(String::as_str)
+                .any(|s| s.contains('|'))
+            || route_keys
+                .iter()
+                .map(String::as_str)
+                .any(|s| s.contains('|'))
+            || listeners.iter().flatten().any(bar)
+            || rules.iter().flatten().any(bar)
+        {
+            return None;
+        }
+        let gateway_refs: Vec<&str> = gateway_keys.iter().map(String::as_str).collect();
+        let route_refs: Vec<&str> = route_keys.iter().map(String::as_str).collect();
+        let listener_ranks = ranks(listeners.iter().flatten().copied(), true);
+        let rule_ranks = ranks(rules.iter().flatten().copied(), false);
+        Some(PathOrder {
+            class: ranks(class.iter().copied(), true).ranked(&class),
+            gateway: ranks(gateway_refs.iter().copied(), true).ranked(&gateway_refs),
+            listener: listeners.iter().map(|v| listener_ranks.ranked(v)).collect(),
+            route: ranks(route_refs.iter().copied(), true).ranked(&route_refs),
+            rule: rules.iter().map(|v| rule_ranks.ranked(v)).collect(),
+        })
+    }
+
+    fn key(&self, p: &Path) -> [u32; 5] {
+        [
+            self.class[p.class],
+            self.gateway[p.gateway],
+            self.listener[p.gateway][p.listener],
+            self.route[p.route],
+            self.rule[p.route][p.rule],
+        ]
+    }
+}
+
+/// The distinct names of a part, sorted as the part sorts inside an id.
+struct Ranks<'a>(Vec<&'a str>, bool);
+
+/// Rank `names`; `terminated` when the part is followed by a `|` in the id (all but the rule).
+fn ranks<'a>(names: impl Iterator<Item = &'a str>, terminated: bool) -> Ranks<'a> {
+    let mut v: Vec<&str> = names.collect();
+    v.sort_unstable_by(|a, b| part_order(a, b, terminated));
+    v.dedup();
+    Ranks(v, terminated)
+}
+
+impl Ranks<'_> {
+    /// The rank of each name (each one of the ranked names).
+    fn ranked(&self, names: &[&str]) -> Vec<u32> {
+        names
+            .iter()
+            .map(|n| {
+                let i = self.0.partition_point(|x| part_order(x, n, self.1).is_lt());
+                u32::try_from(i).unwrap_or(u32::MAX)
+            })
+            .collect()
+    }
+}
+
+/// The order of two parts of ids: as strings, each followed by a `|` when `terminated`.
+fn part_order(a: &str, b: &str, terminated: bool) -> std::cmp::Ordering {
+    if terminated {
+        let end = std::iter::once(b'|');
+        a.bytes().chain(end.clone()).cmp(b.bytes().chain(end))
+    } else {
+        a.cmp(b)
     }
 }
 
@@ -776,4 +936,149 @@ pub(crate) fn gateway_locator(ns: &str, name: &str) -> Locator {
 
 pub(crate) fn route_locator(kind: RouteKind, ns: &str, name: &str) -> Locator {
     Locator::object(kind.kind(), GATEWAY_API_GROUP, ns, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, load};
+
+    /// Names that are prefixes of one another and differ by the bytes around `|` and `#`.
+    fn estate() -> String {
+        let mut s = String::new();
+        for class in ["gc", "gc-a"] {
+            s.push_str(&format!(
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {{name: {class}}}\nspec: {{controllerName: istio.io/gateway-controller}}\n"
+            ));
+        }
+        let gateways = [
+            ("n", "g", "gc"),
+            ("n", "g-1", "gc-a"),
+            ("n", "g1", "gc"),
+            ("n-a", "g", "gc"),
+            ("na", "g.1", "gc-a"),
+        ];
+        for (ns, name, class) in gateways {
+            s.push_str(&format!(
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {{name: \"{name}\", namespace: \"{ns}\"}}\nspec:\n  gatewayClassName: {class}\n  listeners:\n"
+            ));
+            for (l, host) in [
+                ("l", "a.example.com"),
+                ("l-1", "*.example.com"),
+                ("l1", "b.example.com"),
+                ("l.1", "*.b.example.com"),
+                ("l0", ""),
+            ] {
+                let host = if host.is_empty() {
+                    String::new()
+                } else {
+                    format!(", hostname: \"{host}\"")
+                };
+                s.push_str(&format!(
+                    "  - {{name: {l}, port: 80, protocol: HTTP{host}, allowedRoutes: {{namespaces: {{from: All}}}}}}\n"
+                ));
+            }
+        }
+        let routes = [
+            ("HTTPRoute", "n", "r", "[a.example.com]"),
+            ("HTTPRoute", "n", "r-1", "[]"),
+            ("HTTPRoute", "n-a", "r1", "[x.b.example.com]"),
+            ("HTTPRoute", "n", "r.1", "[\"*.example.com\"]"),
+            ("GRPCRoute", "n", "r", "[b.example.com]"),
+        ];
+        for (i, (kind, ns, name, hosts)) in routes.into_iter().enumerate() {
+            // `n` is quoted (kubectl reads a plain `n` as a boolean). The last parentRef names the
+            // route's namespace by leaving it out: the CRD's rule that references to one parent all
+            // have a sectionName or none compares the written namespaces, so it does not apply.
+            s.push_str(&format!(
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: {kind}\nmetadata: {{name: \"{name}\", namespace: \"{ns}\"}}\nspec:\n  hostnames: {hosts}\n  parentRefs:\n  - {{name: g, namespace: \"n\"}}\n  - {{name: g-1, namespace: \"n\", sectionName: l-1}}\n  - {{name: g, namespace: n-a}}\n  - {{name: g.1, namespace: na}}\n  - {{name: g, sectionName: l}}\n  rules:\n"
+            ));
+            let names = [
+                "get", "get-x", "get.x", "getx", "", "", "", "", "", "", "", "",
+            ];
+            for rule in names.iter().take(4 + 4 * (i % 3)) {
+                let named = if rule.is_empty() {
+                    String::new()
+                } else {
+                    format!("name: {rule}, ")
+                };
+                s.push_str(&format!("  - {{{named}backendRefs: []}}\n"));
+            }
+        }
+        s
+    }
+
+    /// The path list (its order, the paths kept among equal ids, their validity) is what sorting
+    /// the built ids of every enumerated path gives, on names whose ids sort differently from
+    /// their parts: `g-1` < `g1` < `g|` inside an id, `rule-1` < `rule-10` < `rule-2`.
+    /// GRPCRoute `n/r` has the ids of HTTPRoute `n/r` on 1.5: the first enumerated is kept.
+    #[test]
+    fn path_order_is_the_order_of_the_ids() {
+        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let l = load(
+                &[Input::Text {
+                    name: "paths.yaml".into(),
+                    bytes: estate().into_bytes(),
+                }],
+                &LoadOptions {
+                    version,
+                    ..LoadOptions::default()
+                },
+            );
+            assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
+            let t = Topology::build(&l.model);
+            let mut want: Vec<(String, Path)> = Vec::new();
+            for (ri, r) in l.model.routes.iter().enumerate() {
+                if !route_in_topology(r.spec.kind, version) {
+                    continue;
+                }
+                for (gi, li) in t.route_listeners(ri) {
+                    let Some(ci) = t.gateway_class_of(gi) else {
+                        continue;
+                    };
+                    let lh = l.model.gateways[gi].spec.listeners[li]
+                        .hostname
+                        .as_ref()
+                        .map_or("*", |h| h.value.as_str());
+                    let valid = r.spec.hostnames.is_empty()
+                        || r.spec
+                            .hostnames
+                            .iter()
+                            .any(|h| hostname_subset_of(&h.value, lh));
+                    for xi in 0..r.spec.rules.len() {
+                        let p = Path {
+                            class: ci,
+                            gateway: gi,
+                            listener: li,
+                            route: ri,
+                            rule: xi,
+                            valid,
+                        };
+                        want.push((t.path_id(&p), p));
+                    }
+                }
+            }
+            want.sort_by(|a, b| a.0.cmp(&b.0));
+            want.dedup_by(|later, first| later.0 == first.0);
+            assert!(want.len() > 300, "{version:?}: {}", want.len());
+            assert!(want.iter().any(|w| !w.1.valid) && want.iter().any(|w| w.1.valid));
+            let got: Vec<(String, Path)> =
+                t.path_list().iter().map(|p| (t.path_id(p), *p)).collect();
+            assert_eq!(got, want, "{version:?}");
+        }
+    }
+
+    /// Parts compare as they do inside an id: followed by `|`, except the rule's.
+    #[test]
+    fn parts_compare_as_inside_an_id() {
+        use std::cmp::Ordering::*;
+        assert_eq!(part_order("g", "g-1", true), Greater); // `g|` > `g-1`
+        assert_eq!(part_order("g", "g-1", false), Less);
+        assert_eq!(part_order("g", "g~", true), Less); // `|` < `~`
+        assert_eq!(part_order("g1", "g1", true), Equal);
+        let r = ranks(["b", "a-b", "a", "a", "a.b", "ab"].into_iter(), true);
+        // Lower-case letters and digits sort before `|`: `ab` < `a|`.
+        assert_eq!(r.0, ["a-b", "a.b", "ab", "a", "b"]);
+        assert_eq!(r.ranked(&["a", "b", "a-b"]), [3, 4, 0]);
+    }
 }

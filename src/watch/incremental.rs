@@ -150,7 +150,9 @@ impl Watch {
             self.kept.as_mut().and_then(|k| k.limitador.take())
         } else {
             // The Limitador is the last state's: the slice's is not looked at.
-            computed.new_objects.retain(|o| o.kind() != "Limitador");
+            computed
+                .new_objects
+                .retain(|o| !matches!(o, Object::Limitador(_)));
             None
         };
         self.merge_outputs(computed, limitador, kinds)
@@ -395,7 +397,9 @@ impl Watch {
         }
         let (mut owned, all) = super::Owned::of(
             &new_model,
-            new_objects.iter().filter(|o| o.kind() != "Limitador"),
+            new_objects
+                .iter()
+                .filter(|o| !matches!(o, Object::Limitador(_))),
         );
         if !all || owned.keys().any(|gw| !reach.gateways.contains(gw)) {
             return None;
@@ -435,7 +439,7 @@ impl Watch {
         kinds: &Kinds,
     ) -> Option<MergedOutputs> {
         let dir = self.opts.out_dir.clone().unwrap_or_default();
-        let is_limitador = |o: &Object| o.kind() == "Limitador";
+        let is_limitador = |o: &Object| matches!(o, Object::Limitador(_));
         let new_limitador = c
             .new_objects
             .iter()

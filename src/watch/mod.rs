@@ -47,6 +47,24 @@ pub struct WatchOptions {
     pub out_dir: Option<PathBuf>,
 }
 
+impl WatchOptions {
+    /// The options of a full run of the pipeline: `compute --out-dir`'s, with the input's and the
+    /// stages' findings kept apart. A suppression that silences nothing is not reported: an
+    /// incremental cycle sees only part of the findings.
+    pub(crate) fn run(&self) -> crate::pipeline::RunOptions {
+        crate::pipeline::RunOptions {
+            depth: crate::pipeline::Depth::Analyze,
+            generate: self.generate.clone(),
+            status: self.status.clone(),
+            output_findings: true,
+            ignore: self.ignore.clone(),
+            settings_findings: Diagnostics::new(),
+            unused_suppressions: false,
+            findings_apart: true,
+        }
+    }
+}
+
 /// One output file as of the last cycle.
 #[derive(Clone, Debug)]
 struct OutFile {
@@ -167,7 +185,8 @@ pub struct CycleReport {
     pub new_diagnostics: Vec<String>,
     pub resolved_diagnostics: Vec<String>,
     /// `watch explain`: the explanation (or why there is none) after this cycle.
-    pub explain: Option<Result<crate::resolve::explain::Explanation, String>>,
+    pub explain:
+        Option<Result<crate::resolve::explain::Explanation, crate::resolve::explain::ExplainError>>,
     /// An incremental cycle: how many gateways' paths were computed again (of how many there
     /// are); `None` for a full cycle.
     pub incremental: Option<usize>,
@@ -199,6 +218,8 @@ pub struct Watch {
     cycle: u64,
     /// Recompute on the next cycle even if no file changed ([`Watch::forget_outputs`]).
     force: bool,
+    /// The roots found gone at the last cycle (see `scan`).
+    gone: BTreeSet<PathBuf>,
     /// Within a cycle: the last good parse of each file parsed again, as it was before.
     before: HashMap<PathBuf, ParsedFile>,
     /// What the last cycle kept for an incremental next one; `None` makes the next one full.
@@ -287,6 +308,7 @@ impl Watch {
             diagnostics: BTreeSet::new(),
             cycle: 0,
             force: false,
+            gone: BTreeSet::new(),
             before: HashMap::new(),
             kept: None,
             later: Vec::new(),
@@ -305,7 +327,20 @@ impl Watch {
     /// A full recompute (`--resync`, Enter): every file read and parsed again, nothing kept but the
     /// last state to compare with; the report lists any difference, and there must be none.
     pub fn resync(&mut self) -> CycleReport {
-        for (p, f) in std::mem::take(&mut self.files) {
+        // The files of a root that is gone are kept (see `scan`): there is nothing to read again.
+        let keep: BTreeSet<PathBuf> = self
+            .opts
+            .roots
+            .iter()
+            .filter(|r| load::discover_files(r).0.is_empty())
+            .flat_map(|r| self.files_under(r))
+            .collect();
+        let files = std::mem::take(&mut self.files);
+        for (p, f) in files {
+            if keep.contains(&p) {
+                self.files.insert(p, f);
+                continue;
+            }
             // The texts are freed; the ids stay unused.
             for id in f.ids {
                 self.sources.replace(id, p.display().to_string(), "");
@@ -358,8 +393,13 @@ impl Watch {
             }
         }
         let mut report = CycleReport::default();
-        let (order, scan_diags) = self.scan();
+        let (order, scan_diags, gone) = self.scan();
         let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
+        // A root gone or back changes the findings (and, back, the files).
+        if gone != self.gone {
+            self.gone = gone;
+            dirty = true;
+        }
         // Files gone.
         let present: BTreeSet<&PathBuf> = order.iter().collect();
         let gone: Vec<PathBuf> = self
@@ -415,16 +455,39 @@ impl Watch {
         report
     }
 
-    /// The files under the roots, in `compute`'s order, and the findings of listing them.
-    fn scan(&self) -> (Vec<PathBuf>, Diagnostics) {
+    /// The files under the roots, in `compute`'s order, the findings of listing them, and the
+    /// roots whose last files are kept. A root that is gone or lists no manifest file now (a
+    /// folder removed, to be created again by a checkout or a script) keeps the files last read
+    /// under it, with a `PCTL4012` warning, until it is back: `compute` would refuse to run
+    /// without it (`PCTL4014`), so the output folder keeps what the last run wrote.
+    fn scan(&self) -> (Vec<PathBuf>, Diagnostics, BTreeSet<PathBuf>) {
         let mut order = Vec::new();
         let mut diags = Diagnostics::new();
+        let mut kept_roots = BTreeSet::new();
         for root in &self.opts.roots {
             let (files, d) = load::discover_files(root);
+            if files.is_empty() {
+                let kept = self.files_under(root);
+                if !kept.is_empty() {
+                    diags.push(root_gone(root, kept.len()));
+                    order.extend(kept);
+                    kept_roots.insert(root.clone());
+                    continue;
+                }
+            }
             order.extend(files);
             diags.extend(d);
         }
-        (order, diags)
+        (order, diags, kept_roots)
+    }
+
+    /// The files last read under `root`.
+    fn files_under(&self, root: &Path) -> Vec<PathBuf> {
+        self.order
+            .iter()
+            .filter(|p| p.starts_with(root) && self.files.contains_key(*p))
+            .cloned()
+            .collect()
     }
 
     /// Read one file; whether its text changed (and was parsed again). A file that vanished
@@ -582,19 +645,14 @@ impl Watch {
                 .or_default() += 1;
         }
         lap("model", report);
-        let analysis = crate::pipeline::analyze(
-            &model,
-            &Diagnostics::new(),
-            &self.opts.generate,
-            &self.opts.status,
-        );
-        let mut diags = file_diags;
-        diags.extend(assembly.clone());
-        crate::pipeline::name_derived_sources(&model, &mut diags);
-        diags.extend(crate::pipeline::output_diagnostics(
-            &self.opts.generate,
-            &analysis.generated,
-        ));
+        let mut input = file_diags;
+        input.extend(assembly.clone());
+        // The stages' findings are kept apart, with the object each is about, for the
+        // incremental cycles to replace; the input's are read again every cycle.
+        let analysis = crate::pipeline::run(&model, &input, &self.opts.run());
+        let apart = analysis.apart.clone().unwrap_or_default();
+        // The findings of this cycle after suppression.
+        let mut diags = apart.input;
         lap("analysis", report);
         let dir = self.opts.out_dir.clone().unwrap_or_default();
         let previous = &self.outputs;
@@ -616,24 +674,17 @@ impl Watch {
         let statuses = status_lines(&model, &analysis.statuses);
         report.status_changes = changes(&self.statuses, &statuses);
         self.statuses = statuses;
-        // Suppression decides for each finding alone: the analysis' findings are kept apart, with
-        // the object each is about, for the incremental cycles to replace.
-        let shown = crate::suppress::apply(diags, &model, &self.opts.ignore, false).kept;
-        let analysis_lines: Vec<(Option<String>, String)> = crate::suppress::apply(
-            analysis.diagnostics.clone(),
-            &model,
-            &self.opts.ignore,
-            false,
-        )
-        .kept
-        .iter()
-        .map(|d| {
-            (
-                slice::about(d).map(String::from),
-                diagnostic_line(d, &self.sources),
-            )
-        })
-        .collect();
+        let shown = diags;
+        let analysis_lines: Vec<(Option<String>, String)> = apart
+            .stages
+            .iter()
+            .map(|d| {
+                (
+                    slice::about(d).map(String::from),
+                    diagnostic_line(d, &self.sources),
+                )
+            })
+            .collect();
         let fixed: Vec<String> = shown
             .iter()
             .map(|d| diagnostic_line(d, &self.sources))
@@ -660,7 +711,7 @@ impl Watch {
                 .generated
                 .objects
                 .iter()
-                .find(|o| o.kind() == "Limitador");
+                .find(|o| matches!(o, crate::generate::object::Object::Limitador(_)));
             Kept {
                 limitador: limitador.and_then(limits::LimitadorState::of),
                 has_limitador: limitador.is_some(),
@@ -843,6 +894,19 @@ fn kept_last_good(p: &Path, good: &ParsedFile) -> Diagnostic {
     .help("fix the file (or finish saving it); `compute` would leave its broken documents out")
 }
 
+/// `PCTL4012` for a root that is gone (or empty) while `files` of its files were being watched.
+fn root_gone(root: &Path, files: usize) -> Diagnostic {
+    Diagnostic::new(
+        Code::WatchKeptLastGood,
+        format!(
+            "{} is gone (or holds no manifest file): the last state of its {files} file{} is kept until it is back",
+            crate::render::terminal::line(&root.display().to_string()),
+            if files == 1 { "" } else { "s" }
+        ),
+    )
+    .help("create it again (or restart `watch` with other -f paths); `compute` cannot run without it")
+}
+
 /// A path made absolute against the current folder, without resolving links (as change events
 /// name them).
 fn absolute(p: &Path) -> PathBuf {
@@ -923,17 +987,8 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
         .map(|r| load::Input::Path(r.clone()))
         .collect();
     let loaded = load::load(&inputs, &opts.load);
-    let mut analysis = crate::pipeline::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &opts.generate,
-        &opts.status,
-    );
-    let mut diags = std::mem::take(&mut analysis.diagnostics);
-    diags.extend(crate::pipeline::output_diagnostics(
-        &opts.generate,
-        &analysis.generated,
-    ));
+    let mut analysis = crate::pipeline::run(&loaded.model, &loaded.diagnostics, &opts.run());
+    let mut diags = std::mem::take(&mut analysis.findings.kept);
     let dir = opts.out_dir.clone().unwrap_or_default();
     let mut files = BTreeMap::new();
     match crate::outdir::render_objects(&dir, &analysis.generated.objects, |_, c| {
@@ -945,7 +1000,8 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
                 .help("the output files stay as they were until this is fixed"),
         ),
     }
-    let kept = crate::suppress::apply(diags, &loaded.model, &opts.ignore, false).kept;
+    diags.sort();
+    let kept = diags;
     Snapshot {
         files,
         statuses: status_lines(&loaded.model, &analysis.statuses),

@@ -123,17 +123,22 @@ fn stages(files: &str) {
     let inputs: Vec<Input> = files.split(':').map(|f| Input::Path(f.into())).collect();
     let clock = Instant::now();
     let mut last = clock;
+    let mut last_cpu = cpu_ms();
     let mut lap = |what: &str| {
         let now = Instant::now();
+        let cpu = cpu_ms();
         eprintln!(
-            "{what:<24} {:>9.1} ms {:>6} MiB resident {:>6} MiB live {:>6} MiB peak",
+            "{what:<24} {:>9.1} ms {:>7} ms CPU {:>6} MiB resident {:>6} MiB live {:>6} MiB peak",
             now.duration_since(last).as_secs_f64() * 1e3,
+            cpu.zip(last_cpu)
+                .map_or_else(|| "?".to_string(), |(c, l)| (c - l).to_string()),
             resident_mib().map_or_else(|| "?".to_string(), |m| m.to_string()),
             HEAP.current_usage() >> 20,
             HEAP.peak_usage() >> 20,
         );
         HEAP.reset_peak_usage();
         last = now;
+        last_cpu = cpu;
     };
     let docs = policyctl::parse_only(&inputs);
     lap(&format!("parse only ({docs} docs)"));
@@ -159,11 +164,27 @@ fn stages(files: &str) {
     lap("status diagnostics");
     let lint = policyctl::lint(&t);
     lap("topology lint");
+    // Every finding, sorted and drawn for people as the CLI's default output does (a code with
+    // thousands of findings summarised).
+    let mut all = l.diagnostics.clone();
+    all.extend(lint.clone());
+    all.extend(d.clone());
+    for x in &g.diagnostics {
+        all.push(x.clone());
+    }
+    all.sort();
+    let style = policyctl::render::Style::plain(100);
+    let drawn = policyctl::render::diagnostics::human_all(&all, &l.sources, style, "");
+    lap(&format!(
+        "findings ({}, {} KB drawn)",
+        all.len(),
+        drawn.len() / 1000
+    ));
     // As `compute` does: streamed in batches, never the whole text in memory.
     let mut out = Counted(0);
     let _ = policyctl::render::objects::write_yaml_objects(&g.objects, &mut out);
     lap(&format!("render ({} MB)", out.0 / 1_000_000));
-    drop((lint, d, s, g, eff, t));
+    drop((drawn, all, lint, d, s, g, eff, t));
     drop(l);
     lap("drop");
     eprintln!(
@@ -189,6 +210,18 @@ impl std::io::Write for Counted {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// The CPU time the process has used so far, on every thread, user and system (Linux
+/// `/proc/self/stat`, in ticks of 10 ms), in ms; `None` elsewhere. On a shared box it varies far
+/// less than the wall time.
+fn cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which may hold spaces) start after its `)`.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) * 10)
 }
 
 /// The process's resident set now (Linux `/proc/self/status`), in MiB; `None` elsewhere.

@@ -15,6 +15,11 @@
 //!
 //! `--shape issue1085` is kuadrant-operator #1085: one Gateway with 63 listeners and 63 HTTPRoutes
 //! attached to the whole gateway, each with a RateLimitPolicy and an AuthPolicy.
+//!
+//! `--shape tenants` is the multi-tenant platform (issue 33): the default shape's gateways, policies and
+//! Services, but every route is attached to its whole Gateway (no sectionName) and has one hostname,
+//! under one of the Gateway's listeners (all of distinct hostnames). Under the Gateway API each route
+//! attaches to that one listener only; the operator still counts a path through each of the others.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -55,9 +60,10 @@ struct Args {
 enum Shape {
     Estate,
     Issue1085,
+    Tenants,
 }
 
-const USAGE: &str = "usage: synth [--gateways N] [--listeners N] [--routes N] [--namespaces N] [--seed N] [--shape estate|issue1085]";
+const USAGE: &str = "usage: synth [--gateways N] [--listeners N] [--routes N] [--namespaces N] [--seed N] [--shape estate|issue1085|tenants]";
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
@@ -91,6 +97,7 @@ fn parse_args() -> Result<Args, String> {
                 a.shape = match value.as_str() {
                     "estate" => Shape::Estate,
                     "issue1085" => Shape::Issue1085,
+                    "tenants" => Shape::Tenants,
                     _ => return Err(format!("unknown shape `{value}`\n{USAGE}")),
                 }
             }
@@ -288,7 +295,7 @@ fn estate(a: &Args, o: &mut Out) {
         let name = format!("route-{r}");
         let home = rng.below(a.gateways as u64) as usize;
         let shape = rng.below(100);
-        let parents: Vec<Parent> = if shape < 10 {
+        let parents: Vec<Parent> = if a.shape == Shape::Tenants || shape < 10 {
             // The whole gateway: one path per listener.
             vec![Parent {
                 gateway: home,
@@ -335,7 +342,11 @@ fn estate(a: &Args, o: &mut Out) {
             .iter()
             .filter_map(|p| p.listener.map(|l| (p.gateway, l)))
             .collect();
-        if !sectioned.is_empty() {
+        if a.shape == Shape::Tenants {
+            // One hostname, under one listener of the whole gateway.
+            let l = rng.below(a.listeners as u64);
+            let _ = write!(o.text, "  hostnames:\n  - r{r}.l{l}.gw{home}.example.com\n");
+        } else if !sectioned.is_empty() {
             o.text.push_str("  hostnames:\n");
             for (g, l) in sectioned {
                 for h in 0..1 + rng.below(3) {
@@ -432,6 +443,24 @@ pub fn estate_text(gateways: usize, listeners: usize, routes: usize, seed: u64) 
     render(&a)
 }
 
+/// The multi-tenant shape (`--shape tenants`, see the module documentation) for the same arguments.
+pub fn tenants_text(
+    gateways: usize,
+    listeners: usize,
+    routes: usize,
+    seed: u64,
+) -> (String, usize) {
+    let a = Args {
+        gateways: gateways.max(1),
+        listeners: listeners.max(1),
+        routes,
+        namespaces: 200,
+        seed,
+        shape: Shape::Tenants,
+    };
+    render(&a)
+}
+
 /// The #1085 shape (see the module documentation).
 pub fn issue1085_text(seed: u64) -> (String, usize) {
     let a = Args {
@@ -451,7 +480,7 @@ fn render(a: &Args) -> (String, usize) {
         objects: 0,
     };
     match a.shape {
-        Shape::Estate => estate(a, &mut o),
+        Shape::Estate | Shape::Tenants => estate(a, &mut o),
         Shape::Issue1085 => issue1085(a, &mut o),
     }
     (o.text, o.objects)

@@ -35,6 +35,10 @@ pub struct ComputeArgs {
     /// With --out-dir: write nothing; exit 1 and list what is stale.
     #[arg(long, requires = "out_dir")]
     pub check: bool,
+    /// With --out-dir: seconds to wait for another policyctl run writing the same folder to finish
+    /// (0: do not wait) [default: 300].
+    #[arg(long, value_name = "SECS", requires = "out_dir")]
+    pub lock_timeout: Option<u64>,
     /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
     /// file].
     #[arg(long, value_enum)]
@@ -44,42 +48,28 @@ pub struct ComputeArgs {
 pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
-    let mut analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &opts,
-        &Default::default(),
-    );
-    // Findings about the objects themselves (the 1.5 wasm sha256): only where the value matters,
-    // in files meant to be committed, applied or checked (`--out-dir`, `--check`), not in the
-    // objects printed for reading.
-    if a.out_dir.is_some() {
-        analysis
-            .diagnostics
-            .extend(policyctl::output_diagnostics(&opts, &analysis.generated));
-    }
-    analysis.diagnostics.sort();
-    let found = a.input.suppress(
-        &mut loaded.sources,
-        &loaded.model,
-        std::mem::take(&mut analysis.diagnostics),
-        true,
-    );
-    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
-    analysis.diagnostics = found.kept;
-    let result = emit(&a, ui, &analysis);
-    // The process exits right after this command: leak the model and the analysis (for large
+    let opts = policyctl::RunOptions {
+        // Findings about the objects themselves (the 1.5 wasm sha256): only where the value
+        // matters, in files meant to be committed, applied or checked (`--out-dir`, `--check`),
+        // not in the objects printed for reading.
+        output_findings: a.out_dir.is_some(),
+        ..a.input.run_options(&mut loaded.sources, opts)
+    };
+    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
+    let result = emit(&a, ui, &run);
+    // The process exits right after this command: leak the model and the run (for large
     // estates, millions of small allocations) instead of freeing them one by one; the operating
     // system reclaims the memory at exit. Freeing took about a third of `compute`'s time.
-    std::mem::forget(analysis);
+    std::mem::forget(run);
     std::mem::forget(loaded);
     result
 }
 
 /// Write the objects (stdout or `--out-dir`); the diagnostics are already shown.
-fn emit(a: &ComputeArgs, ui: &Ui, analysis: &policyctl::Analysis) -> Result<Outcome, CliError> {
-    let generated = &analysis.generated;
-    let findings = outcome(&analysis.diagnostics, a.input.fail_on(a.fail_on));
+fn emit(a: &ComputeArgs, ui: &Ui, run: &policyctl::Run) -> Result<Outcome, CliError> {
+    let generated = &run.generated;
+    let findings = outcome(&run.findings.kept, a.input.fail_on(a.fail_on));
     if let Some(dir) = &a.out_dir {
         if findings == Outcome::Trouble {
             return Ok(Outcome::Trouble);
@@ -90,7 +80,8 @@ fn emit(a: &ComputeArgs, ui: &Ui, analysis: &policyctl::Analysis) -> Result<Outc
         if !a.check {
             outdir::prepare(dir).map_err(io)?;
         }
-        let _lock = outdir::lock(dir, !a.check).map_err(io)?;
+        let _lock =
+            crate::cli::common::lock_out_dir(ui, dir, !a.check, a.lock_timeout).map_err(io)?;
         let steps = outdir::plan_objects(dir, &generated.objects).map_err(io)?;
         let stale: Vec<_> = steps
             .iter()

@@ -3,7 +3,6 @@
 
 use crate::cli::common::{CliError, DiagArgs, FailOn, GenArgs, InputArgs, Outcome, Ui, outcome};
 use clap::{Args, ValueEnum};
-use policyctl::GenerateOptions;
 use policyctl::Input;
 use policyctl::diff::{self, Change, Impact, ObjectDiff};
 use policyctl::render;
@@ -52,28 +51,16 @@ pub struct DiffArgs {
 pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a.gen_args.options(&a.input.settings)?;
     let mut loaded = a.input.load()?;
-    let mut head = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &opts,
-        &Default::default(),
-    );
-    // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side only, and
-    // only against current objects: with --base both sides carry the same placeholder, so it makes
-    // no difference there.
-    if a.base.is_none() {
-        head.diagnostics
-            .extend(policyctl::output_diagnostics(&opts, &head.generated));
-    }
-    head.diagnostics.sort();
-    let found = a.input.suppress(
-        &mut loaded.sources,
-        &loaded.model,
-        head.diagnostics.clone(),
-        true,
-    );
-    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
-    let mut trouble = outcome(&found.kept, FailOn::Never);
+    let opts = policyctl::RunOptions {
+        // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side
+        // only, and only against current objects: with --base both sides carry the same
+        // placeholder, so it makes no difference there.
+        output_findings: a.base.is_none(),
+        ..a.input.run_options(&mut loaded.sources, opts)
+    };
+    let head = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &head.findings)?;
+    let mut trouble = outcome(&head.findings.kept, FailOn::Never);
     let external_cmd = std::env::var("POLICYCTL_EXTERNAL_DIFF")
         .ok()
         .filter(|cmd| !cmd.trim().is_empty() && a.output == DiffFormat::Unified);
@@ -112,8 +99,8 @@ type Compared = (Vec<ObjectDiff>, (Vec<Value>, Vec<Value>), Option<Impact>);
 fn against_base(
     a: &DiffArgs,
     base: &str,
-    opts: &GenerateOptions,
-    head: &policyctl::Analysis<'_>,
+    opts: &policyctl::RunOptions,
+    head: &policyctl::Run<'_>,
     ui: &Ui,
     trouble: &mut Outcome,
 ) -> Result<Compared, CliError> {
@@ -122,14 +109,17 @@ fn against_base(
         ..a.input.clone()
     };
     let base_loaded = base_input.load_any()?;
-    let b = policyctl::analyze(
-        &base_loaded.model,
-        &base_loaded.diagnostics,
-        opts,
-        &Default::default(),
-    );
-    if b.diagnostics.has_trouble() {
-        ui.diagnostics(&base_loaded, &b.diagnostics);
+    // The base's own findings are shown only when it cannot be computed; the settings file's
+    // findings are the head's, and an unused suppression is the head's to report.
+    let base_opts = policyctl::RunOptions {
+        settings_findings: Default::default(),
+        unused_suppressions: false,
+        output_findings: false,
+        ..opts.clone()
+    };
+    let b = policyctl::run(&base_loaded.model, &base_loaded.diagnostics, &base_opts);
+    if b.findings.kept.has_trouble() {
+        ui.diagnostics(&base_loaded, &b.findings.kept);
         *trouble = Outcome::Trouble;
     }
     let desired = policyctl::object_values(&head.generated.objects);
@@ -159,9 +149,9 @@ fn against_current(
                 "stdin cannot be both -f - and --against -".into(),
             ));
         }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| CliError::Io(format!("cannot read stdin: {e}")))?;
+        // A stream, bounded as `-f -` is.
+        let bytes = policyctl::read_stream(std::io::stdin().lock(), policyctl::MAX_STREAM_BYTES)
+            .map_err(|e| CliError::Io(e.explain("stdin (--against -)").0))?;
         Input::Text {
             name: "<current>".into(),
             bytes,
@@ -180,6 +170,7 @@ fn against_current(
             &diags,
             &sources,
             ui.style_err(),
+            "",
         ));
     }
     if diags.has_trouble() {
@@ -198,26 +189,26 @@ fn against_current(
 fn text(output: DiffFormat, diffs: &[ObjectDiff], impact: Option<&Impact>, color: bool) -> String {
     match output {
         DiffFormat::Unified => {
-            let mut t = render::diff::unified(diffs, color);
+            let mut t = diff::text::unified(diffs, color);
             if let Some(i) = impact {
-                t.push_str(&render::diff::impact(i));
+                t.push_str(&diff::text::impact(i));
             }
             t
         }
         DiffFormat::Stat => {
-            let mut t = render::diff::stat(diffs);
+            let mut t = diff::text::stat(diffs);
             if let Some(i) = impact {
-                t.push_str(&render::diff::impact(i));
+                t.push_str(&diff::text::impact(i));
             }
             t
         }
-        DiffFormat::Json => render::diff::json(diffs, impact),
-        DiffFormat::Markdown => render::diff::markdown(diffs, impact),
+        DiffFormat::Json => diff::text::json(diffs, impact),
+        DiffFormat::Markdown => diff::text::markdown(diffs, impact),
     }
 }
 
 /// One side of the policy-level comparison of `--base`.
-fn side<'a, 'm>(a: &'a policyctl::Analysis<'m>) -> policyctl::Side<'a, 'm> {
+fn side<'a, 'm>(a: &'a policyctl::Run<'m>) -> policyctl::Side<'a, 'm> {
     policyctl::Side {
         topology: &a.topology,
         effective: &a.effective,

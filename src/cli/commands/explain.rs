@@ -57,23 +57,14 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let kind = kind_filter(a.kind.as_deref())?;
     let target = policyctl::parse_target(&a.target).map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
-    let gen_opts = a.input.generate_options();
-    let analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &gen_opts,
-        &Default::default(),
-    );
-    let t = &analysis.topology;
-    let found = a.input.suppress(
-        &mut loaded.sources,
-        &loaded.model,
-        analysis.diagnostics.clone(),
-        true,
-    );
-    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
-    let diags = found.kept;
-    let e = policyctl::explain(t, &target, kind).map_err(CliError::Usage)?;
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let t = &run.topology;
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
+    let diags = &run.findings.kept;
+    let e = policyctl::explain(t, &target, kind).map_err(|e| CliError::Usage(e.to_string()))?;
     let text = match a.output {
         // Rule and limit names are the user's map keys: their control characters are escaped.
         ExplainFormat::Text => {
@@ -92,5 +83,5 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
         }
     };
     ui.out(&text)?;
-    Ok(outcome(&diags, a.input.fail_on(a.fail_on)))
+    Ok(outcome(diags, a.input.fail_on(a.fail_on)))
 }

@@ -61,14 +61,16 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         .transpose()
         .map_err(CliError::Usage)?;
     let mut loaded = a.input.load()?;
-    let policyctl::Mapped {
+    // The graph needs the topology only: the later stages are not run.
+    let opts = policyctl::RunOptions {
+        depth: policyctl::Depth::Map,
+        ..a.input.run_options(&mut loaded.sources, Default::default())
+    };
+    let policyctl::Run {
         topology,
-        diagnostics: mut diags,
-    } = policyctl::map(&loaded.model, &loaded.diagnostics);
-    diags.sort();
-    let found = a
-        .input
-        .suppress(&mut loaded.sources, &loaded.model, diags, false);
+        findings: found,
+        ..
+    } = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
     let selection = match &focus {
         None => Selection::all(),
         Some(l) => match Selection::focus(&topology, l) {

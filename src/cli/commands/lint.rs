@@ -25,23 +25,16 @@ pub struct LintArgs {
 }
 
 pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let loaded = a.input.load()?;
-    let opts = a.input.generate_options();
-    let mut analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &opts,
-        &Default::default(),
-    );
-    let diags = std::mem::take(&mut analysis.diagnostics);
-    // The process exits right after this command: leak the analysis (topology, effective
+    let mut loaded = a.input.load()?;
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let mut run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let found = std::mem::take(&mut run.findings);
+    // The process exits right after this command: leak the run (topology, effective
     // policies, generated objects) instead of freeing it piece by piece; the operating system
     // reclaims the memory at exit.
-    std::mem::forget(analysis);
-    let mut loaded = loaded;
-    let found = a
-        .input
-        .suppress(&mut loaded.sources, &loaded.model, diags, true);
+    std::mem::forget(run);
     let shown = ui.visible(&found.kept, true);
     match a.output {
         DiagFormat::Text => {
@@ -57,6 +50,7 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
                     &shown,
                     &loaded.sources,
                     style,
+                    "-q or -o json lists every finding",
                 ))?;
                 ui.out(&summary(&loaded, &shown, found.suppressed.len()))?;
                 if ui.verbose {

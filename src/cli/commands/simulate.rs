@@ -5,9 +5,74 @@ use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
 use clap::{Args, ValueEnum};
 use policyctl::SourceMap;
 use policyctl::diag::{Code, Diagnostic};
+use policyctl::simulate::cost::{self, Exceeded};
 use policyctl::simulate::request::{self, Request};
-use policyctl::simulate::{Simulation, Timed, schedule, text};
+use policyctl::simulate::{Plan, Planned, Simulation, Trace, schedule, text};
+use std::io::Write;
 use std::time::Duration;
+
+/// The budgets of a run of `simulate` or `test`.
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// The most one evaluation of a CEL expression or a Rego policy may cost (cel-go's cost units;
+    /// regorus's work units for Rego) before the run stops with PCTL5013.
+    #[arg(long, value_name = "N", default_value_t = cost::DEFAULT_EXPRESSION_LIMIT)]
+    pub cel_cost_limit: u64,
+    /// The most every evaluation of one simulated request may cost together before the run stops
+    /// with PCTL5013.
+    #[arg(long, value_name = "N", default_value_t = cost::DEFAULT_REQUEST_LIMIT)]
+    pub request_cost_limit: u64,
+    /// The most requests one run simulates (counts included); more is PCTL5014.
+    #[arg(long, value_name = "N", default_value_t = MAX_REQUESTS)]
+    pub max_requests: u64,
+}
+
+/// The default of `--max-requests`.
+pub const MAX_REQUESTS: u64 = 10_000_000;
+
+impl BudgetArgs {
+    pub fn limits(&self) -> cost::Limits {
+        cost::Limits {
+            expression: self.cel_cost_limit,
+            request: self.request_cost_limit,
+        }
+    }
+
+    /// PCTL5014 when `n` requests are more than `--max-requests`.
+    pub fn check(&self, n: u64, ui: &Ui) -> Option<Outcome> {
+        if n <= self.max_requests {
+            return None;
+        }
+        let d = Diagnostic::new(
+            Code::RequestBudget,
+            format!(
+                "the run asks for {n} requests, more than its budget of {} (--max-requests)",
+                self.max_requests
+            ),
+        )
+        .help("simulate fewer requests, or raise the budget with --max-requests N");
+        let mut diags = policyctl::diag::Diagnostics::default();
+        diags.push(d);
+        ui.diagnostics_in(&Default::default(), &diags);
+        Some(Outcome::Trouble)
+    }
+}
+
+/// PCTL5013: request `number` (from 1) exceeded an evaluation budget; the run stops.
+pub fn over_budget(ui: &Ui, number: u64, e: &Exceeded) -> Outcome {
+    let d = Diagnostic::new(
+        Code::EvaluationBudget,
+        format!("request {number}: {}", e.message()),
+    )
+    .help(format!(
+        "its verdict is unknown; raise the budget with {} N if the expression is meant to be that costly",
+        e.flag()
+    ));
+    let mut diags = policyctl::diag::Diagnostics::default();
+    diags.push(d);
+    ui.diagnostics_in(&Default::default(), &diags);
+    Outcome::Trouble
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum SimulateFormat {
@@ -78,9 +143,9 @@ pub struct SimulateArgs {
     /// unchanged), e.g. localhost:9081::80 for a port-forward to the gateway's port 80. Repeatable.
     #[arg(long, value_name = "HOST1:PORT1:HOST2:PORT2")]
     pub connect_to: Vec<String>,
-    /// Send the request N times.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    pub count: u32,
+    /// Send the request N times (at most --max-requests).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: u64,
     /// Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant].
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
@@ -90,6 +155,8 @@ pub struct SimulateArgs {
     /// Output: text (a tree for one request, a line per request for several) or json.
     #[arg(short, long, value_enum, default_value_t = SimulateFormat::Text)]
     pub output: SimulateFormat,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 /// Print a malformed request argument as diagnostic PCTL5001 (the caller exits 2).
@@ -115,15 +182,16 @@ pub fn read_identity(arg: &str) -> Result<serde_json::Value, String> {
 fn read_json(flag: &str, arg: &str) -> Result<serde_json::Value, String> {
     let text = match arg.strip_prefix('@') {
         Some(path) => {
-            let bytes = std::fs::File::open(path)
-                .map_err(|e| policyctl::StreamError::Io(e.to_string()))
-                .and_then(|f| policyctl::read_stream(f, schedule::MAX_BYTES))
-                .map_err(|e| match e {
-                    policyctl::StreamError::Io(e) => format!("{flag} @{path}: cannot read: {e}"),
-                    policyctl::StreamError::TooLarge(_) => {
-                        format!("{flag} @{path}: more than 64 MiB")
-                    }
-                })?;
+            let bytes =
+                policyctl::read_bounded_file(std::path::Path::new(path), schedule::MAX_BYTES)
+                    .map_err(|e| match e {
+                        policyctl::StreamError::Io(e) => {
+                            format!("{flag} @{path}: cannot read: {e}")
+                        }
+                        policyctl::StreamError::TooLarge(_) => {
+                            format!("{flag} @{path}: more than 64 MiB")
+                        }
+                    })?;
             String::from_utf8(bytes).map_err(|_| format!("{flag} @{path}: not UTF-8 text"))?
         }
         None => arg.to_string(),
@@ -184,9 +252,9 @@ pub fn common_of(
 }
 
 pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
-    let seq = match &a.requests {
+    let plan = match &a.requests {
         Some(file) => match from_file(&a, file) {
-            Ok(seq) => seq,
+            Ok(plan) => plan,
             Err(Bad::Request(m)) => return Ok(bad_request(ui, m)),
             Err(Bad::File(sources, d)) => {
                 let mut diags = policyctl::diag::Diagnostics::default();
@@ -196,35 +264,47 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
         },
         None => match request_of(&a) {
-            Ok((req, interval)) => (0..a.count)
-                .map(|i| Timed {
-                    at: interval.saturating_mul(i),
-                    request: req.clone(),
-                })
-                .collect(),
+            Ok((req, interval)) => {
+                let planned = Planned {
+                    start: Duration::ZERO,
+                    count: a.count,
+                    interval,
+                    request: req,
+                };
+                if planned.last().is_none() {
+                    return Ok(bad_request(
+                        ui,
+                        format!(
+                            "--count {} --interval {}: the last request would be beyond the simulated clock ({})",
+                            a.count,
+                            a.interval.as_deref().unwrap_or("0"),
+                            policyctl::simulate::MAX_TIME_TEXT
+                        ),
+                    ));
+                }
+                Plan {
+                    entries: vec![planned],
+                }
+            }
             Err(m) => return Ok(bad_request(ui, m)),
         },
     };
+    if let Some(o) = a.budget.check(plan.len(), ui) {
+        return Ok(o);
+    }
     let jwks = match read_jwks(&a.jwks) {
         Ok(j) => j,
         Err(m) => return Ok(bad_request(ui, m)),
     };
-    let loaded = a.input.load()?;
-    let analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &a.input.generate_options(),
-        &Default::default(),
-    );
-    // The 1.5 wasm sha256 placeholder does not matter to a simulation.
-    let mut diags = policyctl::diag::Diagnostics::default();
-    for d in analysis.diagnostics.iter() {
-        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
-            diags.push(d.clone());
-        }
-    }
-    ui.diagnostics(&loaded, &diags);
-    if analysis.diagnostics.has_trouble() {
+    let mut loaded = a.input.load()?;
+    // The findings about the generated objects (the 1.5 wasm sha256 placeholder) are left out:
+    // they do not matter to a simulation.
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.diagnostics(&loaded, &analysis.findings.kept);
+    if analysis.findings.kept.has_trouble() {
         return Ok(Outcome::Trouble);
     }
     let mut sim = match Simulation::new(&analysis.topology, &analysis.generated.objects) {
@@ -233,28 +313,78 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
     };
     sim.gateway = a.gateway.clone();
     sim.jwks = std::sync::Arc::new(jwks);
-    let traces = sim.run(&seq);
-    let out = match a.output {
-        SimulateFormat::Json => {
-            // Serialised straight from the traces (no JSON tree built first).
-            #[derive(serde::Serialize)]
-            struct Out<'a> {
-                requests: &'a [policyctl::simulate::Trace],
-            }
-            let mut s = policyctl::render::terminal::json(
-                serde_json::to_string_pretty(&Out { requests: &traces })
-                    .map_err(|e| CliError::Io(e.to_string()))?,
-            );
-            s.push('\n');
-            s
-        }
-        SimulateFormat::Text if traces.len() == 1 => text::tree(&traces[0]),
-        SimulateFormat::Text => text::lines(&traces),
-    };
-    ui.out(&out)?;
+    sim.budget = a.budget.limits();
+    let outcome = play(&sim, &plan, a.output, ui)?;
     std::mem::forget(analysis);
     std::mem::forget(loaded);
-    Ok(Outcome::Clean)
+    Ok(outcome)
+}
+
+/// Simulate the requests of `plan` one at a time, each written as soon as it is decided: a run of
+/// millions holds one trace. A request that exceeds an evaluation budget ends the run (PCTL5013),
+/// what was written before it kept (and JSON closed).
+fn play(
+    sim: &Simulation<'_>,
+    plan: &Plan,
+    format: SimulateFormat,
+    ui: &Ui,
+) -> Result<Outcome, CliError> {
+    let single = plan.len() == 1;
+    let mut stopped = None;
+    ui.out_with(|o| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, o);
+        let (mut allowed, mut undecided, mut n) = (0u64, 0u64, 0u64);
+        if format == SimulateFormat::Json {
+            w.write_all(b"{\n  \"requests\": [")?;
+        }
+        for (at, req) in plan.iter() {
+            let trace = match sim.request(at, req) {
+                Ok(t) => t,
+                Err(e) => {
+                    stopped = Some((n + 1, e));
+                    break;
+                }
+            };
+            n += 1;
+            allowed += u64::from(trace.allowed);
+            undecided += u64::from(trace.undecided.is_some());
+            match format {
+                SimulateFormat::Json => {
+                    w.write_all(if n == 1 { b"\n" } else { b",\n" })?;
+                    write_json(&mut w, &trace)?;
+                }
+                SimulateFormat::Text if single => w.write_all(text::tree(&trace).as_bytes())?,
+                SimulateFormat::Text => w.write_all(text::line(n, &trace).as_bytes())?,
+            }
+        }
+        match format {
+            SimulateFormat::Json if n == 0 => w.write_all(b"]\n}\n")?,
+            SimulateFormat::Json => w.write_all(b"\n  ]\n}\n")?,
+            SimulateFormat::Text if single => {}
+            SimulateFormat::Text => w.write_all(text::summary(n, allowed, undecided).as_bytes())?,
+        }
+        w.flush()?;
+        Ok(())
+    })?;
+    Ok(match stopped {
+        Some((number, e)) => over_budget(ui, number, &e),
+        None => Outcome::Clean,
+    })
+}
+
+/// One trace as an element of the `requests` list: pretty-printed, indented as serde_json
+/// indents it inside `{"requests": [...]}`, control characters a terminal would act on escaped.
+fn write_json(w: &mut impl Write, t: &Trace) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(t).map_err(|e| CliError::Io(e.to_string()))?;
+    let text = policyctl::render::terminal::json(text);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            w.write_all(b"\n")?;
+        }
+        w.write_all(b"    ")?;
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Why the requests could not be read: a malformed flag (PCTL5001), or a diagnostic about the
@@ -265,7 +395,7 @@ enum Bad {
 }
 
 /// The sequence of `--requests FILE`, with the flags as defaults for every entry.
-fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
+fn from_file(a: &SimulateArgs, file: &str) -> Result<Plan, Bad> {
     let common =
         common_of(&a.assume, a.response_body.as_deref(), &a.connect_to).map_err(Bad::Request)?;
     let mut defaults = schedule::Defaults {
@@ -299,9 +429,7 @@ fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
     let bytes = if file == "-" {
         policyctl::read_stream(std::io::stdin().lock(), schedule::MAX_BYTES)
     } else {
-        std::fs::File::open(file)
-            .map_err(|e| policyctl::StreamError::Io(e.to_string()))
-            .and_then(|f| policyctl::read_stream(f, schedule::MAX_BYTES))
+        policyctl::read_bounded_file(std::path::Path::new(file), schedule::MAX_BYTES)
     };
     let bytes = bytes.map_err(|e| match e {
         policyctl::StreamError::Io(e) => unreadable(
@@ -316,18 +444,22 @@ fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
             "use `count` and `interval` in an entry to repeat a request instead of listing every one",
         ),
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        unreadable(
-            format!(
-                "the request file {name} is not UTF-8 text (byte {})",
-                e.utf8_error().valid_up_to()
-            ),
-            "save it as UTF-8",
-        )
-    })?;
+    // Lone carriage returns are line breaks, as in manifests.
+    let text = String::from_utf8(bytes)
+        .map(|t| policyctl::line_feeds(&t))
+        .map_err(|e| {
+            unreadable(
+                format!(
+                    "the request file {name} is not UTF-8 text (byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+                "save it as UTF-8",
+            )
+        })?;
     let mut sources = SourceMap::default();
     let id = sources.add(name, text.as_str());
-    schedule::parse(id, name, &text, &defaults).map_err(|d| Bad::File(sources, Box::new(d)))
+    schedule::parse(id, name, &text, &defaults, a.budget.max_requests)
+        .map_err(|d| Bad::File(sources, Box::new(d)))
 }
 
 /// The request and the interval of the flags.

@@ -54,24 +54,20 @@ pub struct StatusArgs {
 
 pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut loaded = a.input.load()?;
-    let opts = policyctl::StatusOptions {
-        respect_status: a.respect_status,
+    let opts = policyctl::RunOptions {
+        status: policyctl::StatusOptions {
+            respect_status: a.respect_status,
+        },
+        ..a.input
+            .run_options(&mut loaded.sources, a.input.generate_options())
     };
-    let gen_opts = a.input.generate_options();
-    let mut analysis = policyctl::analyze(&loaded.model, &loaded.diagnostics, &gen_opts, &opts);
-    let found = a.input.suppress(
-        &mut loaded.sources,
-        &loaded.model,
-        std::mem::take(&mut analysis.diagnostics),
-        true,
-    );
-    ui.report(&a.diag, &loaded.sources, &loaded.model, &found)?;
-    analysis.diagnostics = found.kept;
-    let result = show(&a, ui, &loaded, &analysis)
-        .map(|()| outcome(&analysis.diagnostics, a.input.fail_on(a.fail_on)));
+    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
+    let result = show(&a, ui, &loaded, &run)
+        .map(|()| outcome(&run.findings.kept, a.input.fail_on(a.fail_on)));
     // As in `compute`: the process exits next, so the operating system frees the estate at once
     // instead of millions of small frees.
-    std::mem::forget(analysis);
+    std::mem::forget(run);
     std::mem::forget(loaded);
     result
 }
@@ -81,7 +77,7 @@ fn show(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     if a.routes {
         return show_routes(a, ui, loaded, analysis);
@@ -106,7 +102,11 @@ fn show(
                     };
                     StatusRow {
                         overridden_by: overriders_cell(&s.overridden_by),
-                        paths: paths_cell(s.enforced_on.iter().map(|&i| paths[i].id.as_str())),
+                        paths: paths_cell(
+                            s.enforced_on
+                                .iter()
+                                .map(|&i| analysis.topology.path_id(&paths[i])),
+                        ),
                         ..row(
                             &p.meta,
                             p.kind.kind(),
@@ -165,7 +165,7 @@ fn show_routes(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     let m = &loaded.model;
     let predicted = policyctl::route_conditions(&analysis.topology, &analysis.statuses);
@@ -213,7 +213,7 @@ fn show_gateways(
     a: &StatusArgs,
     ui: &Ui,
     loaded: &policyctl::Loaded,
-    analysis: &policyctl::Analysis,
+    analysis: &policyctl::Run,
 ) -> Result<(), CliError> {
     let m = &loaded.model;
     let predicted = policyctl::gateway_conditions(&analysis.topology, &analysis.statuses);
@@ -306,13 +306,13 @@ fn row(
 /// The PATHS cell of `-o wide`: a gateway-wide policy can be enforced on thousands of paths, and a
 /// table with cells that tall is unreadable (and took gigabytes to lay out on a 100k-object estate):
 /// the first [`WIDE_PATHS_SHOWN`], then how many more; `policyctl explain` shows every path.
-fn paths_cell<'a>(ids: impl ExactSizeIterator<Item = &'a str>) -> String {
+fn paths_cell(ids: impl ExactSizeIterator<Item = String>) -> String {
     let total = ids.len();
-    let mut cell: Vec<&str> = ids.take(WIDE_PATHS_SHOWN).collect();
+    // `ids` is lazy: only the ids shown are built.
+    let mut cell: Vec<String> = ids.take(WIDE_PATHS_SHOWN).collect();
     let more = total - cell.len();
-    let tail = format!("… and {more} more (policyctl explain lists them)");
     if more > 0 {
-        cell.push(&tail);
+        cell.push(format!("… and {more} more (policyctl explain lists them)"));
     }
     cell.join("\n")
 }
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn wide_paths_cell_lists_twenty_then_counts() {
         let ids: Vec<String> = (0..23).map(|i| format!("p{i}")).collect();
-        let all = |n: usize| paths_cell(ids[..n].iter().map(String::as_str));
+        let all = |n: usize| paths_cell(ids[..n].iter().cloned());
         assert_eq!(all(0), "");
         assert_eq!(all(2), "p0\np1");
         assert_eq!(all(20).lines().count(), 20);

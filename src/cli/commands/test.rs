@@ -4,7 +4,8 @@
 use crate::cli::common::{CliError, InputArgs, Outcome, Ui};
 use clap::{Args, ValueEnum};
 use policyctl::render::terminal;
-use policyctl::simulate::cases;
+use policyctl::simulate::{Simulation, cases};
+use std::io::Write;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum TestFormat {
@@ -38,6 +39,8 @@ pub struct TestArgs {
     /// A JWKS document JWT signatures are verified against (as simulate's --jwks). Repeatable.
     #[arg(long, value_name = "[URL=]FILE")]
     pub jwks: Vec<String>,
+    #[command(flatten)]
+    pub budget: super::simulate::BudgetArgs,
 }
 
 fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
@@ -78,96 +81,116 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Err(m) => return Ok(bad_case(ui, m)),
     };
     let mut suites = Vec::new();
+    let mut total_requests = 0u64;
     for f in &files {
-        let text = match std::fs::read_to_string(f) {
+        let text = match read_case_file(f) {
             Ok(t) => t,
-            Err(e) => return Ok(bad_case(ui, format!("{}: cannot read: {e}", f.display()))),
+            Err(m) => return Ok(bad_case(ui, m)),
         };
         match cases::parse(&text) {
-            Ok(c) => suites.push((f.display().to_string(), c)),
+            Ok(c) => {
+                total_requests = c
+                    .iter()
+                    .fold(total_requests, |n, c| n.saturating_add(c.plan.count));
+                suites.push((f.display().to_string(), c));
+            }
             Err(m) => return Ok(bad_case(ui, format!("{}: {m}", f.display()))),
         }
+    }
+    if let Some(o) = a.budget.check(total_requests, ui) {
+        return Ok(o);
     }
     let jwks = match super::simulate::read_jwks(&a.jwks) {
         Ok(j) => std::sync::Arc::new(j),
         Err(m) => return Ok(super::simulate::bad_request(ui, m)),
     };
-    let loaded = a.input.load()?;
-    let analysis = policyctl::analyze(
-        &loaded.model,
-        &loaded.diagnostics,
-        &a.input.generate_options(),
-        &Default::default(),
-    );
-    let mut diags = policyctl::diag::Diagnostics::default();
-    for d in analysis.diagnostics.iter() {
-        if d.code != policyctl::diag::Code::RuntimeValueUnknown {
-            diags.push(d.clone());
-        }
-    }
-    ui.diagnostics(&loaded, &diags);
-    if analysis.diagnostics.has_trouble() {
+    let mut loaded = a.input.load()?;
+    // As `simulate`: without the findings about the generated objects.
+    let opts = a
+        .input
+        .run_options(&mut loaded.sources, a.input.generate_options());
+    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let diags = &analysis.findings.kept;
+    ui.diagnostics(&loaded, diags);
+    if diags.has_trouble() {
         return Ok(Outcome::Trouble);
     }
     // Objects with errors are left out (or not accepted), so the cases run against an estate that
     // is not the one written: the run fails (exit 1) whatever the verdicts.
     let errors = diags.count(policyctl::diag::Severity::Error);
-    let mut results = Vec::new();
-    for (file, c) in &suites {
-        match cases::run(&analysis.topology, &analysis.generated.objects, c, &jwks) {
-            Ok(r) => results.push((file.clone(), r)),
-            Err(m) => return Ok(super::simulate::unsupported(ui, m)),
-        }
-    }
-    let total: usize = results.iter().map(|(_, r)| r.len()).sum();
-    let failed: usize = results
-        .iter()
-        .map(|(_, r)| r.iter().filter(|o| !o.failures.is_empty()).count())
-        .sum();
-
-    let undecided: usize = results
-        .iter()
-        .map(|(_, r)| r.iter().filter(|o| is_undecided(o)).count())
-        .sum();
-    let mut out = String::new();
-    match a.output {
-        TestFormat::Text => {
-            for (file, r) in &results {
-                for o in r {
-                    let mark = if !o.failures.is_empty() {
-                        "FAIL"
-                    } else if is_undecided(o) {
-                        "UNDECIDED"
-                    } else {
-                        "ok  "
-                    };
-                    // Case names and the requests' URLs come from the case files: escaped.
-                    let head = format!("{mark} {file}: {}", o.name);
-                    out.push_str(&format!("{}\n", terminal::line(&head)));
-                    for f in &o.failures {
-                        out.push_str(&format!("       {}\n", terminal::line(f)));
+    let mut sim = match Simulation::new(&analysis.topology, &analysis.generated.objects) {
+        Ok(s) => s,
+        Err(m) => return Ok(super::simulate::unsupported(ui, m)),
+    };
+    sim.jwks = jwks;
+    sim.budget = a.budget.limits();
+    // Text is written case by case as each is decided; JUnit needs every outcome (a few lines
+    // each, whatever the number of requests) before its first line.
+    let mut results: Vec<(String, Vec<cases::Outcome>)> = Vec::new();
+    let (mut total, mut failed, mut undecided) = (0usize, 0usize, 0usize);
+    let mut number = 0u64;
+    let mut stopped = None;
+    ui.out_with(|o| {
+        let mut w = std::io::BufWriter::new(o);
+        'files: for (file, cs) in &suites {
+            let mut outcomes = Vec::new();
+            for c in cs {
+                let o = match cases::run_case(&mut sim, c) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        stopped = Some((file.clone(), c.name.clone(), e));
+                        break 'files;
                     }
-                    if is_undecided(o) {
-                        for u in &o.undecided {
-                            out.push_str(&format!("       {}\n", terminal::line(u)));
-                        }
-                    }
+                };
+                number += c.plan.count;
+                total += 1;
+                failed += usize::from(!o.failures.is_empty());
+                undecided += usize::from(is_undecided(&o));
+                if a.output == TestFormat::Text {
+                    w.write_all(case_text(file, &o).as_bytes())?;
                 }
+                outcomes.push(o);
             }
-            if undecided == 0 {
-                out.push_str(&format!("{} passed, {failed} failed\n", total - failed));
-            } else {
-                out.push_str(&format!(
-                    "{} passed, {failed} failed, {undecided} undecided\n",
-                    total - failed - undecided
-                ));
+            if a.output == TestFormat::Junit {
+                results.push((file.clone(), outcomes));
             }
         }
-        TestFormat::Junit => out.push_str(&junit(&results)),
-    }
-    ui.out(&out)?;
+        if stopped.is_none() {
+            match a.output {
+                TestFormat::Text if undecided == 0 => {
+                    w.write_all(format!("{} passed, {failed} failed\n", total - failed).as_bytes())?
+                }
+                TestFormat::Text => w.write_all(
+                    format!(
+                        "{} passed, {failed} failed, {undecided} undecided\n",
+                        total - failed - undecided
+                    )
+                    .as_bytes(),
+                )?,
+                TestFormat::Junit => w.write_all(junit(&results).as_bytes())?,
+            }
+        }
+        w.flush()?;
+        Ok(())
+    })?;
+    std::mem::forget(sim);
     std::mem::forget(analysis);
     std::mem::forget(loaded);
+    let _ = number;
+    if let Some((file, name, e)) = stopped {
+        let d = policyctl::diag::Diagnostic::new(
+            policyctl::diag::Code::EvaluationBudget,
+            format!("{file}: case {name:?}: {}", e.message()),
+        )
+        .help(format!(
+            "the case's verdict is unknown; raise the budget with {} N if the expression is meant to be that costly",
+            e.flag()
+        ));
+        let mut diags = policyctl::diag::Diagnostics::default();
+        diags.push(d);
+        ui.diagnostics_in(&Default::default(), &diags);
+        return Ok(Outcome::Trouble);
+    }
     if errors > 0 {
         ui.error(&format!(
             "the manifests have {errors} error(s) (above): the cases ran without the objects they reject"
@@ -180,6 +203,55 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Outcome::Clean
     })
 }
+
+/// The text of one case's outcome: its mark and name, then what failed or was undecided.
+fn case_text(file: &str, o: &cases::Outcome) -> String {
+    let mut out = String::new();
+    let mark = if !o.failures.is_empty() {
+        "FAIL"
+    } else if is_undecided(o) {
+        "UNDECIDED"
+    } else {
+        "ok  "
+    };
+    // Case names and the requests' URLs come from the case files: escaped.
+    let head = format!("{mark} {file}: {}", o.name);
+    out.push_str(&format!("{}\n", terminal::line(&head)));
+    for f in &o.failures {
+        out.push_str(&format!("       {}\n", terminal::line(f)));
+    }
+    if is_undecided(o) {
+        for u in &o.undecided {
+            out.push_str(&format!("       {}\n", terminal::line(u)));
+        }
+    }
+    out
+}
+
+/// A case file's text: a regular file (or a pipe) of at most [`MAX_CASE_BYTES`], UTF-8.
+fn read_case_file(f: &std::path::Path) -> Result<String, String> {
+    let bytes = policyctl::read_bounded_file(f, MAX_CASE_BYTES).map_err(|e| match e {
+        policyctl::StreamError::Io(e) => format!("{}: cannot read: {e}", f.display()),
+        policyctl::StreamError::TooLarge(max) => format!(
+            "{}: more than {} MiB, the most a case file may hold",
+            f.display(),
+            max / (1024 * 1024)
+        ),
+    })?;
+    // Lone carriage returns are line breaks, as in manifests.
+    String::from_utf8(bytes)
+        .map(|t| policyctl::line_feeds(&t))
+        .map_err(|e| {
+            format!(
+                "{}: not UTF-8 text (byte {})",
+                f.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })
+}
+
+/// The most bytes a case file may hold, as a request file.
+const MAX_CASE_BYTES: u64 = policyctl::simulate::schedule::MAX_BYTES;
 
 /// The JUnit report of the cases (the dialect `lint -o junit` writes): one suite per case file,
 /// one test case per case, classname `policyctl.test.` and the file's path as a dotted name

@@ -216,6 +216,21 @@ fn replace(json: &str, arg: &str) -> String {
     let old = a.get("old").str().to_string();
     let new = a.get("new").str().to_string();
     let s = string_of(json);
+    // The result can be far longer than its input (chained `@replace`s multiply it): its length
+    // is charged to the request's evaluation budget before it is built.
+    let count = if old.is_empty() {
+        s.chars().count() as u64 + 1
+    } else {
+        s.matches(old.as_str()).count() as u64
+    };
+    let len = (s.len() as u64)
+        .saturating_add(count.saturating_mul(new.len() as u64))
+        .saturating_sub(count.saturating_mul(old.len() as u64));
+    if !crate::simulate::cost::charge_request(1 + len.div_ceil(10), || {
+        format!("Authorino selector modifier @replace:{arg}")
+    }) {
+        return wrap("");
+    }
     if old.is_empty() {
         // Go's strings.ReplaceAll with an empty `old` inserts `new` around every UTF-8 sequence.
         let mut out = new.clone();

@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
     let mut streamed = Vec::new();
     render::objects::write_json_list(&a.generated.objects, &mut streamed).unwrap();
     assert_eq!(String::from_utf8(streamed).unwrap(), list);
-    let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100));
+    let _ = render::diagnostics::human_all(&a.diagnostics, &loaded.sources, Style::plain(100), "");
     let _ = render::diagnostics::json(&a.diagnostics, 0, &loaded.sources);
     let _ = render::diagnostics::github(&a.diagnostics, &loaded.sources);
     let _ = render::diagnostics::short(&a.diagnostics, &loaded.sources);

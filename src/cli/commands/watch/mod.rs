@@ -11,6 +11,7 @@ use notify::{RecursiveMode, Watcher};
 use policyctl::outdir;
 use policyctl::render::terminal;
 use policyctl::{CycleReport, Watch, WatchOptions};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,6 +33,10 @@ pub struct WatchArgs {
     /// writes, prune, marker line), writing only the files that changed.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// With --out-dir: seconds to wait for another policyctl run writing the same folder to finish
+    /// (0: do not wait) [default: 300].
+    #[arg(long, value_name = "SECS", requires = "out_dir")]
+    pub lock_timeout: Option<u64>,
     /// Milliseconds without events before a cycle starts (an editor's save is several events; at
     /// most an hour).
     #[arg(long, value_name = "MS", default_value_t = 50,
@@ -86,14 +91,19 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let _lock = match &a.out_dir {
         Some(dir) => {
             outdir::prepare(dir).map_err(io)?;
-            Some(outdir::lock(dir, true).map_err(io)?)
+            Some(crate::cli::common::lock_out_dir(ui, dir, true, a.lock_timeout).map_err(io)?)
         }
         None => None,
     };
     let (tx, rx) = mpsc::channel::<Wake>();
     let out_dir = a.out_dir.as_deref().map(absolute);
     // Dropped (and stopped) when the command returns.
-    let _watcher = watcher(
+    let dir_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| absolute(r))
+        .filter(|r| r.is_dir())
+        .collect();
+    let mut watcher = watcher(
         &roots,
         Duration::from_millis(a.debounce),
         out_dir.clone(),
@@ -115,8 +125,12 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let mut deferred: Option<Wake> = None;
     let mut report = state.apply(&[]);
     let mut last_resync = Instant::now();
-    // The whole folder is written on the first cycle and after a cycle whose writes failed.
+    // The whole folder is written on the first cycle and after a cycle whose writes failed
+    // (counted, not listed), and on a resync (listed: what it repaired).
     let mut whole = true;
+    let mut listed = false;
+    // Folders among the roots that were removed: watched again once they are back.
+    let mut gone: BTreeSet<PathBuf> = BTreeSet::new();
     loop {
         if report.recomputed {
             cycles += 1;
@@ -126,11 +140,12 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 &a,
                 &state,
                 &report,
-                whole,
+                !listed,
                 written.as_deref(),
                 woke.elapsed(),
             )?;
             whole = written.is_some();
+            listed = !whole;
             if whole {
                 state.forget_outputs();
             }
@@ -163,6 +178,8 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
                         Err(_) => break,
                     }
                 }
+                let back = rewatch(&mut watcher, &dir_roots, Some(&paths), &mut gone);
+                paths.extend(back);
                 if paths.is_empty() {
                     continue;
                 }
@@ -170,15 +187,53 @@ pub fn run(a: WatchArgs, ui: &Ui) -> Result<Outcome, CliError> {
             }
             Ok(Wake::Failed(e)) => {
                 ui.error(&format!("file watching: {e}; recomputing everything"));
+                rewatch(&mut watcher, &dir_roots, None, &mut gone);
                 state.resync()
             }
             Ok(Wake::Resync) | Err(mpsc::RecvTimeoutError::Timeout) => {
                 last_resync = woke;
+                rewatch(&mut watcher, &dir_roots, None, &mut gone);
+                // The folder is compared with the whole state, not only with the last cycle's
+                // changes: files edited by hand are written again, files planted with our
+                // marker pruned.
+                if out_dir.is_some() {
+                    state.forget_outputs();
+                    whole = true;
+                    listed = true;
+                }
                 state.resync()
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(Outcome::Clean),
         };
     }
+}
+
+/// Watch again the folders among the roots that were removed and are back (a watch ends with its
+/// folder): those an event names (their parent's watch sees them removed and created, or renamed
+/// into place, even within one batch), those found gone at an earlier wake, and, on a resync
+/// (`named` is `None`), every one. The roots watched again, whose files are all to be read. A root
+/// now gone is noted.
+fn rewatch(
+    watcher: &mut notify::RecommendedWatcher,
+    roots: &[PathBuf],
+    named: Option<&[PathBuf]>,
+    gone: &mut BTreeSet<PathBuf>,
+) -> Vec<PathBuf> {
+    let mut back = Vec::new();
+    for root in roots {
+        if !root.is_dir() {
+            gone.insert(root.clone());
+            continue;
+        }
+        if gone.contains(root) || named.is_none_or(|n| n.contains(root)) {
+            let _ = watcher.unwatch(root);
+            if watcher.watch(root, RecursiveMode::Recursive).is_ok() {
+                gone.remove(root);
+                back.push(root.clone());
+            }
+        }
+    }
+    back
 }
 
 /// A thread that, once no cycle has run for a while, lets the allocator hand the memory the cycles
@@ -230,7 +285,7 @@ fn watcher(
     quiet: Duration,
     ignored: Option<PathBuf>,
     events: mpsc::Sender<Wake>,
-) -> Result<impl Drop, CliError> {
+) -> Result<notify::RecommendedWatcher, CliError> {
     let (raw_tx, raw_rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(raw_tx)
         .map_err(|e| CliError::Io(format!("cannot watch files: {e}")))?;
@@ -250,6 +305,13 @@ fn watcher(
         watcher
             .watch(&path, mode)
             .map_err(|e| CliError::Io(format!("cannot watch {}: {e}", shown(&path))))?;
+        // A folder's watch ends when the folder is removed: its parent is watched too, so that
+        // the folder created again wakes the loop, which watches it again (`rewatch`).
+        if mode == RecursiveMode::Recursive
+            && let Some(parent) = root.parent()
+        {
+            let _ = watcher.watch(parent, RecursiveMode::NonRecursive);
+        }
     }
     let roots = roots.to_vec();
     // The thread ends when the watcher, which holds the other end of `raw_rx`, is dropped.
@@ -282,7 +344,10 @@ fn options(a: &WatchArgs) -> Result<WatchOptions, CliError> {
 }
 
 /// Bring `--out-dir` up to date with a cycle's changes (`whole`: the changes are every file, and
-/// files of ours not among them are pruned). The error, if the folder could not be written.
+/// files of ours not among them are pruned). The error, if the folder could not be written. With a
+/// folder, the report's lists become what was done to it: a file left as it was (a whole cycle's
+/// unchanged files) is not counted, and after an error nothing is (a refused overwrite wrote
+/// nothing; the next cycle writes the whole folder and counts what it does).
 fn write(dir: Option<&Path>, r: &mut CycleReport, first: bool) -> Option<String> {
     // The texts are written, not shown: they are taken (a large Limitador's is tens of megabytes,
     // shared with the state, which would copy it to change it while they are held).
@@ -294,8 +359,29 @@ fn write(dir: Option<&Path>, r: &mut CycleReport, first: bool) -> Option<String>
         .map(|c| (c.file.clone(), c.object.clone(), c.content.take()))
         .collect();
     let dir = dir?;
-    let result = outdir::plan_changes(dir, changes, first).and_then(|s| outdir::apply(dir, &s));
-    result.err().map(|e| e.to_string())
+    let steps =
+        outdir::plan_changes(dir, changes, first).and_then(|s| outdir::apply(dir, &s).map(|()| s));
+    r.created.clear();
+    r.updated.clear();
+    r.deleted.clear();
+    let steps = match steps {
+        Ok(s) => s,
+        Err(e) => return Some(e.to_string()),
+    };
+    for s in steps {
+        let list = match s.action {
+            outdir::Action::Created => &mut r.created,
+            outdir::Action::Updated => &mut r.updated,
+            outdir::Action::Pruned | outdir::Action::Leftover => &mut r.deleted,
+            outdir::Action::Unchanged => continue,
+        };
+        list.push(policyctl::FileChange {
+            file: s.file,
+            object: s.object,
+            content: None,
+        });
+    }
+    None
 }
 
 /// Print one cycle.
@@ -359,7 +445,7 @@ fn show(
         }
         Some(View::Explain { .. }) => match &r.explain {
             Some(Ok(e)) => out.push_str(&policyctl::render::explain::text(e)),
-            Some(Err(m)) => out.push_str(&format!("  {}\n", terminal::line(m))),
+            Some(Err(m)) => out.push_str(&format!("  {}\n", terminal::line(&m.to_string()))),
             None => {}
         },
         None => {}

@@ -6,6 +6,8 @@
 //! lists the operator itself orders non-deterministically are put in a canonical order. Owns the
 //! comparison and the unified text diff (`similar`); must not read files or choose exit codes.
 
+pub mod text;
+
 use crate::generate::object::{AUTH_CONFIG_API_VERSION, Object};
 use serde_json::Value;
 use similar::TextDiff;
@@ -351,7 +353,7 @@ impl<'a> Comparison<'a> {
             .collect();
         let limitadors = desired
             .iter()
-            .filter(|(_, o)| o.kind() == "Limitador")
+            .filter(|(_, o)| matches!(o, Object::Limitador(_)))
             .map(|(k, o)| (k.clone(), o.to_value()))
             .collect();
         Comparison {

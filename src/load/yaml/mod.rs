@@ -1,7 +1,15 @@
-//! The YAML crate lives here and only here (serde-saphyr; see Cargo.toml for why).
+//! The YAML crates live here and only here (serde-saphyr, and the parser it reads with; see
+//! Cargo.toml for why).
 //!
-//! Parses one document's text into a [`RawDocument`], with every [`Sp`] span made absolute in its file,
-//! and classifies parse errors. Must not know about validation or the model beyond the raw shapes.
+//! Parses one document's text into a [`Node`] tree, with every span made absolute in its file, and
+//! classifies parse errors. A document is read straight from the parser's events (`events.rs`) when
+//! that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which then gives every
+//! finding. Must not know about validation or the model beyond the raw shapes.
+
+#[cfg(test)]
+mod differential;
+mod events;
+mod scalar;
 
 use super::node::Node;
 use crate::diag::Code;
@@ -33,7 +41,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Sp<T> {
 }
 
 /// A parse failure, classified, with the absolute position when known.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct ParseError {
     pub code: Code,
     pub message: String,
@@ -146,7 +154,11 @@ fn limit_message(e: &serde_saphyr::Error, l: &Limits) -> Option<String> {
 }
 
 fn options() -> serde_saphyr::Options {
-    let l = DOCUMENT;
+    options_within(&DOCUMENT)
+}
+
+/// serde-saphyr's options for a manifest document read within `l`.
+fn options_within(l: &Limits) -> serde_saphyr::Options {
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_documents: 2,
@@ -168,9 +180,36 @@ fn options() -> serde_saphyr::Options {
 
 /// Parse the text of one document (located at `base` in `source`) into a tree of spanned values.
 pub(super) fn parse_node(source: SourceId, base: usize, text: &str) -> Result<Node, ParseError> {
+    parse_node_within(source, base, text, &DOCUMENT)
+}
+
+/// [`parse_node`] within limits `l` (the tests read with small ones). The tree is built straight
+/// from the parser's events when `events.rs` takes the document (it takes only those serde-saphyr
+/// reads without a finding, exactly as serde-saphyr reads them); serde-saphyr reads every other one,
+/// and gives every finding.
+fn parse_node_within(
+    source: SourceId,
+    base: usize,
+    text: &str,
+    l: &Limits,
+) -> Result<Node, ParseError> {
+    match events::tree(source, base, text, l) {
+        Some(node) => Ok(node),
+        None => parse_node_serde(source, base, text, l),
+    }
+}
+
+/// [`parse_node_within`] by serde-saphyr alone: every document `events.rs` does not take, and the
+/// reading the differential tests compare the whole loader with.
+fn parse_node_serde(
+    source: SourceId,
+    base: usize,
+    text: &str,
+    l: &Limits,
+) -> Result<Node, ParseError> {
     BASE.with(|b| b.set((source, base)));
-    serde_saphyr::from_str_with_options::<Node>(text, options())
-        .map_err(|e| classify(source, base, text, &e))
+    serde_saphyr::from_str_with_options::<Node>(text, options_within(l))
+        .map_err(|e| classify(source, base, text, &e, l))
 }
 
 /// A serde_json error as a syntax [`ParseError`] at its line and column (within `text`, located
@@ -224,13 +263,19 @@ fn error_position(text: &str, e: &serde_saphyr::Error) -> (usize, usize) {
         .unwrap_or((0, 0))
 }
 
-fn classify(source: SourceId, base: usize, text: &str, e: &serde_saphyr::Error) -> ParseError {
+fn classify(
+    source: SourceId,
+    base: usize,
+    text: &str,
+    e: &serde_saphyr::Error,
+    l: &Limits,
+) -> ParseError {
     let (off, len) = error_position(text, e);
     let span = Span::new(source, base + off, len);
     let message = e.without_snippet().to_string();
     let message = strip_location_suffix(&message).to_string();
     let lower = message.to_lowercase();
-    if let Some(message) = limit_message(e, &DOCUMENT) {
+    if let Some(message) = limit_message(e, l) {
         return ParseError {
             code: Code::InputLimit,
             message,

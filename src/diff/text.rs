@@ -1,6 +1,8 @@
-//! `policyctl diff` output: unified (coloured on a terminal), stat, JSON and Markdown.
+//! `policyctl diff` output: unified (coloured on a terminal), stat, JSON and Markdown. Here, not in
+//! `render/`, so that `render` does not import `diff` while `diff` writes its sides' YAML and escapes
+//! names through `render`.
 
-use crate::diff::{Change, Impact, ObjectDiff};
+use super::{Change, Impact, ObjectDiff};
 use std::fmt::Write;
 
 fn paint(line: &str, color: bool) -> String {
@@ -109,7 +111,7 @@ pub fn json(diffs: &[ObjectDiff], impact: Option<&Impact>) -> String {
         "objects": diffs.iter().filter(|d| d.change != Change::Unchanged).collect::<Vec<_>>(),
         "impact": impact,
     });
-    let mut s = super::terminal::json(serde_json::to_string_pretty(&v).unwrap_or_default());
+    let mut s = crate::render::terminal::json(serde_json::to_string_pretty(&v).unwrap_or_default());
     s.push('\n');
     s
 }
