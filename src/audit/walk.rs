@@ -1,0 +1,1046 @@
+//! The walk over every path and hostname: the action sets the gateway's wasm configuration holds
+//! for it (found by name, as the operator names them), what each set's actions do on the
+//! requests of its route match, and what every limit and AuthPolicy rule did on each set it is in
+//! (for `findings`).
+//!
+//! What a set's actions do depends only on the actions (shared by the paths of a route and its
+//! effective policies), the match predicates (shared by the sets of a rule match) and the
+//! AuthConfig the auth action names, so it is computed once per distinct triple.
+
+use super::logic::{self, Formula};
+use super::{Coverage, Row, State};
+use crate::generate::actions::{
+    AUTH_SERVICE, Action, ConditionalData, RATELIMIT_CHECK_SERVICE, RATELIMIT_SERVICE,
+};
+use crate::generate::object::{ActionSet, AuthConfig, LimitadorLimit, Object};
+use crate::generate::{hostnames, names};
+use crate::model::{KuadrantVersion, PathMatchType, PolicyBody, PolicyKind, RuleMatches};
+use crate::pipeline::Analysis;
+use crate::resolve::{AUTH_CONDITIONS_KEY, PathEffective, RuleValue};
+use crate::topology::Path;
+use foldhash::{HashMap, HashMapExt};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// A limit as its conditionalData entries name it: the descriptor key of its identifier.
+pub(super) type LimitId = Arc<str>;
+
+/// What the walk gathered.
+#[derive(Default)]
+pub(super) struct Walked {
+    pub(super) rows: Vec<Row>,
+    /// By limit identifier.
+    pub(super) limits: BTreeMap<LimitId, LimitStats>,
+    /// By route (index into `Model::routes`) and limit identifier: the Limitador counter.
+    pub(super) counters: BTreeMap<(usize, LimitId), CounterStats>,
+    /// By source policy and effective rule key (`authentication#name`, or the top-level `when`'s
+    /// key): the AuthPolicy conditions met on the route rules they reach.
+    pub(super) auth_rules: BTreeMap<(usize, String), AuthRuleStats>,
+    /// Limit identifier → (policy, limit name).
+    pub(super) limit_names: HashMap<String, (usize, String)>,
+}
+
+/// One limit over every action set it is in.
+#[derive(Default)]
+pub(super) struct LimitStats {
+    /// Sets that hold it.
+    pub(super) seen: usize,
+    /// Sets on whose requests its predicates can hold.
+    pub(super) applies: usize,
+    /// A set on which they cannot: (route, rule, the match).
+    pub(super) never_example: Option<(usize, String, String)>,
+    /// Its predicates (top-level `when` and its own), joined.
+    pub(super) predicates: String,
+    /// By rate (`max_value`, `seconds`): on how many applying sets another limit (or rate) makes
+    /// it never decide, and the first such explanation.
+    pub(super) shadowed: BTreeMap<(i64, i64), (usize, Option<String>)>,
+    /// Its counters (and data) that read `auth.`, and the route rules where no auth action runs
+    /// before them.
+    pub(super) reads_auth: Vec<String>,
+    pub(super) without_auth: BTreeSet<(usize, String)>,
+}
+
+/// One Limitador counter: a limit in its route's namespace.
+#[derive(Default)]
+pub(super) struct CounterStats {
+    /// The gateways (indices) and hostnames of the sets on whose requests it can count.
+    pub(super) hosts: BTreeSet<(usize, String)>,
+    /// Its counter qualifiers (`variables`, the expressions).
+    pub(super) variables: Vec<String>,
+    /// Its rates, as `N per Ss`.
+    pub(super) rates: Vec<String>,
+}
+
+/// One AuthPolicy condition over every set its AuthConfig serves.
+#[derive(Default)]
+pub(super) struct AuthRuleStats {
+    pub(super) seen: usize,
+    pub(super) holds: usize,
+    pub(super) predicates: String,
+    pub(super) never_example: Option<(usize, String, String)>,
+}
+
+/// The state of one kind of protection on the requests of one action set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Reach {
+    /// Its action runs on every request of the set.
+    Full,
+    /// Only when this conjunction holds.
+    When(Vec<String>),
+    /// Its predicates never hold on the set's requests.
+    Never(String),
+    /// Authentication is not required (an anonymous rule, or none at all).
+    Anonymous(String),
+    /// No such action in the set.
+    Absent,
+}
+
+/// One limit entry of a set's rate-limit action, and what it does there.
+struct Entry {
+    id: LimitId,
+    predicates: String,
+    never: bool,
+    full: bool,
+    reads_auth: Vec<String>,
+    /// Per rate of the limit: a limit that makes it never decide here.
+    shadowed: Vec<((i64, i64), Option<String>)>,
+    variables: Vec<String>,
+    rates: Vec<String>,
+}
+
+/// What one set's actions do.
+struct SetOut {
+    auth: Reach,
+    auth_policies: Vec<String>,
+    rate_limit: Reach,
+    rate_limit_policies: Vec<String>,
+    kinds: Vec<&'static str>,
+    has_auth: bool,
+    entries: Vec<Entry>,
+    /// (policy, rule key, holds here, predicates).
+    auth_rules: Vec<(usize, String, bool, String)>,
+}
+
+/// The generated objects, indexed for the walk.
+struct Objects<'a> {
+    /// Per gateway: its action sets by name; `None` without a wasm configuration.
+    sets: Vec<Option<HashMap<&'a str, &'a ActionSet>>>,
+    auth_configs: HashMap<&'a str, &'a AuthConfig>,
+    /// Limitador limits by namespace and condition.
+    limits: HashMap<(&'a str, &'a str), Vec<&'a LimitadorLimit>>,
+}
+
+impl<'a> Objects<'a> {
+    fn new(a: &'a Analysis<'_>) -> Self {
+        let m = a.topology.model;
+        let mut by_key: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, g) in m.gateways.iter().enumerate() {
+            by_key
+                .entry((g.meta.namespace.as_str(), g.meta.name.as_str()))
+                .or_insert(i);
+        }
+        let mut sets: Vec<Option<HashMap<&'a str, &'a ActionSet>>> = vec![None; m.gateways.len()];
+        let mut auth_configs = HashMap::new();
+        let mut limits: HashMap<(&str, &str), Vec<&LimitadorLimit>> = HashMap::new();
+        for o in &a.generated.objects {
+            match o {
+                Object::Wasm(w) => {
+                    let meta = &w.shell["metadata"];
+                    let ns = meta["namespace"].as_str().unwrap_or("");
+                    let name = meta["name"].as_str().unwrap_or("");
+                    let Some(g) = name
+                        .strip_prefix("kuadrant-")
+                        .and_then(|gw| by_key.get(&(ns, gw)))
+                    else {
+                        continue;
+                    };
+                    let index = w
+                        .config
+                        .action_sets
+                        .iter()
+                        .map(|s| (s.name.as_str(), s))
+                        .collect();
+                    sets[*g] = Some(index);
+                }
+                Object::AuthConfig(c) => {
+                    auth_configs.insert(c.name.as_str(), &**c);
+                }
+                Object::Limitador(l) => {
+                    for x in &l.limits {
+                        for c in &x.conditions {
+                            limits
+                                .entry((&*x.namespace, c.as_str()))
+                                .or_default()
+                                .push(x);
+                        }
+                    }
+                }
+                Object::Tree(_) => {}
+            }
+        }
+        Objects {
+            sets,
+            auth_configs,
+            limits,
+        }
+    }
+}
+
+/// The state of the walk.
+struct Walk<'a, 'm> {
+    a: &'a Analysis<'m>,
+    objects: Objects<'a>,
+    /// Policy locator text → its index.
+    locators: HashMap<String, usize>,
+    /// Limit identifier → (policy, limit name).
+    limit_names: HashMap<String, (usize, String)>,
+    /// The CEL issues of each path: the kinds whose action was dropped.
+    dropped: HashMap<&'a str, Vec<PolicyKind>>,
+    formulas: HashMap<String, Arc<Formula>>,
+    sets: HashMap<(usize, usize, usize, usize), Arc<SetOut>>,
+    matches: HashMap<(usize, usize), Arc<[String]>>,
+    coverage: HashMap<Vec<usize>, (Arc<Coverage>, Arc<Coverage>)>,
+    out: Walked,
+}
+
+pub(super) fn walk(a: &Analysis<'_>) -> Walked {
+    let m = a.topology.model;
+    let mut locators = HashMap::new();
+    let mut limit_names = HashMap::new();
+    for (i, p) in m.policies.iter().enumerate() {
+        locators.insert(p.locator().to_string(), i);
+        let (token, spec) = match &p.body {
+            PolicyBody::RateLimit(s) => (false, s),
+            PolicyBody::TokenRateLimit(s) => (true, s),
+            _ => continue,
+        };
+        for name in spec.limits.keys() {
+            let id = names::limit_identifier(token, &p.meta.namespace, &p.meta.name, name);
+            limit_names.insert(id, (i, name.clone()));
+        }
+    }
+    let mut dropped: HashMap<&str, Vec<PolicyKind>> = HashMap::new();
+    for c in &a.generated.cel_issues {
+        dropped.entry(c.path_id.as_str()).or_default().push(c.kind);
+    }
+    let mut w = Walk {
+        a,
+        objects: Objects::new(a),
+        locators,
+        limit_names,
+        dropped,
+        formulas: HashMap::new(),
+        sets: HashMap::new(),
+        matches: HashMap::new(),
+        coverage: HashMap::new(),
+        out: Walked::default(),
+    };
+    let paths = a.topology.path_list();
+    for (i, (p, pe)) in paths.iter().zip(&a.effective).enumerate() {
+        w.path(i, p, pe);
+    }
+    w.out.limit_names = w.limit_names;
+    w.out
+}
+
+/// `namespace/name` of a policy locator's object, as `Kind namespace/name`.
+fn display(m: &crate::model::Model, locators: &HashMap<String, usize>, l: &str) -> String {
+    locators
+        .get(l)
+        .map_or_else(|| l.to_string(), |&i| m.policies[i].display())
+}
+
+impl<'a> Walk<'a, '_> {
+    fn path(&mut self, index: usize, p: &Path, pe: &PathEffective) {
+        let t = &self.a.topology;
+        let m = t.model;
+        let g = &m.gateways[p.gateway];
+        let l = &g.spec.listeners[p.listener];
+        let r = &m.routes[p.route];
+        let route_hosts: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
+        let hosts = hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &route_hosts);
+        let matches = self.matches_of(p);
+        let row = |hostname: Option<&str>, auth: Arc<Coverage>, rate_limit: Arc<Coverage>| Row {
+            path: index,
+            gateway: g.meta.key(),
+            listener: l.name.value.clone(),
+            hostname: hostname.map(str::to_string),
+            route_kind: r.spec.kind.kind(),
+            route: r.meta.key(),
+            rule: p.rule_name.clone(),
+            matches: Arc::clone(&matches),
+            auth,
+            rate_limit,
+        };
+        if hosts.is_empty() {
+            let why = format!(
+                "invalid path: no hostname of the route is within listener {}'s (PCTL2005); it gets no action set",
+                l.name.value
+            );
+            let (auth, rl) = self.absent(p, pe, Some(&why));
+            self.out.rows.push(row(None, auth, rl));
+            return;
+        }
+        if self.a.generated.rejected_gateways.contains(&p.gateway) {
+            let why = format!(
+                "the wasm-shim refuses the wasm configuration of Gateway {} (PCTL3008): nothing is enforced on it",
+                g.meta.key()
+            );
+            let c = Arc::new(Coverage::none(why));
+            for h in hosts {
+                self.out
+                    .rows
+                    .push(row(Some(h), Arc::clone(&c), Arc::clone(&c)));
+            }
+            return;
+        }
+        for h in hosts {
+            let mut found: Vec<Option<(Arc<SetOut>, &'a ActionSet)>> = Vec::new();
+            for i in 0..matches.len() {
+                let name = names::action_set_name(&p.id, i, h);
+                let set = self.objects.sets[p.gateway]
+                    .as_ref()
+                    .and_then(|s| s.get(name.as_str()).copied());
+                found.push(set.map(|s| (self.set_out(s, pe), s)));
+            }
+            if found.iter().all(Option::is_none) {
+                let (auth, rl) = self.absent(p, pe, None);
+                self.out.rows.push(row(Some(h), auth, rl));
+                continue;
+            }
+            for (set, text) in found.iter().zip(matches.iter()) {
+                if let Some((set, _)) = set {
+                    self.record(p, h, text, set);
+                }
+            }
+            let key: Vec<usize> = found
+                .iter()
+                .map(|f| f.as_ref().map_or(0, |(o, _)| Arc::as_ptr(o) as usize))
+                .collect();
+            let (auth, rl) = match self.coverage.get(&key) {
+                Some(c) => c.clone(),
+                None => {
+                    let outs: Vec<Option<&SetOut>> = found
+                        .iter()
+                        .map(|f| f.as_ref().map(|(o, _)| &**o))
+                        .collect();
+                    let c = (
+                        Arc::new(auth_coverage(&outs, &matches)),
+                        Arc::new(rate_limit_coverage(&outs, &matches)),
+                    );
+                    self.coverage.insert(key, c.clone());
+                    c
+                }
+            };
+            self.out.rows.push(row(Some(h), auth, rl));
+        }
+    }
+
+    /// The coverage of a row without any action set: why there is none.
+    fn absent(
+        &self,
+        p: &Path,
+        pe: &PathEffective,
+        invalid: Option<&str>,
+    ) -> (Arc<Coverage>, Arc<Coverage>) {
+        let m = self.a.topology.model;
+        let dropped = self.dropped.get(p.id.as_str());
+        let why = |policies: Vec<String>, kind: PolicyKind, what: &str| -> String {
+            if policies.is_empty() {
+                return format!("no {what}");
+            }
+            if let Some(i) = invalid {
+                return i.to_string();
+            }
+            let names = policies.join(", ");
+            if dropped.is_some_and(|d| d.contains(&kind)) {
+                return format!(
+                    "{names}: its action is dropped, a predicate is invalid CEL (PCTL3006, InvalidCelExpression)"
+                );
+            }
+            if self.objects.sets[p.gateway].is_none() {
+                return format!(
+                    "{names}: Gateway {} has no Kuadrant wasm configuration (its GatewayClass is not Istio's or Envoy Gateway's)",
+                    m.gateways[p.gateway].meta.key()
+                );
+            }
+            if m.routes[p.route].spec.rules[p.rule].matches.len() == 0
+                && m.version == KuadrantVersion::V1_4
+            {
+                return format!("{names}: `matches: []` gets no action set on 1.4");
+            }
+            format!("{names}: no action set")
+        };
+        let sources = |e: &Option<Arc<crate::resolve::Effective>>| -> Vec<String> {
+            e.as_ref()
+                .map(|e| {
+                    let mut v: Vec<usize> = e.policies.clone();
+                    v.sort_unstable();
+                    v.dedup();
+                    v.into_iter().map(|i| m.policies[i].display()).collect()
+                })
+                .unwrap_or_default()
+        };
+        let auth = why(sources(&pe.auth), PolicyKind::Auth, "AuthPolicy");
+        let mut rl_policies = sources(&pe.rate_limit);
+        rl_policies.extend(sources(&pe.token_rate_limit));
+        let rl_kind = if pe.rate_limit.is_some() {
+            PolicyKind::RateLimit
+        } else {
+            PolicyKind::TokenRateLimit
+        };
+        let mut rl = why(
+            rl_policies,
+            rl_kind,
+            "RateLimitPolicy or TokenRateLimitPolicy",
+        );
+        if pe.rate_limit.is_some()
+            && pe.token_rate_limit.is_some()
+            && dropped.is_some_and(|d| d.contains(&PolicyKind::TokenRateLimit))
+            && invalid.is_none()
+        {
+            rl = format!("{rl}; the TokenRateLimitPolicy action is dropped too (PCTL3006)");
+        }
+        (Arc::new(Coverage::none(auth)), Arc::new(Coverage::none(rl)))
+    }
+
+    /// The compact text of the matches of a path's rule, one per action set (empty on 1.4 for
+    /// `matches: []`, which gets none).
+    fn matches_of(&mut self, p: &Path) -> Arc<[String]> {
+        let m = self.a.topology.model;
+        let version = m.version;
+        self.matches
+            .entry((p.route, p.rule))
+            .or_insert_with(|| {
+                let rule = &m.routes[p.route].spec.rules[p.rule];
+                let texts: Vec<String> = match &rule.matches {
+                    RuleMatches::Http(ms) if ms.is_empty() => {
+                        if version == KuadrantVersion::V1_4 {
+                            vec![]
+                        } else {
+                            vec!["/*".into()]
+                        }
+                    }
+                    RuleMatches::Http(ms) => ms.iter().map(http_match_text).collect(),
+                    RuleMatches::Grpc(ms) if ms.is_empty() => vec!["*".into()],
+                    RuleMatches::Grpc(ms) => ms.iter().map(grpc_match_text).collect(),
+                };
+                texts.into()
+            })
+            .clone()
+    }
+
+    fn formula(&mut self, text: &str) -> Arc<Formula> {
+        if let Some(f) = self.formulas.get(text) {
+            return Arc::clone(f);
+        }
+        let f = Arc::new(Formula::parse(text));
+        self.formulas.insert(text.to_string(), Arc::clone(&f));
+        f
+    }
+
+    fn formulas(&mut self, texts: &[String]) -> Vec<Arc<Formula>> {
+        texts.iter().map(|t| self.formula(t)).collect()
+    }
+
+    /// What the actions of `set` do on its requests (memoised).
+    fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective) -> Arc<SetOut> {
+        let auth_scope = set.auth_scope.as_ref();
+        let spec = self
+            .objects
+            .auth_configs
+            .get(auth_scope)
+            .map_or(0, |c| Arc::as_ptr(&c.spec) as usize);
+        let key = (
+            Arc::as_ptr(&set.actions) as *const Action as usize,
+            Arc::as_ptr(&set.predicates) as *const String as usize,
+            spec,
+            pe.auth.as_ref().map_or(0, |e| Arc::as_ptr(e) as usize),
+        );
+        if let Some(o) = self.sets.get(&key) {
+            return Arc::clone(o);
+        }
+        let o = Arc::new(self.compute_set(set, pe));
+        self.sets.insert(key, Arc::clone(&o));
+        o
+    }
+
+    fn compute_set(&mut self, set: &'a ActionSet, pe: &PathEffective) -> SetOut {
+        let m = self.a.topology.model;
+        let route_preds = self.formulas(&set.predicates);
+        let route: Vec<&Formula> = route_preds.iter().map(|f| &**f).collect();
+        let mut out = SetOut {
+            auth: Reach::Absent,
+            auth_policies: vec![],
+            rate_limit: Reach::Absent,
+            rate_limit_policies: vec![],
+            kinds: vec![],
+            has_auth: false,
+            entries: vec![],
+            auth_rules: vec![],
+        };
+        let names = |w: &Walk<'_, '_>, sources: &[String]| -> Vec<String> {
+            sources.iter().map(|s| display(m, &w.locators, s)).collect()
+        };
+        // The auth action: its predicates are the AuthPolicy's top-level `when`.
+        let mut auth_preds: Vec<Arc<Formula>> = vec![];
+        if let Some(a) = set.actions.iter().find(|a| a.service == AUTH_SERVICE) {
+            out.has_auth = true;
+            out.auth_policies = names(self, &a.sources);
+            auth_preds = self.formulas(&a.predicates);
+            let q: Vec<&Formula> = auth_preds.iter().map(|f| &**f).collect();
+            let mut both = route.clone();
+            both.extend(q.iter().copied());
+            out.auth = if logic::implies(&route, &q) {
+                Reach::Full
+            } else if logic::never(&both) {
+                Reach::Never(a.predicates.join(" && "))
+            } else {
+                Reach::When(a.predicates.clone())
+            };
+            if out.auth != Reach::Absent
+                && !matches!(out.auth, Reach::Never(_))
+                && let Some(why) = self.anonymous(set.scope_of(a))
+            {
+                out.auth = Reach::Anonymous(why);
+            }
+            if let Some(e) = &pe.auth {
+                let top_holds = !logic::never(&both);
+                if let Some(r) = e.rules.get(AUTH_CONDITIONS_KEY) {
+                    out.auth_rules.push((
+                        r.source,
+                        AUTH_CONDITIONS_KEY.to_string(),
+                        top_holds,
+                        a.predicates.join(" && "),
+                    ));
+                }
+                for r in e.rules.values() {
+                    let RuleValue::Auth(v) = &r.value else {
+                        continue;
+                    };
+                    if r.key.starts_with("patterns#") {
+                        continue;
+                    }
+                    let texts = when_predicates(v);
+                    if texts.is_empty() {
+                        continue;
+                    }
+                    let fs = self.formulas(&texts);
+                    let mut all = both.clone();
+                    all.extend(fs.iter().map(|f| &**f));
+                    out.auth_rules.push((
+                        r.source,
+                        r.key.clone(),
+                        !logic::never(&all),
+                        texts.join(" && "),
+                    ));
+                }
+            }
+        }
+        // The rate-limit actions: one entry per limit (token rate limits by their check action).
+        let mut full = false;
+        let mut conds: Vec<String> = vec![];
+        let mut any = false;
+        let mut policies: BTreeSet<String> = BTreeSet::new();
+        for a in set.actions.iter() {
+            let token = match a.service {
+                RATELIMIT_SERVICE => false,
+                RATELIMIT_CHECK_SERVICE => true,
+                _ => continue,
+            };
+            any = true;
+            let kind = if token {
+                "TokenRateLimitPolicy"
+            } else {
+                "RateLimitPolicy"
+            };
+            if !out.kinds.contains(&kind) {
+                out.kinds.push(kind);
+            }
+            policies.extend(names(self, &a.sources));
+            let mut entries = Vec::new();
+            for cd in &a.conditional_data {
+                let Some(entry) = self.entry(set, a, cd, &route, out.has_auth) else {
+                    continue;
+                };
+                if entry.full {
+                    full = true;
+                } else if !entry.never {
+                    conds.push(entry.predicates.clone());
+                }
+                entries.push(entry);
+            }
+            if !token {
+                self.shadowing(&route, a, &mut entries);
+            }
+            out.entries.extend(entries);
+        }
+        out.rate_limit_policies = policies.into_iter().collect();
+        out.rate_limit = if !any {
+            Reach::Absent
+        } else if full {
+            Reach::Full
+        } else if !conds.is_empty() {
+            conds.dedup();
+            Reach::When(conds)
+        } else {
+            let all: Vec<&str> = out.entries.iter().map(|e| e.predicates.as_str()).collect();
+            Reach::Never(all.join("; "))
+        };
+        out
+    }
+
+    /// One conditionalData entry of a rate-limit action: the limit it counts for.
+    fn entry(
+        &mut self,
+        set: &ActionSet,
+        a: &Action,
+        cd: &ConditionalData,
+        route: &[&Formula],
+        has_auth: bool,
+    ) -> Option<Entry> {
+        let (id, one) = cd.data.first()?;
+        if one != "1" {
+            return None;
+        }
+        let mut texts = a.predicates.clone();
+        texts.extend(cd.predicates.iter().cloned());
+        let fs = self.formulas(&texts);
+        let preds: Vec<&Formula> = fs.iter().map(|f| &**f).collect();
+        let mut both = route.to_vec();
+        both.extend(preds.iter().copied());
+        let never = logic::never(&both);
+        let full = !never && logic::implies(route, &preds);
+        let reads_auth: Vec<String> = cd.data[1..]
+            .iter()
+            .filter(|(k, v)| {
+                !k.starts_with("ratelimit.") && (k.contains("auth.") || v.contains("auth."))
+            })
+            .map(|(_, v)| v.clone())
+            .collect();
+        let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
+        let limits = self
+            .objects
+            .limits
+            .get(&(set.scope_of(a), condition.as_str()))
+            .cloned()
+            .unwrap_or_default();
+        let variables = limits
+            .first()
+            .map(|l| l.variables.clone())
+            .unwrap_or_default();
+        let mut rates: Vec<(i64, i64)> = limits.iter().map(|l| (l.max_value, l.seconds)).collect();
+        rates.sort_unstable();
+        rates.dedup();
+        Some(Entry {
+            id: Arc::from(id.as_str()),
+            predicates: texts.join(" && "),
+            never,
+            full,
+            reads_auth: if has_auth { vec![] } else { reads_auth },
+            shadowed: rates.iter().map(|r| (*r, None)).collect(),
+            variables,
+            rates: rates
+                .iter()
+                .map(|(max, s)| format!("{max} per {s}s"))
+                .collect(),
+        })
+    }
+
+    /// Which rates of a rate-limit action's limits never decide on the set's requests
+    /// (`docs/audit.md`, "Limits that never decide"): limit B's rate never decides when a rate of
+    /// a limit A counts every request B counts (B's predicates imply A's, A's counter
+    /// qualifiers are among B's, the same hits), and A refuses first. Limitador counts no hit
+    /// of a refused request (limitador 2.3 and 2.4, `check_and_update` of the in-memory
+    /// storage: a request some counter refuses updates none), so A's windows, each of `Wa`
+    /// seconds, admit at most `max_A` of B's requests each; a window of B (`Wb` seconds) meets
+    /// at most `ceil(Wb / Wa) + 1` of them, one if A and B count exactly the same requests
+    /// with the same qualifiers and the same window (their windows then open and close
+    /// together). B never refuses a request A admits when `max_B >= that many × max_A`.
+    fn shadowing(&mut self, route: &[&Formula], a: &Action, entries: &mut [Entry]) {
+        struct Info {
+            preds: Vec<Arc<Formula>>,
+            applies: bool,
+        }
+        let mut infos = Vec::new();
+        for (e, cd) in entries.iter().zip(&a.conditional_data) {
+            let mut texts = a.predicates.clone();
+            texts.extend(cd.predicates.iter().cloned());
+            infos.push(Info {
+                preds: self.formulas(&texts),
+                applies: !e.never,
+            });
+        }
+        // `covers[a][b]`: A counts whenever B does, on this set's requests.
+        let n = entries.len();
+        let mut covers = vec![vec![false; n]; n];
+        for (ai, row) in covers.iter_mut().enumerate() {
+            for (bi, c) in row.iter_mut().enumerate() {
+                if ai == bi {
+                    *c = true;
+                    continue;
+                }
+                if !infos[bi].applies {
+                    continue;
+                }
+                let (ea, eb) = (&entries[ai], &entries[bi]);
+                if !ea.variables.iter().all(|v| eb.variables.contains(v)) {
+                    continue;
+                }
+                let mut premises = route.to_vec();
+                premises.extend(infos[bi].preds.iter().map(|f| &**f));
+                let conclusions: Vec<&Formula> = infos[ai].preds.iter().map(|f| &**f).collect();
+                *c = logic::implies(&premises, &conclusions);
+            }
+        }
+        // Every (entry, rate) and what dominates it.
+        let rates: Vec<Vec<(i64, i64)>> = entries
+            .iter()
+            .map(|e| e.shadowed.iter().map(|(r, _)| *r).collect())
+            .collect();
+        let dominates = |ai: usize, ra: (i64, i64), bi: usize, rb: (i64, i64)| -> Option<u64> {
+            if (ai, ra) == (bi, rb) || !covers[ai][bi] || ra.1 <= 0 || rb.1 <= 0 {
+                return None;
+            }
+            let same_requests =
+                covers[bi][ai] && entries[ai].variables.len() == entries[bi].variables.len();
+            let windows = if same_requests && ra.1 == rb.1 {
+                1
+            } else {
+                (rb.1 as u64).div_ceil(ra.1 as u64) + 1
+            };
+            let bound = windows.saturating_mul(ra.0.max(0) as u64);
+            (rb.0.max(0) as u64 >= bound).then_some(windows)
+        };
+        let mut results = Vec::new();
+        for bi in 0..n {
+            if !infos[bi].applies {
+                continue;
+            }
+            for (k, &rb) in rates[bi].iter().enumerate() {
+                let mut found = None;
+                'search: for ai in 0..n {
+                    for &ra in &rates[ai] {
+                        let Some(windows) = dominates(ai, ra, bi, rb) else {
+                            continue;
+                        };
+                        // Two rates that bound each other: only the later is reported.
+                        if dominates(bi, rb, ai, ra).is_some()
+                            && (entries[ai].id.as_ref(), ra) > (entries[bi].id.as_ref(), rb)
+                        {
+                            continue;
+                        }
+                        let fewer = entries[ai].variables.len() < entries[bi].variables.len();
+                        found =
+                            Some(self.shadow_text(&entries[ai], ra, ai == bi, rb, windows, fewer));
+                        break 'search;
+                    }
+                }
+                results.push((bi, k, found));
+            }
+        }
+        for (bi, k, found) in results {
+            entries[bi].shadowed[k].1 = found;
+        }
+    }
+
+    /// Why a rate never decides: the limit (or rate) that refuses first.
+    fn shadow_text(
+        &self,
+        a: &Entry,
+        ra: (i64, i64),
+        same_limit: bool,
+        rb: (i64, i64),
+        windows: u64,
+        fewer: bool,
+    ) -> String {
+        let who = if same_limit {
+            format!("its own rate {} per {}s", ra.0, ra.1)
+        } else {
+            format!("{} ({} per {}s)", self.limit_text(&a.id), ra.0, ra.1)
+        };
+        if windows == 1 {
+            format!(
+                "{who} counts exactly the same requests with the same counter qualifiers and window, so it refuses first (or together)"
+            )
+        } else {
+            let qualifiers = if fewer {
+                " (with fewer counter qualifiers)"
+            } else {
+                ""
+            };
+            format!(
+                "{who} counts every request it counts{qualifiers}, and lets at most {} of them pass in any {}s ({windows} of its {}s windows can meet one {}s window)",
+                (windows as i64).saturating_mul(ra.0),
+                rb.1,
+                ra.1,
+                rb.1
+            )
+        }
+    }
+
+    /// `limit `name` of Kind ns/name`.
+    pub(super) fn limit_text(&self, id: &str) -> String {
+        limit_text(self.a.topology.model, &self.limit_names, id)
+    }
+
+    /// Why an AuthConfig lets requests without credentials through, if it does: an `anonymous`
+    /// authentication rule, or none at all (Authorino then adds an anonymous one: authorino
+    /// v0.22.0 and v0.25.0 controllers/auth_config_controller.go).
+    fn anonymous(&self, scope: &str) -> Option<String> {
+        let c = self.objects.auth_configs.get(scope)?;
+        match c.spec.get("authentication").and_then(Value::as_object) {
+            None => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
+            Some(rules) if rules.is_empty() => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
+            Some(rules) => rules
+                .iter()
+                .find(|(_, r)| r.get("anonymous").is_some())
+                .map(|(name, _)| format!("authentication rule `{name}` is anonymous: requests without credentials get through")),
+        }
+    }
+
+    /// Record what a set did for the findings.
+    fn record(&mut self, p: &Path, hostname: &str, text: &str, set: &SetOut) {
+        for e in &set.entries {
+            let stats = self.out.limits.entry(Arc::clone(&e.id)).or_default();
+            stats.seen += 1;
+            if stats.predicates.is_empty() {
+                stats.predicates = e.predicates.clone();
+            }
+            if e.never {
+                if stats.never_example.is_none() {
+                    stats.never_example = Some((p.route, p.rule_name.clone(), text.to_string()));
+                }
+                continue;
+            }
+            stats.applies += 1;
+            for (rate, by) in &e.shadowed {
+                let s = stats.shadowed.entry(*rate).or_insert((0, None));
+                if let Some(by) = by {
+                    s.0 += 1;
+                    if s.1.is_none() {
+                        s.1 = Some(by.clone());
+                    }
+                }
+            }
+            if !e.reads_auth.is_empty() {
+                for r in &e.reads_auth {
+                    if !stats.reads_auth.contains(r) {
+                        stats.reads_auth.push(r.clone());
+                    }
+                }
+                stats.without_auth.insert((p.route, p.rule_name.clone()));
+            }
+            let c = self
+                .out
+                .counters
+                .entry((p.route, Arc::clone(&e.id)))
+                .or_default();
+            c.hosts.insert((p.gateway, hostname.to_string()));
+            if c.variables.is_empty() {
+                c.variables = e.variables.clone();
+            }
+            if c.rates.is_empty() {
+                c.rates = e.rates.clone();
+            }
+        }
+        for (policy, key, holds, preds) in &set.auth_rules {
+            let s = self
+                .out
+                .auth_rules
+                .entry((*policy, key.clone()))
+                .or_default();
+            s.seen += 1;
+            if s.predicates.is_empty() {
+                s.predicates = preds.clone();
+            }
+            if *holds {
+                s.holds += 1;
+            } else if s.never_example.is_none() {
+                s.never_example = Some((p.route, p.rule_name.clone(), text.to_string()));
+            }
+        }
+    }
+}
+
+/// `limit `name` of Kind ns/name` for a limit identifier (the identifier itself when unknown).
+pub(super) fn limit_text(
+    m: &crate::model::Model,
+    names: &HashMap<String, (usize, String)>,
+    id: &str,
+) -> String {
+    match names.get(id) {
+        Some((p, name)) => format!("limit `{name}` of {}", m.policies[*p].display()),
+        None => format!("limit `{id}`"),
+    }
+}
+
+/// The CEL predicates of an AuthPolicy rule's `when` (and of its `all` groups); other forms
+/// (pattern expressions, `any`, `patternRef`) are left out, which only weakens the condition.
+fn when_predicates(v: &Value) -> Vec<String> {
+    fn collect(items: &[Value], out: &mut Vec<String>) {
+        for i in items {
+            if let Some(p) = i.get("predicate").and_then(Value::as_str) {
+                out.push(p.to_string());
+            } else if let Some(all) = i.get("all").and_then(Value::as_array) {
+                collect(all, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(items) = v.get("when").and_then(Value::as_array) {
+        collect(items, &mut out);
+    }
+    out
+}
+
+/// The coverage of authentication on a row, from what each match's set does.
+fn auth_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage {
+    let mut policies: BTreeSet<String> = BTreeSet::new();
+    let reaches: Vec<Reach> = outs
+        .iter()
+        .map(|o| match o {
+            Some(o) => {
+                policies.extend(o.auth_policies.iter().cloned());
+                o.auth.clone()
+            }
+            None => Reach::Absent,
+        })
+        .collect();
+    let mut c = combine(&reaches, matches, "AuthPolicy");
+    if let Some(why) = reaches.iter().find_map(|r| match r {
+        Reach::Anonymous(w) => Some(w.clone()),
+        _ => None,
+    }) {
+        c.state = State::Anonymous;
+        c.reason = Some(why);
+    }
+    c.policies = policies.into_iter().collect();
+    c
+}
+
+/// The coverage of rate limiting on a row.
+fn rate_limit_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage {
+    let mut policies: BTreeSet<String> = BTreeSet::new();
+    let mut kinds: Vec<&'static str> = vec![];
+    let reaches: Vec<Reach> = outs
+        .iter()
+        .map(|o| match o {
+            Some(o) => {
+                policies.extend(o.rate_limit_policies.iter().cloned());
+                for k in &o.kinds {
+                    if !kinds.contains(k) {
+                        kinds.push(k);
+                    }
+                }
+                o.rate_limit.clone()
+            }
+            None => Reach::Absent,
+        })
+        .collect();
+    let mut c = combine(&reaches, matches, "RateLimitPolicy or TokenRateLimitPolicy");
+    c.policies = policies.into_iter().collect();
+    kinds.sort_unstable();
+    c.kinds = kinds;
+    c
+}
+
+/// One coverage from the reach on each match.
+fn combine(reaches: &[Reach], matches: &[String], what: &str) -> Coverage {
+    let full = |r: &Reach| matches!(r, Reach::Full | Reach::Anonymous(_));
+    let none = |r: &Reach| matches!(r, Reach::Never(_) | Reach::Absent);
+    let mut c = Coverage::none(String::new());
+    c.reason = None;
+    if reaches.iter().all(full) {
+        c.state = State::Full;
+        return c;
+    }
+    if reaches.iter().all(none) {
+        c.reason = Some(
+            match reaches.iter().find_map(|r| match r {
+                Reach::Never(p) => Some(p.clone()),
+                _ => None,
+            }) {
+                Some(p) => format!("its predicates never hold on this rule's requests: {p}"),
+                None => format!("no {what}"),
+            },
+        );
+        return c;
+    }
+    c.state = State::Partial;
+    for (r, m) in reaches.iter().zip(matches) {
+        match r {
+            Reach::When(ps) => {
+                for p in ps {
+                    if !c.when.contains(p) {
+                        c.when.push(p.clone());
+                    }
+                }
+            }
+            Reach::Never(_) | Reach::Absent => c.not_on.push(m.clone()),
+            Reach::Full | Reach::Anonymous(_) => {}
+        }
+    }
+    c
+}
+
+/// `GET /toys*`, `/admin`, `~^/re$`, then `[name=value]` headers and `?name=value` parameters.
+fn http_match_text(m: &crate::model::HttpMatch) -> String {
+    let mut parts = Vec::new();
+    if let Some(method) = &m.method {
+        parts.push(method.clone());
+    }
+    parts.push(match m.path.kind {
+        PathMatchType::Exact => m.path.value.clone(),
+        PathMatchType::PathPrefix => format!("{}*", m.path.value),
+        PathMatchType::RegularExpression => format!("~{}", m.path.value),
+    });
+    for h in &m.headers {
+        let op = if h.kind == "RegularExpression" {
+            "~"
+        } else {
+            "="
+        };
+        parts.push(format!("[{}{op}{}]", h.name, h.value));
+    }
+    for q in &m.query_params {
+        let op = if q.kind == "RegularExpression" {
+            "~"
+        } else {
+            "="
+        };
+        parts.push(format!("?{}{op}{}", q.name, q.value));
+    }
+    parts.join(" ")
+}
+
+/// `service/method` (either may be `*`), then the headers.
+fn grpc_match_text(m: &crate::model::GrpcMatch) -> String {
+    let mut parts = Vec::new();
+    match &m.method {
+        Some(mm) => {
+            let s = mm
+                .service
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("*");
+            let me = mm
+                .method
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("*");
+            let op = if mm.kind == "RegularExpression" {
+                "~"
+            } else {
+                ""
+            };
+            parts.push(format!("{op}{s}/{me}"));
+        }
+        None => parts.push("*".into()),
+    }
+    for h in &m.headers {
+        parts.push(format!("[{}={}]", h.name, h.value));
+    }
+    parts.join(" ")
+}
