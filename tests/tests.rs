@@ -5,6 +5,8 @@
 /// Shared helpers: the binary under test with a clean environment, fixtures, pipeline shortcuts.
 mod common;
 
+/// `audit`: coverage, findings and `--base` over the example, the guides and `testdata/audit`.
+mod audit;
 /// The CEL conformance corpus through the checker, against cel-go's recorded verdicts.
 mod cel_corpus;
 /// The binary's contract: exit codes, stdin, output formats.

@@ -112,10 +112,10 @@ pub fn compare(base: &Audit, head: &Audit) -> Change {
             let was = b.map(|r| pick(r).state);
             let delta = Delta {
                 route: format!("{} {}", h.route_kind, h.route),
-                rule: h.rule.clone(),
-                gateway: h.gateway.clone(),
-                listener: h.listener.clone(),
-                hostname: h.hostname.clone(),
+                rule: h.rule.to_string(),
+                gateway: h.gateway.to_string(),
+                listener: h.listener.to_string(),
+                hostname: h.hostname.as_deref().map(str::to_string),
                 before: was,
                 after: Some(now.state),
                 detail: detail(&now),

@@ -95,9 +95,10 @@ pub(super) fn findings(
             let places: Vec<String> = s
                 .without_auth
                 .iter()
-                .map(|(route, rule)| {
-                    let r = &m.routes[*route];
-                    format!("{} {} {rule}", r.spec.kind.kind(), r.meta.key())
+                .map(|&(route, rule)| {
+                    let r = &m.routes[route];
+                    let section = r.spec.rules[rule].section_name(rule, m.version);
+                    format!("{} {} {section}", r.spec.kind.kind(), r.meta.key())
                 })
                 .collect();
             let msg = format!(

@@ -80,11 +80,36 @@ pub(crate) enum Formula {
 impl Formula {
     /// The proposition a CEL predicate states; text that does not parse is one opaque atom.
     pub(crate) fn parse(expr: &str) -> Formula {
+        if let Some(f) = generated(expr) {
+            return f;
+        }
         match cel::parser::Parser::new().parse(expr) {
             Ok(ast) => formula(&ast),
             Err(_) => Formula::Atom(Atom::Opaque(expr.trim().to_string())),
         }
     }
+}
+
+/// The route predicates the operator writes (kuadrant-operator v1.4.6 / v1.5.2
+/// `internal/wasm/utils.go`), read without the parser: there is one per route match of the estate,
+/// and parsing dominated the audit of large estates. A value holding a quote or a backslash, which
+/// the operator copies unescaped, goes to the parser like any other text.
+fn generated(expr: &str) -> Option<Formula> {
+    let quoted = |rest: &str| -> Option<String> {
+        let v = rest.strip_suffix('\'')?;
+        (!v.contains(['\'', '\\'])).then(|| v.to_string())
+    };
+    let attr = |a: &str| a.split('.').map(str::to_string).collect::<Attr>();
+    if let Some(rest) = expr.strip_prefix("request.url_path.startsWith('") {
+        let v = quoted(rest.strip_suffix(')')?)?;
+        return Some(Formula::Atom(Atom::Prefix(attr("request.url_path"), v)));
+    }
+    for a in ["request.url_path", "request.method"] {
+        if let Some(rest) = expr.strip_prefix(a).and_then(|r| r.strip_prefix(" == '")) {
+            return Some(Formula::Atom(Atom::Eq(attr(a), Lit::Str(quoted(rest)?))));
+        }
+    }
+    None
 }
 
 /// The proposition of an expression.
@@ -276,17 +301,20 @@ fn canon(e: &IdedExpr, out: &mut String) {
 }
 
 /// A literal of a term: an atom, true when `.0`, false otherwise.
-type Literal = (bool, Atom);
+type Literal<'f> = (bool, &'f Atom);
 
-/// The disjunctive normal form of `f` (negated when `neg`): the terms, each a conjunction of
-/// literals. `None` when it would have more than [`MAX_TERMS`] terms.
-fn dnf(f: &Formula, neg: bool) -> Option<Vec<Vec<Literal>>> {
+/// The terms of a disjunctive normal form, each a conjunction of literals.
+type Terms<'f> = Vec<Vec<Literal<'f>>>;
+
+/// The disjunctive normal form of `f` (negated when `neg`). `None` when it would have more than
+/// [`MAX_TERMS`] terms.
+fn dnf(f: &Formula, neg: bool) -> Option<Terms<'_>> {
     match f {
         Formula::Const(b) => Some(if *b != neg { vec![vec![]] } else { vec![] }),
-        Formula::Atom(a) => Some(vec![vec![(!neg, a.clone())]]),
+        Formula::Atom(a) => Some(vec![vec![(!neg, a)]]),
         Formula::Not(x) => dnf(x, !neg),
-        Formula::And(xs) if !neg => product(xs, false),
-        Formula::Or(xs) if neg => product(xs, true),
+        Formula::And(xs) if !neg => product(xs.iter().map(|x| dnf(x, false))),
+        Formula::Or(xs) if neg => product(xs.iter().map(|x| dnf(x, true))),
         Formula::And(xs) | Formula::Or(xs) => {
             let mut out = Vec::new();
             for x in xs {
@@ -300,16 +328,22 @@ fn dnf(f: &Formula, neg: bool) -> Option<Vec<Vec<Literal>>> {
     }
 }
 
-/// The terms of the conjunction of `xs` (each negated when `neg`).
-fn product(xs: &[Formula], neg: bool) -> Option<Vec<Vec<Literal>>> {
-    let parts: Vec<Option<Vec<Vec<Literal>>>> = xs.iter().map(|x| dnf(x, neg)).collect();
+/// The terms of the conjunction of some forms.
+fn product<'f>(parts: impl Iterator<Item = Option<Terms<'f>>>) -> Option<Terms<'f>> {
+    let parts: Vec<Option<Terms<'f>>> = parts.collect();
     // A part that never holds decides the conjunction, however large the others are.
     if parts.iter().any(|p| p.as_ref().is_some_and(Vec::is_empty)) {
         return Some(vec![]);
     }
-    let mut acc: Vec<Vec<Literal>> = vec![vec![]];
+    let mut acc: Terms<'f> = vec![vec![]];
     for terms in parts {
         let terms = terms?;
+        if terms.len() == 1 {
+            for a in &mut acc {
+                a.extend_from_slice(&terms[0]);
+            }
+            continue;
+        }
         if acc.len().saturating_mul(terms.len()) > MAX_TERMS {
             return None;
         }
@@ -317,7 +351,7 @@ fn product(xs: &[Formula], neg: bool) -> Option<Vec<Vec<Literal>>> {
         for a in &acc {
             for t in &terms {
                 let mut c = a.clone();
-                c.extend(t.iter().cloned());
+                c.extend_from_slice(t);
                 next.push(c);
             }
         }
@@ -363,21 +397,21 @@ impl Constraints<'_> {
 }
 
 /// Whether the literals of a term can all be true together.
-fn consistent(term: &[Literal]) -> bool {
+fn consistent(term: &[Literal<'_>]) -> bool {
     let mut by_attr: BTreeMap<&Attr, Constraints<'_>> = BTreeMap::new();
     let mut opaque: BTreeMap<&str, bool> = BTreeMap::new();
-    for (pos, atom) in term {
+    for &(pos, atom) in term {
         match atom {
             Atom::Opaque(t) => {
-                if let Some(prev) = opaque.insert(t, *pos)
-                    && prev != *pos
+                if let Some(prev) = opaque.insert(t, pos)
+                    && prev != pos
                 {
                     return false;
                 }
             }
             Atom::Eq(a, v) => {
                 let c = by_attr.entry(a).or_default();
-                if *pos {
+                if pos {
                     c.among.push(BTreeSet::from([v]));
                 } else {
                     c.not_values.insert(v);
@@ -385,7 +419,7 @@ fn consistent(term: &[Literal]) -> bool {
             }
             Atom::In(a, vs) => {
                 let c = by_attr.entry(a).or_default();
-                if *pos {
+                if pos {
                     c.among.push(vs.iter().collect());
                 } else {
                     c.not_values.extend(vs.iter());
@@ -393,7 +427,7 @@ fn consistent(term: &[Literal]) -> bool {
             }
             Atom::Prefix(a, p) => {
                 let c = by_attr.entry(a).or_default();
-                if *pos {
+                if pos {
                     c.prefixes.push(p);
                 } else {
                     c.not_prefixes.push(p);
@@ -406,8 +440,8 @@ fn consistent(term: &[Literal]) -> bool {
 
 /// Proved: the predicates (a conjunction) never all hold on one request.
 pub(crate) fn never(preds: &[&Formula]) -> bool {
-    let all = Formula::And(preds.iter().map(|f| (*f).clone()).collect());
-    dnf(&all, false).is_some_and(|terms| !terms.iter().any(|t| consistent(t)))
+    product(preds.iter().map(|f| dnf(f, false)))
+        .is_some_and(|terms| !terms.iter().any(|t| consistent(t)))
 }
 
 /// Proved: whenever the `premises` (a conjunction) all hold, so do the `conclusions`, and they
@@ -416,30 +450,65 @@ pub(crate) fn implies(premises: &[&Formula], conclusions: &[&Formula]) -> bool {
     if conclusions.is_empty() {
         return true;
     }
-    let p = Formula::And(premises.iter().map(|f| (*f).clone()).collect());
-    let q = Formula::And(conclusions.iter().map(|f| (*f).clone()).collect());
-    let Some(p_terms) = dnf(&p, false) else {
+    let Some(p_terms) = product(premises.iter().map(|f| dnf(f, false))) else {
         return false;
     };
-    let Some(q_terms) = dnf(&q, false) else {
-        return false;
-    };
+    let p_terms: Terms<'_> = p_terms.into_iter().filter(|t| consistent(t)).collect();
     // The atoms of the conclusions must be defined on every way the premises can hold: an
     // attribute always present, read by a literal of that term, or the same opaque expression.
-    let q_atoms: BTreeSet<&Atom> = q_terms.iter().flatten().map(|(_, a)| a).collect();
-    for t in p_terms.iter().filter(|t| consistent(t)) {
-        let read: BTreeSet<&Attr> = t.iter().filter_map(|(_, a)| a.attr()).collect();
-        let texts: BTreeSet<&Atom> = t.iter().map(|(_, a)| a).collect();
+    let mut q_atoms: Vec<&Atom> = Vec::new();
+    for q in conclusions {
+        atoms(q, &mut q_atoms);
+    }
+    for t in &p_terms {
         let defined = q_atoms.iter().all(|a| match a.attr() {
-            Some(at) => read.contains(at) || ALWAYS_PRESENT.contains(&at.join(".").as_str()),
-            None => texts.contains(a),
+            Some(at) => {
+                ALWAYS_PRESENT.iter().any(|p| attr_is(at, p))
+                    || t.iter().any(|(_, x)| x.attr() == Some(at))
+            }
+            None => t.iter().any(|(_, x)| x == a),
         });
         if !defined {
             return false;
         }
     }
-    let both = Formula::And(vec![p, Formula::Not(Box::new(q))]);
-    dnf(&both, false).is_some_and(|terms| !terms.iter().any(|t| consistent(t)))
+    // Premises and the negation of the conclusions (some conclusion false) never hold together.
+    let mut negated: Terms<'_> = Vec::new();
+    for q in conclusions {
+        match dnf(q, true) {
+            Some(t) => negated.extend(t),
+            None => return false,
+        }
+        if negated.len() > MAX_TERMS {
+            return false;
+        }
+    }
+    if p_terms.len().saturating_mul(negated.len()) > MAX_TERMS * MAX_TERMS {
+        return false;
+    }
+    !p_terms.iter().any(|p| {
+        negated.iter().any(|n| {
+            let mut t = p.clone();
+            t.extend_from_slice(n);
+            consistent(&t)
+        })
+    })
+}
+
+/// Every atom of a formula.
+fn atoms<'f>(f: &'f Formula, out: &mut Vec<&'f Atom>) {
+    match f {
+        Formula::Const(_) => {}
+        Formula::Atom(a) => out.push(a),
+        Formula::Not(x) => atoms(x, out),
+        Formula::And(xs) | Formula::Or(xs) => xs.iter().for_each(|x| atoms(x, out)),
+    }
+}
+
+/// Whether an attribute is the dotted path `p`.
+fn attr_is(a: &Attr, p: &str) -> bool {
+    let mut parts = p.split('.');
+    a.iter().all(|seg| parts.next() == Some(seg.as_str())) && parts.next().is_none()
 }
 
 #[cfg(test)]
@@ -616,6 +685,24 @@ mod tests {
             &["request.method == 'GET'"],
             &["request.url_path.startsWith('')"]
         ));
+    }
+
+    #[test]
+    fn generated_route_predicates_read_like_parsed_ones() {
+        for p in [
+            "request.url_path.startsWith('/toys')",
+            "request.url_path == '/admin'",
+            "request.method == 'GET'",
+            "request.url_path.startsWith('/a b')",
+        ] {
+            let fast = generated(p).unwrap();
+            let parsed = formula(&cel::parser::Parser::new().parse(p).unwrap());
+            assert_eq!(fast, parsed, "{p}");
+        }
+        // Quotes and backslashes go to the parser.
+        assert_eq!(generated("request.url_path == 'a\\'b'"), None);
+        assert_eq!(generated("request.url_path.matches('^/a$')"), None);
+        assert_eq!(generated("request.method == 'GET' && true"), None);
     }
 
     #[test]

@@ -103,16 +103,16 @@ pub struct Row {
     /// Index of the path in `Topology::path_list`.
     pub path: usize,
     /// `namespace/name`.
-    pub gateway: String,
-    pub listener: String,
+    pub gateway: Arc<str>,
+    pub listener: Arc<str>,
     /// `None`: the path has no hostname (no route hostname within the listener's).
-    pub hostname: Option<String>,
+    pub hostname: Option<Arc<str>>,
     /// `HTTPRoute` or `GRPCRoute`.
     pub route_kind: &'static str,
     /// `namespace/name`.
-    pub route: String,
+    pub route: Arc<str>,
     /// The rule's section name (`rule-N`, or its name on 1.5).
-    pub rule: String,
+    pub rule: Arc<str>,
     /// The rule's matches, compactly: `GET /toys*` (a prefix), `/admin` (exact), `~^/re$`
     /// (a regular expression), `[header=value]`, `?param=value`.
     pub matches: Arc<[String]>,
@@ -125,11 +125,11 @@ pub struct Row {
 impl Serialize for Row {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("gateway", &self.gateway)?;
-        m.serialize_entry("listener", &self.listener)?;
-        m.serialize_entry("hostname", &self.hostname)?;
-        m.serialize_entry("route", &self.route)?;
-        m.serialize_entry("rule", &self.rule)?;
+        m.serialize_entry("gateway", &*self.gateway)?;
+        m.serialize_entry("listener", &*self.listener)?;
+        m.serialize_entry("hostname", &self.hostname.as_deref())?;
+        m.serialize_entry("route", &*self.route)?;
+        m.serialize_entry("rule", &*self.rule)?;
         m.serialize_entry("auth", &self.auth.policies)?;
         m.serialize_entry("rateLimit", &self.rate_limit.policies)?;
         m.serialize_entry("routeKind", self.route_kind)?;

@@ -28,15 +28,15 @@ pub(super) type LimitId = Arc<str>;
 
 /// What the walk gathered.
 #[derive(Default)]
-pub(super) struct Walked {
+pub(super) struct Walked<'m> {
     pub(super) rows: Vec<Row>,
     /// By limit identifier.
-    pub(super) limits: BTreeMap<LimitId, LimitStats>,
+    pub(super) limits: HashMap<LimitId, LimitStats>,
     /// By route (index into `Model::routes`) and limit identifier: the Limitador counter.
-    pub(super) counters: BTreeMap<(usize, LimitId), CounterStats>,
+    pub(super) counters: HashMap<(usize, LimitId), CounterStats<'m>>,
     /// By source policy and effective rule key (`authentication#name`, or the top-level `when`'s
     /// key): the AuthPolicy conditions met on the route rules they reach.
-    pub(super) auth_rules: BTreeMap<(usize, String), AuthRuleStats>,
+    pub(super) auth_rules: HashMap<(usize, String), AuthRuleStats>,
     /// Limit identifier → (policy, limit name).
     pub(super) limit_names: HashMap<String, (usize, String)>,
 }
@@ -49,7 +49,7 @@ pub(super) struct LimitStats {
     /// Sets on whose requests its predicates can hold.
     pub(super) applies: usize,
     /// A set on which they cannot: (route, rule, the match).
-    pub(super) never_example: Option<(usize, String, String)>,
+    pub(super) never_example: Option<(usize, Arc<str>, String)>,
     /// Its predicates (top-level `when` and its own), joined.
     pub(super) predicates: String,
     /// By rate (`max_value`, `seconds`): on how many applying sets another limit (or rate) makes
@@ -58,14 +58,15 @@ pub(super) struct LimitStats {
     /// Its counters (and data) that read `auth.`, and the route rules where no auth action runs
     /// before them.
     pub(super) reads_auth: Vec<String>,
-    pub(super) without_auth: BTreeSet<(usize, String)>,
+    /// (route, rule index).
+    pub(super) without_auth: BTreeSet<(usize, usize)>,
 }
 
 /// One Limitador counter: a limit in its route's namespace.
 #[derive(Default)]
-pub(super) struct CounterStats {
+pub(super) struct CounterStats<'m> {
     /// The gateways (indices) and hostnames of the sets on whose requests it can count.
-    pub(super) hosts: BTreeSet<(usize, String)>,
+    pub(super) hosts: BTreeSet<(usize, &'m str)>,
     /// Its counter qualifiers (`variables`, the expressions).
     pub(super) variables: Vec<String>,
     /// Its rates, as `N per Ss`.
@@ -78,7 +79,7 @@ pub(super) struct AuthRuleStats {
     pub(super) seen: usize,
     pub(super) holds: usize,
     pub(super) predicates: String,
-    pub(super) never_example: Option<(usize, String, String)>,
+    pub(super) never_example: Option<(usize, Arc<str>, String)>,
 }
 
 /// The state of one kind of protection on the requests of one action set.
@@ -201,10 +202,16 @@ struct Walk<'a, 'm> {
     sets: HashMap<(usize, usize, usize, usize), Arc<SetOut>>,
     matches: HashMap<(usize, usize), Arc<[String]>>,
     coverage: HashMap<Vec<usize>, (Arc<Coverage>, Arc<Coverage>)>,
-    out: Walked,
+    /// The texts rows share: gateway and route keys, listener and rule names, hostnames.
+    gateway_keys: Vec<Arc<str>>,
+    route_keys: Vec<Arc<str>>,
+    listeners: HashMap<(usize, usize), Arc<str>>,
+    rules: HashMap<(usize, usize), Arc<str>>,
+    hostnames: HashMap<&'m str, Arc<str>>,
+    out: Walked<'m>,
 }
 
-pub(super) fn walk(a: &Analysis<'_>) -> Walked {
+pub(super) fn walk<'a, 'm>(a: &'a Analysis<'m>) -> Walked<'m> {
     let m = a.topology.model;
     let mut locators = HashMap::new();
     let mut limit_names = HashMap::new();
@@ -234,6 +241,11 @@ pub(super) fn walk(a: &Analysis<'_>) -> Walked {
         sets: HashMap::new(),
         matches: HashMap::new(),
         coverage: HashMap::new(),
+        gateway_keys: m.gateways.iter().map(|g| Arc::from(g.meta.key())).collect(),
+        route_keys: m.routes.iter().map(|r| Arc::from(r.meta.key())).collect(),
+        listeners: HashMap::new(),
+        rules: HashMap::new(),
+        hostnames: HashMap::new(),
         out: Walked::default(),
     };
     let paths = a.topology.path_list();
@@ -251,28 +263,41 @@ fn display(m: &crate::model::Model, locators: &HashMap<String, usize>, l: &str) 
         .map_or_else(|| l.to_string(), |&i| m.policies[i].display())
 }
 
-impl<'a> Walk<'a, '_> {
+impl<'a, 'm> Walk<'a, 'm> {
     fn path(&mut self, index: usize, p: &Path, pe: &PathEffective) {
         let t = &self.a.topology;
-        let m = t.model;
+        let m: &'m crate::model::Model = t.model;
         let g = &m.gateways[p.gateway];
         let l = &g.spec.listeners[p.listener];
         let r = &m.routes[p.route];
         let route_hosts: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
         let hosts = hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &route_hosts);
         let matches = self.matches_of(p);
-        let row = |hostname: Option<&str>, auth: Arc<Coverage>, rate_limit: Arc<Coverage>| Row {
-            path: index,
-            gateway: g.meta.key(),
-            listener: l.name.value.clone(),
-            hostname: hostname.map(str::to_string),
-            route_kind: r.spec.kind.kind(),
-            route: r.meta.key(),
-            rule: p.rule_name.clone(),
-            matches: Arc::clone(&matches),
-            auth,
-            rate_limit,
-        };
+        let gateway = Arc::clone(&self.gateway_keys[p.gateway]);
+        let listener = Arc::clone(
+            self.listeners
+                .entry((p.gateway, p.listener))
+                .or_insert_with(|| Arc::from(l.name.value.as_str())),
+        );
+        let route = Arc::clone(&self.route_keys[p.route]);
+        let rule = Arc::clone(
+            self.rules
+                .entry((p.route, p.rule))
+                .or_insert_with(|| Arc::from(p.rule_name.as_str())),
+        );
+        let row =
+            |hostname: Option<Arc<str>>, auth: Arc<Coverage>, rate_limit: Arc<Coverage>| Row {
+                path: index,
+                gateway: Arc::clone(&gateway),
+                listener: Arc::clone(&listener),
+                hostname,
+                route_kind: r.spec.kind.kind(),
+                route: Arc::clone(&route),
+                rule: Arc::clone(&rule),
+                matches: Arc::clone(&matches),
+                auth,
+                rate_limit,
+            };
         if hosts.is_empty() {
             let why = format!(
                 "invalid path: no hostname of the route is within listener {}'s (PCTL2005); it gets no action set",
@@ -289,6 +314,7 @@ impl<'a> Walk<'a, '_> {
             );
             let c = Arc::new(Coverage::none(why));
             for h in hosts {
+                let h = self.hostname(h);
                 self.out
                     .rows
                     .push(row(Some(h), Arc::clone(&c), Arc::clone(&c)));
@@ -306,12 +332,13 @@ impl<'a> Walk<'a, '_> {
             }
             if found.iter().all(Option::is_none) {
                 let (auth, rl) = self.absent(p, pe, None);
+                let h = self.hostname(h);
                 self.out.rows.push(row(Some(h), auth, rl));
                 continue;
             }
             for (set, text) in found.iter().zip(matches.iter()) {
                 if let Some((set, _)) = set {
-                    self.record(p, h, text, set);
+                    self.record(p, h, text, &rule, set);
                 }
             }
             let key: Vec<usize> = found
@@ -333,8 +360,14 @@ impl<'a> Walk<'a, '_> {
                     c
                 }
             };
+            let h = self.hostname(h);
             self.out.rows.push(row(Some(h), auth, rl));
         }
+    }
+
+    /// A hostname's shared text.
+    fn hostname(&mut self, h: &'m str) -> Arc<str> {
+        Arc::clone(self.hostnames.entry(h).or_insert_with(|| Arc::from(h)))
     }
 
     /// The coverage of a row without any action set: why there is none.
@@ -801,7 +834,7 @@ impl<'a> Walk<'a, '_> {
     }
 
     /// Record what a set did for the findings.
-    fn record(&mut self, p: &Path, hostname: &str, text: &str, set: &SetOut) {
+    fn record(&mut self, p: &Path, hostname: &'m str, text: &str, rule: &Arc<str>, set: &SetOut) {
         for e in &set.entries {
             let stats = self.out.limits.entry(Arc::clone(&e.id)).or_default();
             stats.seen += 1;
@@ -810,7 +843,7 @@ impl<'a> Walk<'a, '_> {
             }
             if e.never {
                 if stats.never_example.is_none() {
-                    stats.never_example = Some((p.route, p.rule_name.clone(), text.to_string()));
+                    stats.never_example = Some((p.route, Arc::clone(rule), text.to_string()));
                 }
                 continue;
             }
@@ -830,14 +863,14 @@ impl<'a> Walk<'a, '_> {
                         stats.reads_auth.push(r.clone());
                     }
                 }
-                stats.without_auth.insert((p.route, p.rule_name.clone()));
+                stats.without_auth.insert((p.route, p.rule));
             }
             let c = self
                 .out
                 .counters
                 .entry((p.route, Arc::clone(&e.id)))
                 .or_default();
-            c.hosts.insert((p.gateway, hostname.to_string()));
+            c.hosts.insert((p.gateway, hostname));
             if c.variables.is_empty() {
                 c.variables = e.variables.clone();
             }
@@ -858,7 +891,7 @@ impl<'a> Walk<'a, '_> {
             if *holds {
                 s.holds += 1;
             } else if s.never_example.is_none() {
-                s.never_example = Some((p.route, p.rule_name.clone(), text.to_string()));
+                s.never_example = Some((p.route, Arc::clone(rule), text.to_string()));
             }
         }
     }

@@ -5,7 +5,7 @@ use crate::audit::{Audit, Change, Coverage, Delta, Row, State, route_rules};
 use crate::diag::Diagnostics;
 use crate::source::SourceMap;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use unicode_width::UnicodeWidthStr;
 
@@ -123,65 +123,85 @@ fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &
     }
 }
 
-/// Columns padded to their widest cell, two spaces apart; the last column is not padded.
-fn columns(rows: &[Vec<String>]) -> String {
-    let n = rows.first().map_or(0, Vec::len);
-    let mut widths = vec![0usize; n];
-    for r in rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.width());
-        }
-    }
-    let mut out = String::with_capacity(rows.len() * 120);
-    for r in rows {
-        let mut line = String::new();
-        for (i, c) in r.iter().enumerate() {
-            line.push_str(c);
-            if i + 1 < r.len() {
-                line.extend(std::iter::repeat_n(' ', widths[i] - c.width() + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+/// A row's own cells, terminal-safe.
+fn fields(r: &Row) -> [std::borrow::Cow<'_, str>; 5] {
+    use crate::render::terminal::line as esc;
+    [
+        esc(&r.gateway),
+        esc(&r.listener),
+        esc(r.hostname.as_deref().unwrap_or("-")),
+        esc(&r.route),
+        esc(&r.rule),
+    ]
 }
 
 /// The table: one line per path and hostname, then the summary, the change (with a base) and
-/// the findings, one line each.
+/// the findings, one line each. Columns are padded to their widest cell, two spaces apart. A large
+/// estate has hundreds of thousands of lines: the coverage cells, shared by many rows, are
+/// written once each, and the lines straight into the text.
 pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String {
-    let esc = |s: &str| crate::render::terminal::line(s).into_owned();
-    let mut rows: Vec<Vec<String>> = vec![
-        [
-            "GATEWAY",
-            "LISTENER",
-            "HOSTNAME",
-            "ROUTE",
-            "RULE",
-            "MATCHES",
-            "AUTH",
-            "RATE LIMIT",
-        ]
-        .map(String::from)
-        .to_vec(),
+    use crate::render::terminal::line as esc;
+    const HEADER: [&str; 8] = [
+        "GATEWAY",
+        "LISTENER",
+        "HOSTNAME",
+        "ROUTE",
+        "RULE",
+        "MATCHES",
+        "AUTH",
+        "RATE LIMIT",
     ];
+    let mut cells: HashMap<*const Coverage, String> = HashMap::new();
+    let mut matches: HashMap<*const [String], String> = HashMap::new();
     for r in &a.coverage {
-        rows.push(vec![
-            esc(&r.gateway),
-            esc(&r.listener),
-            esc(r.hostname.as_deref().unwrap_or("-")),
-            esc(&r.route),
-            esc(&r.rule),
-            esc(&r.matches.join(" | ")),
-            esc(&cell(&r.auth)),
-            esc(&cell(&r.rate_limit)),
-        ]);
+        for c in [&r.auth, &r.rate_limit] {
+            cells
+                .entry(std::sync::Arc::as_ptr(c))
+                .or_insert_with(|| esc(&cell(c)).into_owned());
+        }
+        matches
+            .entry(std::sync::Arc::as_ptr(&r.matches))
+            .or_insert_with(|| esc(&r.matches.join(" | ")).into_owned());
     }
-    let mut out = if a.coverage.is_empty() {
-        "No paths: no route is attached to a Gateway.\n".to_string()
-    } else {
-        columns(&rows)
+    let shared = |r: &Row| -> [&str; 3] {
+        [
+            &matches[&std::sync::Arc::as_ptr(&r.matches)],
+            &cells[&std::sync::Arc::as_ptr(&r.auth)],
+            &cells[&std::sync::Arc::as_ptr(&r.rate_limit)],
+        ]
     };
+    let mut widths = HEADER.map(UnicodeWidthStr::width);
+    for r in &a.coverage {
+        let f = fields(r);
+        let [m, au, rl] = shared(r);
+        let cols = [&*f[0], &*f[1], &*f[2], &*f[3], &*f[4], m, au, rl];
+        for (w, c) in widths.iter_mut().zip(cols) {
+            *w = (*w).max(c.width());
+        }
+    }
+    let mut out = String::new();
+    if a.coverage.is_empty() {
+        out.push_str("No paths: no route is attached to a Gateway.\n");
+    } else {
+        let push_line = |out: &mut String, parts: [&str; 8]| {
+            let start = out.len();
+            for (i, c) in parts.iter().enumerate() {
+                out.push_str(c);
+                if i + 1 < parts.len() {
+                    out.extend(std::iter::repeat_n(' ', widths[i] - c.width() + 2));
+                }
+            }
+            out.truncate(out[start..].trim_end().len() + start);
+            out.push('\n');
+        };
+        out.reserve(a.coverage.len() * (widths.iter().sum::<usize>() + 16));
+        push_line(&mut out, HEADER);
+        for r in &a.coverage {
+            let f = fields(r);
+            let [m, au, rl] = shared(r);
+            push_line(&mut out, [&f[0], &f[1], &f[2], &f[3], &f[4], m, au, rl]);
+        }
+    }
     out.push('\n');
     summary_lines(&mut out, "authentication", &a.coverage, |r| &r.auth);
     summary_lines(&mut out, "rate limiting", &a.coverage, |r| &r.rate_limit);
