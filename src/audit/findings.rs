@@ -331,10 +331,12 @@ fn shared(
         .filter(|v| *v != "request.host")
         .collect();
     // The (gateway, hostname) pairs that share a counter value.
+    let mut hosts: Vec<(usize, &str)> = c.hosts.iter().copied().collect();
+    hosts.sort_unstable();
     let mut sharing: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
     if by_host {
-        for (g1, h1) in &c.hosts {
-            for (g2, h2) in &c.hosts {
+        for (g1, h1) in &hosts {
+            for (g2, h2) in &hosts {
                 if g1 != g2 && overlap(h1, h2) {
                     sharing.entry(*g1).or_default().insert(h1);
                     sharing.entry(*g2).or_default().insert(h2);
@@ -342,7 +344,7 @@ fn shared(
             }
         }
     } else {
-        for (g, h) in &c.hosts {
+        for (g, h) in &hosts {
             sharing.entry(*g).or_default().insert(h);
         }
     }

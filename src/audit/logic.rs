@@ -16,7 +16,7 @@
 //! the premises hold.
 
 use cel::common::ast::{Expr, IdedExpr, LiteralValue};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The largest number of alternatives (terms of the disjunctive normal form) reasoned about.
 const MAX_TERMS: usize = 256;
@@ -398,19 +398,31 @@ impl Constraints<'_> {
 
 /// Whether the literals of a term can all be true together.
 fn consistent(term: &[Literal<'_>]) -> bool {
-    let mut by_attr: BTreeMap<&Attr, Constraints<'_>> = BTreeMap::new();
-    let mut opaque: BTreeMap<&str, bool> = BTreeMap::new();
+    // Terms are short (a route match and a few predicates): lists searched in order.
+    let mut by_attr: Vec<(&Attr, Constraints<'_>)> = Vec::new();
+    let mut opaque: Vec<(&str, bool)> = Vec::new();
+    fn of<'c, 'f>(
+        v: &'c mut Vec<(&'f Attr, Constraints<'f>)>,
+        a: &'f Attr,
+    ) -> &'c mut Constraints<'f> {
+        let i = match v.iter().position(|(x, _)| *x == a) {
+            Some(i) => i,
+            None => {
+                v.push((a, Constraints::default()));
+                v.len() - 1
+            }
+        };
+        &mut v[i].1
+    }
     for &(pos, atom) in term {
         match atom {
-            Atom::Opaque(t) => {
-                if let Some(prev) = opaque.insert(t, pos)
-                    && prev != pos
-                {
-                    return false;
-                }
-            }
+            Atom::Opaque(t) => match opaque.iter().find(|(x, _)| x == t) {
+                Some((_, prev)) if *prev != pos => return false,
+                Some(_) => {}
+                None => opaque.push((t, pos)),
+            },
             Atom::Eq(a, v) => {
-                let c = by_attr.entry(a).or_default();
+                let c = of(&mut by_attr, a);
                 if pos {
                     c.among.push(BTreeSet::from([v]));
                 } else {
@@ -418,7 +430,7 @@ fn consistent(term: &[Literal<'_>]) -> bool {
                 }
             }
             Atom::In(a, vs) => {
-                let c = by_attr.entry(a).or_default();
+                let c = of(&mut by_attr, a);
                 if pos {
                     c.among.push(vs.iter().collect());
                 } else {
@@ -426,7 +438,7 @@ fn consistent(term: &[Literal<'_>]) -> bool {
                 }
             }
             Atom::Prefix(a, p) => {
-                let c = by_attr.entry(a).or_default();
+                let c = of(&mut by_attr, a);
                 if pos {
                     c.prefixes.push(p);
                 } else {
@@ -435,7 +447,7 @@ fn consistent(term: &[Literal<'_>]) -> bool {
             }
         }
     }
-    by_attr.values().all(Constraints::satisfiable)
+    by_attr.iter().all(|(_, c)| c.satisfiable())
 }
 
 /// Proved: the predicates (a conjunction) never all hold on one request.

@@ -66,7 +66,7 @@ pub(super) struct LimitStats {
 #[derive(Default)]
 pub(super) struct CounterStats<'m> {
     /// The gateways (indices) and hostnames of the sets on whose requests it can count.
-    pub(super) hosts: BTreeSet<(usize, &'m str)>,
+    pub(super) hosts: foldhash::HashSet<(usize, &'m str)>,
     /// Its counter qualifiers (`variables`, the expressions).
     pub(super) variables: Vec<String>,
     /// Its rates, as `N per Ss`.
@@ -123,10 +123,49 @@ struct SetOut {
     auth_rules: Vec<(usize, String, bool, String)>,
 }
 
+/// A gateway's action sets by name. A name is a SHA-256 digest in hex, so its first 16 digits are
+/// a hash already and key the table (a large gateway has thousands of sets, looked up once per
+/// path, hostname and match); the whole name is compared on a hit.
+#[derive(Default)]
+struct SetIndex<'a> {
+    by_prefix: HashMap<u64, &'a ActionSet>,
+    /// The sets whose prefix another set has.
+    rest: HashMap<&'a str, &'a ActionSet>,
+}
+
+impl<'a> SetIndex<'a> {
+    fn prefix(name: &str) -> u64 {
+        let b = name.as_bytes();
+        let mut k = [0u8; 8];
+        let n = b.len().min(8);
+        k[..n].copy_from_slice(&b[..n]);
+        u64::from_le_bytes(k)
+    }
+
+    fn insert(&mut self, s: &'a ActionSet) {
+        let name = s.name.as_str();
+        match self.by_prefix.entry(Self::prefix(name)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(s);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.rest.insert(name, s);
+            }
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a ActionSet> {
+        match self.by_prefix.get(&Self::prefix(name)) {
+            Some(s) if s.name.as_str() == name => Some(*s),
+            _ => self.rest.get(name).copied(),
+        }
+    }
+}
+
 /// The generated objects, indexed for the walk.
 struct Objects<'a> {
     /// Per gateway: its action sets by name; `None` without a wasm configuration.
-    sets: Vec<Option<HashMap<&'a str, &'a ActionSet>>>,
+    sets: Vec<Option<SetIndex<'a>>>,
     auth_configs: HashMap<&'a str, &'a AuthConfig>,
     /// Limitador limits by namespace and condition.
     limits: HashMap<(&'a str, &'a str), Vec<&'a LimitadorLimit>>,
@@ -141,7 +180,7 @@ impl<'a> Objects<'a> {
                 .entry((g.meta.namespace.as_str(), g.meta.name.as_str()))
                 .or_insert(i);
         }
-        let mut sets: Vec<Option<HashMap<&'a str, &'a ActionSet>>> = vec![None; m.gateways.len()];
+        let mut sets: Vec<Option<SetIndex<'a>>> = (0..m.gateways.len()).map(|_| None).collect();
         let mut auth_configs = HashMap::new();
         let mut limits: HashMap<(&str, &str), Vec<&LimitadorLimit>> = HashMap::new();
         for o in &a.generated.objects {
@@ -156,12 +195,10 @@ impl<'a> Objects<'a> {
                     else {
                         continue;
                     };
-                    let index = w
-                        .config
-                        .action_sets
-                        .iter()
-                        .map(|s| (s.name.as_str(), s))
-                        .collect();
+                    let mut index = SetIndex::default();
+                    for s in &w.config.action_sets {
+                        index.insert(s);
+                    }
                     sets[*g] = Some(index);
                 }
                 Object::AuthConfig(c) => {
@@ -188,35 +225,50 @@ impl<'a> Objects<'a> {
     }
 }
 
-/// The state of the walk.
-struct Walk<'a, 'm> {
+/// What every run of the walk reads.
+struct Shared<'a, 'm> {
     a: &'a Analysis<'m>,
     objects: Objects<'a>,
-    /// Policy locator text → its index.
-    locators: HashMap<String, usize>,
+    /// Policy locator text → `Kind namespace/name`.
+    displays: HashMap<String, Arc<str>>,
     /// Limit identifier → (policy, limit name).
     limit_names: HashMap<String, (usize, String)>,
     /// The CEL issues of each path: the kinds whose action was dropped.
     dropped: HashMap<&'a str, Vec<PolicyKind>>,
+    /// The texts rows share: gateway and route keys.
+    gateway_keys: Vec<Arc<str>>,
+    route_keys: Vec<Arc<str>>,
+}
+
+/// The state of one run of the walk: what it computed once and reuses, and its output.
+struct Walk<'s, 'a, 'm> {
+    s: &'s Shared<'a, 'm>,
     formulas: HashMap<String, Arc<Formula>>,
     sets: HashMap<(usize, usize, usize, usize), Arc<SetOut>>,
     matches: HashMap<(usize, usize), Arc<[String]>>,
     coverage: HashMap<Vec<usize>, (Arc<Coverage>, Arc<Coverage>)>,
-    /// The texts rows share: gateway and route keys, listener and rule names, hostnames.
-    gateway_keys: Vec<Arc<str>>,
-    route_keys: Vec<Arc<str>>,
+    /// The texts rows share: listener and rule names, hostnames.
     listeners: HashMap<(usize, usize), Arc<str>>,
     rules: HashMap<(usize, usize), Arc<str>>,
     hostnames: HashMap<&'m str, Arc<str>>,
     out: Walked<'m>,
 }
 
+/// Paths a run of the walk takes at least: fewer are not worth a thread.
+const MIN_PER_RUN: usize = 4096;
+
 pub(super) fn walk<'a, 'm>(a: &'a Analysis<'m>) -> Walked<'m> {
+    let paths = a.topology.path_list().len();
+    walk_in_runs(a, crate::par::cores().min(paths / MIN_PER_RUN).max(1))
+}
+
+/// [`walk`] on `runs` contiguous runs of paths.
+fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
     let m = a.topology.model;
-    let mut locators = HashMap::new();
+    let mut displays = HashMap::new();
     let mut limit_names = HashMap::new();
     for (i, p) in m.policies.iter().enumerate() {
-        locators.insert(p.locator().to_string(), i);
+        displays.insert(p.locator().to_string(), Arc::from(p.display()));
         let (token, spec) = match &p.body {
             PolicyBody::RateLimit(s) => (false, s),
             PolicyBody::TokenRateLimit(s) => (true, s),
@@ -231,41 +283,98 @@ pub(super) fn walk<'a, 'm>(a: &'a Analysis<'m>) -> Walked<'m> {
     for c in &a.generated.cel_issues {
         dropped.entry(c.path_id.as_str()).or_default().push(c.kind);
     }
-    let mut w = Walk {
+    let shared = Shared {
         a,
         objects: Objects::new(a),
-        locators,
+        displays,
         limit_names,
         dropped,
-        formulas: HashMap::new(),
-        sets: HashMap::new(),
-        matches: HashMap::new(),
-        coverage: HashMap::new(),
         gateway_keys: m.gateways.iter().map(|g| Arc::from(g.meta.key())).collect(),
         route_keys: m.routes.iter().map(|r| Arc::from(r.meta.key())).collect(),
-        listeners: HashMap::new(),
-        rules: HashMap::new(),
-        hostnames: HashMap::new(),
-        out: Walked::default(),
     };
+    // Paths are independent but for the memos: contiguous runs of paths on the cores, merged in
+    // path order as one pass would have gathered them.
     let paths = a.topology.path_list();
-    for (i, (p, pe)) in paths.iter().zip(&a.effective).enumerate() {
-        w.path(i, p, pe);
+    let parts = crate::par::map_ranges(crate::par::even_ranges(paths.len(), runs), |r| {
+        let mut w = Walk {
+            s: &shared,
+            formulas: HashMap::new(),
+            sets: HashMap::new(),
+            matches: HashMap::new(),
+            coverage: HashMap::new(),
+            listeners: HashMap::new(),
+            rules: HashMap::new(),
+            hostnames: HashMap::new(),
+            out: Walked::default(),
+        };
+        for i in r {
+            w.path(i, &paths[i], &a.effective[i]);
+        }
+        w.out
+    });
+    let mut out = Walked::default();
+    for part in parts {
+        out.merge(part);
     }
-    w.out.limit_names = w.limit_names;
-    w.out
+    out.limit_names = shared.limit_names;
+    out
 }
 
-/// `namespace/name` of a policy locator's object, as `Kind namespace/name`.
-fn display(m: &crate::model::Model, locators: &HashMap<String, usize>, l: &str) -> String {
-    locators
-        .get(l)
-        .map_or_else(|| l.to_string(), |&i| m.policies[i].display())
+impl<'m> Walked<'m> {
+    /// Append what a later run of paths gathered: counts add up, the first example stays.
+    fn merge(&mut self, part: Walked<'m>) {
+        self.rows.extend(part.rows);
+        for (id, p) in part.limits {
+            let s = self.limits.entry(id).or_default();
+            s.seen += p.seen;
+            s.applies += p.applies;
+            if s.never_example.is_none() {
+                s.never_example = p.never_example;
+            }
+            if s.predicates.is_empty() {
+                s.predicates = p.predicates;
+            }
+            for (rate, (count, by)) in p.shadowed {
+                let x = s.shadowed.entry(rate).or_insert((0, None));
+                x.0 += count;
+                if x.1.is_none() {
+                    x.1 = by;
+                }
+            }
+            for r in p.reads_auth {
+                if !s.reads_auth.contains(&r) {
+                    s.reads_auth.push(r);
+                }
+            }
+            s.without_auth.extend(p.without_auth);
+        }
+        for (k, p) in part.counters {
+            let c = self.counters.entry(k).or_default();
+            c.hosts.extend(p.hosts);
+            if c.variables.is_empty() {
+                c.variables = p.variables;
+            }
+            if c.rates.is_empty() {
+                c.rates = p.rates;
+            }
+        }
+        for (k, p) in part.auth_rules {
+            let s = self.auth_rules.entry(k).or_default();
+            s.seen += p.seen;
+            s.holds += p.holds;
+            if s.predicates.is_empty() {
+                s.predicates = p.predicates;
+            }
+            if s.never_example.is_none() {
+                s.never_example = p.never_example;
+            }
+        }
+    }
 }
 
-impl<'a, 'm> Walk<'a, 'm> {
+impl<'a, 'm> Walk<'_, 'a, 'm> {
     fn path(&mut self, index: usize, p: &Path, pe: &PathEffective) {
-        let t = &self.a.topology;
+        let t = &self.s.a.topology;
         let m: &'m crate::model::Model = t.model;
         let g = &m.gateways[p.gateway];
         let l = &g.spec.listeners[p.listener];
@@ -273,13 +382,13 @@ impl<'a, 'm> Walk<'a, 'm> {
         let route_hosts: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
         let hosts = hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &route_hosts);
         let matches = self.matches_of(p);
-        let gateway = Arc::clone(&self.gateway_keys[p.gateway]);
+        let gateway = Arc::clone(&self.s.gateway_keys[p.gateway]);
         let listener = Arc::clone(
             self.listeners
                 .entry((p.gateway, p.listener))
                 .or_insert_with(|| Arc::from(l.name.value.as_str())),
         );
-        let route = Arc::clone(&self.route_keys[p.route]);
+        let route = Arc::clone(&self.s.route_keys[p.route]);
         let rule = Arc::clone(
             self.rules
                 .entry((p.route, p.rule))
@@ -307,7 +416,7 @@ impl<'a, 'm> Walk<'a, 'm> {
             self.out.rows.push(row(None, auth, rl));
             return;
         }
-        if self.a.generated.rejected_gateways.contains(&p.gateway) {
+        if self.s.a.generated.rejected_gateways.contains(&p.gateway) {
             let why = format!(
                 "the wasm-shim refuses the wasm configuration of Gateway {} (PCTL3008): nothing is enforced on it",
                 g.meta.key()
@@ -325,9 +434,9 @@ impl<'a, 'm> Walk<'a, 'm> {
             let mut found: Vec<Option<(Arc<SetOut>, &'a ActionSet)>> = Vec::new();
             for i in 0..matches.len() {
                 let name = names::action_set_name(&p.id, i, h);
-                let set = self.objects.sets[p.gateway]
+                let set = self.s.objects.sets[p.gateway]
                     .as_ref()
-                    .and_then(|s| s.get(name.as_str()).copied());
+                    .and_then(|s| s.get(name.as_str()));
                 found.push(set.map(|s| (self.set_out(s, pe), s)));
             }
             if found.iter().all(Option::is_none) {
@@ -341,10 +450,12 @@ impl<'a, 'm> Walk<'a, 'm> {
                     self.record(p, h, text, &rule, set);
                 }
             }
-            let key: Vec<usize> = found
-                .iter()
-                .map(|f| f.as_ref().map_or(0, |(o, _)| Arc::as_ptr(o) as usize))
-                .collect();
+            let mut key: Vec<usize> = Vec::with_capacity(found.len());
+            key.extend(
+                found
+                    .iter()
+                    .map(|f| f.as_ref().map_or(0, |(o, _)| Arc::as_ptr(o) as usize)),
+            );
             let (auth, rl) = match self.coverage.get(&key) {
                 Some(c) => c.clone(),
                 None => {
@@ -377,8 +488,8 @@ impl<'a, 'm> Walk<'a, 'm> {
         pe: &PathEffective,
         invalid: Option<&str>,
     ) -> (Arc<Coverage>, Arc<Coverage>) {
-        let m = self.a.topology.model;
-        let dropped = self.dropped.get(p.id.as_str());
+        let m = self.s.a.topology.model;
+        let dropped = self.s.dropped.get(p.id.as_str());
         let why = |policies: Vec<String>, kind: PolicyKind, what: &str| -> String {
             if policies.is_empty() {
                 return format!("no {what}");
@@ -392,7 +503,7 @@ impl<'a, 'm> Walk<'a, 'm> {
                     "{names}: its action is dropped, a predicate is invalid CEL (PCTL3006, InvalidCelExpression)"
                 );
             }
-            if self.objects.sets[p.gateway].is_none() {
+            if self.s.objects.sets[p.gateway].is_none() {
                 return format!(
                     "{names}: Gateway {} has no Kuadrant wasm configuration (its GatewayClass is not Istio's or Envoy Gateway's)",
                     m.gateways[p.gateway].meta.key()
@@ -441,7 +552,7 @@ impl<'a, 'm> Walk<'a, 'm> {
     /// The compact text of the matches of a path's rule, one per action set (empty on 1.4 for
     /// `matches: []`, which gets none).
     fn matches_of(&mut self, p: &Path) -> Arc<[String]> {
-        let m = self.a.topology.model;
+        let m = self.s.a.topology.model;
         let version = m.version;
         self.matches
             .entry((p.route, p.rule))
@@ -481,6 +592,7 @@ impl<'a, 'm> Walk<'a, 'm> {
     fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective) -> Arc<SetOut> {
         let auth_scope = set.auth_scope.as_ref();
         let spec = self
+            .s
             .objects
             .auth_configs
             .get(auth_scope)
@@ -500,7 +612,6 @@ impl<'a, 'm> Walk<'a, 'm> {
     }
 
     fn compute_set(&mut self, set: &'a ActionSet, pe: &PathEffective) -> SetOut {
-        let m = self.a.topology.model;
         let route_preds = self.formulas(&set.predicates);
         let route: Vec<&Formula> = route_preds.iter().map(|f| &**f).collect();
         let mut out = SetOut {
@@ -513,8 +624,15 @@ impl<'a, 'm> Walk<'a, 'm> {
             entries: vec![],
             auth_rules: vec![],
         };
-        let names = |w: &Walk<'_, '_>, sources: &[String]| -> Vec<String> {
-            sources.iter().map(|s| display(m, &w.locators, s)).collect()
+        let names = |w: &Walk<'_, '_, '_>, sources: &[String]| -> Vec<String> {
+            sources
+                .iter()
+                .map(|s| {
+                    w.s.displays
+                        .get(s)
+                        .map_or_else(|| s.clone(), |d| d.to_string())
+                })
+                .collect()
         };
         // The auth action: its predicates are the AuthPolicy's top-level `when`.
         let mut auth_preds: Vec<Arc<Formula>> = vec![];
@@ -654,6 +772,7 @@ impl<'a, 'm> Walk<'a, 'm> {
             .collect();
         let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
         let limits = self
+            .s
             .objects
             .limits
             .get(&(set.scope_of(a), condition.as_str()))
@@ -815,14 +934,14 @@ impl<'a, 'm> Walk<'a, 'm> {
 
     /// `limit `name` of Kind ns/name`.
     pub(super) fn limit_text(&self, id: &str) -> String {
-        limit_text(self.a.topology.model, &self.limit_names, id)
+        limit_text(self.s.a.topology.model, &self.s.limit_names, id)
     }
 
     /// Why an AuthConfig lets requests without credentials through, if it does: an `anonymous`
     /// authentication rule, or none at all (Authorino then adds an anonymous one: authorino
     /// v0.22.0 and v0.25.0 controllers/auth_config_controller.go).
     fn anonymous(&self, scope: &str) -> Option<String> {
-        let c = self.objects.auth_configs.get(scope)?;
+        let c = self.s.objects.auth_configs.get(scope)?;
         match c.spec.get("authentication").and_then(Value::as_object) {
             None => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
             Some(rules) if rules.is_empty() => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
@@ -1076,4 +1195,53 @@ fn grpc_match_text(m: &crate::model::GrpcMatch) -> String {
         parts.push(format!("[{}={}]", h.name, h.value));
     }
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, load};
+    use crate::model::KuadrantVersion;
+
+    /// Walking on several runs of paths gives what one run gives: the rows, and the findings
+    /// drawn from what was gathered.
+    #[test]
+    fn parallel_runs_give_the_single_run_result() {
+        for estate in [
+            "audit/shared-counter",
+            "audit/coverage",
+            "examples/toystore",
+        ] {
+            let dir = format!("{}/testdata/{estate}", env!("CARGO_MANIFEST_DIR"));
+            let l = load(
+                &[Input::Path(dir.into())],
+                &LoadOptions {
+                    default_namespace: "default".into(),
+                    version: KuadrantVersion::V1_5,
+                    ..LoadOptions::default()
+                },
+            );
+            let a = crate::pipeline::analyze(
+                &l.model,
+                &l.diagnostics,
+                &Default::default(),
+                &Default::default(),
+            );
+            let opts = super::super::Options {
+                require_auth: true,
+                require_rate_limit: true,
+            };
+            let result = |runs: usize| {
+                let w = walk_in_runs(&a, runs);
+                let mut f = super::super::findings::findings(&a, &l.sources, &w, &opts);
+                f.sort();
+                (format!("{:?}", w.rows), f)
+            };
+            let one = result(1);
+            assert!(!one.1.is_empty(), "{estate}: no finding at all");
+            for runs in [2, 3, 5] {
+                assert_eq!(result(runs), one, "{estate} {runs}");
+            }
+        }
+    }
 }

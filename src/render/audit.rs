@@ -102,7 +102,8 @@ fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &
     parts.push(format!("{} none", counts.none));
     let _ = writeln!(
         out,
-        "{what}: {weak} of {total} paths not fully covered ({})",
+        "{what}: {weak} of {} not fully covered ({})",
+        count(total, "path"),
         parts.join(", ")
     );
     let listed: Vec<(&String, &(usize, usize))> =
@@ -123,24 +124,12 @@ fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &
     }
 }
 
-/// A row's own cells, terminal-safe.
-fn fields(r: &Row) -> [std::borrow::Cow<'_, str>; 5] {
-    use crate::render::terminal::line as esc;
-    [
-        esc(&r.gateway),
-        esc(&r.listener),
-        esc(r.hostname.as_deref().unwrap_or("-")),
-        esc(&r.route),
-        esc(&r.rule),
-    ]
-}
-
 /// The table: one line per path and hostname, then the summary, the change (with a base) and
 /// the findings, one line each. Columns are padded to their widest cell, two spaces apart. A large
-/// estate has hundreds of thousands of lines: the coverage cells, shared by many rows, are
-/// written once each, and the lines straight into the text.
+/// estate has hundreds of thousands of lines: every cell text is shared by many rows (the same
+/// gateway, route, coverage), so each distinct text is made safe and measured once, and the lines
+/// are written straight into the text.
 pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String {
-    use crate::render::terminal::line as esc;
     const HEADER: [&str; 8] = [
         "GATEWAY",
         "LISTENER",
@@ -151,55 +140,68 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
         "AUTH",
         "RATE LIMIT",
     ];
-    let mut cells: HashMap<*const Coverage, String> = HashMap::new();
-    let mut matches: HashMap<*const [String], String> = HashMap::new();
-    for r in &a.coverage {
-        for c in [&r.auth, &r.rate_limit] {
-            cells
-                .entry(std::sync::Arc::as_ptr(c))
-                .or_insert_with(|| esc(&cell(c)).into_owned());
-        }
-        matches
-            .entry(std::sync::Arc::as_ptr(&r.matches))
-            .or_insert_with(|| esc(&r.matches.join(" | ")).into_owned());
-    }
-    let shared = |r: &Row| -> [&str; 3] {
-        [
-            &matches[&std::sync::Arc::as_ptr(&r.matches)],
-            &cells[&std::sync::Arc::as_ptr(&r.auth)],
-            &cells[&std::sync::Arc::as_ptr(&r.rate_limit)],
-        ]
+    // Each distinct cell by the address of the value it shows: (text, width).
+    let mut texts: HashMap<usize, (String, usize)> = HashMap::new();
+    let mut text = |key: usize, make: &dyn Fn() -> String| -> usize {
+        texts.entry(key).or_insert_with(|| {
+            let t = crate::render::terminal::line(&make()).into_owned();
+            let w = t.width();
+            (t, w)
+        });
+        key
     };
-    let mut widths = HEADER.map(UnicodeWidthStr::width);
+    let addr = |s: &str| s.as_ptr() as usize;
+    let mut keys: Vec<[usize; 8]> = Vec::with_capacity(a.coverage.len());
     for r in &a.coverage {
-        let f = fields(r);
-        let [m, au, rl] = shared(r);
-        let cols = [&*f[0], &*f[1], &*f[2], &*f[3], &*f[4], m, au, rl];
-        for (w, c) in widths.iter_mut().zip(cols) {
-            *w = (*w).max(c.width());
+        let host = r.hostname.as_deref().unwrap_or("-");
+        keys.push([
+            text(addr(&r.gateway), &|| r.gateway.to_string()),
+            text(addr(&r.listener), &|| r.listener.to_string()),
+            text(addr(host), &|| host.to_string()),
+            text(addr(&r.route), &|| r.route.to_string()),
+            text(addr(&r.rule), &|| r.rule.to_string()),
+            text(
+                std::sync::Arc::as_ptr(&r.matches) as *const String as usize,
+                &|| r.matches.join(" | "),
+            ),
+            text(std::sync::Arc::as_ptr(&r.auth) as usize, &|| cell(&r.auth)),
+            text(std::sync::Arc::as_ptr(&r.rate_limit) as usize, &|| {
+                cell(&r.rate_limit)
+            }),
+        ]);
+    }
+    let mut widths = HEADER.map(UnicodeWidthStr::width);
+    for k in &keys {
+        for (w, key) in widths.iter_mut().zip(k) {
+            *w = (*w).max(texts[key].1);
         }
     }
     let mut out = String::new();
     if a.coverage.is_empty() {
         out.push_str("No paths: no route is attached to a Gateway.\n");
     } else {
-        let push_line = |out: &mut String, parts: [&str; 8]| {
+        let push_line = |out: &mut String, parts: [(&str, usize); 8]| {
             let start = out.len();
-            for (i, c) in parts.iter().enumerate() {
+            for (i, (c, w)) in parts.iter().enumerate() {
                 out.push_str(c);
                 if i + 1 < parts.len() {
-                    out.extend(std::iter::repeat_n(' ', widths[i] - c.width() + 2));
+                    out.extend(std::iter::repeat_n(' ', widths[i] - w + 2));
                 }
             }
-            out.truncate(out[start..].trim_end().len() + start);
+            let kept = out[start..].trim_end().len();
+            out.truncate(start + kept);
             out.push('\n');
         };
         out.reserve(a.coverage.len() * (widths.iter().sum::<usize>() + 16));
-        push_line(&mut out, HEADER);
-        for r in &a.coverage {
-            let f = fields(r);
-            let [m, au, rl] = shared(r);
-            push_line(&mut out, [&f[0], &f[1], &f[2], &f[3], &f[4], m, au, rl]);
+        push_line(&mut out, HEADER.map(|h| (h, h.width())));
+        for k in &keys {
+            push_line(
+                &mut out,
+                k.map(|key| {
+                    let (t, w) = &texts[&key];
+                    (t.as_str(), *w)
+                }),
+            );
         }
     }
     out.push('\n');
