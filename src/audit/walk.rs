@@ -87,40 +87,60 @@ pub(super) struct AuthRuleStats {
 enum Reach {
     /// Its action runs on every request of the set.
     Full,
-    /// Only when this conjunction holds.
-    When(Vec<String>),
+    /// Only when one of these conjunctions holds.
+    When(Vec<Arc<str>>),
     /// Its predicates never hold on the set's requests.
-    Never(String),
+    Never(Arc<str>),
     /// Authentication is not required (an anonymous rule, or none at all).
-    Anonymous(String),
+    Anonymous(Arc<str>),
     /// No such action in the set.
     Absent,
 }
 
-/// One limit entry of a set's rate-limit action, and what it does there.
-struct Entry {
+/// A limit entry (`conditionalData`) of a rate-limit action, whatever the route match.
+struct EntryInfo {
     id: LimitId,
-    predicates: String,
-    never: bool,
-    full: bool,
+    /// Its predicates (the action's, then the entry's), joined, and as propositions.
+    predicates: Arc<str>,
+    formulas: Vec<Arc<Formula>>,
+    /// Its counters (and data) that read `auth.`, when no auth action runs before them.
     reads_auth: Vec<String>,
-    /// Per rate of the limit: a limit that makes it never decide here.
-    shadowed: Vec<((i64, i64), Option<String>)>,
+    /// Its Limitador limits' `variables`, and their rates (`max_value`, `seconds`).
     variables: Vec<String>,
-    rates: Vec<String>,
+    rates: Vec<(i64, i64)>,
+    rate_texts: Arc<[String]>,
 }
 
-/// What one set's actions do.
-struct SetOut {
-    auth: Reach,
+/// What an action list holds, whatever the route match (the list is shared by the paths of a
+/// route and its effective policies; a route has a few matches).
+struct ActionsInfo {
+    /// The auth action's predicates (the AuthPolicy's top-level `when`), joined, as written and
+    /// as propositions; `None` without an auth action.
+    auth: Option<(Arc<str>, Vec<Arc<str>>, Vec<Arc<Formula>>)>,
     auth_policies: Vec<String>,
-    rate_limit: Reach,
     rate_limit_policies: Vec<String>,
     kinds: Vec<&'static str>,
-    has_auth: bool,
-    entries: Vec<Entry>,
-    /// (policy, rule key, holds here, predicates).
-    auth_rules: Vec<(usize, String, bool, String)>,
+    any_rate_limit: bool,
+    entries: Vec<EntryInfo>,
+    /// The pairs that may make a rate never decide: (entry B, rate of B, entry A, rate of A), in
+    /// the order they are tried; only RateLimitPolicy entries of one action, A's qualifiers among
+    /// B's, both windows whole seconds, `max_B >= max_A`.
+    candidates: Vec<(usize, usize, usize, usize)>,
+    /// AuthPolicy conditions: (policy, rule key, predicates joined, propositions).
+    auth_rules: Vec<(usize, String, Arc<str>, Vec<Arc<Formula>>)>,
+}
+
+/// What one set's actions do on its requests.
+struct SetOut {
+    info: Arc<ActionsInfo>,
+    auth: Reach,
+    rate_limit: Reach,
+    /// Per entry: its predicates never hold here.
+    never: Vec<bool>,
+    /// Per entry and rate: why it never decides here.
+    shadowed: Vec<Vec<Option<Arc<str>>>>,
+    /// Per AuthPolicy condition of `info`: it can hold here.
+    holds: Vec<bool>,
 }
 
 /// A gateway's action sets by name. A name is a SHA-256 digest in hex, so its first 16 digits are
@@ -244,7 +264,10 @@ struct Shared<'a, 'm> {
 struct Walk<'s, 'a, 'm> {
     s: &'s Shared<'a, 'm>,
     formulas: HashMap<String, Arc<Formula>>,
+    route_preds: HashMap<usize, Arc<[Arc<Formula>]>>,
+    infos: HashMap<(usize, usize), Arc<ActionsInfo>>,
     sets: HashMap<(usize, usize, usize, usize), Arc<SetOut>>,
+    anonymous: HashMap<usize, Option<Arc<str>>>,
     matches: HashMap<(usize, usize), Arc<[String]>>,
     coverage: HashMap<Vec<usize>, (Arc<Coverage>, Arc<Coverage>)>,
     /// The texts rows share: listener and rule names, hostnames.
@@ -299,7 +322,10 @@ fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
         let mut w = Walk {
             s: &shared,
             formulas: HashMap::new(),
+            route_preds: HashMap::new(),
+            infos: HashMap::new(),
             sets: HashMap::new(),
+            anonymous: HashMap::new(),
             matches: HashMap::new(),
             coverage: HashMap::new(),
             listeners: HashMap::new(),
@@ -588,42 +614,51 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         texts.iter().map(|t| self.formula(t)).collect()
     }
 
+    /// The propositions of a set's route predicates (memoised by the shared list).
+    fn route_formulas(&mut self, preds: &Arc<[String]>) -> Arc<[Arc<Formula>]> {
+        let key = Arc::as_ptr(preds) as *const String as usize;
+        if let Some(f) = self.route_preds.get(&key) {
+            return Arc::clone(f);
+        }
+        let f: Arc<[Arc<Formula>]> = self.formulas(preds).into();
+        self.route_preds.insert(key, Arc::clone(&f));
+        f
+    }
+
     /// What the actions of `set` do on its requests (memoised).
     fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective) -> Arc<SetOut> {
-        let auth_scope = set.auth_scope.as_ref();
         let spec = self
             .s
             .objects
             .auth_configs
-            .get(auth_scope)
+            .get(set.auth_scope.as_ref())
             .map_or(0, |c| Arc::as_ptr(&c.spec) as usize);
+        let actions = Arc::as_ptr(&set.actions) as *const Action as usize;
+        let eff_auth = pe.auth.as_ref().map_or(0, |e| Arc::as_ptr(e) as usize);
         let key = (
-            Arc::as_ptr(&set.actions) as *const Action as usize,
+            actions,
             Arc::as_ptr(&set.predicates) as *const String as usize,
             spec,
-            pe.auth.as_ref().map_or(0, |e| Arc::as_ptr(e) as usize),
+            eff_auth,
         );
         if let Some(o) = self.sets.get(&key) {
             return Arc::clone(o);
         }
-        let o = Arc::new(self.compute_set(set, pe));
+        let info = match self.infos.get(&(actions, eff_auth)) {
+            Some(i) => Arc::clone(i),
+            None => {
+                let i = Arc::new(self.actions_info(set, pe));
+                self.infos.insert((actions, eff_auth), Arc::clone(&i));
+                i
+            }
+        };
+        let o = Arc::new(self.compute_set(set, info, spec));
         self.sets.insert(key, Arc::clone(&o));
         o
     }
 
-    fn compute_set(&mut self, set: &'a ActionSet, pe: &PathEffective) -> SetOut {
-        let route_preds = self.formulas(&set.predicates);
-        let route: Vec<&Formula> = route_preds.iter().map(|f| &**f).collect();
-        let mut out = SetOut {
-            auth: Reach::Absent,
-            auth_policies: vec![],
-            rate_limit: Reach::Absent,
-            rate_limit_policies: vec![],
-            kinds: vec![],
-            has_auth: false,
-            entries: vec![],
-            auth_rules: vec![],
-        };
+    /// What an action list holds, whatever the route match.
+    fn actions_info(&mut self, set: &ActionSet, pe: &PathEffective) -> ActionsInfo {
         let names = |w: &Walk<'_, '_, '_>, sources: &[String]| -> Vec<String> {
             sources
                 .iter()
@@ -634,36 +669,31 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 })
                 .collect()
         };
-        // The auth action: its predicates are the AuthPolicy's top-level `when`.
-        let mut auth_preds: Vec<Arc<Formula>> = vec![];
+        let mut info = ActionsInfo {
+            auth: None,
+            auth_policies: vec![],
+            rate_limit_policies: vec![],
+            kinds: vec![],
+            any_rate_limit: false,
+            entries: vec![],
+            candidates: vec![],
+            auth_rules: vec![],
+        };
         if let Some(a) = set.actions.iter().find(|a| a.service == AUTH_SERVICE) {
-            out.has_auth = true;
-            out.auth_policies = names(self, &a.sources);
-            auth_preds = self.formulas(&a.predicates);
-            let q: Vec<&Formula> = auth_preds.iter().map(|f| &**f).collect();
-            let mut both = route.clone();
-            both.extend(q.iter().copied());
-            out.auth = if logic::implies(&route, &q) {
-                Reach::Full
-            } else if logic::never(&both) {
-                Reach::Never(a.predicates.join(" && "))
-            } else {
-                Reach::When(a.predicates.clone())
-            };
-            if out.auth != Reach::Absent
-                && !matches!(out.auth, Reach::Never(_))
-                && let Some(why) = self.anonymous(set.scope_of(a))
-            {
-                out.auth = Reach::Anonymous(why);
-            }
+            info.auth_policies = names(self, &a.sources);
+            let texts: Vec<Arc<str>> = a.predicates.iter().map(|p| Arc::from(p.as_str())).collect();
+            info.auth = Some((
+                Arc::from(a.predicates.join(" && ")),
+                texts,
+                self.formulas(&a.predicates),
+            ));
             if let Some(e) = &pe.auth {
-                let top_holds = !logic::never(&both);
                 if let Some(r) = e.rules.get(AUTH_CONDITIONS_KEY) {
-                    out.auth_rules.push((
+                    info.auth_rules.push((
                         r.source,
                         AUTH_CONDITIONS_KEY.to_string(),
-                        top_holds,
-                        a.predicates.join(" && "),
+                        Arc::from(a.predicates.join(" && ")),
+                        vec![],
                     ));
                 }
                 for r in e.rules.values() {
@@ -678,21 +708,16 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                         continue;
                     }
                     let fs = self.formulas(&texts);
-                    let mut all = both.clone();
-                    all.extend(fs.iter().map(|f| &**f));
-                    out.auth_rules.push((
+                    info.auth_rules.push((
                         r.source,
                         r.key.clone(),
-                        !logic::never(&all),
-                        texts.join(" && "),
+                        Arc::from(texts.join(" && ")),
+                        fs,
                     ));
                 }
             }
         }
-        // The rate-limit actions: one entry per limit (token rate limits by their check action).
-        let mut full = false;
-        let mut conds: Vec<String> = vec![];
-        let mut any = false;
+        let has_auth = info.auth.is_some();
         let mut policies: BTreeSet<String> = BTreeSet::new();
         for a in set.actions.iter() {
             let token = match a.service {
@@ -700,104 +725,180 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 RATELIMIT_CHECK_SERVICE => true,
                 _ => continue,
             };
-            any = true;
+            info.any_rate_limit = true;
             let kind = if token {
                 "TokenRateLimitPolicy"
             } else {
                 "RateLimitPolicy"
             };
-            if !out.kinds.contains(&kind) {
-                out.kinds.push(kind);
+            if !info.kinds.contains(&kind) {
+                info.kinds.push(kind);
             }
             policies.extend(names(self, &a.sources));
-            let mut entries = Vec::new();
+            let first = info.entries.len();
             for cd in &a.conditional_data {
-                let Some(entry) = self.entry(set, a, cd, &route, out.has_auth) else {
-                    continue;
-                };
-                if entry.full {
-                    full = true;
-                } else if !entry.never {
-                    conds.push(entry.predicates.clone());
+                if let Some(e) = self.entry_info(set, a, cd, has_auth) {
+                    info.entries.push(e);
                 }
-                entries.push(entry);
             }
             if !token {
-                self.shadowing(&route, a, &mut entries);
+                let group = first..info.entries.len();
+                let es = &info.entries;
+                for bi in group.clone() {
+                    for (k, rb) in es[bi].rates.iter().enumerate() {
+                        for ai in group.clone() {
+                            if !es[ai]
+                                .variables
+                                .iter()
+                                .all(|v| es[bi].variables.contains(v))
+                            {
+                                continue;
+                            }
+                            for (j, ra) in es[ai].rates.iter().enumerate() {
+                                if (ai, j) != (bi, k) && ra.1 > 0 && rb.1 > 0 && rb.0 >= ra.0 {
+                                    info.candidates.push((bi, k, ai, j));
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            out.entries.extend(entries);
         }
-        out.rate_limit_policies = policies.into_iter().collect();
-        out.rate_limit = if !any {
-            Reach::Absent
-        } else if full {
-            Reach::Full
-        } else if !conds.is_empty() {
-            conds.dedup();
-            Reach::When(conds)
-        } else {
-            let all: Vec<&str> = out.entries.iter().map(|e| e.predicates.as_str()).collect();
-            Reach::Never(all.join("; "))
-        };
-        out
+        info.rate_limit_policies = policies.into_iter().collect();
+        info
     }
 
-    /// One conditionalData entry of a rate-limit action: the limit it counts for.
-    fn entry(
+    /// A conditionalData entry of a rate-limit action: the limit it counts for.
+    fn entry_info(
         &mut self,
         set: &ActionSet,
         a: &Action,
         cd: &ConditionalData,
-        route: &[&Formula],
         has_auth: bool,
-    ) -> Option<Entry> {
+    ) -> Option<EntryInfo> {
         let (id, one) = cd.data.first()?;
         if one != "1" {
             return None;
         }
         let mut texts = a.predicates.clone();
         texts.extend(cd.predicates.iter().cloned());
-        let fs = self.formulas(&texts);
-        let preds: Vec<&Formula> = fs.iter().map(|f| &**f).collect();
-        let mut both = route.to_vec();
-        both.extend(preds.iter().copied());
-        let never = logic::never(&both);
-        let full = !never && logic::implies(route, &preds);
-        let reads_auth: Vec<String> = cd.data[1..]
-            .iter()
-            .filter(|(k, v)| {
-                !k.starts_with("ratelimit.") && (k.contains("auth.") || v.contains("auth."))
-            })
-            .map(|(_, v)| v.clone())
-            .collect();
+        let formulas = self.formulas(&texts);
+        let reads_auth: Vec<String> = if has_auth {
+            vec![]
+        } else {
+            cd.data[1..]
+                .iter()
+                .filter(|(k, v)| {
+                    !k.starts_with("ratelimit.") && (k.contains("auth.") || v.contains("auth."))
+                })
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
         let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
         let limits = self
             .s
             .objects
             .limits
-            .get(&(set.scope_of(a), condition.as_str()))
-            .cloned()
-            .unwrap_or_default();
+            .get(&(set.scope_of(a), condition.as_str()));
         let variables = limits
-            .first()
+            .and_then(|l| l.first())
             .map(|l| l.variables.clone())
             .unwrap_or_default();
-        let mut rates: Vec<(i64, i64)> = limits.iter().map(|l| (l.max_value, l.seconds)).collect();
+        let mut rates: Vec<(i64, i64)> = limits
+            .map(|ls| ls.iter().map(|l| (l.max_value, l.seconds)).collect())
+            .unwrap_or_default();
         rates.sort_unstable();
         rates.dedup();
-        Some(Entry {
+        Some(EntryInfo {
             id: Arc::from(id.as_str()),
-            predicates: texts.join(" && "),
-            never,
-            full,
-            reads_auth: if has_auth { vec![] } else { reads_auth },
-            shadowed: rates.iter().map(|r| (*r, None)).collect(),
+            predicates: Arc::from(texts.join(" && ")),
+            formulas,
+            reads_auth,
             variables,
-            rates: rates
+            rate_texts: rates
                 .iter()
                 .map(|(max, s)| format!("{max} per {s}s"))
                 .collect(),
+            rates,
         })
+    }
+
+    /// What the actions do on the requests of one set (its route match, its AuthConfig).
+    fn compute_set(&mut self, set: &ActionSet, info: Arc<ActionsInfo>, spec: usize) -> SetOut {
+        let route_preds = self.route_formulas(&set.predicates);
+        let route: Vec<&Formula> = route_preds.iter().map(|f| &**f).collect();
+        let route_never = logic::never(&route);
+        let mut out = SetOut {
+            info: Arc::clone(&info),
+            auth: Reach::Absent,
+            rate_limit: Reach::Absent,
+            never: Vec::with_capacity(info.entries.len()),
+            shadowed: info
+                .entries
+                .iter()
+                .map(|e| vec![None; e.rates.len()])
+                .collect(),
+            holds: Vec::with_capacity(info.auth_rules.len()),
+        };
+        // The auth action: its predicates are the AuthPolicy's top-level `when`.
+        if let Some((joined, texts, q)) = &info.auth {
+            let q: Vec<&Formula> = q.iter().map(|f| &**f).collect();
+            let mut both = route.clone();
+            both.extend(q.iter().copied());
+            let never = route_never || logic::never(&both);
+            out.auth = if never {
+                Reach::Never(Arc::clone(joined))
+            } else if logic::implies(&route, &q) {
+                Reach::Full
+            } else {
+                Reach::When(texts.clone())
+            };
+            if !never && let Some(why) = self.anonymous(set.auth_scope.as_ref(), spec) {
+                out.auth = Reach::Anonymous(why);
+            }
+            for (_, key, _, fs) in &info.auth_rules {
+                let holds = if key == AUTH_CONDITIONS_KEY {
+                    !never
+                } else {
+                    let mut all = both.clone();
+                    all.extend(fs.iter().map(|f| &**f));
+                    !never && !logic::never(&all)
+                };
+                out.holds.push(holds);
+            }
+        }
+        // The rate-limit entries.
+        let mut full = false;
+        let mut conds: Vec<Arc<str>> = vec![];
+        for e in &info.entries {
+            let (never, is_full) = if e.formulas.is_empty() {
+                (route_never, !route_never)
+            } else {
+                let preds: Vec<&Formula> = e.formulas.iter().map(|f| &**f).collect();
+                let mut both = route.clone();
+                both.extend(preds.iter().copied());
+                let never = route_never || logic::never(&both);
+                (never, !never && logic::implies(&route, &preds))
+            };
+            if is_full {
+                full = true;
+            } else if !never && !conds.contains(&e.predicates) {
+                conds.push(Arc::clone(&e.predicates));
+            }
+            out.never.push(never);
+        }
+        out.rate_limit = if !info.any_rate_limit {
+            Reach::Absent
+        } else if full {
+            Reach::Full
+        } else if !conds.is_empty() {
+            Reach::When(conds)
+        } else {
+            let all: Vec<&str> = info.entries.iter().map(|e| &*e.predicates).collect();
+            Reach::Never(Arc::from(all.join("; ")))
+        };
+        self.shadowing(&route, &info, &mut out);
+        out
     }
 
     /// Which rates of a rate-limit action's limits never decide on the set's requests
@@ -810,54 +911,39 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     /// at most `ceil(Wb / Wa) + 1` of them, one if A and B count exactly the same requests
     /// with the same qualifiers and the same window (their windows then open and close
     /// together). B never refuses a request A admits when `max_B >= that many × max_A`.
-    fn shadowing(&mut self, route: &[&Formula], a: &Action, entries: &mut [Entry]) {
-        struct Info {
-            preds: Vec<Arc<Formula>>,
-            applies: bool,
+    fn shadowing(&mut self, route: &[&Formula], info: &ActionsInfo, out: &mut SetOut) {
+        if info.candidates.is_empty() {
+            return;
         }
-        let mut infos = Vec::new();
-        for (e, cd) in entries.iter().zip(&a.conditional_data) {
-            let mut texts = a.predicates.clone();
-            texts.extend(cd.predicates.iter().cloned());
-            infos.push(Info {
-                preds: self.formulas(&texts),
-                applies: !e.never,
-            });
-        }
-        // `covers[a][b]`: A counts whenever B does, on this set's requests.
-        let n = entries.len();
-        let mut covers = vec![vec![false; n]; n];
-        for (ai, row) in covers.iter_mut().enumerate() {
-            for (bi, c) in row.iter_mut().enumerate() {
-                if ai == bi {
-                    *c = true;
-                    continue;
-                }
-                if !infos[bi].applies {
-                    continue;
-                }
-                let (ea, eb) = (&entries[ai], &entries[bi]);
-                if !ea.variables.iter().all(|v| eb.variables.contains(v)) {
-                    continue;
-                }
-                let mut premises = route.to_vec();
-                premises.extend(infos[bi].preds.iter().map(|f| &**f));
-                let conclusions: Vec<&Formula> = infos[ai].preds.iter().map(|f| &**f).collect();
-                *c = logic::implies(&premises, &conclusions);
+        let es = &info.entries;
+        // `covers(a, b)`: A counts whenever B does on this set's requests (memoised).
+        let mut known: HashMap<(usize, usize), bool> = HashMap::new();
+        let mut covers = |ai: usize, bi: usize| -> bool {
+            if ai == bi {
+                return true;
             }
-        }
-        // Every (entry, rate) and what dominates it.
-        let rates: Vec<Vec<(i64, i64)>> = entries
-            .iter()
-            .map(|e| e.shadowed.iter().map(|(r, _)| *r).collect())
-            .collect();
-        let dominates = |ai: usize, ra: (i64, i64), bi: usize, rb: (i64, i64)| -> Option<u64> {
-            if (ai, ra) == (bi, rb) || !covers[ai][bi] || ra.1 <= 0 || rb.1 <= 0 {
+            if out.never[ai]
+                || !es[ai]
+                    .variables
+                    .iter()
+                    .all(|v| es[bi].variables.contains(v))
+            {
+                return false;
+            }
+            *known.entry((ai, bi)).or_insert_with(|| {
+                let mut premises = route.to_vec();
+                premises.extend(es[bi].formulas.iter().map(|f| &**f));
+                let conclusions: Vec<&Formula> = es[ai].formulas.iter().map(|f| &**f).collect();
+                logic::implies(&premises, &conclusions)
+            })
+        };
+        let mut dominates = |ai: usize, ra: (i64, i64), bi: usize, rb: (i64, i64)| -> Option<u64> {
+            if (ai, ra) == (bi, rb) || ra.1 <= 0 || rb.1 <= 0 || rb.0 < ra.0 || !covers(ai, bi) {
                 return None;
             }
             let same_requests =
-                covers[bi][ai] && entries[ai].variables.len() == entries[bi].variables.len();
-            let windows = if same_requests && ra.1 == rb.1 {
+                ra.1 == rb.1 && es[ai].variables.len() == es[bi].variables.len() && covers(bi, ai);
+            let windows = if same_requests {
                 1
             } else {
                 (rb.1 as u64).div_ceil(ra.1 as u64) + 1
@@ -865,42 +951,32 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             let bound = windows.saturating_mul(ra.0.max(0) as u64);
             (rb.0.max(0) as u64 >= bound).then_some(windows)
         };
-        let mut results = Vec::new();
-        for bi in 0..n {
-            if !infos[bi].applies {
+        let mut found: Vec<(usize, usize, usize, (i64, i64), (i64, i64), u64)> = Vec::new();
+        for &(bi, k, ai, j) in &info.candidates {
+            if out.never[bi] || found.iter().any(|f| (f.0, f.1) == (bi, k)) {
                 continue;
             }
-            for (k, &rb) in rates[bi].iter().enumerate() {
-                let mut found = None;
-                'search: for ai in 0..n {
-                    for &ra in &rates[ai] {
-                        let Some(windows) = dominates(ai, ra, bi, rb) else {
-                            continue;
-                        };
-                        // Two rates that bound each other: only the later is reported.
-                        if dominates(bi, rb, ai, ra).is_some()
-                            && (entries[ai].id.as_ref(), ra) > (entries[bi].id.as_ref(), rb)
-                        {
-                            continue;
-                        }
-                        let fewer = entries[ai].variables.len() < entries[bi].variables.len();
-                        found =
-                            Some(self.shadow_text(&entries[ai], ra, ai == bi, rb, windows, fewer));
-                        break 'search;
-                    }
-                }
-                results.push((bi, k, found));
+            let (ra, rb) = (es[ai].rates[j], es[bi].rates[k]);
+            let Some(windows) = dominates(ai, ra, bi, rb) else {
+                continue;
+            };
+            // Two rates that bound each other: only the later is reported.
+            if dominates(bi, rb, ai, ra).is_some() && (&*es[ai].id, ra) > (&*es[bi].id, rb) {
+                continue;
             }
+            found.push((bi, k, ai, ra, rb, windows));
         }
-        for (bi, k, found) in results {
-            entries[bi].shadowed[k].1 = found;
+        for (bi, k, ai, ra, rb, windows) in found {
+            let fewer = es[ai].variables.len() < es[bi].variables.len();
+            let text = self.shadow_text(&es[ai].id, ra, ai == bi, rb, windows, fewer);
+            out.shadowed[bi][k] = Some(Arc::from(text));
         }
     }
 
     /// Why a rate never decides: the limit (or rate) that refuses first.
     fn shadow_text(
         &self,
-        a: &Entry,
+        a: &str,
         ra: (i64, i64),
         same_limit: bool,
         rb: (i64, i64),
@@ -910,7 +986,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         let who = if same_limit {
             format!("its own rate {} per {}s", ra.0, ra.1)
         } else {
-            format!("{} ({} per {}s)", self.limit_text(&a.id), ra.0, ra.1)
+            format!("{} ({} per {}s)", self.limit_text(a), ra.0, ra.1)
         };
         if windows == 1 {
             format!(
@@ -939,40 +1015,47 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
 
     /// Why an AuthConfig lets requests without credentials through, if it does: an `anonymous`
     /// authentication rule, or none at all (Authorino then adds an anonymous one: authorino
-    /// v0.22.0 and v0.25.0 controllers/auth_config_controller.go).
-    fn anonymous(&self, scope: &str) -> Option<String> {
-        let c = self.s.objects.auth_configs.get(scope)?;
-        match c.spec.get("authentication").and_then(Value::as_object) {
-            None => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
-            Some(rules) if rules.is_empty() => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
-            Some(rules) => rules
-                .iter()
-                .find(|(_, r)| r.get("anonymous").is_some())
-                .map(|(name, _)| format!("authentication rule `{name}` is anonymous: requests without credentials get through")),
+    /// v0.22.0 and v0.25.0 controllers/auth_config_controller.go). Memoised by its spec.
+    fn anonymous(&mut self, scope: &str, spec: usize) -> Option<Arc<str>> {
+        if let Some(a) = self.anonymous.get(&spec) {
+            return a.clone();
         }
+        let why = self.s.objects.auth_configs.get(scope).and_then(|c| {
+            match c.spec.get("authentication").and_then(Value::as_object) {
+                Some(rules) if !rules.is_empty() => rules
+                    .iter()
+                    .find(|(_, r)| r.get("anonymous").is_some())
+                    .map(|(name, _)| format!("authentication rule `{name}` is anonymous: requests without credentials get through")),
+                _ => Some("its AuthConfig has no authentication rule: Authorino lets every request through as anonymous".into()),
+            }
+        });
+        let why: Option<Arc<str>> = why.map(Arc::from);
+        self.anonymous.insert(spec, why.clone());
+        why
     }
 
     /// Record what a set did for the findings.
     fn record(&mut self, p: &Path, hostname: &'m str, text: &str, rule: &Arc<str>, set: &SetOut) {
-        for e in &set.entries {
+        let info = &set.info;
+        for (i, e) in info.entries.iter().enumerate() {
             let stats = self.out.limits.entry(Arc::clone(&e.id)).or_default();
             stats.seen += 1;
             if stats.predicates.is_empty() {
-                stats.predicates = e.predicates.clone();
+                stats.predicates = e.predicates.to_string();
             }
-            if e.never {
+            if set.never[i] {
                 if stats.never_example.is_none() {
                     stats.never_example = Some((p.route, Arc::clone(rule), text.to_string()));
                 }
                 continue;
             }
             stats.applies += 1;
-            for (rate, by) in &e.shadowed {
+            for (rate, by) in e.rates.iter().zip(&set.shadowed[i]) {
                 let s = stats.shadowed.entry(*rate).or_insert((0, None));
                 if let Some(by) = by {
                     s.0 += 1;
                     if s.1.is_none() {
-                        s.1 = Some(by.clone());
+                        s.1 = Some(by.to_string());
                     }
                 }
             }
@@ -994,10 +1077,10 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 c.variables = e.variables.clone();
             }
             if c.rates.is_empty() {
-                c.rates = e.rates.clone();
+                c.rates = e.rate_texts.to_vec();
             }
         }
-        for (policy, key, holds, preds) in &set.auth_rules {
+        for ((policy, key, preds, _), holds) in info.auth_rules.iter().zip(&set.holds) {
             let s = self
                 .out
                 .auth_rules
@@ -1005,7 +1088,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 .or_default();
             s.seen += 1;
             if s.predicates.is_empty() {
-                s.predicates = preds.clone();
+                s.predicates = preds.to_string();
             }
             if *holds {
                 s.holds += 1;
@@ -1054,7 +1137,7 @@ fn auth_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage {
         .iter()
         .map(|o| match o {
             Some(o) => {
-                policies.extend(o.auth_policies.iter().cloned());
+                policies.extend(o.info.auth_policies.iter().cloned());
                 o.auth.clone()
             }
             None => Reach::Absent,
@@ -1062,7 +1145,7 @@ fn auth_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage {
         .collect();
     let mut c = combine(&reaches, matches, "AuthPolicy");
     if let Some(why) = reaches.iter().find_map(|r| match r {
-        Reach::Anonymous(w) => Some(w.clone()),
+        Reach::Anonymous(w) => Some(w.to_string()),
         _ => None,
     }) {
         c.state = State::Anonymous;
@@ -1080,8 +1163,8 @@ fn rate_limit_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage
         .iter()
         .map(|o| match o {
             Some(o) => {
-                policies.extend(o.rate_limit_policies.iter().cloned());
-                for k in &o.kinds {
+                policies.extend(o.info.rate_limit_policies.iter().cloned());
+                for k in &o.info.kinds {
                     if !kinds.contains(k) {
                         kinds.push(k);
                     }
@@ -1125,8 +1208,8 @@ fn combine(reaches: &[Reach], matches: &[String], what: &str) -> Coverage {
         match r {
             Reach::When(ps) => {
                 for p in ps {
-                    if !c.when.contains(p) {
-                        c.when.push(p.clone());
+                    if !c.when.iter().any(|w| **w == **p) {
+                        c.when.push(p.to_string());
                     }
                 }
             }
