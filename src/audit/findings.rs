@@ -28,15 +28,16 @@ pub(super) fn findings(
     if opts.require_rate_limit {
         required(a, &w.rows, Code::AuditNoRateLimit, &mut out);
     }
-    for (id, s) in &w.limits {
-        let Some((p, name)) = w.limit_names.get(id.as_ref()) else {
+    for (s, l) in w.limits.iter().zip(&w.names) {
+        if s.seen == 0 {
             continue;
-        };
+        }
+        let (p, name) = (&l.policy, &l.name);
         let policy = &m.policies[*p];
         let Some(limit) = limit_of(m, *p, name) else {
             continue;
         };
-        let what = limit_text(m, &w.limit_names, id);
+        let what = limit_text(m, l);
         let first_rate = limit
             .rates
             .first()
@@ -113,9 +114,7 @@ pub(super) fn findings(
             );
         }
     }
-    for ((route, id), c) in &w.counters {
-        shared(m, &w.limit_names, *route, id, c, &mut out);
-    }
+    shared(m, w, &mut out);
     for ((p, key), s) in &w.auth_rules {
         if s.holds > 0 || s.seen == 0 {
             continue;
@@ -308,21 +307,13 @@ fn overlap(a: &str, b: &str) -> bool {
     a == "*" || b == "*" || a.eq_ignore_ascii_case(b) || covers(a, b) || covers(b, a)
 }
 
-/// `PCTL6006` / `PCTL6007`: one Limitador counter (a limit in its route's namespace) that counts
-/// the requests of several gateways, or of several hostnames of one gateway.
-fn shared(
-    m: &Model,
-    names: &foldhash::HashMap<String, (usize, String)>,
-    route: usize,
-    id: &str,
-    c: &CounterStats,
-    out: &mut Diagnostics,
-) {
-    let Some((p, name)) = names.get(id) else {
-        return;
-    };
-    let policy = &m.policies[*p];
-    let r = &m.routes[route];
+/// Who shares one Limitador counter: the finding's code, the Gateways or hostnames, and how the
+/// counter's qualifiers divide it.
+type Sharing = (Code, String, String);
+
+/// `PCTL6006` / `PCTL6007`: whether one Limitador counter (a limit in its route's namespace)
+/// counts the requests of several gateways, or of several hostnames of one gateway.
+fn sharing(m: &Model, c: &CounterStats) -> Option<Sharing> {
     let vars: Vec<&str> = c.variables.iter().map(|v| variable(v).trim()).collect();
     let by_host = vars.contains(&"request.host");
     let others: Vec<&str> = vars
@@ -333,24 +324,24 @@ fn shared(
     // The (gateway, hostname) pairs that share a counter value.
     let mut hosts: Vec<(usize, &str)> = c.hosts.iter().copied().collect();
     hosts.sort_unstable();
-    let mut sharing: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+    let mut shared: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
     if by_host {
         for (g1, h1) in &hosts {
             for (g2, h2) in &hosts {
                 if g1 != g2 && overlap(h1, h2) {
-                    sharing.entry(*g1).or_default().insert(h1);
-                    sharing.entry(*g2).or_default().insert(h2);
+                    shared.entry(*g1).or_default().insert(h1);
+                    shared.entry(*g2).or_default().insert(h2);
                 }
             }
         }
     } else {
         for (g, h) in &hosts {
-            sharing.entry(*g).or_default().insert(h);
+            shared.entry(*g).or_default().insert(h);
         }
     }
-    let hostnames: BTreeSet<&str> = sharing.values().flatten().copied().collect();
-    let (code, whose) = if sharing.len() >= 2 {
-        let gws: Vec<String> = sharing
+    let hostnames: BTreeSet<&str> = shared.values().flatten().copied().collect();
+    let (code, whose) = if shared.len() >= 2 {
+        let gws: Vec<String> = shared
             .iter()
             .map(|(g, hs)| {
                 let hs: Vec<&str> = hs.iter().copied().collect();
@@ -368,7 +359,7 @@ fn shared(
             format!("hostnames {}", hs.join(", ")),
         )
     } else {
-        return;
+        return None;
     };
     let mut per = String::new();
     if by_host {
@@ -377,33 +368,70 @@ fn shared(
     if !others.is_empty() {
         per.push_str(&format!(" per value of {}", others.join(", ")));
     }
-    let limit = limit_of(m, *p, name);
-    let span = limit
-        .and_then(|l| l.rates.first())
-        .map_or(policy.meta.origin.name, |r| r.span);
-    let msg = format!(
-        "limit `{name}` of {} on {} {}: one Limitador counter (namespace `{}`) counts the requests of {whose}, which share its {}{per} rather than each getting its own",
-        policy.display(),
-        r.spec.kind.kind(),
-        r.meta.key(),
-        r.meta.key(),
-        c.rates.join(", "),
-    );
-    let help = if code == Code::CounterSharedByGateways {
-        "Limitador's namespace is the route: to give each Gateway its own allowance, attach a separate route to each"
-    } else {
-        "to give each hostname its own allowance, add `request.host` to the limit's counters"
-    };
-    out.push(
-        Diagnostic::new(code, msg)
+    Some((code, whose, per))
+}
+
+/// The shared counters of one route and policy, by who shares them: each limit's name, rates and
+/// the span of its first rate.
+type Shared = BTreeMap<(usize, usize, Sharing), Vec<(String, String, Span)>>;
+
+/// The findings of [`sharing`], one per route, policy and sharing: the limits of a policy on a
+/// route are usually shared alike.
+fn shared(m: &Model, w: &Walked, out: &mut Diagnostics) {
+    let mut groups: Shared = BTreeMap::new();
+    for ((route, limit), c) in &w.counters {
+        let Some(how) = sharing(m, c) else { continue };
+        let l = &w.names[*limit];
+        let policy = &m.policies[l.policy];
+        let span = limit_of(m, l.policy, &l.name)
+            .and_then(|x| x.rates.first())
+            .map_or(policy.meta.origin.name, |r| r.span);
+        groups.entry((*route, l.policy, how)).or_default().push((
+            l.name.clone(),
+            c.rates.join(", "),
+            span,
+        ));
+    }
+    for ((route, p, (code, whose, per)), mut limits) in groups {
+        limits.sort();
+        let policy = &m.policies[p];
+        let r = &m.routes[route];
+        let key = r.meta.key();
+        let on = format!("{} {}", r.spec.kind.kind(), key);
+        let msg = match limits.as_slice() {
+            [(name, rates, _)] => format!(
+                "limit `{name}` of {} on {on}: one Limitador counter (namespace `{key}`) counts the requests of {whose}, which share its {rates}{per} rather than each getting its own",
+                policy.display(),
+            ),
+            _ => format!(
+                "limits {} of {} on {on}: each is one Limitador counter (namespace `{key}`) for the requests of {whose}, which share its allowance{per} rather than each getting its own",
+                limits
+                    .iter()
+                    .map(|(n, rates, _)| format!("`{n}` ({rates})"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                policy.display(),
+            ),
+        };
+        let help = if code == Code::CounterSharedByGateways {
+            "Limitador's namespace is the route: to give each Gateway its own allowance, attach a separate route to each"
+        } else {
+            "to give each hostname its own allowance, add `request.host` to the limits' counters"
+        };
+        let mut d = Diagnostic::new(code, msg)
             .object(policy.display())
-            .at(span, "one counter for all of them")
-            .also(
+            .at(limits[0].2, "one counter for all of them");
+        for (_, _, span) in &limits[1..] {
+            d = d.also(*span, "another counter for all of them");
+        }
+        out.push(
+            d.also(
                 r.meta.origin.name,
-                "the route whose namespace the counter is in",
+                "the route whose namespace the counters are in",
             )
             .help(help),
-    );
+        );
+    }
 }
 
 #[cfg(test)]

@@ -23,22 +23,27 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// A limit as its conditionalData entries name it: the descriptor key of its identifier.
-pub(super) type LimitId = Arc<str>;
+/// A limit of the model: its identifier (the descriptor key its conditionalData entries give),
+/// the policy that writes it and its name there.
+pub(super) struct LimitName {
+    pub(super) id: Arc<str>,
+    pub(super) policy: usize,
+    pub(super) name: String,
+}
 
 /// What the walk gathered.
 #[derive(Default)]
 pub(super) struct Walked<'m> {
     pub(super) rows: Vec<Row>,
-    /// By limit identifier.
-    pub(super) limits: HashMap<LimitId, LimitStats>,
-    /// By route (index into `Model::routes`) and limit identifier: the Limitador counter.
-    pub(super) counters: HashMap<(usize, LimitId), CounterStats<'m>>,
+    /// By limit (index into `names`).
+    pub(super) limits: Vec<LimitStats>,
+    /// By route (index into `Model::routes`) and limit: the Limitador counter.
+    pub(super) counters: HashMap<(usize, usize), CounterStats<'m>>,
     /// By source policy and effective rule key (`authentication#name`, or the top-level `when`'s
     /// key): the AuthPolicy conditions met on the route rules they reach.
     pub(super) auth_rules: HashMap<(usize, String), AuthRuleStats>,
-    /// Limit identifier → (policy, limit name).
-    pub(super) limit_names: HashMap<String, (usize, String)>,
+    /// Every limit of the model's rate-limit policies.
+    pub(super) names: Vec<LimitName>,
 }
 
 /// One limit over every action set it is in.
@@ -99,7 +104,9 @@ enum Reach {
 
 /// A limit entry (`conditionalData`) of a rate-limit action, whatever the route match.
 struct EntryInfo {
-    id: LimitId,
+    /// Its limit (index into `Shared::names`) and identifier.
+    limit: usize,
+    id: Arc<str>,
     /// Its predicates (the action's, then the entry's), joined, and as propositions.
     predicates: Arc<str>,
     formulas: Vec<Arc<Formula>>,
@@ -251,8 +258,9 @@ struct Shared<'a, 'm> {
     objects: Objects<'a>,
     /// Policy locator text → `Kind namespace/name`.
     displays: HashMap<String, Arc<str>>,
-    /// Limit identifier → (policy, limit name).
-    limit_names: HashMap<String, (usize, String)>,
+    /// Every limit of the model, and its index by identifier.
+    names: Vec<LimitName>,
+    limit_index: HashMap<Arc<str>, usize>,
     /// The CEL issues of each path: the kinds whose action was dropped.
     dropped: HashMap<&'a str, Vec<PolicyKind>>,
     /// The texts rows share: gateway and route keys.
@@ -274,6 +282,8 @@ struct Walk<'s, 'a, 'm> {
     listeners: HashMap<(usize, usize), Arc<str>>,
     rules: HashMap<(usize, usize), Arc<str>>,
     hostnames: HashMap<&'m str, Arc<str>>,
+    /// The action-set hostnames of each (gateway, listener, route).
+    hosts: HashMap<(usize, usize, usize), Arc<[&'m str]>>,
     out: Walked<'m>,
 }
 
@@ -289,7 +299,8 @@ pub(super) fn walk<'a, 'm>(a: &'a Analysis<'m>) -> Walked<'m> {
 fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
     let m = a.topology.model;
     let mut displays = HashMap::new();
-    let mut limit_names = HashMap::new();
+    let mut limit_names: Vec<LimitName> = Vec::new();
+    let mut limit_index: HashMap<Arc<str>, usize> = HashMap::new();
     for (i, p) in m.policies.iter().enumerate() {
         displays.insert(p.locator().to_string(), Arc::from(p.display()));
         let (token, spec) = match &p.body {
@@ -298,8 +309,16 @@ fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
             _ => continue,
         };
         for name in spec.limits.keys() {
-            let id = names::limit_identifier(token, &p.meta.namespace, &p.meta.name, name);
-            limit_names.insert(id, (i, name.clone()));
+            let id: Arc<str> =
+                names::limit_identifier(token, &p.meta.namespace, &p.meta.name, name).into();
+            limit_index
+                .entry(Arc::clone(&id))
+                .or_insert(limit_names.len());
+            limit_names.push(LimitName {
+                id,
+                policy: i,
+                name: name.clone(),
+            });
         }
     }
     let mut dropped: HashMap<&str, Vec<PolicyKind>> = HashMap::new();
@@ -310,7 +329,8 @@ fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
         a,
         objects: Objects::new(a),
         displays,
-        limit_names,
+        names: limit_names,
+        limit_index,
         dropped,
         gateway_keys: m.gateways.iter().map(|g| Arc::from(g.meta.key())).collect(),
         route_keys: m.routes.iter().map(|r| Arc::from(r.meta.key())).collect(),
@@ -331,18 +351,25 @@ fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
             listeners: HashMap::new(),
             rules: HashMap::new(),
             hostnames: HashMap::new(),
-            out: Walked::default(),
+            hosts: HashMap::new(),
+            out: Walked {
+                limits: (0..shared.names.len())
+                    .map(|_| LimitStats::default())
+                    .collect(),
+                ..Walked::default()
+            },
         };
         for i in r {
             w.path(i, &paths[i], &a.effective[i]);
         }
         w.out
     });
-    let mut out = Walked::default();
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_default();
     for part in parts {
         out.merge(part);
     }
-    out.limit_names = shared.limit_names;
+    out.names = shared.names;
     out
 }
 
@@ -350,8 +377,7 @@ impl<'m> Walked<'m> {
     /// Append what a later run of paths gathered: counts add up, the first example stays.
     fn merge(&mut self, part: Walked<'m>) {
         self.rows.extend(part.rows);
-        for (id, p) in part.limits {
-            let s = self.limits.entry(id).or_default();
+        for (s, p) in self.limits.iter_mut().zip(part.limits) {
             s.seen += p.seen;
             s.applies += p.applies;
             if s.never_example.is_none() {
@@ -405,8 +431,15 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         let g = &m.gateways[p.gateway];
         let l = &g.spec.listeners[p.listener];
         let r = &m.routes[p.route];
-        let route_hosts: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
-        let hosts = hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &route_hosts);
+        let hosts = Arc::clone(
+            self.hosts
+                .entry((p.gateway, p.listener, p.route))
+                .or_insert_with(|| {
+                    let route_hosts: Vec<&str> =
+                        r.spec.hostnames.iter().map(|h| h.as_str()).collect();
+                    hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &route_hosts).into()
+                }),
+        );
         let matches = self.matches_of(p);
         let gateway = Arc::clone(&self.s.gateway_keys[p.gateway]);
         let listener = Arc::clone(
@@ -448,7 +481,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 g.meta.key()
             );
             let c = Arc::new(Coverage::none(why));
-            for h in hosts {
+            for &h in hosts.iter() {
                 let h = self.hostname(h);
                 self.out
                     .rows
@@ -456,7 +489,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             }
             return;
         }
-        for h in hosts {
+        for &h in hosts.iter() {
             let mut found: Vec<Option<(Arc<SetOut>, &'a ActionSet)>> = Vec::new();
             for i in 0..matches.len() {
                 let name = names::action_set_name(&p.id, i, h);
@@ -627,14 +660,26 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
 
     /// What the actions of `set` do on its requests (memoised).
     fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective) -> Arc<SetOut> {
-        let spec = self
-            .s
-            .objects
-            .auth_configs
-            .get(set.auth_scope.as_ref())
-            .map_or(0, |c| Arc::as_ptr(&c.spec) as usize);
         let actions = Arc::as_ptr(&set.actions) as *const Action as usize;
         let eff_auth = pe.auth.as_ref().map_or(0, |e| Arc::as_ptr(e) as usize);
+        let info = match self.infos.get(&(actions, eff_auth)) {
+            Some(i) => Arc::clone(i),
+            None => {
+                let i = Arc::new(self.actions_info(set, pe));
+                self.infos.insert((actions, eff_auth), Arc::clone(&i));
+                i
+            }
+        };
+        // The AuthConfig matters (anonymous access) only to a set with an auth action.
+        let spec = if info.auth.is_some() {
+            self.s
+                .objects
+                .auth_configs
+                .get(set.auth_scope.as_ref())
+                .map_or(0, |c| Arc::as_ptr(&c.spec) as usize)
+        } else {
+            0
+        };
         let key = (
             actions,
             Arc::as_ptr(&set.predicates) as *const String as usize,
@@ -644,14 +689,6 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         if let Some(o) = self.sets.get(&key) {
             return Arc::clone(o);
         }
-        let info = match self.infos.get(&(actions, eff_auth)) {
-            Some(i) => Arc::clone(i),
-            None => {
-                let i = Arc::new(self.actions_info(set, pe));
-                self.infos.insert((actions, eff_auth), Arc::clone(&i));
-                i
-            }
-        };
         let o = Arc::new(self.compute_set(set, info, spec));
         self.sets.insert(key, Arc::clone(&o));
         o
@@ -780,6 +817,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         if one != "1" {
             return None;
         }
+        let limit = *self.s.limit_index.get(id.as_str())?;
         let mut texts = a.predicates.clone();
         texts.extend(cd.predicates.iter().cloned());
         let formulas = self.formulas(&texts);
@@ -810,7 +848,8 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         rates.sort_unstable();
         rates.dedup();
         Some(EntryInfo {
-            id: Arc::from(id.as_str()),
+            limit,
+            id: Arc::clone(&self.s.names[limit].id),
             predicates: Arc::from(texts.join(" && ")),
             formulas,
             reads_auth,
@@ -968,7 +1007,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         }
         for (bi, k, ai, ra, rb, windows) in found {
             let fewer = es[ai].variables.len() < es[bi].variables.len();
-            let text = self.shadow_text(&es[ai].id, ra, ai == bi, rb, windows, fewer);
+            let text = self.shadow_text(es[ai].limit, ra, ai == bi, rb, windows, fewer);
             out.shadowed[bi][k] = Some(Arc::from(text));
         }
     }
@@ -976,7 +1015,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     /// Why a rate never decides: the limit (or rate) that refuses first.
     fn shadow_text(
         &self,
-        a: &str,
+        a: usize,
         ra: (i64, i64),
         same_limit: bool,
         rb: (i64, i64),
@@ -1009,8 +1048,8 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     }
 
     /// `limit `name` of Kind ns/name`.
-    pub(super) fn limit_text(&self, id: &str) -> String {
-        limit_text(self.s.a.topology.model, &self.s.limit_names, id)
+    fn limit_text(&self, limit: usize) -> String {
+        limit_text(self.s.a.topology.model, &self.s.names[limit])
     }
 
     /// Why an AuthConfig lets requests without credentials through, if it does: an `anonymous`
@@ -1038,7 +1077,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     fn record(&mut self, p: &Path, hostname: &'m str, text: &str, rule: &Arc<str>, set: &SetOut) {
         let info = &set.info;
         for (i, e) in info.entries.iter().enumerate() {
-            let stats = self.out.limits.entry(Arc::clone(&e.id)).or_default();
+            let stats = &mut self.out.limits[e.limit];
             stats.seen += 1;
             if stats.predicates.is_empty() {
                 stats.predicates = e.predicates.to_string();
@@ -1067,11 +1106,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 }
                 stats.without_auth.insert((p.route, p.rule));
             }
-            let c = self
-                .out
-                .counters
-                .entry((p.route, Arc::clone(&e.id)))
-                .or_default();
+            let c = self.out.counters.entry((p.route, e.limit)).or_default();
             c.hosts.insert((p.gateway, hostname));
             if c.variables.is_empty() {
                 c.variables = e.variables.clone();
@@ -1099,16 +1134,9 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     }
 }
 
-/// `limit `name` of Kind ns/name` for a limit identifier (the identifier itself when unknown).
-pub(super) fn limit_text(
-    m: &crate::model::Model,
-    names: &HashMap<String, (usize, String)>,
-    id: &str,
-) -> String {
-    match names.get(id) {
-        Some((p, name)) => format!("limit `{name}` of {}", m.policies[*p].display()),
-        None => format!("limit `{id}`"),
-    }
+/// `limit `name` of Kind ns/name`.
+pub(super) fn limit_text(m: &crate::model::Model, l: &LimitName) -> String {
+    format!("limit `{}` of {}", l.name, m.policies[l.policy].display())
 }
 
 /// The CEL predicates of an AuthPolicy rule's `when` (and of its `all` groups); other forms

@@ -5,7 +5,7 @@ use crate::audit::{Audit, Change, Coverage, Delta, Row, State, route_rules};
 use crate::diag::Diagnostics;
 use crate::source::SourceMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write;
 use unicode_width::UnicodeWidthStr;
 
@@ -36,27 +36,36 @@ impl Counts {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
-    /// Rows: paths, each once per hostname.
+    /// Paths (gateway, listener, route rule): their hostnames are covered alike.
     pub paths: usize,
     pub auth: Counts,
     pub rate_limit: Counts,
 }
 
-pub fn summary(rows: &[Row]) -> Summary {
-    let mut s = Summary {
-        paths: rows.len(),
-        ..Summary::default()
-    };
-    for r in rows {
-        s.auth.add(r.auth.state);
-        s.rate_limit.add(r.rate_limit.state);
+/// The rows of each path: consecutive rows of one path index (its hostnames), as ranges. Every
+/// hostname of a path has the same action lists and route predicates, so the same coverage.
+fn paths(rows: &[Row]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match out.last_mut() {
+            Some(last) if rows[last.start].path == r.path => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
     }
-    s
+    out
 }
 
-/// `ns/gateway#listener`.
-fn listener(r: &Row) -> String {
-    format!("{}#{}", r.gateway, r.listener)
+pub fn summary(rows: &[Row]) -> Summary {
+    let groups = paths(rows);
+    let mut s = Summary {
+        paths: groups.len(),
+        ..Summary::default()
+    };
+    for g in groups {
+        s.auth.add(rows[g.start].auth.state);
+        s.rate_limit.add(rows[g.start].rate_limit.state);
+    }
+    s
 }
 
 /// A cell: who protects the row, and how far.
@@ -76,21 +85,26 @@ fn cell(c: &Coverage) -> String {
     }
 }
 
-/// The lines of one kind of protection in the summary: the counts, then the listeners with rows
+/// The lines of one kind of protection in the summary: the counts, then the listeners with paths
 /// that are not fully protected.
 fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &Coverage) {
     let mut counts = Counts::default();
-    let mut by_listener: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for r in rows {
+    // By listener (its gateway and listener texts; runs of the walk have their own copies of a
+    // listener's text, so not by address): not full, all.
+    let mut by_listener: HashMap<(&str, &str), (&Row, usize, usize)> = HashMap::new();
+    let groups = paths(rows);
+    for g in &groups {
+        let r = &rows[g.start];
         let s = pick(r).state;
         counts.add(s);
-        let e = by_listener.entry(listener(r)).or_default();
-        e.1 += 1;
+        let key = (&*r.gateway, &*r.listener);
+        let e = by_listener.entry(key).or_insert((r, 0, 0));
+        e.2 += 1;
         if s != State::Full {
-            e.0 += 1;
+            e.1 += 1;
         }
     }
-    let total = rows.len();
+    let total = groups.len();
     let weak = total - counts.full;
     let mut parts = vec![format!("{} full", counts.full)];
     if counts.partial > 0 {
@@ -106,9 +120,13 @@ fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &
         count(total, "path"),
         parts.join(", ")
     );
-    let listed: Vec<(&String, &(usize, usize))> =
-        by_listener.iter().filter(|(_, (w, _))| *w > 0).collect();
-    for (l, (w, n)) in listed.iter().take(LISTENERS_SHOWN) {
+    let mut listed: Vec<(String, usize, usize)> = by_listener
+        .values()
+        .filter(|(_, w, _)| *w > 0)
+        .map(|(r, w, n)| (format!("{}#{}", r.gateway, r.listener), *w, *n))
+        .collect();
+    listed.sort();
+    for (l, w, n) in listed.iter().take(LISTENERS_SHOWN) {
         let _ = writeln!(
             out,
             "  {w} of {n} on listener {}",
@@ -124,22 +142,29 @@ fn summary_lines(out: &mut String, what: &str, rows: &[Row], pick: fn(&Row) -> &
     }
 }
 
-/// The table: one line per path and hostname, then the summary, the change (with a base) and
-/// the findings, one line each. Columns are padded to their widest cell, two spaces apart. A large
-/// estate has hundreds of thousands of lines: every cell text is shared by many rows (the same
-/// gateway, route, coverage), so each distinct text is made safe and measured once, and the lines
-/// are written straight into the text.
+/// The widest a padded column gets: a longer cell (a long reason, many hostnames) pushes the rest
+/// of its line out rather than every line of the table.
+const COLUMN_CAP: usize = 60;
+
+/// The table: one line per path (its hostnames together: they are covered alike), then the
+/// summary, the change (with a base) and the findings, one line each. Columns are padded to their
+/// widest cell (at most [`COLUMN_CAP`]), two spaces apart. A large estate has hundreds of
+/// thousands of lines: every cell text is shared by many lines (the same gateway, route,
+/// coverage), so each distinct text is made safe and measured once, and the lines are written
+/// straight into the text, in parts on the cores.
 pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String {
     const HEADER: [&str; 8] = [
         "GATEWAY",
         "LISTENER",
-        "HOSTNAME",
+        "HOSTNAMES",
         "ROUTE",
         "RULE",
         "MATCHES",
         "AUTH",
         "RATE LIMIT",
     ];
+    let rows = &a.coverage;
+    let groups = paths(rows);
     // Each distinct cell by the address of the value it shows: (text, width).
     let mut texts: HashMap<usize, (String, usize)> = HashMap::new();
     let mut text = |key: usize, make: &dyn Fn() -> String| -> usize {
@@ -151,13 +176,29 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
         key
     };
     let addr = |s: &str| s.as_ptr() as usize;
-    let mut keys: Vec<[usize; 8]> = Vec::with_capacity(a.coverage.len());
-    for r in &a.coverage {
-        let host = r.hostname.as_deref().unwrap_or("-");
+    let mut keys: Vec<[usize; 8]> = Vec::with_capacity(groups.len());
+    // Hostname lists of several rows have no shared address: kept apart, by line.
+    let mut lists: Vec<(String, usize)> = Vec::new();
+    for g in &groups {
+        let r = &rows[g.start];
+        let host = if g.len() == 1 {
+            let h = r.hostname.as_deref().unwrap_or("-");
+            text(addr(h), &|| h.to_string())
+        } else {
+            let joined: Vec<&str> = rows[g.clone()]
+                .iter()
+                .map(|x| x.hostname.as_deref().unwrap_or("-"))
+                .collect();
+            let t = crate::render::terminal::line(&joined.join(", ")).into_owned();
+            let w = t.width();
+            lists.push((t, w));
+            // Never an address: the index of the list, from the top of the key space.
+            usize::MAX - (lists.len() - 1)
+        };
         keys.push([
             text(addr(&r.gateway), &|| r.gateway.to_string()),
             text(addr(&r.listener), &|| r.listener.to_string()),
-            text(addr(host), &|| host.to_string()),
+            host,
             text(addr(&r.route), &|| r.route.to_string()),
             text(addr(&r.rule), &|| r.rule.to_string()),
             text(
@@ -170,14 +211,23 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
             }),
         ]);
     }
+    let get = |key: usize| -> (&str, usize) {
+        match texts.get(&key) {
+            Some((t, w)) => (t.as_str(), *w),
+            None => {
+                let (t, w) = &lists[usize::MAX - key];
+                (t.as_str(), *w)
+            }
+        }
+    };
     let mut widths = HEADER.map(UnicodeWidthStr::width);
     for k in &keys {
         for (w, key) in widths.iter_mut().zip(k) {
-            *w = (*w).max(texts[key].1);
+            *w = (*w).max(get(*key).1.min(COLUMN_CAP));
         }
     }
     let mut out = String::new();
-    if a.coverage.is_empty() {
+    if rows.is_empty() {
         out.push_str("No paths: no route is attached to a Gateway.\n");
     } else {
         let push_line = |out: &mut String, parts: [(&str, usize); 8]| {
@@ -185,28 +235,32 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
             for (i, (c, w)) in parts.iter().enumerate() {
                 out.push_str(c);
                 if i + 1 < parts.len() {
-                    out.extend(std::iter::repeat_n(' ', widths[i] - w + 2));
+                    out.extend(std::iter::repeat_n(' ', widths[i].saturating_sub(*w) + 2));
                 }
             }
             let kept = out[start..].trim_end().len();
             out.truncate(start + kept);
             out.push('\n');
         };
-        out.reserve(a.coverage.len() * (widths.iter().sum::<usize>() + 16));
         push_line(&mut out, HEADER.map(|h| (h, h.width())));
-        for k in &keys {
-            push_line(
-                &mut out,
-                k.map(|key| {
-                    let (t, w) = &texts[&key];
-                    (t.as_str(), *w)
-                }),
-            );
+        // Hundreds of thousands of lines on a large estate: written in parts on the cores.
+        let line_len = widths.iter().sum::<usize>() + 16;
+        let runs = crate::par::cores().min(keys.len() / LINES_PER_RUN).max(1);
+        let parts = crate::par::map_ranges(crate::par::even_ranges(keys.len(), runs), |r| {
+            let mut part = String::with_capacity(r.len() * line_len);
+            for k in &keys[r] {
+                push_line(&mut part, k.map(get));
+            }
+            part
+        });
+        out.reserve(parts.iter().map(String::len).sum());
+        for p in parts {
+            out.push_str(&p);
         }
     }
     out.push('\n');
-    summary_lines(&mut out, "authentication", &a.coverage, |r| &r.auth);
-    summary_lines(&mut out, "rate limiting", &a.coverage, |r| &r.rate_limit);
+    summary_lines(&mut out, "authentication", rows, |r| &r.auth);
+    summary_lines(&mut out, "rate limiting", rows, |r| &r.rate_limit);
     if let Some(c) = change {
         out.push('\n');
         out.push_str(&change_text(c));
@@ -216,9 +270,30 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
         out.push_str("No findings.\n");
     } else {
         let _ = writeln!(out, "Findings ({}):", a.findings.len());
-        out.push_str(&crate::render::diagnostics::short(&a.findings, sources));
+        out.push_str(&short(&a.findings, sources));
     }
     out
+}
+
+/// Lines written by one thread at least.
+const LINES_PER_RUN: usize = 8192;
+
+/// What `render::diagnostics::short` writes, in parts on the cores: an audit of a large estate
+/// has tens of thousands of findings.
+fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
+    let all: Vec<&crate::diag::Diagnostic> = ds.iter().collect();
+    let runs = crate::par::cores().min(all.len() / LINES_PER_RUN).max(1);
+    crate::par::map_ranges(crate::par::even_ranges(all.len(), runs), |r| {
+        let mut part = String::new();
+        for d in &all[r] {
+            part.push_str(&crate::render::terminal::text(
+                &crate::render::diagnostics::one_line(d, sources),
+            ));
+            part.push('\n');
+        }
+        part
+    })
+    .concat()
 }
 
 /// What a change does, as lines.
@@ -365,10 +440,13 @@ pub fn markdown(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> Stri
         "| rate limiting | {} | {} | – | {} |",
         s.rate_limit.full, s.rate_limit.partial, s.rate_limit.none
     );
-    let weak: Vec<&Row> = a
-        .coverage
-        .iter()
-        .filter(|r| r.auth.state != State::Full || r.rate_limit.state != State::Full)
+    let rows = &a.coverage;
+    let weak: Vec<std::ops::Range<usize>> = paths(rows)
+        .into_iter()
+        .filter(|g| {
+            let r = &rows[g.start];
+            r.auth.state != State::Full || r.rate_limit.state != State::Full
+        })
         .collect();
     if !weak.is_empty() {
         let _ = write!(
@@ -376,14 +454,19 @@ pub fn markdown(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> Stri
             "\n<details><summary>Paths not fully covered ({})</summary>\n\n",
             weak.len()
         );
-        out.push_str("| gateway | listener | hostname | route rule | matches | authentication | rate limiting |\n|---|---|---|---|---|---|---|\n");
-        for r in weak {
+        out.push_str("| gateway | listener | hostnames | route rule | matches | authentication | rate limiting |\n|---|---|---|---|---|---|---|\n");
+        for g in weak {
+            let r = &rows[g.start];
+            let hosts: Vec<&str> = rows[g]
+                .iter()
+                .map(|x| x.hostname.as_deref().unwrap_or("-"))
+                .collect();
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} {} {} | {} | {} | {} |",
                 md(&r.gateway),
                 md(&r.listener),
-                md(r.hostname.as_deref().unwrap_or("-")),
+                md(&hosts.join(", ")),
                 r.route_kind,
                 md(&r.route),
                 md(&r.rule),
@@ -512,4 +595,56 @@ fn change_markdown(c: &Change) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn row(path: usize, listener: &str, host: &str, auth: State) -> Row {
+        let c = |state| {
+            Arc::new(Coverage {
+                state,
+                policies: vec![],
+                when: vec![],
+                kinds: vec![],
+                not_on: vec![],
+                reason: None,
+            })
+        };
+        Row {
+            path,
+            gateway: Arc::from("ns/gw"),
+            listener: Arc::from(listener),
+            hostname: Some(Arc::from(host)),
+            route_kind: "HTTPRoute",
+            route: Arc::from("ns/r"),
+            rule: Arc::from("rule-1"),
+            matches: Arc::from(vec!["/*".to_string()]),
+            auth: c(auth),
+            rate_limit: c(State::Full),
+        }
+    }
+
+    /// Parallel runs of the walk each have their own copy of a listener's text: the summary
+    /// still counts the listener once. Path 0 has two hostnames (one path), paths 1 and 2 one
+    /// each: 3 paths, 2 of them (0 and 2) without authentication, all on listener `api`.
+    #[test]
+    fn summary_counts_paths_and_listeners_by_text() {
+        let rows = vec![
+            row(0, "api", "a.example.com", State::None),
+            row(0, "api", "b.example.com", State::None),
+            row(1, "api", "c.example.com", State::Full),
+            row(2, "api", "d.example.com", State::None),
+        ];
+        let s = summary(&rows);
+        assert_eq!((s.paths, s.auth.full, s.auth.none), (3, 1, 2));
+        let mut out = String::new();
+        summary_lines(&mut out, "authentication", &rows, |r| &r.auth);
+        assert_eq!(
+            out,
+            "authentication: 2 of 3 paths not fully covered (1 full, 2 none)\n  2 of 3 on listener ns/gw#api\n"
+        );
+    }
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `policyctl audit` against `policyctl status` (issue 36): audit must run within 1.5 x status on the
+# 100k-object estate (`large` of run.sh: 100 gateways x 10 listeners, 40,000 routes, 100,126 objects).
+#
+#   tests/benches/audit.sh                 # small and large, best of 3 (large: of 2)
+#   SIZES=large RUNS=5 tests/benches/audit.sh
+#
+# Both commands end to end with their default table output to /dev/null: load, the analysis they
+# share (topology, effective policies, generated objects, predicted status), then status's table of
+# policies, or audit's walk over every path, its findings and its table of every path and hostname.
+# Printed per estate: the best wall time of each, their ratio, the CPU time (user + sys) of one run of
+# each and its ratio (on a shared box the CPU time is the steadier figure), and the peak RSS.
+# Not for CI: a shared 2-core machine gives noisy numbers. Uses hyperfine when installed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-"small large"}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --release --quiet --bin policyctl --example synth
+BIN=$CARGO_TARGET_DIR/release
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+if [[ ! -x /usr/bin/time ]]; then
+  echo "audit.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2
+  exit 1
+fi
+
+# shellcheck source=tests/benches/common.sh
+source tests/benches/common.sh
+
+# "cpu_seconds peak_MiB" of one run
+cpu_rss() {
+  /usr/bin/time -f '%U %S %M' -o "$WORK/t" "$@" >/dev/null 2>/dev/null || true
+  awk '{printf "%.2f %.0f", $1 + $2, $3 / 1024}' "$WORK/t"
+}
+
+printf '%-6s %9s %9s %9s %6s %8s %8s %6s %9s %9s\n' input objects status_s audit_s ratio st_cpu au_cpu ratio st_MiB au_MiB
+for size in $SIZES; do
+  f=$WORK/$size.yaml
+  case $size in
+    small) "$BIN/examples/synth" --gateways 10 --listeners 10 --routes 4000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
+    large) "$BIN/examples/synth" --gateways 100 --listeners 10 --routes 40000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
+    *) echo "unknown size $size" >&2; exit 2 ;;
+  esac
+  objects=$(awk '{print $2}' "$WORK/synth.err")
+  n=$RUNS
+  [[ $size == large ]] && n=$(( RUNS < 2 ? RUNS : 2 ))
+  s=$(best_of "$n" "$BIN/policyctl" status -f "$f")
+  a=$(best_of "$n" "$BIN/policyctl" audit -f "$f")
+  read -r scpu srss <<<"$(cpu_rss "$BIN/policyctl" status -f "$f")"
+  read -r acpu arss <<<"$(cpu_rss "$BIN/policyctl" audit -f "$f")"
+  printf '%-6s %9s %9s %9s %6s %8s %8s %6s %9s %9s\n' "$size" "$objects" "$s" "$a" \
+    "$(awk -v a="$a" -v s="$s" 'BEGIN{printf "%.2f", a/s}')" "$scpu" "$acpu" \
+    "$(awk -v a="$acpu" -v s="$scpu" 'BEGIN{printf "%.2f", a/s}')" "$srss" "$arss"
+done
