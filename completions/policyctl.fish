@@ -38,6 +38,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "graph" -d 'Draw
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "audit" -d 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
@@ -50,6 +51,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -58,7 +62,14 @@ junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipe
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -s o -l output -d 'Output format: yaml (multi-document, kubectl style) or json (a v1 List)' -r -f -a "yaml\t''
 json\t''"
-complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -84,6 +95,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -97,7 +111,14 @@ stat\t''
 json\t''
 markdown\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l context -d 'Lines of context in unified diffs' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -118,6 +139,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -s n -l names
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -146,6 +170,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s n -l name
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -165,6 +192,7 @@ never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l respect-status -d 'Read listener and route readiness from the objects\' status instead of assuming it'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l routes -d 'Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the routes as written with the predicted status.parents entries)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateways -d 'Show the Gateways instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator writes on each Gateway and on each of its listeners (table: one row per condition, LISTENER `-` for the Gateway\'s own; yaml/json: the Gateways as written with the predicted status.conditions and status.listeners)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -175,6 +203,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -s n -l nam
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -202,6 +233,9 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
 json\t'`{"diagnostics": [...], "summary": {...}}`'
 github\t'GitHub Actions workflow annotations'
@@ -218,18 +252,58 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s q -l quiet 
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s o -l output -d 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)' -r -f -a "table\t'One line per path and hostname, the summary, then the findings'
+json\t'`{"coverage": [...], "findings": [...], "summary": {...}, "change": {...}}`'
+markdown\t'A pull-request comment (with --base: what the change does first)'
+sarif\t'The findings as SARIF 2.1.0, as `lint -o sarif`'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l require -d 'Make a path without this protection a finding, and the exit code 1 (comma-separated: auth, ratelimit)' -r -f -a "auth\t'Every path authenticated (PCTL6001 otherwise)'
+ratelimit\t'Every path rate limited (PCTL6002 otherwise)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l base -d 'Another input tree (e.g. the pull request\'s base): audit both and say what the change does to coverage and findings' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]. Findings of --require always do' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l requests -d 'Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry a url and optionally at/after, method, headers, identity, source, tokens, count, interval. -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s X -l request -d 'The request method' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s H -l header -d 'A request header, \'Name: value\'. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l identity -d 'What Authorino would put under auth.identity: JSON, or @FILE holding it' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l source -d 'The client\'s address (source.address, source.port): ADDRESS[:PORT]' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l tokens -d 'Token usage reported after each response, for TokenRateLimitPolicies' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l tokens -d 'Token usage reported after each response, for TokenRateLimitPolicies: the response\'s usage.total_tokens (without it, or --response-body, token counters become undecided)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l response-body -d 'The upstream response\'s JSON body, which responseBodyJSON reads (token usage): JSON, or @FILE holding it' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l assume -d 'State the outcome of a rule that needs a live server: SECTION/NAME=VALUE, SECTION one of authentication, authorization, metadata; VALUE true, false or JSON (an identity, a metadata object). Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l jwks -d 'A JWKS document (JSON, {"keys": [...]}) JWT signatures are verified against, for the issuerUrl or jwksUrl URL names, or for every JWT rule without one of its own. Without it a JWT\'s claims are decoded and its signature is not verified. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l connect-to -d 'As curl: send a request for HOST1:PORT1 to HOST2:PORT2 (empty parts: any host or port, or unchanged), e.g. localhost:9081::80 for a port-forward to the gateway\'s port 80. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l count -d 'Send the request N times' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l interval -d 'Time between two requests of --count (e.g. 500ms, 1s) [default: 0, all at one instant]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway -d 'The gateway (NAMESPACE/NAME) to send to when several listen on the URL\'s port' -r
@@ -249,12 +323,17 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s n -l namesp
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
 junit\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l jwks -d 'A JWKS document JWT signatures are verified against (as simulate\'s --jwks). Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l accept-undecided -d 'Exit 0 when no case failed even if some were undecided (a request whose verdict needs a live server): they are still reported, and skipped in JUnit'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s h -l help -d 'Print help'
@@ -265,7 +344,17 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
 1.5\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
-complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''
+envoyfilter\t''
+limitador\t''
+authconfig\t''
+envoygateway\t''
+certificate\t''
+dnsrecord\t''
+extension\t''"
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l gateway -d 'Only paths through this gateway' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-sha256 -d 'sha256 of the wasm module the 1.5 operator serves (written into the wasm EnvoyFilter) [default: empty; the operator computes it from the module at run time]' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l wasm-image -d 'wasm-shim image (default: the image of the emulated operator release)' -r
@@ -333,18 +422,19 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s q -l qui
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "audit" -d 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "status" -d 'Every policy\'s predicted status after each cycle'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "lint" -d 'Every finding after each cycle'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "explain" -d 'A target\'s paths after each cycle (TARGET as for `policyctl explain`)'

@@ -30,6 +30,7 @@ pub const KEYS: &[&str] = &[
     "envoyGatewayControllerNames",
     "gatewayClasses",
     "failOn",
+    "validate",
     "ignore",
 ];
 
@@ -56,6 +57,8 @@ pub struct Settings {
     /// controllerName), on top of the well-known ones.
     pub gateway_classes: BTreeMap<String, String>,
     pub fail_on: Option<FailOn>,
+    /// `validate`: how fields the schema does not declare are treated (`--validate`).
+    pub validate: Option<crate::load::FieldValidation>,
     /// The `ignore:` list: findings silenced on purpose (see `crate::suppress`).
     pub ignore: Vec<crate::suppress::Rule>,
 }
@@ -318,6 +321,17 @@ fn apply(
                     diags.push(invalid("error, warning or never"));
                     None
                 }
+            }
+        }
+        "validate" => {
+            let parsed = match &value.value {
+                serde_json::Value::Bool(true) => Some(crate::load::FieldValidation::Strict),
+                serde_json::Value::Bool(false) => Some(crate::load::FieldValidation::Ignore),
+                v => v.as_str().and_then(crate::load::FieldValidation::parse),
+            };
+            match parsed {
+                Some(v) => settings.validate = Some(v),
+                None => diags.push(invalid("strict, warn or ignore")),
             }
         }
         "ignore" => {

@@ -31,13 +31,13 @@ pub mod simulate;
 pub mod suppress;
 
 // Sources: the text of every input file, and positions in it.
-pub use source::{SourceId, SourceMap};
+pub use source::{SourceId, SourceMap, Span};
 
 // Loading: files, folders and streams → a [`Model`] with diagnostics.
 pub use load::validate::dns1123_label;
 pub use load::{
-    Input, LoadOptions, Loaded, MAX_STREAM_BYTES, StreamError, load, object_value, parse_only,
-    read_stream, values_in_windows, well_known_gateway_classes,
+    FieldValidation, Input, LoadOptions, Loaded, MAX_STREAM_BYTES, StreamError, load, object_value,
+    parse_only, read_stream, values_in_windows, well_known_gateway_classes,
 };
 
 // The model: the objects read, and the emulated operator version.
@@ -55,7 +55,10 @@ pub use resolve::effective;
 pub use resolve::explain::{DecidedBy, Explanation, explain, parse_target};
 pub use resolve::extension::ExtensionStatus;
 pub use resolve::merge::LossReason;
-pub use resolve::routes::{route_conditions, with_predicted_parents};
+pub use resolve::routes::{
+    GatewayConditions, ListenerConditions, gateway_conditions, route_conditions,
+    with_predicted_gateway_status, with_predicted_parents,
+};
 pub use resolve::status::{
     Condition, PolicyStatus, StatusOptions, diagnostics as status_diagnostics, status,
 };

@@ -36,6 +36,22 @@ pub(crate) fn map<T: Sync, R: Send>(
     .collect()
 }
 
+/// `f` on a thread with the main thread's 8 MiB stack, whatever the caller's (a test's thread has
+/// 2 MiB): the YAML reader builds a document's tree recursively, and its depth budget is sized for
+/// 8 MiB. Runs on the calling thread if no thread can start.
+pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
+    let f = &f;
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, f)
+        {
+            Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            Err(_) => f(),
+        }
+    })
+}
+
 /// `f` on every range, each on a thread of its own, the results in range order. One range runs on
 /// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
 /// sized for it: `load::yaml`); a thread that cannot start leaves its range to the calling thread,
@@ -45,7 +61,7 @@ pub(crate) fn map_ranges<R: Send>(
     f: impl Fn(Range<usize>) -> R + Sync,
 ) -> Vec<R> {
     if ranges.len() <= 1 {
-        return ranges.into_iter().map(&f).collect();
+        return with_stack(|| ranges.iter().cloned().map(&f).collect());
     }
     let f = &f;
     std::thread::scope(|scope| {

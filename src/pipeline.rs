@@ -110,9 +110,10 @@ pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics)
     }
 }
 
-/// Diagnostics about the generated objects themselves, for the commands that print or write them
-/// (`compute`, `diff`): `lint`, `status`, `explain` and `graph` show none of these objects and so
-/// none of these findings. Pass the objects the command outputs (after `--only` / `--gateway`).
+/// Diagnostics about the generated objects themselves, for the commands whose output depends on
+/// them (`compute --out-dir` and `--check`, `diff --against`, `watch`): `lint`, `status`, `explain`
+/// and `graph` show none of these objects and so none of these findings. Pass the objects the
+/// command outputs (after `--only` / `--gateway`).
 pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diagnostics {
     let mut out = Diagnostics::new();
     if let Some(d) = placeholder_sha256(opts, generated) {
@@ -153,21 +154,20 @@ pub(crate) fn wasm_sha256_unknown(
     if !opts.wasm_sha256.is_empty() || count == 0 {
         return None;
     }
+    let what = if count == 1 {
+        format!("the wasm EnvoyFilter {namespace}/{name} carries")
+    } else {
+        format!("{count} wasm EnvoyFilters (the first {namespace}/{name}) carry")
+    };
+    // Brief, and the command on a line of its own: it is copied as it is.
     Some(
         Diagnostic::new(
             Code::RuntimeValueUnknown,
-            format!(
-                "the wasm module's sha256 is only known to the running operator: {count} wasm EnvoyFilter(s) carry an empty sha256",
-            ),
+            format!("{what} an empty sha256: only the running operator knows the wasm module's hash"),
         )
         .help(format!(
-            "pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the sha256 your operator computed from the plugin.wasm it serves: \
-             kubectl get envoyfilter -n {} {} -o jsonpath='{{.spec.configPatches[0].patch.value.typed_config.value.config.vm_config.code.remote.sha256}}' \
-             reads it from a wasm EnvoyFilter the operator wrote, and \
-             kubectl logs -n {} deployment/kuadrant-operator-controller-manager | grep 'starting wasm server' shows it in the operator's start-up log",
-            namespace,
-            name,
-            opts.kuadrant_namespace,
+            "pass --wasm-sha256 (or wasmSha256 in .policyctl.yaml) with the hash a cluster running the operator shows:\n\
+             kubectl get envoyfilter -n {namespace} {name} -o jsonpath='{{.spec.configPatches[0].patch.value.typed_config.value.config.vm_config.code.remote.sha256}}'"
         )),
     )
 }

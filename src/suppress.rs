@@ -165,10 +165,11 @@ pub fn apply(diags: Diagnostics, model: &Model, rules: &[Rule], complete: bool) 
         }
         if silenceable {
             for (i, r) in rules.iter().enumerate() {
+                // A finding about no object (the input as a whole, the settings file) is matched
+                // as the empty name: `*` matches it, `Gateway *` does not.
                 let object_ok = match (&r.object, &d.object) {
                     (None, _) => true,
-                    (Some(p), Some(o)) => matches(p, o),
-                    (Some(_), None) => false,
+                    (Some(p), o) => matches(p, o.as_deref().unwrap_or("")),
                 };
                 if r.code == d.code && object_ok {
                     rule_used[i] = true;
@@ -202,8 +203,17 @@ fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'
             continue;
         };
         let mut codes = Vec::new();
+        let mut seen = Vec::new();
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match Code::parse(item) {
+            // A code listed twice is one suppression (not a second, unused one).
+            let code = Code::parse(item);
+            if let Some(c) = code {
+                if seen.contains(&c) {
+                    continue;
+                }
+                seen.push(c);
+            }
+            match code {
                 Some(c) if c.can_be_suppressed() => codes.push(c),
                 Some(c) => extra.push(
                     Diagnostic::new(

@@ -134,8 +134,9 @@ fn json_output_has_positions_and_summary() {
         .iter()
         .find(|d| d["code"] == "PCTL1010")
         .expect("PCTL1010 reported");
-    assert_eq!(d["line"], 10);
-    assert_eq!(d["column"], 11);
+    // The rule is the targetRef's (the API server's path is spec.targetRef): its key.
+    assert_eq!(d["line"], 8);
+    assert_eq!(d["column"], 3);
     assert_eq!(v["summary"]["errors"], 1);
 }
 
@@ -257,6 +258,7 @@ fn every_command_help_shows_an_example() {
 
 #[test]
 fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
+    let out = tempfile::tempdir().unwrap();
     policyctl()
         .args([
             "compute",
@@ -266,7 +268,9 @@ fn unknown_wasm_sha256_on_1_5_is_a_warning_not_a_guess() {
             "1.5",
             "--fail-on",
             "warning",
+            "--out-dir",
         ])
+        .arg(out.path().join("generated"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("PCTL4004"));

@@ -175,13 +175,21 @@ fn unknown_key_is_a_warning_at_the_key() {
         .args(["lint", "-f", ex.to_str().unwrap(), "-q"])
         .assert()
         .code(0)
-        .stderr(predicate::str::contains(
+        .stdout(predicate::str::contains(
             ".policyctl.yaml:2:1: warning[PCTL4001]",
         ))
-        .stderr(predicate::str::contains("kuadrant-namespace"));
-    // The full rendering suggests the key that was meant.
+        .stdout(predicate::str::contains("kuadrant-namespace"));
+    // The full rendering suggests the key that was meant; the other commands print it on stderr
+    // with their own findings.
     policyctl(d.path())
         .args(["lint", "-f", ex.to_str().unwrap()])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "did you mean `kuadrantNamespace`?",
+        ));
+    policyctl(d.path())
+        .args(["status", "-f", ex.to_str().unwrap()])
         .assert()
         .code(0)
         .stderr(predicate::str::contains(
@@ -197,7 +205,7 @@ fn fail_on_from_settings_sets_the_exit_code_and_the_flag_overrides_it() {
         .args(["lint", "-f", ex.to_str().unwrap()])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("PCTL4001"));
+        .stdout(predicate::str::contains("PCTL4001"));
     policyctl(d.path())
         .args(["lint", "-f", ex.to_str().unwrap(), "--fail-on", "error"])
         .assert()

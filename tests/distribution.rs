@@ -106,18 +106,20 @@ fn action_is_a_composite_action_whose_inputs_are_declared_and_documented() {
         .collect::<Vec<_>>()
         .join("\n");
     for needle in [
-        "cargo install --locked",
+        "releases/download",
+        "sha256sum -c",
+        "cargo build --release --locked",
         "-o sarif",
         "--out-dir \"$OUT_DIR\" --check",
         "-o markdown",
-        "gh pr comment",
+        "gh api -X PATCH",
     ] {
         assert!(runs.contains(needle), "action.yml does not run {needle:?}");
     }
     assert!(
-        steps
-            .iter()
-            .any(|s| s["uses"].as_str() == Some("github/codeql-action/upload-sarif@v3")),
+        steps.iter().any(|s| s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))),
         "no SARIF upload"
     );
     for step in steps {
@@ -192,30 +194,59 @@ fn bash_n_rejects_a_broken_script() {
     assert!(!out.status.success());
 }
 
-/// `.krew.yaml` filled in as krew-release-bot does for a tag: a krew `Plugin` whose platforms each
-/// name an archive of that tag, a sha256 and the `policyctl` binary, installed so that kubectl
-/// runs it as `kubectl kuadrant-policy`.
+/// `.krew.yaml` rendered as krew-release-bot renders it (rajatjindal/krew-release-bot v0.0.51
+/// pkg/source/template.go: a Go text/template over `ReleaseRequest` with `TagName`, `PluginOwner`,
+/// `PluginRepo`; `addURIAndSha URL TAG` writes `uri: URL` and, on the next line after four spaces,
+/// `sha256: SUM`; `indent N` moves that line to N spaces), for the template constructs the file uses.
+fn render_krew(template: &str, owner: &str, repo: &str, tag: &str, sha: &str) -> String {
+    let fields = [
+        (".TagName", tag),
+        (".PluginOwner", owner),
+        (".PluginRepo", repo),
+    ];
+    let mut out = String::new();
+    for line in template.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if let Some(call) = trimmed.strip_prefix("{{ addURIAndSha (printf \"") {
+            let (format, rest) = call.split_once('"').unwrap();
+            let (args, rest) = rest.split_once(')').unwrap();
+            let mut uri = format.to_string();
+            for arg in args.split_whitespace() {
+                let value = fields.iter().find(|(k, _)| *k == arg).unwrap().1;
+                uri = uri.replacen("%s", value, 1);
+            }
+            let pad: usize = rest
+                .split("| indent ")
+                .nth(1)
+                .and_then(|r| r.trim_end_matches(" }}").trim().parse().ok())
+                .expect("the sha256 line is indented with `| indent N`");
+            out.push_str(&format!(
+                "{indent}uri: {uri}\n{}sha256: {sha}\n",
+                " ".repeat(pad)
+            ));
+            continue;
+        }
+        let mut l = line.to_string();
+        for (k, v) in fields {
+            l = l.replace(&format!("{{{{ {k} }}}}"), v);
+        }
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
 #[test]
 fn krew_manifest_renders_to_a_valid_plugin() {
     let template = read(".krew.yaml");
+    assert!(
+        !template.contains("OWNER"),
+        "no placeholder owner: the release names itself"
+    );
     let tag = "v0.1.0";
     let sha = "ab".repeat(32);
-    let mut rendered = String::new();
-    for line in template.lines() {
-        let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix("{{addURIAndSha \"") {
-            let indent = &line[..line.len() - trimmed.len()];
-            let uri = rest
-                .split('"')
-                .next()
-                .unwrap()
-                .replace("{{ .TagName }}", tag);
-            rendered.push_str(&format!("{indent}uri: {uri}\n{indent}sha256: {sha}\n"));
-        } else {
-            rendered.push_str(&line.replace("{{ .TagName }}", tag));
-            rendered.push('\n');
-        }
-    }
+    let rendered = render_krew(&template, "acme", "policyctl", tag, &sha);
     assert!(!rendered.contains("{{"), "unrendered template:\n{rendered}");
     let plugin = yaml(&rendered, ".krew.yaml rendered");
     assert_eq!(
@@ -242,23 +273,146 @@ fn krew_manifest_renders_to_a_valid_plugin() {
         let labels = &p["selector"]["matchLabels"];
         seen.insert(format!("{}/{}", labels["os"], labels["arch"]).replace('"', ""));
         let uri = p["uri"].as_str().unwrap();
-        assert!(uri.starts_with("https://") && uri.contains(tag) && uri.ends_with(".tar.gz"));
+        let target = match (labels["os"].as_str(), labels["arch"].as_str()) {
+            (Some("linux"), Some("amd64")) => "x86_64-unknown-linux-gnu",
+            (Some("linux"), Some("arm64")) => "aarch64-unknown-linux-gnu",
+            (Some("darwin"), Some("amd64")) => "x86_64-apple-darwin",
+            (Some("darwin"), Some("arm64")) => "aarch64-apple-darwin",
+            other => panic!("{other:?}"),
+        };
+        // The archive the release workflow attaches (and the Action downloads).
+        assert_eq!(
+            uri,
+            format!(
+                "https://github.com/acme/policyctl/releases/download/{tag}/policyctl-{tag}-{target}.tar.gz"
+            )
+        );
         assert_eq!(p["sha256"].as_str().unwrap(), sha);
         assert_eq!(p["bin"], "policyctl");
-        assert!(
-            p["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|f| f["from"] == "policyctl"),
-            "the archive's binary is installed"
-        );
+        for file in ["policyctl", "LICENSE"] {
+            assert!(
+                p["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f["from"] == file),
+                "the archive's {file} is installed (krew-index wants the licence)"
+            );
+        }
     }
     let want: BTreeSet<String> = ["linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"]
         .into_iter()
         .map(String::from)
         .collect();
     assert_eq!(seen, want);
+    assert_eq!(
+        plugin["spec"]["homepage"],
+        "https://github.com/acme/policyctl"
+    );
+}
+
+/// The release workflow: built on a tag, every action pinned by digest, the archive names the
+/// Action and the krew manifest download (with LICENSE inside), SHA256SUMS beside them; its
+/// packaging commands, run here on a stand-in build, make an archive holding policyctl, LICENSE
+/// and README.md that the Action's check (`sha256sum -c` of its SHA256SUMS line) accepts.
+#[test]
+fn release_workflow_packages_checksummed_archives_with_the_licence() {
+    let text = read(".github/workflows/release.yml");
+    let wf = yaml(&text, "release.yml");
+    assert!(
+        wf["on"]["push"]["tags"][0]
+            .as_str()
+            .unwrap()
+            .starts_with('v')
+    );
+    let mut pins = 0;
+    for line in text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- uses:") || l.trim_start().starts_with("uses:"))
+    {
+        let spec = line.split("uses:").nth(1).unwrap().trim();
+        let (_, rest) = spec.split_once('@').unwrap();
+        let sha = rest.split(' ').next().unwrap();
+        assert!(
+            sha.len() == 40 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+            "{line}"
+        );
+        assert!(rest.contains(" # v"), "{line}");
+        pins += 1;
+    }
+    assert!(pins >= 5, "{pins}");
+    let targets: BTreeSet<String> = wf["jobs"]["build"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["target"].as_str().unwrap().to_string())
+        .collect();
+    let krew = read(".krew.yaml");
+    let action = read("action.yml");
+    for t in &targets {
+        assert!(krew.contains(&format!("-{t}.tar.gz")), "krew names {t}");
+        assert!(
+            action.contains(&format!("target={t}")),
+            "the Action downloads {t}"
+        );
+    }
+    assert_eq!(targets.len(), 4);
+    // The packaging lines of the build step, run on a stand-in build.
+    let script = wf["jobs"]["build"]["steps"][1]["run"].as_str().unwrap();
+    let package = &script[script.find("stage=$(mktemp -d)").unwrap()..];
+    bash_parses(script, "release build step");
+    let dir = tempfile::tempdir().unwrap();
+    let target = "x86_64-unknown-linux-gnu";
+    let built = dir.path().join("target").join(target).join("release");
+    std::fs::create_dir_all(&built).unwrap();
+    // A stand-in for the release binary (compressing the debug build would take seconds).
+    std::fs::write(built.join("policyctl"), "#!/bin/sh\necho policyctl\n").unwrap();
+    for f in ["LICENSE", "README.md"] {
+        std::fs::copy(root().join(f), dir.path().join(f)).unwrap();
+    }
+    let out = Command::new("bash")
+        .args(["-eo", "pipefail", "-c", package])
+        .current_dir(dir.path())
+        .env("TARGET", target)
+        .env("TAG", "v9.9.9")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let asset = format!("policyctl-v9.9.9-{target}.tar.gz");
+    let list = Command::new("tar")
+        .args(["-tzf", &asset])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let mut names: Vec<String> = String::from_utf8(list.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["LICENSE", "README.md", "policyctl"]);
+    // The publish job's checksum line, checked the way the Action checks it.
+    let sums = Command::new("bash")
+        .args(["-c", "sha256sum policyctl-*.tar.gz > SHA256SUMS && grep -E \"^[0-9a-f]{64}  $0\\$\" SHA256SUMS | sha256sum -c -"])
+        .arg(&asset)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        sums.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sums.stderr)
+    );
+    assert!(text.contains("sha256sum policyctl-*.tar.gz > SHA256SUMS"));
+    // The licence is the Apache License 2.0 that Cargo.toml declares.
+    assert!(read("Cargo.toml").contains("license = \"Apache-2.0\""));
+    let licence = read("LICENSE");
+    assert!(licence.contains("Apache License\n                        Version 2.0, January 2004"));
+    assert!(licence.contains("END OF TERMS AND CONDITIONS"));
 }
 
 /// Cargo.toml's `rust-version`.
@@ -312,6 +466,42 @@ fn dockerfile_is_multi_stage_non_root_and_ships_only_the_binary() {
         !runtime.contains("RUN "),
         "nothing runs in the runtime image"
     );
+    // Base images pinned by digest.
+    for from in &froms {
+        let image = from.split_whitespace().nth(1).unwrap();
+        let digest = image.split_once("@sha256:").map(|(_, d)| d).unwrap_or("");
+        assert!(
+            digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+            "{from} is not pinned by digest"
+        );
+    }
+    // A dependency layer: the manifests, then a build of the dependencies, before the sources.
+    let build = &text[..text.rfind("\nFROM ").unwrap()];
+    let manifests = build
+        .find("COPY Cargo.toml Cargo.lock ./")
+        .expect("the manifests first");
+    let deps = build[manifests..]
+        .find("cargo build")
+        .expect("a dependency build")
+        + manifests;
+    let sources = build.find("COPY src ./src").expect("then the sources");
+    assert!(manifests < deps && deps < sources, "{build}");
+    assert!(build[sources..].contains("cargo build --release --locked --bin policyctl"));
+    // The stand-ins cover every target file Cargo.toml names (cargo reads them all).
+    let stubs = &build[deps - 400.min(deps)..deps];
+    for line in read("Cargo.toml").lines() {
+        if let Some(path) = line
+            .strip_prefix("path = \"")
+            .and_then(|p| p.strip_suffix('"'))
+            && path != "src/lib.rs"
+            && path != "src/main.rs"
+        {
+            assert!(
+                stubs.contains(path),
+                "the dependency layer lacks a stand-in for {path}"
+            );
+        }
+    }
 }
 
 /// Whether `docker info` reaches a daemon.

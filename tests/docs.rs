@@ -42,6 +42,71 @@ fn readme_lists_every_diagnostic_code() {
     );
 }
 
+/// `docs/diagnostics.md` as the code describes it: a heading per code (the anchor `-o sarif` links
+/// each rule to, `#pctl1001`), its severity, whether it can be silenced and what it means.
+fn expected_diagnostics_doc() -> String {
+    let mut t = String::from(
+        "# Diagnostic codes\n\n\
+         Every finding policyctl reports carries one of these codes, stable from release to release. \
+         `lint -o sarif` (and `--diagnostics-format sarif`) links each rule to its heading here \
+         (`helpUri`). The README's [Suppressions](../README.md#suppressions) section says how a \
+         finding is silenced and [Exit codes](../README.md#exit-codes) what the exit code means.\n\n\
+         <!-- Generated from src/diag/code.rs: UPDATE_EXPECT=1 cargo test --test tests docs:: -->\n",
+    );
+    for c in Code::ALL {
+        let severity = c.severity().as_str();
+        let exit = if c.is_trouble() {
+            "; the run stops with exit code 2"
+        } else {
+            ""
+        };
+        let silence = if c.can_be_suppressed() {
+            "can be silenced with a reason"
+        } else {
+            "cannot be silenced"
+        };
+        t.push_str(&format!(
+            "\n## {}\n\n{} ({severity}{exit}; {silence})\n",
+            c.as_str(),
+            upper_first(c.description()),
+        ));
+    }
+    t
+}
+
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+#[test]
+fn diagnostics_doc_has_a_heading_per_code() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md");
+    if std::env::var_os("UPDATE_EXPECT").is_some() && std::env::var_os("CI").is_none() {
+        std::fs::write(path, expected_diagnostics_doc()).unwrap();
+        return;
+    }
+    let doc = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(
+        doc,
+        expected_diagnostics_doc(),
+        "docs/diagnostics.md is stale: run UPDATE_EXPECT=1 cargo test --test tests docs::"
+    );
+    // Every rule's helpUri ends with the anchor of a heading of this page.
+    for c in Code::ALL {
+        let uri = policyctl::render::diagnostics::help_uri(*c);
+        let (page, anchor) = uri.rsplit_once('#').unwrap();
+        assert!(page.ends_with("docs/diagnostics.md"), "{uri}");
+        assert!(
+            doc.contains(&format!("\n## {}\n", anchor.to_uppercase())),
+            "{uri}"
+        );
+    }
+}
+
 #[test]
 fn changelog_has_unreleased_section() {
     let c = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CHANGELOG.md")).unwrap();

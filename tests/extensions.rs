@@ -581,7 +581,7 @@ fn crd_rules_per_kind_and_version() {
         errors(&plan_grpc, V14),
         e(
             "PCTL1010",
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'"
+            "spec.targetRef: Invalid value: \"object\": Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'"
         )
     );
     assert_eq!(errors(&plan_grpc, V15), vec![]);
@@ -593,7 +593,7 @@ fn crd_rules_per_kind_and_version() {
         errors(&plan_svc, V15),
         e(
             "PCTL1010",
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'"
+            "spec.targetRef: Invalid value: \"object\": Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'"
         )
     );
     let plan_group = doc(
@@ -604,7 +604,7 @@ fn crd_rules_per_kind_and_version() {
         errors(&plan_group, V15),
         e(
             "PCTL1010",
-            "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'"
+            "spec.targetRef: Invalid value: \"object\": Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'"
         )
     );
     let no_tier = doc(
@@ -613,7 +613,7 @@ fn crd_rules_per_kind_and_version() {
     );
     assert_eq!(
         errors(&no_tier, V15),
-        e("PCTL1008", "spec.plans[].tier is required")
+        e("PCTL1008", "spec.plans[0].tier: Required value")
     );
     let empty_predicate = doc(
         "PlanPolicy",
@@ -638,7 +638,7 @@ fn crd_rules_per_kind_and_version() {
         errors(&tele_route, V14),
         e(
             "PCTL1010",
-            "Invalid targetRef.kind. The only supported value is 'Gateway'"
+            "spec.targetRef: Invalid value: \"object\": Invalid targetRef.kind. The only supported value is 'Gateway'"
         )
     );
     let tele_empty = doc(
@@ -654,7 +654,10 @@ fn crd_rules_per_kind_and_version() {
     );
     assert_eq!(
         errors(&both, V15),
-        e("PCTL1010", "Use one of: jwksURL, issuerURL")
+        e(
+            "PCTL1010",
+            "spec.provider: Invalid value: \"object\": Use one of: jwksURL, issuerURL"
+        )
     );
     let jwks = doc(
         "OIDCPolicy",
@@ -664,17 +667,27 @@ fn crd_rules_per_kind_and_version() {
         errors(&jwks, V14),
         e(
             "PCTL1010",
-            "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided"
+            "spec.provider: Invalid value: \"object\": When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided"
         )
     );
-    // The operator's own sample spells `cliendID`: the API server refuses it (clientID required).
+    // The operator's own sample spells `cliendID`: the API server refuses it (an unknown field, and
+    // clientID required).
     let sample = doc(
         "OIDCPolicy",
         "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: example-route}\n  provider:\n    cliendID: exampleID\n    issuerURL: https://idp.example.org/\n",
     );
     assert_eq!(
         errors(&sample, V15),
-        e("PCTL1008", "spec.provider.clientID is required")
+        vec![
+            (
+                "PCTL1014".to_string(),
+                "unknown field \"spec.provider.cliendID\"".to_string()
+            ),
+            (
+                "PCTL1008".to_string(),
+                "spec.provider.clientID: Required value".to_string()
+            )
+        ]
     );
     let cookie = doc(
         "OIDCPolicy",
@@ -684,7 +697,10 @@ fn crd_rules_per_kind_and_version() {
     );
     assert_eq!(
         errors(&cookie, V15),
-        e("PCTL1008", "spec.auth.tokenSource.cookie.name is required")
+        e(
+            "PCTL1008",
+            "spec.auth.tokenSource.cookie.name: Required value"
+        )
     );
     let claims = doc(
         "OIDCPolicy",
@@ -692,7 +708,7 @@ fn crd_rules_per_kind_and_version() {
             "{GW}  provider: {{clientID: c, issuerURL: 'https://i'}}\n  auth: {{claims: {{group: [a]}}}}\n"
         ),
     );
-    assert_eq!(errors(&claims, V15)[0].0, "PCTL1009", "claims: strings");
+    assert_eq!(errors(&claims, V15)[0].0, "PCTL1007", "claims: strings");
     let threat = doc("ThreatPolicy", &format!("{GW}  threshold: 11\n"));
     assert_eq!(errors(&threat, V15)[0].0, "PCTL1009", "maximum 10");
     assert_eq!(errors(&threat, V14)[0].0, "PCTL1013", "not shipped by 1.4");

@@ -19,20 +19,19 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn load_paths(paths: &[PathBuf], version: KuadrantVersion) -> Loaded {
-    let inputs: Vec<Input> = paths.iter().map(|p| Input::Path(p.clone())).collect();
-    load(
-        &inputs,
+fn load_fixture(rel: &str, version: KuadrantVersion) -> Loaded {
+    // complex-expanded replays policy-machinery's TestGatewayAPITopology, whose objects are built
+    // in Go without an API server: Service backendRefs without a port (which the HTTPRoute CRD's
+    // rule "Must have port for Service reference" refuses) are what its expected links are about.
+    let replay = rel.ends_with("complex-expanded");
+    let l = load(
+        &[Input::Path(root().join(rel))],
         &LoadOptions {
-            default_namespace: "default".into(),
             version,
+            crd_validation: !replay,
             ..LoadOptions::default()
         },
-    )
-}
-
-fn load_fixture(rel: &str, version: KuadrantVersion) -> Loaded {
-    let l = load_paths(&[root().join(rel)], version);
+    );
     assert!(
         !l.diagnostics.has_errors(),
         "{rel} should load cleanly: {:?}",

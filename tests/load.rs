@@ -121,8 +121,8 @@ spec:
 #[test]
 fn lists_json_and_file_order_independence() {
     let a = br#"{"apiVersion":"v1","kind":"List","items":[
-      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"b"},"spec":{"controllerName":"x"}},
-      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"a"},"spec":{"controllerName":"y"}}]}"#;
+      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"b"},"spec":{"controllerName":"example.com/x"}},
+      {"apiVersion":"gateway.networking.k8s.io/v1","kind":"GatewayClass","metadata":{"name":"a"},"spec":{"controllerName":"example.com/y"}}]}"#;
     let l = load_text("list.json", a);
     assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
     let names: Vec<_> = l
@@ -188,7 +188,7 @@ fn wrong_types_everywhere_end_in_diagnostics() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile/wrong-types-everywhere.yaml");
     let l = load_paths(&[f]);
     assert_eq!(l.model.object_count(), 0);
-    assert_eq!(l.diagnostics.len(), 7, "{:?}", found(&l));
+    assert_eq!(l.diagnostics.len(), 12, "{:?}", found(&l));
     assert!(
         !l.diagnostics.has_trouble(),
         "type errors are findings, not trouble"
@@ -344,4 +344,133 @@ fn integers_and_strings_are_typed_as_the_api_server_types_them() {
         l.model.gateways[0].meta.labels.get("v").map(String::as_str),
         Some("2")
     );
+}
+
+/// Lone CR line ends (old Mac OS) are line breaks, as YAML 1.2 says: every document is read, and
+/// positions count the CRs.
+#[test]
+fn lone_carriage_returns_are_line_breaks() {
+    let text = "---\rapiVersion: v1\rkind: Namespace\rmetadata:\r  name: a\r---\rapiVersion: v1\rkind: Namespace\rmetadata:\r  name: B\r";
+    let l = load_text("cr.yaml", text.as_bytes());
+    assert_eq!(l.documents, 2);
+    assert_eq!(l.model.namespaces.len(), 1);
+    assert_eq!(
+        found(&l),
+        ["PCTL1012 10:9"],
+        "the second name, at its own line"
+    );
+}
+
+/// A file named twice (a directory and a file in it, or the same path spelt two ways) is read once.
+#[test]
+fn a_file_named_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ns.yaml"),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",
+    )
+    .unwrap();
+    let twice = [
+        dir.path().to_path_buf(),
+        dir.path().to_path_buf(),
+        dir.path().join("ns.yaml"),
+        dir.path().join(".").join("ns.yaml"),
+    ];
+    let l = load_paths(&twice);
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    assert_eq!(l.files.len(), 1);
+    assert_eq!(l.model.namespaces.len(), 1);
+}
+
+/// A duplicate names where the kept object is.
+#[test]
+fn a_duplicate_names_both_places() {
+    let l = load_text(
+        "dup.yaml",
+        b"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",
+    );
+    let d = l.diagnostics.iter().next().unwrap();
+    assert_eq!(d.code, Code::DuplicateObject);
+    assert!(d.message.contains("(kept: dup.yaml:3:"), "{}", d.message);
+    assert_eq!(found(&l), ["PCTL1003 7:18"]);
+}
+
+/// A JSON file is read as kubectl reads it: a stream of objects; broken JSON is a JSON syntax
+/// error with serde_json's message at its line and column.
+#[test]
+fn json_streams_and_json_syntax_errors() {
+    let stream = br#"{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}
+{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b"}}
+"#;
+    let l = load_text("stream.json", stream);
+    assert!(l.diagnostics.is_empty(), "{:?}", found(&l));
+    assert_eq!(l.model.namespaces.len(), 2);
+    let broken = b"{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Namespace\"\n  \"metadata\": {\"name\": \"a\"}\n}\n";
+    let l = load_text("broken.json", broken);
+    assert_eq!(found(&l), ["PCTL1001 4:3"]);
+    let m = &l.diagnostics.iter().next().unwrap().message;
+    assert_eq!(m, "JSON syntax error: expected `,` or `}`");
+}
+
+/// A kind that does not exist in a group policyctl models is refused with the closest kind; a real
+/// kind policyctl does not model, and any kind of another group, is skipped.
+#[test]
+fn unknown_kinds_of_modelled_groups_are_refused() {
+    let l = load_text(
+        "kinds.yaml",
+        b"apiVersion: kuadrant.io/v1\nkind: RateLimitPolicie\nmetadata: {name: a}\nspec: {}\n---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g}\nspec: {}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+    );
+    assert_eq!(found(&l), ["PCTL1002 12:7", "PCTL1002 7:7", "PCTL1016 2:7"]);
+    let d = l
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::UnknownKindInGroup)
+        .unwrap();
+    assert_eq!(
+        d.message,
+        "no matches for kind \"RateLimitPolicie\" in version \"kuadrant.io/v1\""
+    );
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("did you mean RateLimitPolicy?")
+    );
+}
+
+/// Strict field validation: an unknown field is refused, with the closest declared field; with
+/// `warn` it is dropped with a warning and the object is read without it; with `ignore` silently.
+#[test]
+fn unknown_fields_by_validation_mode() {
+    let text = b"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  parentRefs: [{name: gw}]\n  hostnams: [a.example.com]\n";
+    let with = |validate| {
+        load(
+            &[Input::Text {
+                name: "r.yaml".into(),
+                bytes: text.to_vec(),
+            }],
+            &LoadOptions {
+                validate,
+                ..LoadOptions::default()
+            },
+        )
+    };
+    let strict = with(policyctl::FieldValidation::Strict);
+    assert_eq!(found(&strict), ["PCTL1014 6:3"]);
+    let d = strict.diagnostics.iter().next().unwrap();
+    assert_eq!(d.message, "unknown field \"spec.hostnams\"");
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("did you mean hostnames?")
+    );
+    assert!(strict.model.routes.is_empty());
+    let warn = with(policyctl::FieldValidation::Warn);
+    assert_eq!(found(&warn), ["PCTL1015 6:3"]);
+    assert_eq!(warn.model.routes.len(), 1);
+    assert!(warn.model.routes[0].spec.hostnames.is_empty(), "dropped");
+    let ignore = with(policyctl::FieldValidation::Ignore);
+    assert!(ignore.diagnostics.is_empty());
+    assert_eq!(ignore.model.routes.len(), 1);
 }

@@ -96,7 +96,10 @@ fn create_toy_five_per_ten_seconds() {
 }
 
 /// authenticated-rl-for-app-developers.md: alice 5 and bob 2 requests every 10 seconds, one
-/// request a second; without an API key the AuthPolicy refuses the request.
+/// request a second, each with the API key of the guide's Secret (`Authorization: APIKEY IAMALICE`,
+/// the guide's own curl); without an API key the AuthPolicy refuses the request: "HTTP/1.1 401
+/// Unauthorized", `www-authenticate: APIKEY realm="api-key-users"`, `x-ext-auth-reason: credential
+/// not found` (the guide, "Try the API missing authentication").
 #[test]
 fn alice_five_bob_two() {
     let f = [
@@ -111,8 +114,8 @@ fn alice_five_bob_two() {
         &[
             &f[..],
             &[
-                "--identity",
-                r#"{"userid":"alice"}"#,
+                "-H",
+                "Authorization: APIKEY IAMALICE",
                 "http://api.toystore.com/toy",
             ],
         ]
@@ -123,8 +126,8 @@ fn alice_five_bob_two() {
         &[
             &f[..],
             &[
-                "--identity",
-                r#"{"userid":"bob"}"#,
+                "-H",
+                "Authorization: APIKEY IAMBOB",
                 "http://api.toystore.com/toy",
             ],
         ]
@@ -146,6 +149,18 @@ fn alice_five_bob_two() {
         (Some(false), Some(401))
     );
     assert_eq!(r["actions"][0]["auth"]["rules"][0], "api-key-users");
+    let denied = &r["actions"][0]["auth"]["outcome"];
+    assert_eq!(denied["verdict"], "denied");
+    assert_eq!(
+        denied["headers"],
+        serde_json::json!([
+            ["WWW-Authenticate", "APIKEY realm=\"api-key-users\""],
+            ["X-Ext-Auth-Reason", "credential not found"]
+        ])
+    );
+    // What bob's Secret publishes through the guide's success filter is what the limits read.
+    let stored = &bob["requests"][0]["actions"][0]["auth"]["outcome"]["metadata"];
+    assert_eq!(stored, &serde_json::json!({"identity": {"userid": "bob"}}));
 }
 
 /// The bundled example: routing, listener choice and a 404 outside every rule.
@@ -228,11 +243,11 @@ fn failing_and_malformed_cases() {
     let wrong = dir.path().join("wrong.yaml");
     std::fs::write(
         &wrong,
-        "cases:\n- name: too generous\n  url: http://api.toystore.example.com/toys\n  identity: {username: alice}\n  count: 7\n  expect: {limitedAfter: 6}\n",
+        "cases:\n- name: too generous\n  url: http://api.toystore.com/toy\n  headers: ['Authorization: APIKEY IAMALICE']\n  count: 7\n  expect: {limitedAfter: 6}\n",
     )
     .unwrap();
     let out = common::policyctl()
-        .args(["test", "-f", "testdata/examples/"])
+        .args(["test", "-f", "testdata/guides/authenticated-rl"])
         .arg(&wrong)
         .assert()
         .code(1)
@@ -244,7 +259,13 @@ fn failing_and_malformed_cases() {
     assert!(text.contains("request 6"), "{text}");
     assert!(text.contains("0 passed, 1 failed"), "{text}");
     let junit = common::policyctl()
-        .args(["test", "-f", "testdata/examples/", "-o", "junit"])
+        .args([
+            "test",
+            "-f",
+            "testdata/guides/authenticated-rl",
+            "-o",
+            "junit",
+        ])
         .arg(&wrong)
         .assert()
         .code(1)
@@ -490,4 +511,229 @@ fn escape_sequences_from_requests_and_cases_are_escaped() {
         assert!(!raw(&all), "{format}: {all:?}");
         assert!(all.contains("evil \\e]0;title"), "{format}: {all}");
     }
+}
+
+/// Every guide estate's test cases (testdata/tests/guides/, each expectation citing its guide's
+/// file and line) pass at the release each guide is written for.
+#[test]
+fn guide_cases_pass() {
+    for (estate, version, cases) in [
+        ("simple-rl-simulate", "1.5", "simple-rl"),
+        ("app-id-app-key", "1.5", "app-id-app-key"),
+        ("anonymous-access", "1.5", "anonymous-access"),
+        ("auth-for-app-devs", "1.5", "auth-for-app-devs"),
+        ("grpc", "1.5", "grpc"),
+        ("jwt-k8s-authnz", "1.5", "jwt-k8s-authnz"),
+        ("planpolicy", "1.5", "planpolicy"),
+        ("secure-protect-connect", "1.5", "secure-protect-connect"),
+        ("token-rate-limiting", "1.5", "token-rate-limiting"),
+        ("secure-protect-connect", "1.4", "secure-protect-connect"),
+        ("token-rate-limiting", "1.4", "token-rate-limiting"),
+    ] {
+        let out = common::policyctl()
+            .args(["test", "--kuadrant-version", version, "-f"])
+            .arg(format!("testdata/guides/{estate}"))
+            .arg(format!("testdata/tests/guides/{cases}.yaml"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{estate} at {version}:\n{text}");
+        assert!(text.contains(" passed, 0 failed\n"), "{text}");
+    }
+}
+
+/// A request that needs a live server is undecided, with what would decide it: `simulate` says so
+/// (no status), and `test` neither passes nor fails the case, exits 1 unless `--accept-undecided`,
+/// and JUnit skips it with the reason.
+#[test]
+fn undecided_requests() {
+    let token = "Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2ln";
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/jwt-k8s-authnz",
+        "-H",
+        "Host: api.toystore.com",
+        "-H",
+        token,
+        "http://10.0.0.1/toy",
+    ]);
+    let r = &v["requests"][0];
+    assert_eq!(r["verdict"], "undecided");
+    assert!(r["status"].is_null());
+    assert!(
+        r["undecided"]
+            .as_str()
+            .unwrap()
+            .contains("kubernetesTokenReview needs a live server"),
+        "{r}"
+    );
+    // Stated outcomes decide it.
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/jwt-k8s-authnz",
+        "-H",
+        "Host: api.toystore.com",
+        "-H",
+        token,
+        "--assume",
+        "authentication/k8s-service-accounts=false",
+        "--assume",
+        "authorization/k8s-rbac=false",
+        "http://10.0.0.1/toy",
+    ]);
+    assert_eq!(v["requests"][0]["status"], 403);
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.yaml");
+    std::fs::write(
+        &cases,
+        format!(
+            "cases:\n- name: live\n  url: http://10.0.0.1/toy\n  headers: ['Host: api.toystore.com', '{token}']\n  expect: {{status: 200}}\n"
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        common::policyctl()
+            .args(["test", "-f", "testdata/guides/jwt-k8s-authnz"])
+            .args(extra)
+            .arg(&cases)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("UNDECIDED "), "{text}");
+    assert!(text.contains("0 passed, 0 failed, 1 undecided"), "{text}");
+    assert_eq!(run(&["--accept-undecided"]).status.code(), Some(0));
+    let junit = String::from_utf8(run(&["-o", "junit"]).stdout).unwrap();
+    assert!(junit.contains("skipped=\"1\""), "{junit}");
+    assert!(
+        junit.contains("<skipped message=\"undecided: request 1 (GET http://api.toystore.com/toy)"),
+        "{junit}"
+    );
+}
+
+/// After an undecided request, the counters it may have hit are unknown: a later request that
+/// they decide is undecided too; one they do not decide is not. Here the token usage of the
+/// first completion is unknown (no --tokens).
+#[test]
+fn undecided_counters_taint_later_requests() {
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/token-rate-limiting",
+        "-X",
+        "POST",
+        "-H",
+        "Host: trlp-tutorial.example.com",
+        "-H",
+        "Authorization: APIKEY iamafreeuser",
+        "--count",
+        "2",
+        "http://10.0.0.1/v1/chat/completions",
+    ]);
+    assert_eq!(v["requests"][0]["verdict"], "allowed");
+    assert_eq!(v["requests"][1]["verdict"], "undecided");
+    assert!(
+        v["requests"][1]["undecided"]
+            .as_str()
+            .unwrap()
+            .starts_with("the token usage of request 1 is unknown"),
+        "{}",
+        v["requests"][1]
+    );
+}
+
+/// A port-forward URL with curl's `--connect-to` reaches the listener of the gateway's port, and
+/// keeps the Host header as `:authority`; a gRPC call refused by a limit is UNAVAILABLE.
+#[test]
+fn port_forward_and_grpc_status() {
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/grpc",
+        "--connect-to",
+        "localhost:9080::80",
+        "-X",
+        "POST",
+        "-H",
+        "Host: grpcbin.local",
+        "-H",
+        "content-type: application/grpc",
+        "--count",
+        "11",
+        "http://localhost:9080/grpcbin.GRPCBin/HeadersUnary",
+    ]);
+    let last = &v["requests"][10];
+    assert_eq!(last["routing"]["listenerPort"], 80);
+    assert_eq!(last["routing"]["rule"], "header-methods");
+    assert_eq!(last["status"], 429);
+    // Envoy source/common/grpc/status.cc httpToGrpcStatus: 429 is UNAVAILABLE; the guide's
+    // "Code: Unavailable".
+    assert_eq!(last["grpcStatus"], "UNAVAILABLE (14)");
+    // Without --connect-to, port 9080 has no listener.
+    let v = simulate(&[
+        "-f",
+        "testdata/guides/grpc",
+        "-H",
+        "Host: grpcbin.local",
+        "http://localhost:9080/",
+    ]);
+    assert!(v["requests"][0]["routing"].is_null());
+    for bad in [
+        vec!["--connect-to", "localhost:9080", "http://x/"],
+        vec!["--assume", "nosuch/x=true", "http://x/"],
+        vec!["--assume", "authorization/x=maybe", "http://x/"],
+        vec!["--response-body", "{not json", "http://x/"],
+        vec!["--tokens", "1", "--response-body", "{}", "http://x/"],
+    ] {
+        common::policyctl()
+            .args(["simulate", "-f", "testdata/guides/grpc"])
+            .args(&bad)
+            .assert()
+            .code(2);
+    }
+}
+
+/// With `--jwks`, a JWT's signature is verified (testdata/tests/guides/keycloak-jwks.json holds a
+/// test RSA key; the first token is signed with it, the second with another key): a forged token is
+/// refused as Authorino's go-oidc verifier refuses it, a 401.
+#[test]
+fn jwt_signatures_verified_with_jwks() {
+    const SIGNED: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InBvbGljeWN0bC10ZXN0In0.eyJpc3MiOiJodHRwOi8va2V5Y2xvYWsua2V5Y2xvYWsuc3ZjLmNsdXN0ZXIubG9jYWw6ODA4MC9yZWFsbXMva3VhZHJhbnQiLCJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.pIqKMmKiHGQVqB5KgpjtY6FjL69a3su2_z7mg-mDVNoSCAE1-4MlOtb_d98IJ7ogm09-5_RcZZfhlF_IQ9szM4j91a3Dn0TkhI__9Yw2eFsCCNhe6HmqnYyy2omxQscQKMsDeRVq3E5oI_Ov6WJ7N3VTw6gtEfJBFITAAPldO8EG1vOc_vT_VxQH-bw1SOqhYy9CBAy44PVHSkkB8alif8zWkjYaG4pFw7WMXTcZvMbtGxsCcRIsD1Jg2UimWpn1toJo7orByDbFxBFg7uAZ-qGUdPraOfsWfkNdaxL2GqxYER7OM8niaRUzz_cbawMmaOJnnJgGo1YhYIM86rFf1A";
+    const FORGED: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InBvbGljeWN0bC10ZXN0In0.eyJpc3MiOiJodHRwOi8va2V5Y2xvYWsua2V5Y2xvYWsuc3ZjLmNsdXN0ZXIubG9jYWw6ODA4MC9yZWFsbXMva3VhZHJhbnQiLCJzdWIiOiJqb2huIiwiZXhwIjo0MTAyNDQ0ODAwfQ.WM4noTb7gpc5tzLXCIBnpMyxsDYZHfXYNObzAR72zjW775Z8NQ-6uY4WwAwLv4fniMv3cKc9J05x-FmBR_vU2IVE8wdpazSv0_Zx3jZW2V7DXH7Kz5elL76GeCt8tb9jmwZf1G7bQYT7QEtGVJVHT_ibpHrylxpkmUgfFi6dNSh5XPlAmSVS8sdBx-2e4jp4Bx2bb4lIYzW5vJVqpDa5PKFPlM6oMmuNlssXcB1LBtEKUtPaw_pgTIqDdw0xq7ZEEYroVWIJ0c64Fu8QGrLcK-HIubLFsJ_6H4w_hWfyf2Ey-WNOuQ7KjJ5TAQ78kKIG6hcjj5HbZQ44VCdlQB3-_Q";
+    let status = |token: &str, jwks: bool| {
+        let auth = format!("Authorization: Bearer {token}");
+        let mut args = vec![
+            "-f",
+            "testdata/guides/jwt-k8s-authnz",
+            "--assume",
+            "authentication/k8s-service-accounts=false",
+            "--assume",
+            "authorization/k8s-rbac=true",
+            "-H",
+            "Host: api.toystore.com",
+            "-H",
+            &auth,
+        ];
+        if jwks {
+            args.extend(["--jwks", "testdata/tests/guides/keycloak-jwks.json"]);
+        }
+        args.push("http://10.0.0.1/toy");
+        simulate(&args)["requests"][0]["status"].clone()
+    };
+    assert_eq!(status(SIGNED, true), 200);
+    assert_eq!(status(FORGED, true), 401);
+    // Without a JWKS the claims are decoded, and the trace says the signature was not verified.
+    assert_eq!(status(FORGED, false), 200);
+    common::policyctl()
+        .args([
+            "simulate",
+            "-f",
+            "testdata/guides/jwt-k8s-authnz",
+            "--jwks",
+            "Cargo.toml",
+            "http://x/",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("PCTL5001"));
 }

@@ -365,7 +365,8 @@ proptest! {
         let before = load_docs(std::slice::from_ref(&text), KuadrantVersion::V1_4);
         let indent = if block.is_empty() { "  " } else { "    " };
         let block_line = if block.is_empty() { String::new() } else { format!("  {block}:\n") };
-        let sec = section.map(|s| format!("    sectionName: {s}\n")).unwrap_or_default();
+        // Quoted: a plain `n` or `y` is a boolean to kubectl's YAML 1.1 reader.
+        let sec = section.map(|s| format!("    sectionName: \"{s}\"\n")).unwrap_or_default();
         let orphan = format!(
             "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: orphan-{name}\n  namespace: toystore\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: {target}\n    name: does-not-exist\n{sec}{block_line}{indent}limits:\n{indent}  {limit}:\n{indent}    rates:\n{indent}      - limit: 1\n{indent}        window: 1m\n"
         );
@@ -373,4 +374,124 @@ proptest! {
         prop_assert_eq!(after.model.policies.len(), before.model.policies.len() + 1);
         prop_assert_eq!(effective_summary(&before), effective_summary(&after));
     }
+}
+
+/// `status --gateways -o json` of `dir` at `version`: the Gateways with their predicted status.
+fn gateways_json(dir: &std::path::Path, version: &str) -> serde_json::Value {
+    let out = common::policyctl()
+        .args([
+            "status",
+            "--gateways",
+            "-o",
+            "json",
+            "--kuadrant-version",
+            version,
+            "-f",
+        ])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The `kuadrant.io/AuthPolicyAffected` condition of a conditions list, if any.
+fn auth_affected(conditions: &serde_json::Value) -> Option<&serde_json::Value> {
+    conditions
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "kuadrant.io/AuthPolicyAffected")
+}
+
+/// Gateway-side `kuadrant.io/<Kind>Affected` conditions, as kuadrant-operator v1.4.6 and v1.5.2
+/// write them (internal/controller/gateway_policy_discoverability_reconciler.go, the same at both
+/// tags). Expected values: tests/common/discoverability/policy_discoverability_reconciler_test.go at
+/// v1.5.2, "gateway policy is also listed with section policy" (the Gateway's condition names the
+/// Gateway's policy and not the listener's; the targeted listener names both; the other listener
+/// only the Gateway's) and "adds section name polices only to specific listener status conditions"
+/// (no Gateway condition; only the targeted listener has one); type, status `True`, reason
+/// `Accepted` and the message `Object affected by AuthPolicy [ns/name ...]` from
+/// `PolicyAffectedCondition` (internal/controller/common.go), `observedGeneration` the Gateway's
+/// generation (`addOrUpdateCondition`), other conditions kept, a listener without a status entry
+/// given one.
+#[test]
+fn gateway_and_listener_conditions_name_the_policies_attached_to_them() {
+    let fixture = std::path::Path::new("testdata/discoverability");
+    for version in ["1.4", "1.5"] {
+        let list = gateways_json(fixture, version);
+        let gw = &list["items"][0];
+        let status = &gw["status"];
+        let own = auth_affected(&status["conditions"]).unwrap();
+        assert_eq!(own["status"], "True");
+        assert_eq!(own["reason"], "Accepted");
+        assert_eq!(own["observedGeneration"], 3);
+        assert_eq!(
+            own["message"],
+            "Object affected by AuthPolicy [discoverability/gateway-ap]"
+        );
+        assert_eq!(status["conditions"][0]["type"], "Programmed", "kept");
+        let listener = |name: &str| {
+            status["listeners"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["name"] == name)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(
+            auth_affected(&listener("test-listener-toystore-com")["conditions"]).unwrap()["message"],
+            "Object affected by AuthPolicy [discoverability/gateway-ap discoverability/section-ap]"
+        );
+        let other = listener("test-listener-2");
+        assert_eq!(
+            auth_affected(&other["conditions"]).unwrap()["message"],
+            "Object affected by AuthPolicy [discoverability/gateway-ap]"
+        );
+        assert_eq!(other["attachedRoutes"], 1, "the entry as written is kept");
+    }
+    // Only the listener's policy: no Gateway condition, only that listener has one.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture.join("gateway-and-section.yaml")).unwrap();
+    let without_gateway_policy: Vec<&str> = text
+        .split("\n---\n")
+        .filter(|d| !d.contains("name: gateway-ap"))
+        .collect();
+    std::fs::write(
+        dir.path().join("in.yaml"),
+        without_gateway_policy.join("\n---\n"),
+    )
+    .unwrap();
+    for version in ["1.4", "1.5"] {
+        let list = gateways_json(dir.path(), version);
+        let status = &list["items"][0]["status"];
+        assert!(auth_affected(&status["conditions"]).is_none(), "{status}");
+        for l in status["listeners"].as_array().unwrap() {
+            let c = auth_affected(&l["conditions"]);
+            if l["name"] == "test-listener-toystore-com" {
+                assert_eq!(
+                    c.unwrap()["message"],
+                    "Object affected by AuthPolicy [discoverability/section-ap]"
+                );
+            } else {
+                assert!(c.is_none(), "{l}");
+            }
+        }
+    }
+    // The table: one row per condition, `-` for the Gateway's own.
+    let out = common::policyctl()
+        .args(["status", "--gateways", "-f", "testdata/discoverability/"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(table.lines().count(), 4, "{table}");
+    assert!(
+        table.lines().nth(1).unwrap().contains("toystore-gw   -   "),
+        "{table}"
+    );
 }

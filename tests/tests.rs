@@ -5,6 +5,8 @@
 /// Shared helpers: the binary under test with a clean environment, fixtures, pipeline shortcuts.
 mod common;
 
+/// The GitHub Action's steps run against fakes: release download, build cache, sticky comment, forks.
+mod action;
 /// `audit`: coverage, findings and `--base` over the example, the guides and `testdata/audit`.
 mod audit;
 /// The CEL conformance corpus through the checker, against cel-go's recorded verdicts.
@@ -15,6 +17,9 @@ mod cli;
 mod completions;
 /// The `.policyctl.yaml` settings file, flags and `POLICYCTL_*` variables.
 mod config;
+/// Schema conformance: lint rejects exactly what the upstream CRD schemas reject (an independent
+/// oracle's verdicts).
+mod conformance;
 /// What the data plane and the status updaters do with the generated objects.
 mod dataplane;
 /// `diff` and `compute --out-dir/--check`, the CI gate.
@@ -23,10 +28,14 @@ mod diff;
 mod distribution;
 /// The README and CHANGELOG stay in step with the code (console examples are run).
 mod docs;
+/// `kubectl get -o yaml|json` dumps load like the same objects one per document.
+mod dumps;
 /// `explain` trees over the scenario fixtures.
 mod explain;
 /// Extension policies (PlanPolicy, TelemetryPolicy, OIDCPolicy, ThreatPolicy) at both versions.
 mod extensions;
+/// A new user's first commands and CI: quiet defaults, copyable text, reports CI ingests (issue 35).
+mod first_use;
 /// Diagnostics in every output format (insta snapshots).
 mod formats;
 /// The golden cases: generated objects compared field by field with operator-derived values.

@@ -52,6 +52,26 @@ impl From<VersionArg> for KuadrantVersion {
     }
 }
 
+/// `--validate`, as kubectl's: `true` is `strict`, `false` is `ignore`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValidateArg {
+    #[value(alias = "true")]
+    Strict,
+    Warn,
+    #[value(alias = "false")]
+    Ignore,
+}
+
+impl From<ValidateArg> for policyctl::FieldValidation {
+    fn from(v: ValidateArg) -> Self {
+        match v {
+            ValidateArg::Strict => policyctl::FieldValidation::Strict,
+            ValidateArg::Warn => policyctl::FieldValidation::Warn,
+            ValidateArg::Ignore => policyctl::FieldValidation::Ignore,
+        }
+    }
+}
+
 /// Flags of every command that reads manifests.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
@@ -75,12 +95,21 @@ pub struct InputArgs {
     /// settings file.
     #[arg(long = "gateway-class", value_name = "NAME=CONTROLLER")]
     pub gateway_classes: Vec<String>,
+    /// Fields a kind's schema does not declare, as kubectl apply's --validate: strict refuses the
+    /// object (the default), warn drops the field with a warning, ignore drops it silently [also
+    /// validate in the settings file].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub validate: Option<ValidateArg>,
     /// The settings file's values, filled in by `main` before the command runs.
     #[arg(skip)]
     pub settings: Settings,
     /// The settings file's text, for findings that point into it (its `ignore:` entries).
     #[arg(skip)]
     pub settings_sources: SourceMap,
+    /// The settings file's own findings (an unknown key, an `ignore:` entry naming an error),
+    /// reported with the command's in every format and counted with them (see [`Self::suppress`]).
+    #[arg(skip)]
+    pub settings_diagnostics: Diagnostics,
 }
 
 impl InputArgs {
@@ -130,19 +159,19 @@ impl InputArgs {
     }
 
     /// Silence the findings the input's ignore annotations and the settings file's `ignore:` list
-    /// name. The settings file joins `sources`, so that an unused entry points into it. `complete`:
+    /// name. The settings file joins `sources`, so that an unused entry points into it, and so do
+    /// its own findings, which join `diags`: every format shows them and counts them. `complete`:
     /// `diags` come from the whole analysis, so a suppression that matches none is reported.
     pub fn suppress(
         &self,
         sources: &mut SourceMap,
         model: &Model,
-        diags: Diagnostics,
+        mut diags: Diagnostics,
         complete: bool,
     ) -> suppress::Outcome {
-        let mut rules = self.settings.ignore.clone();
         let mut added: Vec<(SourceId, SourceId)> = Vec::new();
-        for r in &mut rules {
-            let from = r.span.source;
+        let mut moved = |span: &mut policyctl::Span| {
+            let from = span.source;
             let to = match added.iter().find(|(f, _)| *f == from) {
                 Some((_, t)) => *t,
                 None => match self.settings_sources.get(from) {
@@ -151,10 +180,21 @@ impl InputArgs {
                         added.push((from, t));
                         t
                     }
-                    None => continue,
+                    None => return,
                 },
             };
-            r.span.source = to;
+            span.source = to;
+        };
+        let mut rules = self.settings.ignore.clone();
+        for r in &mut rules {
+            moved(&mut r.span);
+        }
+        for d in &self.settings_diagnostics {
+            let mut d = d.clone();
+            for l in &mut d.labels {
+                moved(&mut l.span);
+            }
+            diags.push(d);
         }
         suppress::apply(diags, model, &rules, complete)
     }
@@ -171,11 +211,25 @@ impl InputArgs {
             default_namespace: self.namespace.clone(),
             version: self.version(),
             gateway_classes: self.gateway_classes()?,
+            validate: self
+                .validate
+                .map(policyctl::FieldValidation::from)
+                .or(self.settings.validate)
+                .unwrap_or_default(),
+            crd_validation: true,
         })
     }
 
-    /// Read stdin (once) and load every input.
+    /// Read stdin (once) and load every input; a folder with nothing to read is `PCTL4014`.
     pub fn load(&self) -> Result<Loaded, CliError> {
+        let mut loaded = self.load_any()?;
+        self.nothing_to_read(&mut loaded);
+        Ok(loaded)
+    }
+
+    /// [`Self::load`] that takes an empty folder as an empty estate (`diff --base`: the base of a
+    /// change that adds the manifests).
+    pub fn load_any(&self) -> Result<Loaded, CliError> {
         let opts = self.load_options()?;
         let mut inputs = Vec::new();
         let mut stdin_used = false;
@@ -200,6 +254,36 @@ impl InputArgs {
             }
         }
         Ok(policyctl::load(&inputs, &opts))
+    }
+
+    /// `PCTL4014` for each folder named with `-f` that held no manifest file: as `kubectl apply -f`
+    /// says "no objects passed", a lint of a mistyped or emptied folder must not pass quietly (exit 2:
+    /// the run could not do its job). A file that holds no document is read, and is not this.
+    fn nothing_to_read(&self, loaded: &mut Loaded) {
+        use policyctl::diag::{Code, Diagnostic};
+        for f in &self.filenames {
+            let dir = std::path::Path::new(f);
+            if f == "-" || !dir.is_dir() {
+                continue;
+            }
+            if loaded
+                .files
+                .iter()
+                .any(|name| std::path::Path::new(name).starts_with(dir))
+            {
+                continue;
+            }
+            loaded.diagnostics.push(
+                Diagnostic::new(
+                    Code::NothingToRead,
+                    format!(
+                        "nothing to read: {} holds no .yaml, .yml or .json file",
+                        render::terminal::line(f)
+                    ),
+                )
+                .help("check the path given to -f; folders are read recursively, hidden entries skipped"),
+            );
+        }
     }
 }
 
@@ -248,11 +332,17 @@ pub fn machine_report(
         DiagFormat::Github => rd::github(shown, sources),
         DiagFormat::Sarif | DiagFormat::Junit => {
             let objects = suppress::checked(model, shown);
+            let artifacts = if format == DiagFormat::Sarif {
+                artifacts(sources)
+            } else {
+                BTreeMap::new()
+            };
             let f = rd::Findings {
                 shown,
                 suppressed: &found.suppressed,
                 sources,
                 objects: &objects,
+                artifacts: &artifacts,
             };
             if format == DiagFormat::Sarif {
                 rd::sarif(&f)
@@ -261,6 +351,68 @@ pub fn machine_report(
             }
         }
     }
+}
+
+/// The repository root a SARIF log's paths are relative to: `POLICYCTL_SOURCE_ROOT` when set; else
+/// the nearest folder holding `.git` (a folder, or a file in a worktree or submodule) at or above
+/// the working directory, as for the settings file; else `GITHUB_WORKSPACE` (a checkout without
+/// `.git`); else the working directory. Resolved through symbolic links.
+pub fn source_root() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let cwd = std::env::current_dir().ok()?;
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let root = env("POLICYCTL_SOURCE_ROOT")
+        .or_else(|| {
+            cwd.ancestors()
+                .find(|d| d.join(".git").symlink_metadata().is_ok())
+                .map(std::path::Path::to_path_buf)
+        })
+        .or_else(|| env("GITHUB_WORKSPACE"))
+        .unwrap_or_else(|| cwd.clone());
+    cwd.join(root).canonicalize().ok()
+}
+
+/// Where each input file of `sources` is for SARIF: its path from [`source_root`], or its absolute
+/// path when it is outside. Names that are no file (stdin) are left out, and written as named.
+pub fn artifacts(sources: &SourceMap) -> BTreeMap<String, render::diagnostics::Artifact> {
+    use render::diagnostics::Artifact;
+    use std::path::Path;
+    let root = source_root();
+    let mut out = BTreeMap::new();
+    for (_, f) in sources.files() {
+        let path = Path::new(&f.name);
+        if out.contains_key(&f.name) || !path.is_file() {
+            continue;
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            continue;
+        };
+        // The folder resolved (a symlinked checkout), the file's own name kept.
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let Ok(dir) = parent.canonicalize() else {
+            continue;
+        };
+        let abs = dir.join(name);
+        let artifact = match root.as_ref().and_then(|r| abs.strip_prefix(r).ok()) {
+            Some(rel) => Artifact::InRoot(
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ),
+            None => Artifact::Outside(abs.to_string_lossy().into_owned()),
+        };
+        out.insert(f.name.clone(), artifact);
+    }
+    out
 }
 
 /// The silenced findings, one line each, for `-v`.
@@ -390,11 +542,26 @@ pub struct Ui {
     pub color_err: bool,
     pub quiet: bool,
     pub verbose: bool,
-    /// Width for diagnostics (COLUMNS, else 100).
+    /// Width to wrap diagnostics on stdout to (`lint`), see [`text_width`]; `usize::MAX`: no wrapping.
     pub width: usize,
-    /// Width to wrap tables to: a terminal's width (COLUMNS, else 100); `None` when stdout is not a
-    /// terminal, so piped tables never wrap.
+    /// Width to wrap diagnostics on stderr to, as `width`.
+    pub err_width: usize,
+    /// Width to wrap tables to: a terminal's width (COLUMNS, else the terminal's); `None` when
+    /// stdout is not a terminal, so piped tables never wrap.
     pub table_width: Option<usize>,
+}
+
+/// The width text written to a stream wraps at. A terminal: `COLUMNS` when set, else the
+/// terminal's width. Not a terminal: no wrapping (`usize::MAX`), as rustc, cargo and ripgrep do for
+/// a pipe or a file, unless `COLUMNS` is set (clap's rule for help: an exported `COLUMNS` is an
+/// explicit request; shells set it without exporting it). Wrapping never breaks a word, a path or a
+/// command (see `render::diagnostics`), so what is printed can be copied.
+pub fn text_width(tty: bool, columns: Option<usize>, terminal: Option<usize>) -> usize {
+    match (columns.filter(|&c| c > 0), tty) {
+        (Some(c), _) => c,
+        (None, true) => terminal.filter(|&w| w > 0).unwrap_or(100),
+        (None, false) => usize::MAX,
+    }
 }
 
 impl Ui {
@@ -407,15 +574,33 @@ impl Ui {
             ColorChoice::Auto => tty && !no_color,
         };
         let columns: Option<usize> = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
-        let width = columns.unwrap_or(100);
-        let table_width = std::io::stdout().is_terminal().then_some(width);
+        let (out_tty, err_tty) = (
+            std::io::stdout().is_terminal(),
+            std::io::stderr().is_terminal(),
+        );
+        let size =
+            |tty: bool, of: &dyn Fn() -> Option<(terminal_size::Width, terminal_size::Height)>| {
+                if tty {
+                    of().map(|(w, _)| usize::from(w.0))
+                } else {
+                    None
+                }
+            };
+        let out_size = size(out_tty, &|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+        });
+        let err_size = size(err_tty, &|| {
+            terminal_size::terminal_size_of(std::io::stderr())
+        });
+        let width = text_width(out_tty, columns, out_size);
         Ui {
-            color_out: decide(std::io::stdout().is_terminal()),
-            color_err: decide(std::io::stderr().is_terminal()),
+            color_out: decide(out_tty),
+            color_err: decide(err_tty),
             quiet: a.quiet,
             verbose: a.verbose,
             width,
-            table_width,
+            err_width: text_width(err_tty, columns, err_size),
+            table_width: out_tty.then_some(width),
         }
     }
 
@@ -452,7 +637,7 @@ impl Ui {
     pub fn style_err(&self) -> Style {
         Style {
             color: self.color_err,
-            width: self.width,
+            width: self.err_width,
             unicode: true,
         }
     }
@@ -542,7 +727,8 @@ impl Ui {
 /// The generation flags shared by `compute` and `diff`. Each falls back to the settings file.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
-    #[arg(long, value_delimiter = ',', value_name = "FAMILY", help = only_help())]
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY", help = only_help(),
+          value_parser = FamilyNames, hide_possible_values = true)]
     pub only: Vec<String>,
     /// Only paths through this gateway.
     #[arg(long, value_name = "NS/NAME")]
@@ -563,6 +749,34 @@ pub struct GenArgs {
     /// GatewayClass controller names handled as Envoy Gateway (comma-separated; the default is appended).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub envoy_gateway_controller_names: Vec<String>,
+}
+
+/// `--only`'s values as typed (checked, with our message, by [`GenArgs::options`]), offering the
+/// families of [`Family::ALL`] to shell completion instead of file names.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyNames;
+
+impl clap::builder::TypedValueParser for FamilyNames {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Family::ALL
+                .into_iter()
+                .map(|f| clap::builder::PossibleValue::new(f.name())),
+        ))
+    }
 }
 
 /// `--only`'s help: the families of [`Family::ALL`].

@@ -81,31 +81,28 @@ impl Command {
         }
     }
 
-    /// The severity at which the settings file's own findings fail the run: the command's
-    /// `--fail-on` (or `failOn`); `diff` exits on differences, not on findings.
-    fn fail_on(&self) -> common::FailOn {
-        match self {
-            Command::Compute(a) => a.input.fail_on(a.fail_on),
-            Command::Graph(a) => a.input.fail_on(a.fail_on),
-            Command::Status(a) => a.input.fail_on(a.fail_on),
-            Command::Explain(a) => a.input.fail_on(a.fail_on),
-            Command::Lint(a) => a.input.fail_on(a.fail_on),
-            Command::Audit(a) => a.input.fail_on(a.fail_on),
-            Command::Diff(_)
-            | Command::Simulate(_)
-            | Command::Test(_)
-            | Command::Watch(_)
-            | Command::Completions(_)
-            | Command::Version(_) => common::FailOn::Never,
-        }
+    /// Whether the command reports its findings in a format of its own (text, JSON, SARIF, ...) and
+    /// counts them for its exit code: the settings file's findings join them.
+    fn reports_findings(&self) -> bool {
+        matches!(
+            self,
+            Command::Compute(_)
+                | Command::Diff(_)
+                | Command::Graph(_)
+                | Command::Status(_)
+                | Command::Explain(_)
+                | Command::Lint(_)
+                | Command::Audit(_)
+        )
     }
 }
 
 /// Read the settings file (`--config`, else the nearest `.policyctl.yaml`) into the command's
 /// flags, and print its findings. `Err` when the file cannot be used (exit 2).
-fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> {
+fn settings(cli: &mut Cli, ui: &Ui) -> Result<(), ()> {
+    let reports_findings = cli.command.reports_findings();
     let Some(input) = cli.command.input_mut() else {
-        return Ok(Default::default());
+        return Ok(());
     };
     let loaded = match &cli.config {
         Some(path) => policyctl::config::read(path),
@@ -119,7 +116,7 @@ fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> 
                     if ui.verbose {
                         ui.err("settings: no .policyctl.yaml in the current folder or above it up to the repository root\n");
                     }
-                    return Ok(Default::default());
+                    return Ok(());
                 }
             }
         }
@@ -129,13 +126,20 @@ fn settings(cli: &mut Cli, ui: &Ui) -> Result<policyctl::diag::Diagnostics, ()> 
     {
         ui.err(&format!("settings: {}\n", path.display()));
     }
-    ui.diagnostics_in(&loaded.sources, &loaded.diagnostics);
     if loaded.diagnostics.has_trouble() {
+        ui.diagnostics_in(&loaded.sources, &loaded.diagnostics);
         return Err(());
+    }
+    // The file's other findings are the command's: reported in its format and counted by its
+    // --fail-on; the commands without a report of findings print them here.
+    if reports_findings {
+        input.settings_diagnostics = loaded.diagnostics;
+    } else {
+        ui.diagnostics_in(&loaded.sources, &loaded.diagnostics);
     }
     input.settings = loaded.settings;
     input.settings_sources = loaded.sources;
-    Ok(loaded.diagnostics)
+    Ok(())
 }
 
 /// The name the binary was invoked as (`kubectl-kuadrant_policy` when used as a kubectl plugin).
@@ -164,6 +168,13 @@ fn as_plugin(cmd: clap::Command, name: &str) -> clap::Command {
 
 pub fn main() -> ExitCode {
     let mut cmd = Cli::command();
+    // Help follows the diagnostics' rule (`common::text_width`): wrapped to a terminal, whole when
+    // written to a pipe or a file, unless COLUMNS is exported (clap reads it then).
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("COLUMNS").is_none()
+    {
+        cmd = cmd.term_width(0);
+    }
     let name = bin_name();
     if name != "policyctl" {
         cmd = as_plugin(cmd.bin_name(&name), &name);
@@ -184,10 +195,9 @@ pub fn main() -> ExitCode {
     };
     let mut cli = cli;
     let ui = Ui::new(&cli.ui);
-    let Ok(settings_diags) = settings(&mut cli, &ui) else {
+    if settings(&mut cli, &ui).is_err() {
         return ExitCode::from(2);
-    };
-    let settings_outcome = common::outcome(&settings_diags, cli.command.fail_on());
+    }
     let result = match cli.command {
         Command::Compute(a) => commands::compute::run(a, &ui),
         Command::Diff(a) => commands::diff::run(a, &ui),
@@ -203,7 +213,7 @@ pub fn main() -> ExitCode {
         Command::Version(a) => commands::version::run(a, &ui),
     };
     match result {
-        Ok(o) => o.worst(settings_outcome).exit_code(),
+        Ok(o) => o.exit_code(),
         Err(e) => {
             if e.is_broken_pipe() {
                 return ExitCode::SUCCESS;

@@ -51,6 +51,11 @@ codes! {
     InputLimit = "PCTL1011", Error, true, "a document exceeds the safety limits (aliases, depth, size)";
     InvalidName = "PCTL1012", Error, false, "metadata.name or metadata.namespace is not a name the API server accepts for the kind; the object is left out";
     ExtensionNotShipped = "PCTL1013", Error, false, "an extension policy kind the emulated operator version does not ship (ThreatPolicy before 1.5); the object is left out";
+    UnknownField = "PCTL1014", Error, false, "a field the kind's schema does not declare (strict field validation, as kubectl apply); the object is left out";
+    UnknownFieldDropped = "PCTL1015", Warning, false, "a field the kind's schema does not declare, dropped as the API server prunes it (--validate=warn)";
+    UnknownKindInGroup = "PCTL1016", Error, false, "a kind that does not exist in an API group policyctl models (no matches for kind); the object is left out";
+    InvalidMetadata = "PCTL1017", Error, false, "metadata the API server refuses (labels, annotations, finalizers, generateName, unknown fields); the object is left out";
+    NewerGatewayApiField = "PCTL1018", Warning, false, "a Gateway API field that the CRDs the emulated release installs do not declare (a newer Gateway API does): a cluster with those CRDs drops or refuses it";
     TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";
@@ -90,6 +95,7 @@ codes! {
     SuppressionInvalid = "PCTL4011", Warning, false, "an ignore annotation names something that is not a policyctl code";
     WatchKeptLastGood = "PCTL4012", Warning, false, "`watch`: a file does not parse (or cannot be read) now; its last good state is kept until it does";
     WatchOutDir = "PCTL4013", Error, true, "`watch`: the output folder could not be brought up to date this cycle";
+    NothingToRead = "PCTL4014", Error, true, "a folder named with -f holds no manifest file (.yaml, .yml, .json): there is nothing to check";
     BadRequest = "PCTL5001", Error, true, "a simulated request is malformed (method, URL, header, identity, source, interval)";
     BadTestCase = "PCTL5002", Error, true, "a test case file cannot be read or does not follow the test case format";
     SimulationUnsupported = "PCTL5003", Error, true, "a generated object the simulation cannot evaluate (a limit Limitador cannot parse)";

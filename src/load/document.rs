@@ -1,16 +1,13 @@
 //! One Kubernetes object as read from a document: header fields plus a spec/status typed by kind.
 //!
-//! A hand-written visitor dispatches on `apiVersion`/`kind` while reading, so the typed spec keeps its
-//! spans (serde's tagged/flatten enums buffer values and lose them). When `spec` comes before `kind`,
-//! the document is read again with the kind known up front.
+//! The document is read as a tree first (`node.rs`), so `apiVersion` and `kind` are known before the
+//! spec is read, whatever the order of the keys; the typed spec keeps its spans.
 
+use super::node::{self, DeError, Node, Value};
 use super::raw::*;
 use crate::model::span::Sp;
 use crate::model::{KindMatch, ObjectKind};
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
-use std::fmt;
+use serde_json::Value as Value_;
 
 // Transient (one per document, consumed by validation right away): boxing would only add allocations.
 #[allow(clippy::large_enum_variant)]
@@ -30,7 +27,7 @@ pub(crate) enum RawSpec {
     Direct(Box<DirectPolicySpec>),
     /// PlanPolicy, OIDCPolicy, TelemetryPolicy, ThreatPolicy.
     Extension(Box<ExtensionPolicySpec>),
-    Opaque(Value),
+    Opaque(Value_),
     /// Present but not read (unknown kind, or the kind was not known yet).
     Skipped,
 }
@@ -41,7 +38,7 @@ pub(crate) enum RawStatus {
     None,
     Gateway(GatewayStatus),
     Route(RouteStatus),
-    Opaque(Value),
+    Opaque(Value_),
     Skipped,
 }
 
@@ -52,41 +49,103 @@ pub(crate) struct RawDocument {
     pub metadata: Option<Sp<RawMeta>>,
     pub spec: RawSpec,
     pub status: RawStatus,
-    /// `items` of a `List` / `*List`.
-    pub items: Option<Vec<Sp<RawDocument>>>,
-    /// `spec`/`status`/`items` appeared before `apiVersion`/`kind` and were skipped.
-    pub needs_reread: bool,
 }
 
-impl RawDocument {
-    pub(crate) fn is_list(&self) -> bool {
-        self.kind
-            .as_ref()
-            .is_some_and(|k| k.value == "List" || k.value.ends_with("List"))
+/// Whether a document is a list of objects, as kubectl tells one (apimachinery
+/// `Unstructured.IsList`): its `items` is a sequence, whatever its `kind` (`List`, `GatewayList`, …).
+pub(crate) fn is_list(node: &Node) -> bool {
+    matches!(node.get("items").map(|n| &n.value), Some(Value::Seq(_)))
+}
+
+/// The objects of a list document, as kubectl's `FlattenListVisitor` gives them: breadth first, the
+/// items of a list within the list after the list's other items (an object's position in a List,
+/// `Origin::item`, is its index in this order).
+pub(crate) fn flatten(node: Node) -> Vec<Node> {
+    let mut queue = std::collections::VecDeque::from([node]);
+    let mut out = Vec::new();
+    while let Some(n) = queue.pop_front() {
+        if !is_list(&n) {
+            out.push(n);
+            continue;
+        }
+        if let Value::Map(entries) = n.value {
+            for e in entries {
+                if e.key.value == "items"
+                    && let Value::Seq(items) = e.value.value
+                {
+                    queue.extend(items);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// [`flatten`] of a document read as JSON (an object re-read from its text).
+pub(crate) fn flatten_json(v: &Value_) -> Vec<&Value_> {
+    let mut queue = std::collections::VecDeque::from([v]);
+    let mut out = Vec::new();
+    while let Some(n) = queue.pop_front() {
+        match n.get("items").and_then(Value_::as_array) {
+            Some(items) => queue.extend(items),
+            None => out.push(n),
+        }
+    }
+    out
+}
+
+/// The string of a header field (`apiVersion`, `kind`).
+fn header(n: Node, field: &str) -> Result<Sp<String>, DeError> {
+    match n.value {
+        Value::Str(s) => Ok(Sp::new(s, n.span)),
+        _ => Err(DeError {
+            message: format!("{field} must be a string, found {}", n.type_name()),
+            span: Some(n.span),
+        }),
     }
 }
 
-/// The kind to read a document as, when known before reading.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct DocSeed {
-    pub hint: Option<KindMatch>,
-}
-
-impl<'de> DeserializeSeed<'de> for DocSeed {
-    type Value = RawDocument;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawDocument, D::Error> {
-        d.deserialize_map(DocVisitor { hint: self.hint })
+/// The typed shapes of one object document (a mapping): its header, metadata, and the spec and
+/// status of its kind.
+pub(crate) fn from_node(node: Node) -> Result<RawDocument, DeError> {
+    let Value::Map(entries) = node.value else {
+        return Err(DeError {
+            message: "the document is not a mapping".into(),
+            span: Some(node.span),
+        });
+    };
+    let text = |k: &str| {
+        entries
+            .iter()
+            .find(|e| e.key.value == k)
+            .and_then(|e| e.value.as_str())
+    };
+    let known = match (text("apiVersion"), text("kind")) {
+        (Some(a), Some(k)) => served_kind(Some(ObjectKind::classify(a, k))),
+        _ => None,
+    };
+    let mut doc = RawDocument::default();
+    for e in entries {
+        match e.key.value.as_str() {
+            "apiVersion" => doc.api_version = Some(header(e.value, "apiVersion")?),
+            "kind" => doc.kind = Some(header(e.value, "kind")?),
+            "metadata" => doc.metadata = Some(node::read(e.value)?),
+            "spec" => {
+                doc.spec = match known {
+                    Some(k) => read_spec(k, e.value)?,
+                    None => RawSpec::Skipped,
+                }
+            }
+            "status" => {
+                doc.status = match known {
+                    Some(k) => read_status(k, e.value)?,
+                    None => RawStatus::Skipped,
+                }
+            }
+            _ => {}
+        }
     }
-}
-
-impl<'de> Deserialize<'de> for RawDocument {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        DocSeed::default().deserialize(d)
-    }
-}
-
-struct DocVisitor {
-    hint: Option<KindMatch>,
+    Ok(doc)
 }
 
 fn served_kind(m: Option<KindMatch>) -> Option<ObjectKind> {
@@ -96,109 +155,31 @@ fn served_kind(m: Option<KindMatch>) -> Option<ObjectKind> {
     }
 }
 
-impl<'de> Visitor<'de> for DocVisitor {
-    type Value = RawDocument;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Kubernetes object (a mapping with apiVersion and kind)")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawDocument, A::Error> {
-        let mut doc = RawDocument::default();
-        let mut known = self.hint;
-        while let Some(key) = map.next_key::<String>()? {
-            if known.is_none()
-                && let (Some(a), Some(k)) = (&doc.api_version, &doc.kind)
-            {
-                known = Some(ObjectKind::classify(&a.value, &k.value));
-            }
-            match key.as_str() {
-                "apiVersion" => doc.api_version = Some(map.next_value()?),
-                "kind" => doc.kind = Some(map.next_value()?),
-                "metadata" => doc.metadata = Some(map.next_value()?),
-                "items" => {
-                    let is_list = doc.is_list();
-                    if is_list {
-                        doc.items = Some(map.next_value()?);
-                    } else {
-                        if doc.kind.is_none() {
-                            doc.needs_reread = true;
-                        }
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                "spec" => {
-                    doc.spec = match (known, served_kind(known)) {
-                        (None, _) => {
-                            doc.needs_reread = true;
-                            map.next_value::<IgnoredAny>()?;
-                            RawSpec::Skipped
-                        }
-                        (_, Some(k)) => read_spec(k, &mut map)?,
-                        (Some(_), None) => {
-                            map.next_value::<IgnoredAny>()?;
-                            RawSpec::Skipped
-                        }
-                    }
-                }
-                "status" => {
-                    doc.status = match (known, served_kind(known)) {
-                        (None, _) => {
-                            doc.needs_reread = true;
-                            map.next_value::<IgnoredAny>()?;
-                            RawStatus::Skipped
-                        }
-                        (_, Some(k)) => read_status(k, &mut map)?,
-                        (Some(_), None) => {
-                            map.next_value::<IgnoredAny>()?;
-                            RawStatus::Skipped
-                        }
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(doc)
-    }
-}
-
-fn read_spec<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawSpec, A::Error> {
+fn read_spec(k: ObjectKind, n: Node) -> Result<RawSpec, DeError> {
     use ObjectKind as K;
     Ok(match k {
-        K::GatewayClass => RawSpec::GatewayClass(map.next_value()?),
-        K::Gateway => RawSpec::Gateway(map.next_value()?),
-        K::HttpRoute => RawSpec::HttpRoute(map.next_value()?),
-        K::GrpcRoute => RawSpec::GrpcRoute(map.next_value()?),
-        K::Service => RawSpec::Service(map.next_value()?),
-        K::RateLimitPolicy | K::TokenRateLimitPolicy => RawSpec::RateLimit(map.next_value()?),
-        K::AuthPolicy => RawSpec::Auth(map.next_value()?),
-        K::DnsPolicy | K::TlsPolicy => RawSpec::Direct(map.next_value()?),
-        K::Kuadrant | K::Limitador | K::Authorino => RawSpec::Opaque(map.next_value()?),
+        K::GatewayClass => RawSpec::GatewayClass(node::read(n)?),
+        K::Gateway => RawSpec::Gateway(node::read(n)?),
+        K::HttpRoute => RawSpec::HttpRoute(node::read(n)?),
+        K::GrpcRoute => RawSpec::GrpcRoute(node::read(n)?),
+        K::Service => RawSpec::Service(node::read(n)?),
+        K::RateLimitPolicy | K::TokenRateLimitPolicy => RawSpec::RateLimit(node::read(n)?),
+        K::AuthPolicy => RawSpec::Auth(node::read(n)?),
+        K::DnsPolicy | K::TlsPolicy => RawSpec::Direct(node::read(n)?),
+        K::Kuadrant | K::Limitador | K::Authorino => RawSpec::Opaque(n.to_json()),
         K::PlanPolicy | K::OidcPolicy | K::TelemetryPolicy | K::ThreatPolicy => {
-            RawSpec::Extension(map.next_value()?)
+            RawSpec::Extension(node::read(n)?)
         }
-        K::Namespace | K::Issuer | K::ClusterIssuer => {
-            map.next_value::<IgnoredAny>()?;
-            RawSpec::Skipped
-        }
+        K::Namespace | K::Issuer | K::ClusterIssuer => RawSpec::Skipped,
     })
 }
 
-fn read_status<'de, A: MapAccess<'de>>(k: ObjectKind, map: &mut A) -> Result<RawStatus, A::Error> {
+fn read_status(k: ObjectKind, n: Node) -> Result<RawStatus, DeError> {
     use ObjectKind as K;
     Ok(match k {
-        K::Gateway => RawStatus::Gateway(map.next_value()?),
-        K::HttpRoute | K::GrpcRoute => RawStatus::Route(map.next_value()?),
-        K::Limitador | K::Authorino | K::Kuadrant => RawStatus::Opaque(map.next_value()?),
-        _ => {
-            map.next_value::<IgnoredAny>()?;
-            RawStatus::Skipped
-        }
+        K::Gateway => RawStatus::Gateway(node::read(n)?),
+        K::HttpRoute | K::GrpcRoute => RawStatus::Route(node::read(n)?),
+        K::Limitador | K::Authorino | K::Kuadrant => RawStatus::Opaque(n.to_json()),
+        _ => RawStatus::Skipped,
     })
 }
-
-/// Helper so `de` is used (keeps the error type path explicit for readers).
-#[allow(dead_code)]
-fn _assert_error<E: de::Error>() {}

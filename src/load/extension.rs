@@ -7,7 +7,7 @@
 //! `model::extension`.
 
 use super::raw::{ExtensionPolicySpec, RawPlan};
-use super::validate::{Check, Validated, target_ref, window_ok};
+use super::validate::{Check, Validated, target_ref};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::extension::*;
 use crate::model::*;
@@ -33,10 +33,7 @@ pub(super) fn validate(
     let target = target_ref(kind, s.target_ref, at, version, c);
     let body = match ek {
         ExtensionKind::Plan => plans(s.plans, at, c),
-        ExtensionKind::Oidc => {
-            oidc_auth(s.auth.as_ref(), c);
-            oidc(s.provider, s.auth.as_ref(), at, c)
-        }
+        ExtensionKind::Oidc => oidc(s.provider, s.auth.as_ref(), at, c),
         ExtensionKind::Telemetry => telemetry(s.metrics, at, c),
         ExtensionKind::Threat => threat(s.threshold, at, c),
     };
@@ -61,15 +58,6 @@ fn plans(p: Option<Sp<Vec<Sp<RawPlan>>>>, at: Span, c: &mut Check) -> Option<Ext
         let predicate = c
             .required(&plan.predicate, span, "spec.plans[].predicate")
             .cloned();
-        if let Some(pr) = &predicate
-            && pr.value.is_empty()
-        {
-            c.schema(
-                pr.span,
-                "spec.plans[].predicate must be at least 1 character",
-                "write a CEL expression over the identity, e.g. auth.identity.tier == 'gold'",
-            );
-        }
         let mut rates = Vec::new();
         let limits = plan.limits.unwrap_or_default();
         for (value, window) in [
@@ -92,16 +80,6 @@ fn plans(p: Option<Sp<Vec<Sp<RawPlan>>>>, at: Span, c: &mut Check) -> Option<Ext
                 c.missing(span, &format!("spec.plans[].limits.custom[].{field}"));
                 continue;
             };
-            if !window_ok(&window.value) {
-                c.schema(
-                    window.span,
-                    format!(
-                        "window {:?} does not match ^([0-9]{{1,5}}(h|m|s|ms)){{1,4}}$",
-                        window.value
-                    ),
-                    "use up to four segments of 1-5 digits with h, m, s or ms, e.g. 1m or 1h30m (no d)",
-                );
-            }
             rates.push(Rate {
                 limit: limit.value,
                 window: window.value.clone(),
@@ -134,18 +112,7 @@ fn oidc(
     let client_id = c
         .required(&p.client_id, span, "spec.provider.clientID")?
         .clone();
-    let set = |v: &Option<Sp<String>>| v.as_ref().is_some_and(|s| !s.value.is_empty());
-    // The two rules of `Provider` (kuadrant-operator v1.5.2 and v1.4.6
-    // `cmd/extensions/oidc-policy/api/v1alpha1/oidcpolicy_types.go`).
-    if set(&p.jwks_url) && set(&p.issuer_url) {
-        c.cel(span, "Use one of: jwksURL, issuerURL");
-    }
-    if set(&p.jwks_url) && !(set(&p.authorization_endpoint) && set(&p.token_endpoint)) {
-        c.cel(
-            span,
-            "When jwksURL is set, authorizationEndpoint and tokenEndpoint must also be provided",
-        );
-    }
+    // The CRD's schema and the two rules of `Provider` were checked before (`schema_pass`).
     let text = |v: Option<Sp<String>>| v.map(|s| s.value).unwrap_or_default();
     let auth = auth.map(|a| &a.value);
     let claims = auth
@@ -171,35 +138,6 @@ fn oidc(
     )))
 }
 
-/// OIDCPolicy `auth`: `claims` is a map of strings, and a `tokenSource` `cookie`, `customHeader` or
-/// `queryString` needs its `name` (the CRD's schema).
-fn oidc_auth(auth: Option<&Sp<Value>>, c: &mut Check) {
-    let Some(auth) = auth else { return };
-    let span = auth.span;
-    if let Some(claims) = auth.value.get("claims") {
-        let ok = claims
-            .as_object()
-            .is_some_and(|m| m.values().all(Value::is_string));
-        if !ok {
-            c.schema(
-                span,
-                "spec.auth.claims must map claim names to strings",
-                "write each claim's expected value as a string, e.g. email_verified: \"true\"",
-            );
-        }
-    }
-    let Some(source) = auth.value.get("tokenSource") else {
-        return;
-    };
-    for field in ["cookie", "customHeader", "queryString"] {
-        if let Some(v) = source.get(field)
-            && !v.get("name").is_some_and(Value::is_string)
-        {
-            c.missing(span, &format!("spec.auth.tokenSource.{field}.name"));
-        }
-    }
-}
-
 fn telemetry(
     m: Option<Sp<super::raw::RawMetrics>>,
     at: Span,
@@ -217,13 +155,6 @@ fn telemetry(
         c.missing(d.span, "spec.metrics.default.labels");
         return None;
     };
-    if labels.value.is_empty() {
-        c.schema(
-            labels.span,
-            "spec.metrics.default.labels must have at least 1 item",
-            "name at least one label and the CEL expression of its value",
-        );
-    }
     Some(ExtensionBody::Telemetry(
         labels
             .value
@@ -238,16 +169,6 @@ fn threat(t: Option<Sp<i64>>, at: Span, c: &mut Check) -> Option<ExtensionBody> 
         c.missing(at, "spec.threshold");
         return None;
     };
-    if !(0..=10).contains(&t.value) {
-        c.schema(
-            t.span,
-            format!(
-                "spec.threshold {} must be between 0 and 10 inclusive",
-                t.value
-            ),
-            "use a threat level threshold from 0 to 10",
-        );
-    }
     Some(ExtensionBody::Threat(t.value))
 }
 

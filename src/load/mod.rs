@@ -2,14 +2,18 @@
 //! [`Model`].
 //!
 //! Owns file discovery (directories recursively, sorted, hidden entries skipped, symlink loops
-//! detected), multi-document splitting with byte offsets, `List` expansion and duplicate detection,
-//! the raw shapes of the input ([`raw`]) and their validation into the model types ([`validate`]:
-//! the API server's checks and the CRD defaults). Must not build graphs, merge policies or write
-//! output.
+//! detected, a file named twice read once), multi-document splitting with byte offsets (JSON
+//! streams as kubectl reads them), parsing each document into a spanned tree ([`node`]), `List`
+//! expansion and duplicate detection, the API server's validation of the tree ([`schema`]: the CRD
+//! schemas of the release, strict field validation, CEL rules, ObjectMeta), the raw shapes read
+//! from it ([`raw`]) and their conversion into the model types ([`validate`]: the CRD defaults).
+//! Must not build graphs, merge policies or write output.
 
 mod document;
 pub(crate) mod extension;
+mod node;
 pub(crate) mod raw;
+pub(crate) mod schema;
 mod split;
 pub(crate) mod validate;
 mod yaml;
@@ -17,10 +21,11 @@ mod yaml;
 pub(crate) use yaml::{parse_requests, parse_small};
 
 pub(crate) use document::{RawDocument, RawSpec, RawStatus};
+use node::{Node, Value};
+pub use schema::FieldValidation;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::model::span::Sp;
-use crate::model::{KuadrantVersion, Model, ObjectKind};
+use crate::model::{KuadrantVersion, Model};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -45,6 +50,13 @@ pub struct LoadOptions {
     /// GatewayClasses assumed to exist when a Gateway names one the input does not define: class
     /// name → controllerName. Default: [`well_known_gateway_classes`].
     pub gateway_classes: BTreeMap<String, String>,
+    /// How fields the schema does not declare are treated (kubectl's `--validate`).
+    pub validate: FieldValidation,
+    /// Whether objects are validated against their CRDs (schema and rules) at all. Always on for
+    /// users; off only where a test replays an upstream unit test whose objects never met an API
+    /// server (policy-machinery's topology tests build Services references without ports).
+    #[doc(hidden)]
+    pub crd_validation: bool,
 }
 
 impl Default for LoadOptions {
@@ -53,6 +65,8 @@ impl Default for LoadOptions {
             default_namespace: "default".into(),
             version: KuadrantVersion::default(),
             gateway_classes: well_known_gateway_classes(),
+            validate: FieldValidation::default(),
+            crd_validation: true,
         }
     }
 }
@@ -96,7 +110,13 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     let mut seq = 0usize;
     let mut chunks: Vec<(SourceId, std::sync::Arc<str>, usize, usize)> = Vec::new();
     for (id, text) in &texts {
-        file_chunks(*id, text, &mut out.sources, &mut chunks);
+        file_chunks(
+            *id,
+            text,
+            &mut out.sources,
+            &mut chunks,
+            &mut out.diagnostics,
+        );
     }
     // Slice: every (offset, len) above lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
@@ -168,11 +188,10 @@ fn expand_oidc(
         );
         let id = sources.add(label, text.as_str());
         let whole = Span::new(id, 0, text.len());
-        let Ok(doc) = yaml::parse_document(id, 0, &text, None) else {
+        let Ok(doc) = yaml::parse_node(id, 0, &text) else {
             continue;
         };
-        let Some(mut v) = validate::object(doc, Span::new(id, 0, 0), 0, (whole, None), opts, diags)
-        else {
+        let Some(mut v) = validate::object(doc, 0, (whole, None), opts, diags) else {
             continue;
         };
         let m = v.meta_mut();
@@ -243,13 +262,20 @@ fn replace_overwritten(model: &mut Model, v: &Validated, diags: &mut Diagnostics
 
 /// The documents of one file's text, as (source, text, offset, length). Documents rendered by
 /// `helm template` start with `# Source: <template>`: such a document becomes its own source named
-/// after the template, so diagnostics name the template and its line.
+/// after the template, so diagnostics name the template and its line. A file whose text starts
+/// with `{` is a stream of JSON objects, as kubectl reads it (apimachinery `GuessJSONStream`):
+/// each object is a document, and broken JSON is reported with serde_json's message.
 fn file_chunks(
     id: SourceId,
     text: &std::sync::Arc<str>,
     sources: &mut SourceMap,
     chunks: &mut Vec<(SourceId, std::sync::Arc<str>, usize, usize)>,
+    diags: &mut Diagnostics,
 ) {
+    if text.trim_start().starts_with('{') {
+        json_chunks(id, text, chunks, diags);
+        return;
+    }
     for c in split::documents(text) {
         // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
         let doc = &text[c.offset..c.offset + c.len];
@@ -262,6 +288,38 @@ fn file_chunks(
                 chunks.push((hid, body, 0, len));
             }
             None => chunks.push((id, text.clone(), c.offset, c.len)),
+        }
+    }
+}
+
+/// The objects of a JSON stream, one chunk each; the first syntax error ends the stream.
+fn json_chunks(
+    id: SourceId,
+    text: &std::sync::Arc<str>,
+    chunks: &mut Vec<(SourceId, std::sync::Arc<str>, usize, usize)>,
+    diags: &mut Diagnostics,
+) {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut start = 0;
+    loop {
+        match values.next() {
+            Some(Ok(_)) => {
+                let end = values.byte_offset();
+                // The whitespace before a value belongs to it: its chunk starts at the value.
+                let lead = text[start..end].len() - text[start..end].trim_start().len();
+                chunks.push((id, text.clone(), start + lead, end - start - lead));
+                start = end;
+            }
+            Some(Err(e)) => {
+                let e = yaml::json_error(id, 0, text, &e);
+                diags.push(
+                    Diagnostic::new(e.code, e.message)
+                        .at(e.span, "here")
+                        .help("fix the JSON syntax at this position (the file starts with `{`, so it is read as JSON, as kubectl reads it)"),
+                );
+                return;
+            }
+            None => return,
         }
     }
 }
@@ -304,13 +362,13 @@ pub(crate) fn parse_file(
     opts: &LoadOptions,
 ) -> ParsedFile {
     let mut chunks = Vec::new();
-    file_chunks(id, text, sources, &mut chunks);
+    let mut out = ParsedFile::default();
+    file_chunks(id, text, sources, &mut chunks, &mut out.diagnostics);
     // Slice: every (offset, len) lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
         .iter()
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
-    let mut out = ParsedFile::default();
     for one in parse_documents(&docs, opts) {
         out.documents += 1;
         for mut v in one.objects {
@@ -432,6 +490,9 @@ fn helm_source(doc: &str) -> Option<(String, usize)> {
 /// unreadable paths and non-text files become diagnostics.
 fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::Arc<str>)> {
     let mut texts = Vec::new();
+    // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
+    // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.
+    let mut seen = std::collections::HashSet::new();
     let mut add = |name: String, bytes: &[u8], out: &mut Loaded| {
         if let Some(t) = decode(&name, bytes, out) {
             let id = out.sources.add(name.clone(), t);
@@ -449,6 +510,12 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
             Input::Text { name, bytes } => add(name.clone(), bytes, out),
             Input::Path(p) => {
                 for found in discover(p, &mut out.diagnostics) {
+                    if !found.stream
+                        && let Ok(canonical) = std::fs::canonicalize(&found.path)
+                        && !seen.insert(canonical)
+                    {
+                        continue;
+                    }
                     let name = found.path.display().to_string();
                     match read_found(&found) {
                         Ok(bytes) => add(name, &bytes, out),
@@ -712,51 +779,30 @@ fn is_manifest(p: &Path) -> bool {
     )
 }
 
-/// Parse one document, reading it again with the kind known when `spec` came before `kind`.
-fn read_document(id: SourceId, base: usize, text: &str) -> Result<RawDocument, yaml::ParseError> {
-    match yaml::parse_document(id, base, text, None) {
-        Ok(d) if d.needs_reread => {
-            let hint = match (&d.api_version, &d.kind) {
-                (Some(a), Some(k)) => Some(ObjectKind::classify(&a.value, &k.value)),
-                _ => None,
-            };
-            match hint {
-                Some(h) => yaml::parse_document(id, base, text, Some(h)),
-                None => Ok(d),
-            }
-        }
-        other => other,
-    }
+/// Parse one document into a tree.
+fn read_document(id: SourceId, base: usize, text: &str) -> Result<Node, yaml::ParseError> {
+    yaml::parse_node(id, base, text)
 }
 
 fn parse_chunk(
     id: SourceId,
     base: usize,
     text: &str,
-    doc: Result<RawDocument, yaml::ParseError>,
+    doc: Result<Node, yaml::ParseError>,
     opts: &LoadOptions,
     out: &mut OneDocument,
 ) {
     match doc {
-        Ok(doc) => {
-            let start = Span::new(id, base + leading_trivia(text), 0);
+        Ok(node) => {
             let whole = Span::new(id, base, text.len());
-            accept(Sp::new(doc, start), (whole, None), opts, out)
+            accept(node, whole, opts, out)
         }
-        Err(mut e) => {
-            let content = base + leading_trivia(text);
-            if e.code == Code::InvalidType && e.span.offset <= content {
-                e.code = Code::NotAnObject;
-                e.message = "the document is not a mapping: a Kubernetes object is a mapping with apiVersion and kind".into();
-            }
+        Err(e) => {
             let help = match e.code {
                 Code::InputLimit => {
                     "the document is too large or too deeply nested, or expands too many aliases; split or simplify it"
                 }
                 Code::YamlSyntax => "fix the YAML syntax at this position",
-                Code::NotAnObject => {
-                    "every document must be one Kubernetes object; remove it or wrap it in a List"
-                }
                 _ => "fix the value at this position; the object is left out",
             };
             out.diagnostics.push(
@@ -787,47 +833,52 @@ fn leading_trivia(text: &str) -> usize {
     off.min(text.len())
 }
 
-fn accept(
-    doc: Sp<RawDocument>,
+/// Validate the objects of one document: the document itself, or the items of a List (nested
+/// lists flattened as kubectl flattens them, each item numbered in that order).
+fn accept(node: Node, whole: Span, opts: &LoadOptions, out: &mut OneDocument) {
+    if document::is_list(&node) {
+        for (i, item) in document::flatten(node).into_iter().enumerate() {
+            accept_object(item, (whole, Some(i)), opts, out);
+        }
+    } else {
+        accept_object(node, (whole, None), opts, out);
+    }
+}
+
+fn accept_object(
+    node: Node,
     place: (Span, Option<usize>),
     opts: &LoadOptions,
     out: &mut OneDocument,
 ) {
-    let span = doc.span;
-    let mut doc = doc.value;
-    if doc.api_version.is_none()
-        && doc.kind.is_none()
-        && doc.metadata.is_none()
-        && matches!(doc.spec, RawSpec::None)
-        && doc.items.is_none()
-    {
-        {
-            // An empty mapping or a document with only unknown keys: nothing to model.
-            out.diagnostics.push(
-                Diagnostic::new(Code::NotAnObject, "document has no apiVersion or kind")
-                    .at(span, "this document")
-                    .help("every manifest needs apiVersion and kind; remove the document if it is not a Kubernetes object"),
-            );
-            return;
-        }
-    }
-    if doc.is_list() {
-        if let Some(items) = doc.items.take() {
-            for (i, item) in items.into_iter().enumerate() {
-                accept(item, (place.0, Some(i)), opts, out);
-            }
-        }
+    let span = node.span;
+    let Value::Map(entries) = &node.value else {
+        out.diagnostics.push(
+            Diagnostic::new(
+                Code::NotAnObject,
+                "the document is not a mapping: a Kubernetes object is a mapping with apiVersion and kind",
+            )
+            .at(span, "here")
+            .help("every document must be one Kubernetes object; remove it or wrap it in a List"),
+        );
+        return;
+    };
+    if !entries.iter().any(|e| {
+        matches!(
+            e.key.value.as_str(),
+            "apiVersion" | "kind" | "metadata" | "spec"
+        )
+    }) {
+        // An empty mapping or a document with only unknown keys: nothing to model.
+        out.diagnostics.push(
+            Diagnostic::new(Code::NotAnObject, "document has no apiVersion or kind")
+                .at(span, "this document")
+                .help("every manifest needs apiVersion and kind; remove the document if it is not a Kubernetes object"),
+        );
         return;
     }
     out.objects_seen += 1;
-    if let Some(v) = validate::object(
-        doc,
-        span,
-        out.objects_seen,
-        place,
-        opts,
-        &mut out.diagnostics,
-    ) {
+    if let Some(v) = validate::object(node, out.objects_seen, place, opts, &mut out.diagnostics) {
         out.objects.push(v);
     }
 }
@@ -868,10 +919,14 @@ fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnosti
         for &(_, i) in &order[1..] {
             keep[i] = false;
             let (kind, meta) = (key.1, objs[i].meta());
+            let kept_at = sources
+                .position(objs[kept].meta().origin.name)
+                .map(|p| format!(" (kept: {p})"))
+                .unwrap_or_default();
             diags.push(
                 Diagnostic::new(
                     Code::DuplicateObject,
-                    format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice", meta.key()),
+                    format!("duplicate {kind} {}: the same group, kind, namespace and name is defined twice{kept_at}", meta.key()),
                 )
                 .at(meta.origin.name, "left out")
                 .also(objs[kept].meta().origin.name, "kept")
@@ -926,7 +981,7 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 }
 
 /// The floor `load` is measured against (issue 7): read the inputs, split them into documents and parse
-/// every document with the same YAML crate, options and typed visitor as [`load`], then drop the
+/// every document into the same spanned tree, with the same YAML crate and options, as [`load`], then drop the
 /// result. No validation, no model. Returns the number of documents that parsed.
 #[doc(hidden)]
 pub fn parse_only(inputs: &[Input]) -> usize {
@@ -955,7 +1010,7 @@ pub fn parse_only(inputs: &[Input]) -> usize {
         .collect();
     // The same parallel parse as `load`.
     crate::par::map(&docs, PARSE_MIN_PER_THREAD, |&(base, doc)| {
-        yaml::parse_document(SourceId(0), base, doc, None).is_ok()
+        yaml::parse_node(SourceId(0), base, doc).is_ok()
     })
     .into_iter()
     .filter(|ok| *ok)
@@ -1026,7 +1081,7 @@ pub fn object_value(
     let v = yaml::parse_value(text)?;
     match origin.item {
         None => Some(v),
-        Some(i) => v.get("items")?.get(i).cloned(),
+        Some(i) => document::flatten_json(&v).get(i).map(|x| (*x).clone()),
     }
 }
 

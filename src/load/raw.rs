@@ -1,8 +1,9 @@
 //! Raw shapes of the objects as written in YAML/JSON: every field optional, spans kept where a
 //! diagnostic may need to point. `validate` turns them into the model types.
 //!
-//! Unknown fields are ignored (like the API server with `preserveUnknownFields: false`, minus pruning
-//! warnings). Must not apply defaults or validate: that is `validate`'s job.
+//! Fields a shape does not read are skipped: the schema pass (`schema/`) has already refused, or
+//! pruned, the fields the CRD does not declare. Must not apply defaults or validate: that is
+//! `validate`'s and the schema pass's job.
 
 use crate::model::span::{Sp, int};
 pub(crate) use crate::model::status::{GatewayStatus, RawParentRef, RouteStatus};
@@ -370,7 +371,7 @@ pub(crate) struct DirectPolicySpec {
     pub provider_refs: Option<Sp<Vec<Value>>>,
     pub exclude_addresses: Option<Sp<Vec<Str>>>,
     pub delegate: Option<bool>,
-    pub load_balancing: Option<Sp<RawLoadBalancing>>,
+    pub load_balancing: Option<Value>,
     pub health_check: Option<Value>,
     pub issuer_ref: Option<Sp<RawIssuerRef>>,
     pub common_name: Option<String>,
@@ -389,18 +390,6 @@ pub(crate) struct RawPrivateKey {
     pub encoding: Option<String>,
     pub algorithm: Option<String>,
     pub size: Option<i64>,
-}
-
-#[derive(Deserialize, Debug, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RawLoadBalancing {
-    // Never read, but typed: a value of the wrong type is reported, as the CRD's schema would.
-    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
-    #[serde(default, deserialize_with = "int::opt")]
-    pub weight: Option<i64>,
-    pub geo: Option<Str>,
-    #[expect(dead_code, reason = "typed so that a wrongly typed value is reported")]
-    pub default_geo: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]

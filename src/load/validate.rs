@@ -29,7 +29,13 @@ pub(crate) enum Validated {
     Issuer(Obj<()>),
     ClusterIssuer(Obj<()>),
     Extension(Box<extension::Extension>),
-    Skipped { meta: Meta, kind: String },
+    /// A kind policyctl does not model; a v1 Secret keeps its `data` (with `stringData` merged
+    /// in, as the API server stores it) and `type`, for `simulate`.
+    Skipped {
+        meta: Meta,
+        kind: String,
+        secret: Option<Box<Value>>,
+    },
 }
 
 impl Validated {
@@ -123,10 +129,16 @@ impl Validated {
             Validated::Issuer(o) => model.issuers.push(o),
             Validated::ClusterIssuer(o) => model.cluster_issuers.push(o),
             Validated::Extension(e) => model.extensions.push(*e),
-            Validated::Skipped { meta, kind } => {
+            Validated::Skipped { meta, kind, secret } => {
                 model
                     .skipped
-                    .push((meta.api_version.clone(), kind, meta.key()))
+                    .push((meta.api_version.clone(), kind, meta.key()));
+                if let Some(secret) = secret {
+                    model.secrets.push(Obj {
+                        meta,
+                        spec: *secret,
+                    });
+                }
             }
         }
     }
@@ -162,6 +174,7 @@ impl Model {
             cluster_issuers: Vec::with_capacity(n[11]),
             extensions: Vec::with_capacity(n[12]),
             skipped: Vec::with_capacity(n[9]),
+            secrets: Vec::new(),
             version: KuadrantVersion::default(),
             derived_objects: Vec::new(),
         }
@@ -189,6 +202,7 @@ pub(crate) fn sort_model(m: &mut Model) {
     sort_moving_once(&mut m.authorinos, by_key);
     sort_moving_once(&mut m.issuers, by_key);
     sort_moving_once(&mut m.cluster_issuers, by_key);
+    sort_moving_once(&mut m.secrets, by_key);
     sort_moving_once(&mut m.extensions, |a, b| {
         (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
     });
@@ -264,16 +278,6 @@ impl Check<'_> {
         self.error(Code::SchemaViolation, span, msg, "invalid value", help);
     }
 
-    pub(super) fn cel(&mut self, span: Span, msg: &str) {
-        self.error(
-            Code::CelRule,
-            span,
-            msg.to_string(),
-            "rejected by the CRD validation rule",
-            "the API server would refuse this object; fix it as the message says",
-        );
-    }
-
     pub(super) fn required<'s>(
         &mut self,
         v: &'s Option<Str>,
@@ -300,6 +304,12 @@ fn label_chars(l: &str) -> bool {
         && !l.ends_with('-')
 }
 
+/// The characters of a DNS-1123 subdomain (no length check): labels as [`label_chars`] joined by
+/// `.`.
+pub(crate) fn dns1123_subdomain_chars(s: &str) -> bool {
+    s.split('.').all(label_chars)
+}
+
 /// apimachinery's `IsDNS1123Subdomain`: at most 253 characters, labels as [`label_chars`] joined by
 /// `.`. The name rule of custom resources (Gateway API kinds, Kuadrant policies) and of most
 /// built-in kinds.
@@ -313,21 +323,60 @@ pub fn dns1123_label(s: &str) -> bool {
     s.len() <= 63 && label_chars(s)
 }
 
-/// Gateway API `Hostname`: optional leading `*.` then a DNS subdomain; no IPs, no ports.
-fn valid_hostname(s: &str) -> bool {
-    let rest = s.strip_prefix("*.").unwrap_or(s);
-    dns1123_subdomain(rest) && s.len() <= 253
+/// Whether a document is a core `v1` Secret.
+fn is_secret(node: &super::node::Node) -> bool {
+    node.get("apiVersion").and_then(|n| n.as_str()) == Some("v1")
+        && node.get("kind").and_then(|n| n.as_str()) == Some("Secret")
+}
+
+/// A Secret's `data` and `type` as the API server stores them: `stringData` is write-only, merged into
+/// `data` (base64-encoded, its keys winning over `data`'s; `k8s.io/kubernetes`
+/// pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret`). Values that are not strings
+/// are left out, as the API server would refuse them.
+fn secret_object(node: &super::node::Node) -> Value {
+    use data_encoding::BASE64;
+    let field = |k: &str| node.get(k).map(super::node::Node::to_json);
+    let mut data: serde_json::Map<String, Value> = match field("data") {
+        Some(Value::Object(m)) => m.into_iter().filter(|(_, v)| v.is_string()).collect(),
+        _ => Default::default(),
+    };
+    if let Some(Value::Object(m)) = field("stringData") {
+        for (k, v) in m {
+            if let Value::String(s) = v {
+                data.insert(k, Value::String(BASE64.encode(s.as_bytes())));
+            }
+        }
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("data".into(), Value::Object(data));
+    if let Some(t @ Value::String(_)) = field("type") {
+        out.insert("type".into(), t);
+    }
+    Value::Object(out)
 }
 
 /// Validate one object document.
 pub(crate) fn object(
-    doc: RawDocument,
-    span: Span,
+    node: super::node::Node,
     seq: usize,
     place: (Span, Option<usize>),
     opts: &LoadOptions,
     diags: &mut Diagnostics,
 ) -> Option<Validated> {
+    let span = Span::new(node.span.source, node.span.offset, 0);
+    let mut node = node;
+    if opts.crd_validation && !schema_pass(&mut node, span, opts, diags) {
+        return None;
+    }
+    // A Secret's data is read from the tree before it is typed: the raw document keeps no `data`.
+    let secret = is_secret(&node).then(|| Box::new(secret_object(&node)));
+    let doc = match super::document::from_node(node) {
+        Ok(d) => d,
+        Err(e) => {
+            diags.push(typed_error(e, span));
+            return None;
+        }
+    };
     let (api_version, kind) = type_meta(&doc, span, diags)?;
     let ok = match ObjectKind::classify(&api_version.value, &kind.value) {
         KindMatch::Served(k) => k,
@@ -363,6 +412,7 @@ pub(crate) fn object(
             return meta.map(|m| Validated::Skipped {
                 meta: m,
                 kind: kind.value.clone(),
+                secret,
             });
         }
     };
@@ -381,6 +431,211 @@ pub(crate) fn object(
     c.object = format!("{} {}", ok.kind(), meta.key());
     let v = by_kind(ok, meta, doc.spec, doc.status, span, opts, &mut c);
     if c.failed { None } else { v }
+}
+
+/// The API server's validation of an object of a kind with a schema (its CRD at the emulated
+/// release) and of a kind in a group policyctl models: unknown kinds refused, strict field
+/// validation, the schema's checks and CEL rules. Fields the schema does not declare are dropped
+/// from the tree when they are not refused (`--validate=warn|ignore`). `false` when the API server
+/// refuses the object (reported).
+fn schema_pass(
+    node: &mut super::node::Node,
+    doc: Span,
+    opts: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> bool {
+    use super::schema::{FieldValidation, FindingKind, Release};
+    let (Some(api_version), Some(kind)) = (
+        node.get("apiVersion")
+            .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span))),
+        node.get("kind")
+            .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span))),
+    ) else {
+        return true;
+    };
+    let (group, version) = api_version
+        .0
+        .rsplit_once('/')
+        .unwrap_or(("", &api_version.0));
+    let release = Release::of(opts.version);
+    let object = |namespaced: bool| {
+        let meta = node.get("metadata");
+        let field = |f: &str| {
+            meta.and_then(|m| m.get(f))
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+        };
+        let name = field("name");
+        let ns = match field("namespace") {
+            "" => opts.default_namespace.as_str(),
+            ns => ns,
+        };
+        match (name, namespaced) {
+            ("", _) => kind.0.clone(),
+            (_, true) => format!("{} {ns}/{name}", kind.0),
+            (_, false) => format!("{} {name}", kind.0),
+        }
+    };
+    let class = ObjectKind::classify(&api_version.0, &kind.0);
+    let served = matches!(class, KindMatch::Served(_));
+    let mut findings = match node.get("metadata") {
+        Some(m) if served => super::schema::meta::validate(m),
+        _ => vec![],
+    };
+    let schema = release.kind(group, &kind.0).and_then(|k| {
+        let v = k.version(version).filter(|v| v.served)?;
+        Some((k, v))
+    });
+    if let Some((_, v)) = schema {
+        findings.extend(super::schema::validate(
+            node,
+            v.schema(),
+            v.status_subresource,
+        ));
+    }
+    let namespaced = match (schema, class) {
+        (Some((k, _)), _) => k.namespaced,
+        (None, KindMatch::Served(k)) => !k.cluster_scoped(),
+        _ => true,
+    };
+    if schema.is_none() && !served {
+        if let Some(known) = release.known_kinds(group)
+            && !known.contains(&kind.0)
+        {
+            let suggestion = super::schema::did_you_mean(&kind.0, known.iter().map(String::as_str));
+            let help = match suggestion {
+                Some(s) => format!(
+                    "did you mean {s}? The kinds of {group} are {}; the object is left out",
+                    known.join(", ")
+                ),
+                None => format!(
+                    "the kinds of {group} are {}; the object is left out",
+                    known.join(", ")
+                ),
+            };
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownKindInGroup,
+                    format!(
+                        "no matches for kind \"{}\" in version \"{}\"",
+                        kind.0, api_version.0
+                    ),
+                )
+                .at(kind.1, "no such kind")
+                .object(object(true))
+                .help(help),
+            );
+            return false;
+        }
+        return true;
+    }
+    let mut ok = true;
+    let mut unknown = false;
+    // On 1.4 a GRPCRoute target is refused by the CRDs' rules; from 1.5 it is accepted.
+    if opts.version == KuadrantVersion::V1_4
+        && let Some(k) = node
+            .get("spec")
+            .and_then(|s| s.get("targetRef"))
+            .and_then(|t| t.get("kind"))
+            .filter(|k| k.as_str() == Some("GRPCRoute"))
+        && findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Rule && f.path == "spec.targetRef")
+    {
+        diags.push(
+            Diagnostic::new(
+                Code::VersionDifference,
+                "GRPCRoute targets are accepted from Kuadrant operator 1.5",
+            )
+            .at(k.span, "GRPCRoute")
+            .object(object(namespaced))
+            .help("run with --kuadrant-version 1.5 to emulate an operator that supports GRPCRoute"),
+        );
+    }
+    for f in findings {
+        let (code, label) = match f.kind {
+            FindingKind::UnknownField => {
+                unknown = true;
+                match opts.validate {
+                    FieldValidation::Strict => (Code::UnknownField, "unknown field"),
+                    FieldValidation::Warn => (Code::UnknownFieldDropped, "unknown field, dropped"),
+                    FieldValidation::Ignore => continue,
+                }
+            }
+            FindingKind::Type => (Code::InvalidType, "wrong type"),
+            FindingKind::Required => (Code::MissingField, "missing a required field"),
+            FindingKind::Invalid if f.path.starts_with("metadata") => {
+                (Code::InvalidMetadata, "invalid value")
+            }
+            FindingKind::Invalid => (Code::SchemaViolation, "invalid value"),
+            FindingKind::Rule => (Code::CelRule, "rejected by the CRD validation rule"),
+            FindingKind::Newer => {
+                diags.push(
+                    Diagnostic::new(
+                        Code::NewerGatewayApiField,
+                        format!(
+                            "{}: not declared by Gateway API {}'s standard CRDs, which kuadrant-operator {} installs ({}'s declare it)",
+                            f.path, release.gateway_api, release.operator, f.message
+                        ),
+                    )
+                    .at(f.span, "newer Gateway API field")
+                    .object(object(namespaced))
+                    .help("with the CRDs the release installs the API server drops this field (or refuses it with kubectl apply's strict validation); policyctl keeps it, as a cluster with newer Gateway API CRDs does"),
+                );
+                continue;
+            }
+        };
+        let help = match (f.kind, &f.suggestion) {
+            (FindingKind::UnknownField, Some(s)) => format!(
+                "did you mean {s}? The API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead"
+            ),
+            (FindingKind::UnknownField, None) => "remove the field or fix its name: the API server refuses a field its schema does not declare (kubectl apply validates strictly); --validate=warn drops it instead".to_string(),
+            (FindingKind::Type, _) => "write a value of the type the message names (quote a number meant as a string); the object is left out until the API server would take it".to_string(),
+            (FindingKind::Required, _) => "add the field; the object is left out until the API server would take it".to_string(),
+            (FindingKind::Rule, _) => "the CRD's validation rule refuses the object: change it as the rule's message says; it is left out until then".to_string(),
+            _ => "change the value as the message says (the CRD's schema); the object is left out until the API server would take it".to_string(),
+        };
+        if code.severity() == crate::diag::Severity::Error {
+            ok = false;
+        }
+        let _ = doc;
+        diags.push(
+            Diagnostic::new(code, f.message)
+                .at(f.span, label)
+                .object(object(namespaced))
+                .help(help),
+        );
+    }
+    if ok && unknown {
+        if let Some((_, v)) = schema {
+            super::schema::prune(node, v.schema(), v.status_subresource);
+        }
+        super::schema::meta::prune(node);
+    }
+    ok
+}
+
+/// A value the typed shapes could not read (a wrong type the schema pass did not catch, on a kind
+/// without a schema).
+fn typed_error(e: super::node::DeError, doc: Span) -> Diagnostic {
+    let (code, message) = if e.message.starts_with("missing field") {
+        (Code::MissingField, e.message)
+    } else {
+        (Code::InvalidType, tidy_type_error(&e.message))
+    };
+    Diagnostic::new(code, message)
+        .at(e.span.unwrap_or(doc), "here")
+        .help("fix the value at this position; the object is left out")
+}
+
+/// serde's "invalid type: integer `5`, expected a string" as "expected a string, found integer `5`".
+fn tidy_type_error(m: &str) -> String {
+    if let Some(rest) = m.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        return format!("expected {expected}, found {found}");
+    }
+    m.to_string()
 }
 
 /// The document's `apiVersion` and `kind`, or `NotAnObject`.
@@ -725,13 +980,6 @@ fn gateway(
         c.missing(at, "spec.listeners");
         return None;
     };
-    if raw_listeners.value.is_empty() || raw_listeners.value.len() > 64 {
-        c.schema(
-            raw_listeners.span,
-            "spec.listeners must have between 1 and 64 items",
-            "a Gateway needs at least one listener",
-        );
-    }
     let mut listeners: Vec<Listener> = Vec::new();
     for l in raw_listeners.value {
         let Some(name) = c
@@ -740,57 +988,15 @@ fn gateway(
         else {
             continue;
         };
-        if !dns1123_subdomain(&name.value) {
-            c.schema(
-                name.span,
-                format!("listener name {:?} is not a valid section name", name.value),
-                "use lower-case letters, digits, '-' and '.'",
-            );
-        }
-        if let Some(prev) = listeners.iter().find(|p| p.name.value == name.value) {
-            let prev_span = prev.name.span;
-            c.push(
-                Diagnostic::new(
-                    Code::CelRule,
-                    "Listener name must be unique within the Gateway",
-                )
-                .at(name.span, "duplicate listener name")
-                .also(prev_span, "first used here")
-                .help("rename one of the listeners"),
-            );
-        }
-        let port = match l.port {
-            Some(p) if (1..=65535).contains(&p.value) => p.value,
-            Some(p) => {
-                c.schema(
-                    p.span,
-                    format!("listener port {} must be between 1 and 65535", p.value),
-                    "use a valid TCP port",
-                );
-                0
-            }
-            None => {
-                c.missing(name.span, "spec.listeners[].port");
-                0
-            }
-        };
-        let protocol = match &l.protocol {
-            Some(p) => p.value.clone(),
-            None => {
-                c.missing(name.span, "spec.listeners[].protocol");
-                String::new()
-            }
-        };
-        if let Some(h) = &l.hostname
-            && !valid_hostname(&h.value)
-        {
-            c.schema(
-                h.span,
-                format!("listener hostname {:?} is not a valid hostname", h.value),
-                "use a DNS name, optionally starting with '*.'; IP addresses and ports are not allowed",
-            );
-        }
-        let allowed_routes = allowed_routes(l.allowed_routes, c);
+        // The CRD's schema and rules (names, ports, protocols, hostnames, uniqueness) were checked
+        // before (`schema_pass`).
+        let port = l.port.map_or(0, |p| p.value);
+        let protocol = l
+            .protocol
+            .as_ref()
+            .map(|p| p.value.clone())
+            .unwrap_or_default();
+        let allowed_routes = allowed_routes(l.allowed_routes);
         // CRD defaults (Gateway API v1.2.1): mode Terminate, certificateRefs group "" and kind Secret.
         let tls = l.tls.map(|t| ListenerTls {
             mode: t.mode.unwrap_or_else(|| "Terminate".into()),
@@ -825,7 +1031,7 @@ fn gateway(
     }))
 }
 
-fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
+fn allowed_routes(a: Option<RawAllowedRoutes>) -> AllowedRoutes {
     let a = a.unwrap_or_default();
     let ns = a.namespaces.unwrap_or_default();
     let from = match ns.from.as_ref().map(|f| f.value.as_str()) {
@@ -849,18 +1055,8 @@ fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
                     .collect(),
             })
         }
-        Some(other) => {
-            if let Some(f) = &ns.from {
-                c.schema(
-                    f.span,
-                    format!(
-                        "allowedRoutes.namespaces.from {other:?} must be one of All, Same, Selector"
-                    ),
-                    "use All, Same or Selector",
-                );
-            }
-            RoutesFrom::Same
-        }
+        // The CRD's enum: All, Same, Selector.
+        Some(_) => RoutesFrom::Same,
     };
     AllowedRoutes {
         from,
@@ -880,17 +1076,6 @@ fn allowed_routes(a: Option<RawAllowedRoutes>, c: &mut Check) -> AllowedRoutes {
 
 fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<ParentRef> {
     let refs = refs.unwrap_or_default();
-    if refs.len() > 32
-        && let Some(r) = refs.get(32)
-    {
-        {
-            c.schema(
-                r.span,
-                "spec.parentRefs must have at most 32 items",
-                "split the route",
-            );
-        }
-    }
     let mut out = Vec::new();
     for r in refs {
         let span = r.span;
@@ -898,20 +1083,6 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
         let Some(name) = c.required(&r.name, span, "spec.parentRefs[].name").cloned() else {
             continue;
         };
-        // Gateway API `Namespace`: pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, 1-63 characters
-        // (gateway-api v1.2.1 apis/v1/shared_types.go).
-        if let Some(ns) = &r.namespace
-            && !dns1123_label(&ns.value)
-        {
-            c.schema(
-                ns.span,
-                format!(
-                    "spec.parentRefs[].namespace {:?} is not a namespace name (a DNS-1123 label)",
-                    ns.value
-                ),
-                "name the Gateway's namespace: lower-case letters, digits and '-', at most 63 characters",
-            );
-        }
         out.push(ParentRef {
             group: r
                 .group
@@ -930,18 +1101,8 @@ fn parent_refs(refs: Option<Vec<Sp<RawParentRef>>>, c: &mut Check) -> Vec<Parent
     tight(out)
 }
 
-fn hostnames(h: Option<Vec<Str>>, c: &mut Check) -> Vec<Sp<String>> {
-    let h = h.unwrap_or_default();
-    for x in &h {
-        if !valid_hostname(&x.value) {
-            c.schema(
-                x.span,
-                format!("hostname {:?} is not a valid hostname", x.value),
-                "use a DNS name, optionally starting with '*.'; IP addresses and ports are not allowed",
-            );
-        }
-    }
-    tight(h)
+fn hostnames(h: Option<Vec<Str>>) -> Vec<Sp<String>> {
+    tight(h.unwrap_or_default())
 }
 
 fn backend_refs(b: Option<Vec<RawBackendRef>>) -> Vec<BackendRef> {
@@ -973,13 +1134,6 @@ fn header_matches(
             continue;
         };
         let kind = m.type_.map(|t| t.value).unwrap_or_else(|| "Exact".into());
-        if kind != "Exact" && kind != "RegularExpression" {
-            c.schema(
-                name.span,
-                format!("{what} type {kind:?} must be Exact or RegularExpression"),
-                "use Exact or RegularExpression",
-            );
-        }
         let (value, span) = match m.value {
             Some(v) => (v.value, v.span),
             None => (String::new(), name.span),
@@ -994,10 +1148,6 @@ fn header_matches(
     tight(out)
 }
 
-const METHODS: [&str; 9] = [
-    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
-];
-
 fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
     let at = m.span;
     let m = m.value;
@@ -1011,80 +1161,24 @@ fn http_match(m: Sp<RawHttpMatch>, c: &mut Check) -> HttpMatch {
                 None | Some("PathPrefix") => PathMatchType::PathPrefix,
                 Some("Exact") => PathMatchType::Exact,
                 Some("RegularExpression") => PathMatchType::RegularExpression,
-                Some(other) => {
-                    if let Some(t) = &p.type_ {
-                        c.schema(
-                            t.span,
-                            format!("path match type {other:?} must be one of Exact, PathPrefix, RegularExpression"),
-                            "use Exact, PathPrefix or RegularExpression",
-                        );
-                    }
-                    PathMatchType::PathPrefix
-                }
+                // The CRD's enum: Exact, PathPrefix, RegularExpression.
+                Some(_) => PathMatchType::PathPrefix,
             };
             let value = p
                 .value
                 .as_ref()
                 .map(|v| v.value.clone())
                 .unwrap_or_else(|| "/".into());
-            if kind != PathMatchType::RegularExpression && !value.starts_with('/') {
-                let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
-                c.cel(span, "value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']");
-            }
             let span = p.value.as_ref().map(|v| v.span).unwrap_or(at);
             PathMatch { kind, value, span }
         }
     };
-    let method = m.method.map(|mm| {
-        if !METHODS.contains(&mm.value.as_str()) {
-            c.schema(
-                mm.span,
-                format!(
-                    "method {:?} must be one of {}",
-                    mm.value,
-                    METHODS.join(", ")
-                ),
-                "methods are upper-case",
-            );
-        }
-        mm.value
-    });
+    let method = m.method.map(|mm| mm.value);
     HttpMatch {
         path,
         headers: header_matches(m.headers, "headers", c, at),
         query_params: header_matches(m.query_params, "queryParams", c, at),
         method,
-    }
-}
-
-fn rules_limit(n: usize, span: Span, c: &mut Check) {
-    if n > 16 {
-        c.schema(
-            span,
-            "spec.rules must have at most 16 items",
-            "split the route",
-        );
-    }
-}
-
-fn check_rule_names(rules: &[RouteRule], c: &mut Check) {
-    for (i, r) in rules.iter().enumerate() {
-        if let Some(n) = &r.name {
-            if !dns1123_subdomain(&n.value) || n.value.len() > 63 {
-                c.schema(
-                    n.span,
-                    format!("rule name {:?} is not a valid section name", n.value),
-                    "use lower-case letters, digits, '-' and '.'",
-                );
-            }
-            // Slice: `i` is the index of the current rule, so `..i` is in bounds.
-            if rules[..i]
-                .iter()
-                .any(|p| p.name.as_ref().is_some_and(|p| p.value == n.value))
-            {
-                c.cel(n.span, "Rule name must be unique within the route");
-            }
-        }
     }
 }
 
@@ -1095,7 +1189,7 @@ fn http_route(
     c: &mut Check,
 ) -> Option<Validated> {
     let parent_refs = parent_refs(s.parent_refs, c);
-    let hostnames = hostnames(s.hostnames, c);
+    let hostnames = hostnames(s.hostnames);
     let rules: Vec<RouteRule> = match s.rules {
         // CRD default: one rule matching PathPrefix /.
         None => vec![RouteRule {
@@ -1106,9 +1200,6 @@ fn http_route(
             span: meta.origin.object,
         }],
         Some(rules) => {
-            if let Some(r) = rules.first() {
-                rules_limit(rules.len(), r.span, c);
-            }
             let rules = rules
                 .into_iter()
                 .map(|r| {
@@ -1131,7 +1222,6 @@ fn http_route(
             tight(rules)
         }
     };
-    check_rule_names(&rules, c);
     Some(Validated::Route(Obj {
         meta,
         spec: Route {
@@ -1151,7 +1241,7 @@ fn grpc_route(
     c: &mut Check,
 ) -> Option<Validated> {
     let parent_refs = parent_refs(s.parent_refs, c);
-    let hostnames = hostnames(s.hostnames, c);
+    let hostnames = hostnames(s.hostnames);
     let rules: Vec<RouteRule> = s
         .rules
         .unwrap_or_default()
@@ -1173,18 +1263,6 @@ fn grpc_route(
                             .as_ref()
                             .map(|t| t.value.clone())
                             .unwrap_or_else(|| "Exact".into());
-                        if kind != "Exact" && kind != "RegularExpression" {
-                            c.schema(
-                                mm.type_.as_ref().map(|t| t.span).unwrap_or(at),
-                                format!(
-                                    "method match type {kind:?} must be Exact or RegularExpression"
-                                ),
-                                "use Exact or RegularExpression",
-                            );
-                        }
-                        if mm.service.is_none() && mm.method.is_none() {
-                            c.cel(at, "One or both of 'service' or 'method' must be specified");
-                        }
                         let span = mm
                             .service
                             .as_ref()
@@ -1213,7 +1291,6 @@ fn grpc_route(
         })
         .collect();
     let rules = tight(rules);
-    check_rule_names(&rules, c);
     Some(Validated::Route(Obj {
         meta,
         spec: Route {
@@ -1241,93 +1318,12 @@ pub(super) fn target_ref(
     };
     let span = t.span;
     let t = t.value;
+    // The CRD's schema and rules (the group, the kinds each policy and release accept, the
+    // name's length) were checked before (`schema_pass`).
+    let _ = (kind, version);
     let group = c.required(&t.group, span, "spec.targetRef.group")?.clone();
     let k = c.required(&t.kind, span, "spec.targetRef.kind")?.clone();
     let name = c.required(&t.name, span, "spec.targetRef.name")?.clone();
-    if name.value.is_empty() || name.value.len() > 253 {
-        c.schema(
-            name.span,
-            "spec.targetRef.name must be 1-253 characters",
-            "name the target object",
-        );
-    }
-    if !(k.value.len() <= 63
-        && k.value.starts_with(|ch: char| ch.is_ascii_alphabetic())
-        && k.value
-            .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || ch == '-')
-        && !k.value.ends_with('-'))
-    {
-        c.schema(
-            k.span,
-            format!("spec.targetRef.kind {:?} is not a valid kind", k.value),
-            "use a kind such as Gateway or HTTPRoute",
-        );
-    }
-    if let Some(s) = &t.section_name
-        && !dns1123_subdomain(&s.value)
-    {
-        c.schema(
-            s.span,
-            format!(
-                "spec.targetRef.sectionName {:?} is not a valid section name",
-                s.value
-            ),
-            "use lower-case letters, digits, '-' and '.'",
-        );
-    }
-    if group.value != GATEWAY_API_GROUP {
-        c.cel(
-            group.span,
-            "Invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'",
-        );
-    }
-    let grpc_ok = version == KuadrantVersion::V1_5;
-    let (allowed, msg): (&[&str], &str) = match kind {
-        ObjectKind::RateLimitPolicy if grpc_ok => (
-            &["HTTPRoute", "GRPCRoute", "Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute' and 'Gateway'",
-        ),
-        ObjectKind::AuthPolicy if grpc_ok => (
-            &["HTTPRoute", "GRPCRoute", "Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
-        ),
-        // The extension CRDs (kuadrant-operator v1.4.6 / v1.5.2 `cmd/extensions/*/api/v1alpha1`).
-        ObjectKind::PlanPolicy if grpc_ok => (
-            &["HTTPRoute", "GRPCRoute", "Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute', 'GRPCRoute', and 'Gateway'",
-        ),
-        ObjectKind::TelemetryPolicy => (
-            &["Gateway"],
-            "Invalid targetRef.kind. The only supported value is 'Gateway'",
-        ),
-        ObjectKind::RateLimitPolicy
-        | ObjectKind::AuthPolicy
-        | ObjectKind::TokenRateLimitPolicy
-        | ObjectKind::PlanPolicy
-        | ObjectKind::OidcPolicy
-        | ObjectKind::ThreatPolicy => (
-            &["HTTPRoute", "Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'HTTPRoute' and 'Gateway'",
-        ),
-        _ => (
-            &["Gateway"],
-            "Invalid targetRef.kind. The only supported values are 'Gateway'",
-        ),
-    };
-    if !allowed.contains(&k.value.as_str()) {
-        c.cel(k.span, msg);
-        if k.value == "GRPCRoute" && !grpc_ok {
-            c.diags.push(
-                Diagnostic::new(
-                    Code::VersionDifference,
-                    "GRPCRoute targets are accepted from Kuadrant operator 1.5",
-                )
-                .at(k.span, "GRPCRoute")
-                .help("run with --kuadrant-version 1.5 to emulate an operator that supports GRPCRoute"),
-            );
-        }
-    }
     Some(TargetRef {
         group,
         kind: k,
@@ -1341,59 +1337,19 @@ fn predicates(p: Option<Vec<RawPredicate>>, at: Span, c: &mut Check) -> Vec<Sp<S
     let mut out = Vec::new();
     for x in p.unwrap_or_default() {
         match x.predicate {
-            Some(s) if !s.value.is_empty() => out.push(s),
-            Some(s) => c.schema(
-                s.span,
-                "predicate must not be empty",
-                "write a CEL expression, e.g. request.method == 'GET'",
-            ),
+            Some(s) => out.push(s),
             None => c.missing(at, "when[].predicate"),
         }
     }
     tight(out)
 }
 
-fn strategy(s: &Option<Str>, c: &mut Check) -> Strategy {
+/// `strategy` (the CRD's enum: atomic, merge; default atomic).
+fn strategy(s: &Option<Str>) -> Strategy {
     match s.as_ref().map(|s| s.value.as_str()) {
-        None | Some("atomic") => Strategy::Atomic,
         Some("merge") => Strategy::Merge,
-        Some(other) => {
-            if let Some(s) = s {
-                c.schema(
-                    s.span,
-                    format!("strategy {other:?} must be atomic or merge"),
-                    "use atomic or merge",
-                );
-            }
-            Strategy::Atomic
-        }
+        _ => Strategy::Atomic,
     }
-}
-
-pub(super) fn window_ok(w: &str) -> bool {
-    // ^([0-9]{1,5}(h|m|s|ms)){1,4}$
-    let b = w.as_bytes();
-    let (mut i, mut segments) = (0, 0);
-    while i < b.len() {
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let digits = i - start;
-        if digits == 0 || digits > 5 {
-            return false;
-        }
-        // Slice: `i` only advanced over ASCII digits, so it is a char boundary <= `w.len()`.
-        if w[i..].starts_with("ms") {
-            i += 2;
-        } else if i < b.len() && matches!(b[i], b'h' | b'm' | b's') {
-            i += 1;
-        } else {
-            return false;
-        }
-        segments += 1;
-    }
-    (1..=4).contains(&segments)
 }
 
 fn limits(
@@ -1408,12 +1364,7 @@ fn limits(
         let mut counters = Vec::new();
         for x in l.counters.unwrap_or_default() {
             match x.expression {
-                Some(s) if !s.value.is_empty() => counters.push(s),
-                Some(s) => c.schema(
-                    s.span,
-                    "counter expression must not be empty",
-                    "write a CEL expression, e.g. auth.identity.username",
-                ),
+                Some(s) => counters.push(s),
                 None => c.missing(at, "counters[].expression"),
             }
         }
@@ -1430,13 +1381,6 @@ fn limits(
                 );
                 continue;
             };
-            if !window_ok(&window.value) {
-                c.schema(
-                    window.span,
-                    format!("window {:?} does not match ^([0-9]{{1,5}}(h|m|s|ms)){{1,4}}$", window.value),
-                    "use up to four segments of 1-5 digits with h, m, s or ms, e.g. 1m or 1h30m (no d)",
-                );
-            }
             rates.push(Rate {
                 limit: limit.value,
                 window: window.value.clone(),
@@ -1465,53 +1409,11 @@ fn limits_policy(
 ) -> Option<Validated> {
     let at = meta.origin.object;
     let target = target_ref(kind, s.target_ref, at, version, c);
-    let d = s.defaults.is_some();
-    let o = s.overrides.is_some();
-    let l = s.limits.is_some();
-    let spec_at = s
-        .defaults
-        .as_ref()
-        .map(|x| x.span)
-        .or(s.overrides.as_ref().map(|x| x.span))
-        .or(s.limits.as_ref().map(|x| x.span))
-        .unwrap_or(at);
-    if d && l {
-        c.cel(
-            spec_at,
-            "Implicit and explicit defaults are mutually exclusive",
-        );
-    }
-    if d && o {
-        c.cel(
-            spec_at,
-            "Overrides and explicit defaults are mutually exclusive",
-        );
-    }
-    if o && l {
-        c.cel(
-            spec_at,
-            "Overrides and implicit defaults are mutually exclusive",
-        );
-    }
-    if !(o || d) && s.limits.as_ref().is_none_or(|x| x.value.is_empty()) {
-        c.cel(spec_at, "At least one spec.limits must be defined");
-    }
-    if let Some(ov) = &s.overrides
-        && ov.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
-    {
-        c.cel(
-            ov.span,
-            "At least one spec.overrides.limits must be defined",
-        );
-    }
-    if let Some(df) = &s.defaults
-        && df.value.limits.as_ref().is_none_or(|x| x.value.is_empty())
-    {
-        c.cel(df.span, "At least one spec.defaults.limits must be defined");
-    }
+    // The CRD's rules (defaults, overrides and implicit limits exclusive, each non-empty) were
+    // checked before (`schema_pass`).
     // Proper(): defaults > overrides > bare.
     let (block, strat, when, lims) = if let Some(df) = s.defaults {
-        let st = strategy(&df.value.strategy, c);
+        let st = strategy(&df.value.strategy);
         (
             Block::Defaults,
             st,
@@ -1519,7 +1421,7 @@ fn limits_policy(
             limits(df.value.limits, c),
         )
     } else if let Some(ov) = s.overrides {
-        let st = strategy(&ov.value.strategy, c);
+        let st = strategy(&ov.value.strategy);
         (
             Block::Overrides,
             st,
@@ -1554,24 +1456,6 @@ fn limits_policy(
     })))
 }
 
-fn auth_rules_nonempty(r: &Option<Sp<RawAuthRules>>) -> bool {
-    let Some(r) = r else { return false };
-    let r = &r.value;
-    let nonempty = |m: &Option<IndexMap<String, Value>>| m.as_ref().is_some_and(|m| !m.is_empty());
-    nonempty(&r.authentication)
-        || nonempty(&r.metadata)
-        || nonempty(&r.authorization)
-        || nonempty(&r.callbacks)
-        || r.response.as_ref().is_some_and(|resp| {
-            resp.unauthenticated.is_some()
-                || resp.unauthorized.is_some()
-                || resp
-                    .success
-                    .as_ref()
-                    .is_some_and(|s| nonempty(&s.headers) || nonempty(&s.filters))
-        })
-}
-
 fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<Box<AuthRules>> {
     let r = r?.value;
     let resp = r.response.unwrap_or_default();
@@ -1596,51 +1480,10 @@ fn auth_policy(
 ) -> Option<Validated> {
     let at = meta.origin.object;
     let target = target_ref(ObjectKind::AuthPolicy, s.target_ref, at, version, c);
-    let bare = s.patterns.is_some() || s.when.is_some() || s.rules.is_some();
-    let d = s.defaults.is_some();
-    let o = s.overrides.is_some();
-    let spec_at = s
-        .defaults
-        .as_ref()
-        .map(|x| x.span)
-        .or(s.overrides.as_ref().map(|x| x.span))
-        .or(s.rules.as_ref().map(|x| x.span))
-        .or(s.when.as_ref().map(|x| x.span))
-        .or(s.patterns.as_ref().map(|x| x.span))
-        .unwrap_or(at);
-    if d && bare {
-        c.cel(
-            spec_at,
-            "Implicit and explicit defaults are mutually exclusive",
-        );
-    }
-    if o && bare {
-        c.cel(
-            spec_at,
-            "Implicit defaults and explicit overrides are mutually exclusive",
-        );
-    }
-    if o && d {
-        c.cel(
-            spec_at,
-            "Explicit overrides and explicit defaults are mutually exclusive",
-        );
-    }
-    if !(o || d || auth_rules_nonempty(&s.rules)) {
-        c.cel(spec_at, "At least one spec.rules must be defined");
-    }
-    if let Some(ov) = &s.overrides
-        && !auth_rules_nonempty(&ov.value.rules)
-    {
-        c.cel(ov.span, "At least one spec.overrides.rules must be defined");
-    }
-    if let Some(df) = &s.defaults
-        && !auth_rules_nonempty(&df.value.rules)
-    {
-        c.cel(df.span, "At least one spec.defaults.rules must be defined");
-    }
+    // The CRD's rules (defaults, overrides and implicit rules exclusive, each non-empty) were
+    // checked before (`schema_pass`).
     let (block, strat, patterns, when, rules) = if let Some(df) = s.defaults {
-        let st = strategy(&df.value.strategy, c);
+        let st = strategy(&df.value.strategy);
         (
             Block::Defaults,
             st,
@@ -1649,7 +1492,7 @@ fn auth_policy(
             auth_rules(df.value.rules),
         )
     } else if let Some(ov) = s.overrides {
-        let st = strategy(&ov.value.strategy, c);
+        let st = strategy(&ov.value.strategy);
         (
             Block::Overrides,
             st,
@@ -1690,7 +1533,6 @@ fn direct_policy(
     let at = meta.origin.object;
     // DNS/TLS CRDs are identical across 1.4 and 1.5 for the checks below.
     let target = target_ref(kind, s.target_ref.take(), at, KuadrantVersion::V1_4, c);
-    schema_checks(kind, &s, c);
     let pk = if kind == ObjectKind::DnsPolicy {
         PolicyKind::Dns
     } else {
@@ -1749,51 +1591,6 @@ fn direct_policy(
         target: target?,
         body: PolicyBody::Direct(Box::new(body)),
     })))
-}
-
-/// The schema and CEL rules of the DNSPolicy and TLSPolicy CRDs that are not about the targetRef.
-fn schema_checks(kind: ObjectKind, s: &DirectPolicySpec, c: &mut Check) {
-    if kind == ObjectKind::DnsPolicy {
-        if let Some(p) = &s.provider_refs {
-            if p.value.len() > 1 {
-                c.schema(
-                    p.span,
-                    "spec.providerRefs must have at most 1 item",
-                    "reference a single provider secret",
-                );
-            }
-            if s.delegate == Some(true) {
-                c.cel(
-                    p.span,
-                    "delegate=true and providerRefs are mutually exclusive",
-                );
-            }
-        }
-        if let Some(e) = &s.exclude_addresses
-            && e.value.len() > 20
-        {
-            c.schema(
-                e.span,
-                "spec.excludeAddresses must have at most 20 items",
-                "exclude fewer addresses",
-            );
-        }
-        if let Some(lb) = &s.load_balancing
-            && let Some(g) = &lb.value.geo
-            && g.value.len() < 2
-        {
-            c.schema(
-                g.span,
-                "spec.loadBalancing.geo must be at least 2 characters",
-                "use a geo code such as GEO-EU",
-            );
-        }
-    } else if let Some(ir) = &s.issuer_ref
-        && let Some(k) = &ir.value.kind
-        && !matches!(k.value.as_str(), "" | "Issuer" | "ClusterIssuer")
-    {
-        c.cel(k.span, "Invalid issuerRef.kind. The only supported values are blank, 'Issuer' and 'ClusterIssuer'");
-    }
 }
 
 /// A TLSPolicy's `issuerRef` as the Certificate carries it (empty kind and group left out).
@@ -1855,24 +1652,5 @@ mod tests {
                 assert_eq!(got, expected);
             }
         }
-    }
-
-    #[test]
-    fn window_pattern() {
-        for ok in ["1m", "500ms", "1h30m", "99999s", "1h1m1s1ms"] {
-            assert!(window_ok(ok), "{ok}");
-        }
-        for bad in ["", "1d", "m", "123456s", "1h1m1s1ms1h", "1.5s", "1 m"] {
-            assert!(!window_ok(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn hostnames() {
-        assert!(valid_hostname("*.example.com"));
-        assert!(valid_hostname("api.example.com"));
-        assert!(!valid_hostname("*"));
-        assert!(!valid_hostname("Example.com"));
-        assert!(!valid_hostname("a.b:80"));
     }
 }

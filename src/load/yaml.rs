@@ -3,12 +3,10 @@
 //! Parses one document's text into a [`RawDocument`], with every [`Sp`] span made absolute in its file,
 //! and classifies parse errors. Must not know about validation or the model beyond the raw shapes.
 
-use super::document::{DocSeed, RawDocument};
+use super::node::Node;
 use crate::diag::Code;
-use crate::model::KindMatch;
 use crate::model::span::Sp;
 use crate::source::{SourceId, Span};
-use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer};
 use std::cell::Cell;
 
@@ -19,6 +17,9 @@ thread_local! {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Sp<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if super::node::reading_tree() {
+            return super::node::spanned(d);
+        }
         let s = serde_saphyr::Spanned::<T>::deserialize(d)?;
         let (source, base) = BASE.with(|b| b.get());
         let span = s.referenced.span();
@@ -165,46 +166,39 @@ fn options() -> serde_saphyr::Options {
     }
 }
 
-/// Parse the text of one document (located at `base` in `source`).
-pub(super) fn parse_document(
+/// Parse the text of one document (located at `base` in `source`) into a tree of spanned values.
+pub(super) fn parse_node(source: SourceId, base: usize, text: &str) -> Result<Node, ParseError> {
+    BASE.with(|b| b.set((source, base)));
+    serde_saphyr::from_str_with_options::<Node>(text, options())
+        .map_err(|e| classify(source, base, text, &e))
+}
+
+/// A serde_json error as a syntax [`ParseError`] at its line and column (within `text`, located
+/// at `base`).
+pub(super) fn json_error(
     source: SourceId,
     base: usize,
     text: &str,
-    hint: Option<KindMatch>,
-) -> Result<RawDocument, ParseError> {
-    BASE.with(|b| b.set((source, base)));
-    serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
-        DocSeed { hint }.deserialize(de)
-    })
-    .map_err(|e| {
-        let first = classify(source, base, text, &e);
-        if first.code == Code::YamlSyntax || first.code == Code::InputLimit {
-            return first;
-        }
-        // Only a flow collection where a scalar belongs can hide an unclosed bracket: other type
-        // errors are not read twice.
-        let at = first.span.offset.saturating_sub(base);
-        if !text
-            .get(at..)
-            .is_some_and(|t| t.starts_with('[') || t.starts_with('{'))
-        {
-            return first;
-        }
-        // A typed read stops at the first value of the wrong shape, which may be where the YAML
-        // itself is broken (`kind: [unclosed` is a list where a string belongs): a document that is
-        // not valid YAML is a syntax error wherever the typed read stopped.
-        match serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, options()) {
-            Err(syntax) => {
-                let second = classify(source, base, text, &syntax);
-                if second.code == Code::YamlSyntax {
-                    second
-                } else {
-                    first
-                }
-            }
-            Ok(_) => first,
-        }
-    })
+    err: &serde_json::Error,
+) -> ParseError {
+    let message = err.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m);
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(err.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut at = (line_start + err.column().saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    ParseError {
+        code: Code::YamlSyntax,
+        message: format!("JSON syntax error: {message}"),
+        span: Span::new(source, base + at, 0),
+    }
 }
 
 /// Byte offset and length (within `text`) of where a parse error was found; (0, 0) when unknown.

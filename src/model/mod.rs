@@ -930,6 +930,9 @@ pub struct Model {
     pub extensions: Vec<extension::Extension>,
     /// Objects of kinds policyctl does not model: `(apiVersion, kind, namespace/name)`.
     pub skipped: Vec<(String, String, String)>,
+    /// The v1 Secrets of the input (also listed in `skipped`), sorted by namespace/name, each with
+    /// `{data, type}` as the API server stores them: Authorino's API keys for `simulate`.
+    pub secrets: Vec<Obj<Value>>,
     /// The operator release emulated, chosen when loading (`LoadOptions::version`): the one place
     /// every later stage reads it from.
     pub version: KuadrantVersion,

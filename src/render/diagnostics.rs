@@ -11,6 +11,7 @@ use miette::{
     SourceCode, SourceSpan, SpanContents,
 };
 use serde_sarif::sarif;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// One input file as miette's source. miette finds the lines around a span by scanning the text
@@ -208,8 +209,13 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
         },
         (false, false) => GraphicalTheme::none(),
     };
+    // Lines wrap only between words: a name, a path or a command longer than the width stays
+    // whole (and a name is not split at its hyphens), so what is printed can be copied.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
+        .with_wrap_lines(style.width != usize::MAX)
+        .with_break_words(false)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .with_links(false);
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
@@ -376,7 +382,24 @@ pub struct Findings<'a> {
     pub sources: &'a SourceMap,
     /// One JUnit test case each (see [`crate::suppress::checked`]).
     pub objects: &'a [Checked],
+    /// Where each source file (by name) is in the repository, for SARIF's URIs: worked out by the
+    /// caller, which may look at the file system; a name not in it (stdin) is written as it is.
+    pub artifacts: &'a BTreeMap<String, Artifact>,
 }
+
+/// Where an input file is, for a SARIF consumer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Artifact {
+    /// Inside the repository: its path from the root, `/`-separated, written relative to
+    /// [`SRCROOT`], as GitHub code scanning matches results to the repository's files.
+    InRoot(String),
+    /// Outside the repository: its absolute path, written as a `file://` URI.
+    Outside(String),
+}
+
+/// The URI base id of the repository root (the name CodeQL and SARIF's examples use); its absolute
+/// URI is left out of the log (SARIF 2.1.0 §3.14.14 allows it "to produce deterministic output").
+pub const SRCROOT: &str = "%SRCROOT%";
 
 /// SARIF's `level` for a severity.
 fn sarif_level(s: Severity) -> &'static str {
@@ -387,13 +410,38 @@ fn sarif_level(s: Severity) -> &'static str {
     }
 }
 
-/// A file name as a SARIF URI: relative paths stay relative (code scanning resolves them against
-/// the repository root), absolute ones become `file://` URIs; characters URIs reserve are escaped.
+/// A source file's location as SARIF writes it: relative to [`SRCROOT`] inside the repository, a
+/// `file://` URI outside it, and as named otherwise (stdin, or a name that is no file).
+fn artifact_location(
+    file: &str,
+    artifacts: &BTreeMap<String, Artifact>,
+) -> sarif::ArtifactLocation {
+    match artifacts.get(file) {
+        Some(Artifact::InRoot(path)) => sarif::ArtifactLocation {
+            uri: Some(sarif_uri(path)),
+            uri_base_id: Some(SRCROOT.to_string()),
+            ..Default::default()
+        },
+        Some(Artifact::Outside(path)) => sarif::ArtifactLocation {
+            uri: Some(sarif_uri(path)),
+            ..Default::default()
+        },
+        None => sarif::ArtifactLocation {
+            uri: Some(sarif_uri(file)),
+            ..Default::default()
+        },
+    }
+}
+
+/// A path as a SARIF URI: relative paths stay relative references, absolute ones become `file://`
+/// URIs (`file:///C:/…` on Windows); characters URIs reserve are escaped.
 fn sarif_uri(file: &str) -> String {
     let slashed = file.replace('\\', "/");
     let mut out = String::with_capacity(slashed.len());
     if slashed.starts_with('/') {
         out.push_str("file://");
+    } else if slashed.as_bytes().get(1) == Some(&b':') && slashed.as_bytes().get(2) == Some(&b'/') {
+        out.push_str("file:///");
     }
     for c in slashed.chars() {
         match c {
@@ -435,6 +483,7 @@ fn fingerprint(d: &Diagnostic, file: Option<&str>) -> String {
 fn sarif_result(
     d: &Diagnostic,
     sources: &SourceMap,
+    artifacts: &BTreeMap<String, Artifact>,
     suppressed: Option<&Suppressed>,
 ) -> sarif::Result {
     // GitHub code scanning rejects a whole log when one result has no physical location: a
@@ -464,11 +513,7 @@ fn sarif_result(
                 .end_column(end_column as i64)
                 .build();
             let physical = sarif::PhysicalLocation::builder()
-                .artifact_location(
-                    sarif::ArtifactLocation::builder()
-                        .uri(sarif_uri(&p.file))
-                        .build(),
-                )
+                .artifact_location(artifact_location(&p.file, artifacts))
                 .region(region)
                 .build();
             let location = sarif::Location::builder().physical_location(physical);
@@ -486,13 +531,18 @@ fn sarif_result(
         }
         _ => None,
     };
-    finish_result(d, text, pos.as_ref(), suppressed, locations)
+    // The fingerprint names the file as the repository does, whatever folder policyctl ran in.
+    let file = pos.as_ref().map(|p| match artifacts.get(&p.file) {
+        Some(Artifact::InRoot(path) | Artifact::Outside(path)) => path.as_str(),
+        None => p.file.as_str(),
+    });
+    finish_result(d, text, file, suppressed, locations)
 }
 
 fn finish_result(
     d: &Diagnostic,
     text: String,
-    pos: Option<&crate::source::Position>,
+    file: Option<&str>,
     suppressed: Option<&Suppressed>,
     locations: Option<Vec<sarif::Location>>,
 ) -> sarif::Result {
@@ -503,10 +553,7 @@ fn finish_result(
         Severity::Info => sarif::ResultLevel::Note,
     };
     let mut fingerprints = std::collections::BTreeMap::new();
-    fingerprints.insert(
-        "policyctl/v1".to_string(),
-        fingerprint(d, pos.map(|p| p.file.as_str())),
-    );
+    fingerprints.insert("policyctl/v1".to_string(), fingerprint(d, file));
     let suppressions = suppressed.map(|s| {
         vec![
             sarif::Suppression::builder()
@@ -532,9 +579,25 @@ fn finish_result(
     }
 }
 
+/// Where the documentation of the diagnostic codes is: the release's `docs/diagnostics.md` when
+/// the build says so (`POLICYCTL_DOCS_URL`, set by the release workflow and the Action's own
+/// build), else the file in the sources policyctl was built from.
+fn docs_url() -> String {
+    match option_env!("POLICYCTL_DOCS_URL") {
+        Some(url) if !url.is_empty() => url.to_string(),
+        _ => sarif_uri(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md")),
+    }
+}
+
+/// The documentation of one code: its heading in `docs/diagnostics.md`.
+pub fn help_uri(code: Code) -> String {
+    format!("{}#{}", docs_url(), code.as_str().to_ascii_lowercase())
+}
+
 /// A SARIF 2.1.0 log: one run of policyctl, every diagnostic code as a rule (its description as
-/// help, its severity as the default level), one result per finding with the physical location
-/// of its span, and the silenced findings as suppressed results. Columns count characters.
+/// help, a `helpUri` to its documentation, its severity as the default level), one result per
+/// finding with the physical location of its span (relative to [`SRCROOT`] for the repository's
+/// files), and the silenced findings as suppressed results. Columns count characters.
 pub fn sarif(f: &Findings<'_>) -> String {
     let rules: Vec<sarif::ReportingDescriptor> = Code::ALL
         .iter()
@@ -552,6 +615,7 @@ pub fn sarif(f: &Findings<'_>) -> String {
                         .text(text)
                         .build(),
                 )
+                .help_uri(help_uri(*c))
                 .default_configuration(
                     sarif::ReportingConfiguration::builder()
                         .level(serde_json::Value::from(sarif_level(c.severity())))
@@ -569,15 +633,24 @@ pub fn sarif(f: &Findings<'_>) -> String {
     let mut results: Vec<sarif::Result> = f
         .shown
         .iter()
-        .map(|d| sarif_result(d, f.sources, None))
+        .map(|d| sarif_result(d, f.sources, f.artifacts, None))
         .collect();
     results.extend(
         f.suppressed
             .iter()
-            .map(|s| sarif_result(&s.diagnostic, f.sources, Some(s))),
+            .map(|s| sarif_result(&s.diagnostic, f.sources, f.artifacts, Some(s))),
     );
+    let root = sarif::ArtifactLocation {
+        description: Some(
+            sarif::Message::builder()
+                .text("The repository root: the nearest folder holding .git above the working directory (POLICYCTL_SOURCE_ROOT when set).".to_string())
+                .build(),
+        ),
+        ..Default::default()
+    };
     let run = sarif::Run::builder()
         .tool(sarif::Tool::builder().driver(driver).build())
+        .original_uri_base_ids(BTreeMap::from([(SRCROOT.to_string(), root)]))
         .column_kind(serde_json::Value::from("unicodeCodePoints"))
         .results(results)
         .build();
@@ -602,48 +675,68 @@ fn at(d: &Diagnostic, sources: &SourceMap) -> String {
         .unwrap_or_default()
 }
 
-/// JUnit XML: one test suite, one test case per object checked (named `Kind namespace/name`, its
-/// file as the class name) plus one per input file for findings about no object; a test case
-/// with an error or a warning fails, with every finding in the failure's text. Infos and
-/// silenced findings go to the test case's output.
+/// JUnit XML (the dialect of [`super::junit`]): one test suite, one test case per object checked,
+/// classname `policyctl.lint.<Kind>` and name `namespace/name`, its file in the `file` attribute,
+/// plus one per input file for findings about no object (`policyctl.lint.File`) and one for
+/// findings about the whole input (`policyctl.lint.Input`); a test case with an error or a warning
+/// fails, with every finding in the failure's text. Infos and silenced findings go to the test
+/// case's output.
 pub fn junit(f: &Findings<'_>) -> String {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    use std::collections::BTreeMap;
-    /// A test case's failing findings and its output lines, by (class name, name).
-    type Cases<'d> = BTreeMap<(String, String), (Vec<&'d Diagnostic>, Vec<String>)>;
+    use super::junit::{Case, Suite, Verdict};
+    /// A test case's file, failing findings and output lines, by (class name, name).
+    type Cases<'d> = BTreeMap<(String, String), (Option<String>, Vec<&'d Diagnostic>, Vec<String>)>;
     let mut cases: Cases<'_> = BTreeMap::new();
     let file_of = |span: Option<Span>| {
         span.and_then(|s| f.sources.get(s.source))
             .map(|file| file.name.clone())
-            .unwrap_or_else(|| "policyctl".to_string())
+    };
+    // `Kind namespace/name` (with what created it, for derived objects): the kind is the class.
+    let object_key = |o: &str| match o.split_once(' ') {
+        Some((kind, name)) => (
+            format!("policyctl.lint.{}", super::junit::class_segment(kind)),
+            name.to_string(),
+        ),
+        None => ("policyctl.lint.Object".to_string(), o.to_string()),
     };
     for o in f.objects {
         cases
-            .entry((file_of(Some(o.span)), o.object.clone()))
-            .or_default();
+            .entry(object_key(&o.object))
+            .or_insert_with(|| (file_of(Some(o.span)), Vec::new(), Vec::new()));
     }
-    let object_file: BTreeMap<&str, String> = f
+    let object_file: BTreeMap<&str, Option<String>> = f
         .objects
         .iter()
         .map(|o| (o.object.as_str(), file_of(Some(o.span))))
         .collect();
     let key = |d: &Diagnostic| match &d.object {
         Some(o) => (
+            object_key(o),
             object_file
                 .get(o.as_str())
                 .cloned()
                 .unwrap_or_else(|| file_of(d.primary_span())),
-            o.clone(),
         ),
-        None => {
-            let file = file_of(d.primary_span());
-            (file.clone(), file)
-        }
+        None => match file_of(d.primary_span()) {
+            Some(file) => (
+                ("policyctl.lint.File".to_string(), file.clone()),
+                Some(file),
+            ),
+            None => (
+                (
+                    "policyctl.lint.Input".to_string(),
+                    "the input as a whole".to_string(),
+                ),
+                None,
+            ),
+        },
     };
     for d in f.shown {
-        let entry = cases.entry(key(d)).or_default();
+        let (k, file) = key(d);
+        let entry = cases
+            .entry(k)
+            .or_insert_with(|| (file, Vec::new(), Vec::new()));
         if d.severity == Severity::Info {
-            entry.1.push(format!(
+            entry.2.push(format!(
                 "{}{}[{}]: {}",
                 at(d, f.sources),
                 d.severity.as_str(),
@@ -651,72 +744,84 @@ pub fn junit(f: &Findings<'_>) -> String {
                 d.message
             ));
         } else {
-            entry.0.push(d);
+            entry.1.push(d);
         }
     }
     for s in f.suppressed {
         let d = &s.diagnostic;
-        cases.entry(key(d)).or_default().1.push(format!(
-            "{}suppressed[{}]: {} (by {}: {})",
-            at(d, f.sources),
-            d.code.as_str(),
-            d.message,
-            s.by,
-            s.reason
-        ));
+        let (k, file) = key(d);
+        cases
+            .entry(k)
+            .or_insert_with(|| (file, Vec::new(), Vec::new()))
+            .2
+            .push(format!(
+                "{}suppressed[{}]: {} (by {}: {})",
+                at(d, f.sources),
+                d.code.as_str(),
+                d.message,
+                s.by,
+                s.reason
+            ));
     }
-    let mut suite = TestSuite::new("policyctl");
-    for ((class, name), (failures, notes)) in cases {
-        let status = if failures.is_empty() {
-            TestCaseStatus::success()
-        } else {
-            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let first = failures[0];
-            let message = if failures.len() == 1 {
-                format!("{}: {}", first.code.as_str(), first.message)
+    let cases = cases
+        .into_iter()
+        .map(|((classname, name), (file, failures, output))| {
+            let verdict = if failures.is_empty() {
+                Verdict::Passed
             } else {
-                format!(
-                    "{} findings; first {}: {}",
-                    failures.len(),
-                    first.code.as_str(),
-                    first.message
-                )
-            };
-            let mut codes: Vec<&str> = failures.iter().map(|d| d.code.as_str()).collect();
-            codes.sort();
-            codes.dedup();
-            let text: String = failures
-                .iter()
-                .map(|d| {
-                    let help = d
-                        .help
-                        .as_ref()
-                        .map(|h| format!("\n  help: {h}"))
-                        .unwrap_or_default();
+                let first = failures[0];
+                let message = if failures.len() == 1 {
+                    format!("{}: {}", first.code.as_str(), first.message)
+                } else {
                     format!(
-                        "{}{}[{}]: {}{help}\n",
-                        at(d, f.sources),
-                        d.severity.as_str(),
-                        d.code.as_str(),
-                        d.message
+                        "{} findings; first {}: {}",
+                        failures.len(),
+                        first.code.as_str(),
+                        first.message
                     )
-                })
-                .collect();
-            st.set_message(message)
-                .set_type(codes.join(","))
-                .set_description(text);
-            st
-        };
-        let mut case = TestCase::new(name, status);
-        case.set_classname(class);
-        if !notes.is_empty() {
-            case.set_system_out(notes.join("\n") + "\n");
-        }
-        suite.add_test_case(case);
-    }
-    let mut report = Report::new("policyctl");
-    report.add_test_suite(suite);
-    report.to_string().unwrap_or_default()
+                };
+                let mut codes: Vec<&str> = failures.iter().map(|d| d.code.as_str()).collect();
+                codes.sort();
+                codes.dedup();
+                let details: String = failures
+                    .iter()
+                    .map(|d| {
+                        let help = d
+                            .help
+                            .as_ref()
+                            .map(|h| format!("\n  help: {h}"))
+                            .unwrap_or_default();
+                        format!(
+                            "{}{}[{}]: {}{help}\n",
+                            at(d, f.sources),
+                            d.severity.as_str(),
+                            d.code.as_str(),
+                            d.message
+                        )
+                    })
+                    .collect();
+                Verdict::Failed {
+                    message,
+                    kind: codes.join(","),
+                    details,
+                }
+            };
+            Case {
+                classname,
+                name,
+                file,
+                verdict,
+                output,
+            }
+        })
+        .collect();
+    super::junit::report(
+        "policyctl",
+        &[Suite {
+            name: "policyctl lint".to_string(),
+            cases,
+        }],
+    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod diagnostics;
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     pub color: bool,
+    /// Columns to wrap to; `usize::MAX` never wraps.
     pub width: usize,
     /// Unicode box drawing (else ASCII).
     pub unicode: bool,
@@ -30,6 +31,8 @@ pub mod diff;
 pub mod explain;
 
 pub mod graph;
+
+pub mod junit;
 
 pub mod objects;
 

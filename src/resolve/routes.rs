@@ -27,6 +27,25 @@
 //! message naming policies attached to different listeners or Gateways of such a route may list them
 //! in another order in the cluster.
 
+//!
+//! Gateway-side status (kuadrant-operator v1.4.6 and v1.5.2, identical at both tags:
+//! internal/controller/gateway_policy_discoverability_reconciler.go), [`gateway_conditions`]:
+//!
+//! - on every Gateway of the topology, per kind in the same order, the accepted policies of that kind
+//!   attached to the Gateway itself (`PoliciesInPath([gateway])`) give the Gateway's own condition in
+//!   `status.conditions`: the same type, status, reason and message as on routes;
+//! - on each of its listeners, those attached to the Gateway then to the listener
+//!   (`PoliciesInPath([gateway, listener])`) give the condition in that listener's
+//!   `status.listeners[]` entry; so a policy targeting a listener (`sectionName`) is on that listener
+//!   only, and a Gateway's policy is on the Gateway and on every listener;
+//! - `observedGeneration` is the Gateway's `metadata.generation`; a condition of a kind with no
+//!   accepted policy is removed; a listener without a status entry gets one (its name, its
+//!   conditions), appended; other conditions (Istio's `Accepted`, `Programmed`) are kept.
+//!
+//! The upstream test tests/common/discoverability/policy_discoverability_reconciler_test.go (v1.5.2:
+//! "adds section name polices only to specific listener status conditions", "gateway policy is also
+//! listed with section policy") checks exactly these memberships.
+
 use super::status::{Condition, PolicyStatus};
 use crate::model::{PolicyKind, RouteKind};
 use crate::topology::{self, Topology, route_in_topology};
@@ -102,12 +121,7 @@ fn route_path(t: &Topology, route: usize) -> Option<(Vec<NodeIndex>, Vec<usize>)
 /// statuses (one per policy; only `Accepted` is read).
 pub fn route_conditions(t: &Topology, statuses: &[PolicyStatus]) -> Vec<RouteConditions> {
     let m = t.model;
-    let mut accepted = vec![false; m.policies.len()];
-    for s in statuses {
-        if let Some(a) = accepted.get_mut(s.policy) {
-            *a = s.accepted.is_true();
-        }
-    }
+    let accepted = accepted_policies(t, statuses);
     let mut out = Vec::new();
     for (ri, r) in m.routes.iter().enumerate() {
         if !route_in_topology(r.spec.kind, t.version()) {
@@ -116,23 +130,7 @@ pub fn route_conditions(t: &Topology, statuses: &[PolicyStatus]) -> Vec<RouteCon
         let Some((nodes, gateways)) = route_path(t, ri) else {
             continue;
         };
-        let mut conditions = Vec::new();
-        for kind in AFFECTED_ORDER {
-            let names: Vec<String> = nodes
-                .iter()
-                .flat_map(|&n| t.policies_at_node_in_order(n).iter().copied())
-                .filter(|&pi| m.policies[pi].kind == kind && accepted[pi])
-                .map(|pi| m.policies[pi].meta.key())
-                .collect();
-            if !names.is_empty() {
-                conditions.push(Condition {
-                    type_: affected_type(kind),
-                    status: "True".into(),
-                    reason: "Accepted".into(),
-                    message: format!("Object affected by {} [{}]", kind.kind(), names.join(" ")),
-                });
-            }
-        }
+        let conditions = affected(t, &accepted, &nodes);
         if conditions.is_empty() || gateways.is_empty() {
             continue;
         }
@@ -156,6 +154,182 @@ pub fn route_conditions(t: &Topology, statuses: &[PolicyStatus]) -> Vec<RouteCon
     };
     out.sort_by_key(sort_key);
     out
+}
+
+/// The predicted `kuadrant.io/<Kind>Affected` conditions of one listener of a gateway.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListenerConditions {
+    pub name: String,
+    pub conditions: Vec<Condition>,
+}
+
+/// The predicted `kuadrant.io/<Kind>Affected` conditions of one gateway: its own, and its listeners'
+/// (every listener, in spec order, some with no condition).
+#[derive(Clone, Debug)]
+pub struct GatewayConditions {
+    /// Index into `Model::gateways`.
+    pub gateway: usize,
+    pub conditions: Vec<Condition>,
+    pub listeners: Vec<ListenerConditions>,
+}
+
+/// `PolicyAffectedCondition` of each kind with accepted policies attached to `nodes` (in order).
+fn affected(t: &Topology, accepted: &[bool], nodes: &[NodeIndex]) -> Vec<Condition> {
+    let m = t.model;
+    AFFECTED_ORDER
+        .into_iter()
+        .filter_map(|kind| {
+            let names: Vec<String> = nodes
+                .iter()
+                .flat_map(|&n| t.policies_at_node_in_order(n).iter().copied())
+                .filter(|&pi| m.policies[pi].kind == kind && accepted[pi])
+                .map(|pi| m.policies[pi].meta.key())
+                .collect();
+            (!names.is_empty()).then(|| Condition {
+                type_: affected_type(kind),
+                status: "True".into(),
+                reason: "Accepted".into(),
+                message: format!("Object affected by {} [{}]", kind.kind(), names.join(" ")),
+            })
+        })
+        .collect()
+}
+
+/// Whether each policy is predicted `Accepted`, by model index.
+fn accepted_policies(t: &Topology, statuses: &[PolicyStatus]) -> Vec<bool> {
+    let mut accepted = vec![false; t.model.policies.len()];
+    for s in statuses {
+        if let Some(a) = accepted.get_mut(s.policy) {
+            *a = s.accepted.is_true();
+        }
+    }
+    accepted
+}
+
+/// The predicted gateway-side conditions of every gateway of the topology that gets at least one
+/// (on itself or a listener), ordered by namespace and name (see the module's facts).
+pub fn gateway_conditions(t: &Topology, statuses: &[PolicyStatus]) -> Vec<GatewayConditions> {
+    let m = t.model;
+    let accepted = accepted_policies(t, statuses);
+    let mut out = Vec::new();
+    for (gi, g) in m.gateways.iter().enumerate() {
+        let gl = topology::gateway_locator(&g.meta.namespace, &g.meta.name);
+        let Some(gn) = t.node_index(&gl) else {
+            continue;
+        };
+        let listeners: Vec<ListenerConditions> = g
+            .spec
+            .listeners
+            .iter()
+            .map(|l| {
+                let mut nodes = vec![gn];
+                nodes.extend(t.node_index(&gl.section(&l.name.value)));
+                ListenerConditions {
+                    name: l.name.value.clone(),
+                    conditions: affected(t, &accepted, &nodes),
+                }
+            })
+            .collect();
+        let conditions = affected(t, &accepted, &[gn]);
+        if conditions.is_empty() && listeners.iter().all(|l| l.conditions.is_empty()) {
+            continue;
+        }
+        out.push(GatewayConditions {
+            gateway: gi,
+            conditions,
+            listeners,
+        });
+    }
+    out.sort_by(|a, b| {
+        let key = |c: &GatewayConditions| {
+            let g = &m.gateways[c.gateway];
+            (g.meta.namespace.clone(), g.meta.name.clone())
+        };
+        key(a).cmp(&key(b))
+    });
+    out
+}
+
+/// `meta.SetStatusCondition` / `RemoveStatusCondition` of the five `<Kind>Affected` types on a
+/// conditions list as written: a predicted condition replaces one of its type in place (else it is
+/// appended), a type with none predicted is removed, other conditions are kept.
+fn set_affected(
+    conditions: &mut Vec<serde_json::Value>,
+    predicted: &[Condition],
+    generation: Option<i64>,
+) {
+    use serde_json::{Map, Value, json};
+    for kind in AFFECTED_ORDER {
+        let type_ = affected_type(kind);
+        let at = conditions
+            .iter()
+            .position(|c| c.get("type").and_then(Value::as_str) == Some(type_.as_str()));
+        match (predicted.iter().find(|c| c.type_ == type_), at) {
+            (Some(c), at) => {
+                let mut o = Map::new();
+                o.insert("type".into(), json!(c.type_));
+                o.insert("status".into(), json!(c.status));
+                o.insert("reason".into(), json!(c.reason));
+                o.insert("message".into(), json!(c.message));
+                if let Some(g) = generation {
+                    o.insert("observedGeneration".into(), json!(g));
+                }
+                match at {
+                    Some(i) => conditions[i] = Value::Object(o),
+                    None => conditions.push(Value::Object(o)),
+                }
+            }
+            (None, Some(i)) => {
+                conditions.remove(i);
+            }
+            (None, None) => {}
+        }
+    }
+}
+
+/// The gateway object as written with the predicted conditions in `status.conditions` and in each
+/// listener's `status.listeners[]` entry (see the module's facts; `observedGeneration` when
+/// `metadata.generation` is known, no `lastTransitionTime`).
+pub fn with_predicted_gateway_status(
+    mut object: serde_json::Value,
+    gc: &GatewayConditions,
+    generation: Option<i64>,
+) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let serde_json::Value::Object(o) = &mut object else {
+        return object;
+    };
+    let mut status = match o.remove("status") {
+        Some(Value::Object(s)) => s,
+        _ => Map::new(),
+    };
+    let conditions = |v: Option<Value>| match v {
+        Some(Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    let mut own = conditions(status.remove("conditions"));
+    let mut listeners = conditions(status.remove("listeners"));
+    for l in &gc.listeners {
+        let at = listeners
+            .iter()
+            .position(|e| e.get("name").and_then(Value::as_str) == Some(l.name.as_str()));
+        let i = at.unwrap_or_else(|| {
+            listeners.push(json!({"name": l.name, "conditions": []}));
+            listeners.len() - 1
+        });
+        if let Value::Object(entry) = &mut listeners[i] {
+            let mut cs = conditions(entry.remove("conditions"));
+            set_affected(&mut cs, &l.conditions, generation);
+            entry.insert("conditions".into(), Value::Array(cs));
+        }
+    }
+    set_affected(&mut own, &gc.conditions, generation);
+    if !own.is_empty() {
+        status.insert("conditions".into(), Value::Array(own));
+    }
+    status.insert("listeners".into(), Value::Array(listeners));
+    o.insert("status".into(), Value::Object(status));
+    object
 }
 
 /// The route object as written with the predicted Kuadrant parent entries: other controllers' entries

@@ -18,7 +18,14 @@
 //! ```
 //!
 //! Other expectations: `allowed: true|false` (every request), `deniedByAuth: true` (every request
-//! refused with 401), `status: N` (every request's status).
+//! refused with 401), `status: N` (every request's status), `grpcStatus: NAME` (every request's gRPC
+//! status: `OK`, `UNAUTHENTICATED`, `UNAVAILABLE`, …), `headers: {Name: value}` (headers of
+//! Authorino's denial, as `curl -i` shows them).
+//!
+//! Other request keys: `assume` (`{authorization: {NAME: true|false}, metadata: {NAME: {...}}}`, as
+//! `--assume`), `source`, `tokens` and `responseBody` (as `--source`, `--tokens`,
+//! `--response-body`). A request whose verdict is undecided is checked against nothing: a case with
+//! one and no failure is reported as undecided, with what would decide it.
 
 use super::request::{self, Request};
 use super::{Simulation, Timed, Trace};
@@ -42,26 +49,48 @@ pub struct Expect {
     pub denied_by_auth: Option<bool>,
     pub policy: Option<String>,
     pub status: Option<u16>,
+    /// The gRPC status name a refused gRPC request gets (`UNAUTHENTICATED`, `UNAVAILABLE`, …).
+    pub grpc_status: Option<String>,
+    /// Headers of Authorino's denial (`WWW-Authenticate`, `X-Ext-Auth-Reason`, a deny-with's),
+    /// names compared without case.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The outcome of one case.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub name: String,
-    /// Empty when the case passed.
+    /// Empty when the case passed (or was undecided).
     pub failures: Vec<String>,
+    /// The requests whose verdict is undecided, each with what would decide it: a case with one and
+    /// no failure neither passes nor fails.
+    pub undecided: Vec<String>,
 }
 
-const CASE_KEYS: [&str; 9] = [
-    "name", "method", "url", "headers", "identity", "count", "interval", "gateway", "expect",
+const CASE_KEYS: [&str; 13] = [
+    "name",
+    "method",
+    "url",
+    "headers",
+    "identity",
+    "assume",
+    "source",
+    "tokens",
+    "responseBody",
+    "count",
+    "interval",
+    "gateway",
+    "expect",
 ];
-const EXPECT_KEYS: [&str; 6] = [
+const EXPECT_KEYS: [&str; 8] = [
+    "headers",
     "allowed",
     "limitedAfter",
     "limit",
     "deniedByAuth",
     "policy",
     "status",
+    "grpcStatus",
 ];
 
 fn str_of<'a>(v: &'a Value, key: &str, at: &str) -> Result<Option<&'a str>, String> {
@@ -144,6 +173,23 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             Some(id @ Value::Object(_)) => req.identity = Some(id.clone()),
             Some(_) => return Err(format!("{at}: `identity` is a mapping")),
         }
+        if let Some(a) = c.get("assume").filter(|v| !v.is_null()) {
+            let stated = super::schedule::assume(a).map_err(|m| format!("{at}: {m}"))?;
+            req.assume.extend(stated);
+        }
+        if let Some(src) = str_of(c, "source", &at)? {
+            req.source = Some(request::parse_source(src).map_err(|e| format!("{at}: {e}"))?);
+        }
+        req.tokens = num_of(c, "tokens", &at)?;
+        match c.get("responseBody") {
+            None | Some(Value::Null) => {}
+            Some(_) if req.tokens.is_some() => {
+                return Err(format!(
+                    "{at}: `tokens` and `responseBody` both give the token usage: keep one"
+                ));
+            }
+            Some(b) => req.response_body = Some(b.clone()),
+        }
         let count = num_of(c, "count", &at)?.unwrap_or(1);
         if count == 0 || count > 1_000_000 {
             return Err(format!("{at}: `count` is 1 to 1000000"));
@@ -164,6 +210,18 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
             denied_by_auth: bool_of(&e, "deniedByAuth", &at)?,
             policy: str_of(&e, "policy", &at)?.map(str::to_owned),
             status: num_of(&e, "status", &at)?.map(|n| n as u16),
+            grpc_status: str_of(&e, "grpcStatus", &at)?.map(str::to_ascii_uppercase),
+            headers: match e.get("headers") {
+                None | Some(Value::Null) => vec![],
+                Some(Value::Object(m)) => m
+                    .iter()
+                    .map(|(k, v)| match v {
+                        Value::String(v) => Ok((k.clone(), v.clone())),
+                        _ => Err(format!("{at}: `expect.headers` maps names to strings")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(format!("{at}: `expect.headers` is a mapping")),
+            },
         };
         out.push(Case {
             name,
@@ -191,11 +249,17 @@ fn describe(i: usize, t: &Trace) -> String {
     )
 }
 
-/// Check the traces of a case against its expectations.
+/// Check the traces of a case against its expectations. An undecided request is checked against
+/// nothing (it neither passes nor fails); what the whole sequence should show is checked only when
+/// every request was decided.
 pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
     let e = &case.expect;
     let mut f = Vec::new();
+    let all_decided = traces.iter().all(|t| t.undecided.is_none());
     for (i, t) in traces.iter().enumerate() {
+        if t.undecided.is_some() {
+            continue;
+        }
         if let Some(a) = e.allowed
             && t.allowed != a
         {
@@ -229,6 +293,36 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
         {
             f.push(format!("expected status {s}, {}", describe(i, t)));
         }
+        if !e.headers.is_empty() {
+            let got = t.denial_headers();
+            for (k, v) in &e.headers {
+                let have: Vec<&str> = got
+                    .iter()
+                    .filter(|(n, _)| n.eq_ignore_ascii_case(k))
+                    .map(|(_, v)| v.as_str())
+                    .collect();
+                if !have.contains(&v.as_str()) {
+                    f.push(format!(
+                        "expected header {k}: {v}, {} (with {})",
+                        describe(i, t),
+                        if have.is_empty() {
+                            "none".to_string()
+                        } else {
+                            have.join(", ")
+                        }
+                    ));
+                }
+            }
+        }
+        if let Some(g) = &e.grpc_status {
+            let got = t.grpc_status.as_deref().unwrap_or("OK");
+            if got.split(' ').next() != Some(g.as_str()) {
+                f.push(format!(
+                    "expected gRPC status {g}, {} (gRPC {got})",
+                    describe(i, t)
+                ));
+            }
+        }
         if let Some(p) = &e.policy {
             let decided = t
                 .policies
@@ -243,6 +337,9 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
             }
         }
     }
+    if !all_decided {
+        return f;
+    }
     if e.limit.is_some() && !traces.iter().any(|t| t.limit.is_some()) {
         f.push(format!(
             "expected limit {:?} to refuse a request, none was refused by a limit",
@@ -255,20 +352,31 @@ pub fn check(case: &Case, traces: &[Trace]) -> Vec<String> {
     f
 }
 
-/// Run every case on fresh counters.
+/// Run every case on fresh counters; `jwks` as `--jwks`.
 pub fn run(
     topology: &crate::topology::Topology<'_>,
     objects: &[crate::generate::object::Object],
     cases: &[Case],
+    jwks: &std::sync::Arc<Vec<(Option<String>, Value)>>,
 ) -> Result<Vec<Outcome>, String> {
     let mut out = Vec::new();
     for c in cases {
         let mut sim = Simulation::new(topology, objects)?;
         sim.gateway = c.gateway.clone();
+        sim.jwks = std::sync::Arc::clone(jwks);
         let traces = sim.run(&c.requests);
         out.push(Outcome {
             name: c.name.clone(),
             failures: check(c, &traces),
+            undecided: traces
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| {
+                    t.undecided
+                        .as_ref()
+                        .map(|r| format!("request {} ({} {}): {r}", i + 1, t.method, t.url))
+                })
+                .collect(),
         });
     }
     Ok(out)

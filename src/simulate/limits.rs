@@ -40,6 +40,13 @@ impl Clock {
     }
 }
 
+impl Limitador {
+    /// Whole seconds since the first request, on the simulated clock.
+    pub(super) fn clock_secs(&self) -> u64 {
+        self.clock.now() / 1_000_000
+    }
+}
+
 /// Counter values and window ends (µs), keyed by the counter (limit and variable values).
 #[derive(Default)]
 pub(super) struct SimulatedCounters {

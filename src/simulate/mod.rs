@@ -6,16 +6,28 @@
 //! 2. `shim`: the action set the wasm shim selects in that gateway's configuration (hostname, then
 //!    route predicates), and each action's predicates and descriptor entries, with a CEL interpreter
 //!    over the shim's variables;
-//! 3. the auth action: the AuthConfig its scope names. Authorino is not run: the identity is given
-//!    (`--identity`) or absent; absent, the request is refused (401) unless an authentication rule
-//!    of that AuthConfig is `anonymous`. Authorization rules are not evaluated;
+//! 3. the auth action: `authorino` evaluates the AuthConfig its scope names, with the input's
+//!    Secrets and what the user states (`--identity`, `--assume`); what it answers is what the
+//!    shim does: a denial ends the request with Authorino's status, headers and body, success
+//!    stores the dynamic metadata under `auth` for the actions after it;
 //! 4. `limits`: Limitador's decision for each rate-limit descriptor, by the `limitador` crate
 //!    configured with the generated limits, on a simulated clock shared by a sequence of requests.
+//!
+//! *Undecided* is a verdict: when an input to a decision cannot be known offline (a rule that needs
+//! a live server, Secrets the input does not hold, a token count nobody gave), the request is
+//! undecided, with what would decide it. In a sequence, an undecided request may or may not have
+//! counted against the limits of the actions after the undecided one (or its token usage is
+//! unknown): those limit namespaces are *tainted*, and every later request whose verdict a counter
+//! of a tainted namespace decides is undecided too (a counter's window may even have been started
+//! by the unknown hit, so the doubt does not end with a window). Counters are never updated by an
+//! undecided request.
 //!
 //! Envoy runs the wasm filter before its router, so a request refused by auth or a limit is refused
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
+pub mod authorino;
 pub mod cases;
+mod grpc;
 mod limits;
 pub mod request;
 mod routing;
@@ -64,8 +76,18 @@ pub struct Trace {
     pub action_set_hostname: Option<String>,
     pub actions: Vec<ActionTrace>,
     pub allowed: bool,
-    /// The HTTP status the client would see; `null` when no listener takes the request.
+    /// `allowed`, `refused` or `undecided`.
+    pub verdict: &'static str,
+    /// What would decide an undecided request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
+    /// The HTTP status the client would see; `null` when no listener takes the request or the
+    /// verdict is undecided.
     pub status: Option<u16>,
+    /// For a gRPC request (`content-type: application/grpc…`) refused by the data plane: the gRPC
+    /// status Envoy maps the HTTP status to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grpc_status: Option<String>,
     /// The limit that refused the request, as its name was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
@@ -78,6 +100,20 @@ pub struct Trace {
     /// `<type> <source>…` (a ThreatPolicy's gRPC call to its threat assessment service).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_simulated: Vec<String>,
+}
+
+impl Trace {
+    /// The headers of the denial Authorino answered with, when it refused the request.
+    pub fn denial_headers(&self) -> Vec<(String, String)> {
+        self.actions
+            .iter()
+            .filter_map(|a| a.auth.as_ref()?.outcome.as_ref())
+            .find_map(|o| match o {
+                authorino::Outcome::Denied { headers, .. } => Some(headers.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// One action of the selected set.
@@ -107,15 +143,22 @@ pub struct Entry {
     pub value: String,
 }
 
-/// The AuthConfig consulted and what follows from the identity.
+/// The AuthConfig consulted and what Authorino answered.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthTrace {
     pub auth_config: String,
     pub authenticated: bool,
-    /// The authentication rule that decides: the anonymous one, or those that would all fail.
+    /// The authentication rule that authenticated the request, or the rules that all failed.
     pub rules: Vec<String>,
     pub reason: String,
+    /// Authorino's answer: `verdict` (`allowed`, `denied`, `undecided`) and its details (the
+    /// headers and dynamic metadata of a success; the status, headers, body and rule of a denial).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<authorino::Outcome>,
+    /// How each rule went, in evaluation order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
 }
 
 /// What depends only on the request's method, URL and headers.
@@ -147,6 +190,23 @@ pub struct Simulation<'t> {
     last: RefCell<Option<(Request, Rc<Memo>, Rc<Activation>)>>,
     /// `namespace/name` of the gateway to use when several have a listener for a request.
     pub gateway: Option<String>,
+    authorino: authorino::Authorino,
+    secrets: Vec<authorino::Secret>,
+    /// The namespace of the AuthConfigs (Authorino's): an API-key rule without `allNamespaces`
+    /// looks for Secrets there.
+    auth_namespace: String,
+    /// Limit namespaces whose counters are unknown from some request on: an undecided request
+    /// may have counted against them, or a request's token usage was unknown; why, by namespace.
+    tainted: RefCell<BTreeMap<String, String>>,
+    /// The number of requests run so far.
+    seq: std::cell::Cell<usize>,
+    /// The simulated instant of the first request, in seconds since the Unix epoch (JWT expiry).
+    pub epoch: i64,
+    /// JWKS documents JWT signatures are verified against (`--jwks`).
+    pub jwks: std::sync::Arc<Vec<(Option<String>, Value)>>,
+    /// The previous request with auth data, that data and its CEL variables.
+    #[allow(clippy::type_complexity)]
+    last_auth: RefCell<Option<(Request, Map<String, Value>, Rc<Activation>)>>,
 }
 
 /// `namespace/name` of gateway `g`.
@@ -172,6 +232,7 @@ impl<'t> Simulation<'t> {
     pub fn new(topology: &'t Topology<'t>, objects: &[Object]) -> Result<Simulation<'t>, String> {
         let mut wasm = BTreeMap::new();
         let mut auth_configs = BTreeMap::new();
+        let mut auth_namespace = String::new();
         let mut limits = Vec::new();
         for o in objects {
             if let Some((gw, config)) = wasm_config_of(o) {
@@ -194,6 +255,7 @@ impl<'t> Simulation<'t> {
                     variables: l.variables.clone(),
                 })),
                 Object::AuthConfig(a) => {
+                    auth_namespace = a.namespace.to_string();
                     auth_configs.insert(a.name.clone(), (*a.spec).clone());
                 }
                 _ => {}
@@ -211,6 +273,30 @@ impl<'t> Simulation<'t> {
             memo: Default::default(),
             last: Default::default(),
             gateway: None,
+            authorino: authorino::Authorino::new(
+                topology
+                    .model
+                    .authorinos
+                    .first()
+                    .and_then(|a| a.spec.get("spec"))
+                    .map(authorino::Instance::from_spec)
+                    .unwrap_or_default(),
+            ),
+            secrets: topology
+                .model
+                .secrets
+                .iter()
+                .map(|s| authorino::Secret::new(&s.meta, &s.spec))
+                .collect(),
+            auth_namespace,
+            tainted: Default::default(),
+            seq: Default::default(),
+            epoch: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+                .unwrap_or(0),
+            jwks: Default::default(),
+            last_auth: Default::default(),
         })
     }
 
@@ -259,7 +345,7 @@ impl<'t> Simulation<'t> {
                 m
             }
         };
-        let act = Rc::new(Activation::new(req, &self.cel));
+        let act = Rc::new(Activation::new(req, &self.cel, None));
         *self.last.borrow_mut() = Some((req.clone(), Rc::clone(&memo), Rc::clone(&act)));
         (memo, act)
     }
@@ -302,6 +388,8 @@ impl<'t> Simulation<'t> {
     fn one(&self, timed: &Timed) -> Trace {
         let req = &timed.request;
         self.limitador.clock.set(timed.at);
+        let number = self.seq.get() + 1;
+        self.seq.set(number);
         let t = self.topology;
         let mut trace = Trace {
             at_ms: u64::try_from(timed.at.as_millis()).unwrap_or(u64::MAX),
@@ -313,7 +401,10 @@ impl<'t> Simulation<'t> {
             action_set_hostname: None,
             actions: vec![],
             allowed: false,
+            verdict: "refused",
+            undecided: None,
             status: None,
+            grpc_status: None,
             limit: None,
             decided_by: String::new(),
             policies: vec![],
@@ -352,21 +443,42 @@ impl<'t> Simulation<'t> {
                         trace.status = Some(500);
                         trace.decided_by =
                             format!("route predicate of action set {}: {e}", set.name);
-                        return trace;
+                        return finish(trace, req);
                     }
                 }
             }
             if let Some(set) = selected {
                 trace.action_set = Some(set.name.clone());
-                for a in &set.actions {
-                    let (at, verdict) = self.action(a, services, req, &act);
+                // The shim's variables: `auth` holds what the auth action stored, once it ran.
+                let mut act = Rc::clone(&act);
+                for (i, a) in set.actions.iter().enumerate() {
+                    let (at, verdict, auth) = self.action(a, services, req, &act);
                     trace.actions.push(at);
-                    if let Some((status, decided, limit)) = verdict {
-                        trace.status = Some(status);
-                        trace.decided_by = decided;
-                        trace.limit = limit;
-                        trace.policies = a.sources.clone();
-                        return trace;
+                    if let Some(meta) = auth.filter(|m| !m.is_empty()) {
+                        act = self.with_auth(req, meta);
+                    }
+                    match verdict {
+                        Some(Verdict::Ends(status, decided, limit)) => {
+                            trace.status = Some(status);
+                            trace.decided_by = decided;
+                            trace.limit = limit;
+                            trace.policies = a.sources.clone();
+                            return finish(trace, req);
+                        }
+                        Some(Verdict::Undecided(reason)) => {
+                            self.taint(&set.actions[i + 1..], number);
+                            trace.verdict = "undecided";
+                            trace.undecided = Some(reason.clone());
+                            trace.decided_by = reason;
+                            trace.policies = a.sources.clone();
+                            return trace;
+                        }
+                        Some(Verdict::Taints(domain)) => {
+                            self.tainted.borrow_mut().entry(domain).or_insert_with(|| {
+                                format!("the token usage of request {number} is unknown")
+                            });
+                        }
+                        None => {}
                     }
                 }
                 trace.not_simulated = set
@@ -379,6 +491,7 @@ impl<'t> Simulation<'t> {
         match routed.as_ref().and_then(|r| r.route.as_ref()) {
             Some(_) => {
                 trace.allowed = true;
+                trace.verdict = "allowed";
                 trace.status = Some(200);
                 trace.decided_by = if trace.not_simulated.is_empty() {
                     "every action admitted the request".into()
@@ -389,13 +502,40 @@ impl<'t> Simulation<'t> {
             }
             None => {
                 trace.status = Some(404);
-                trace.decided_by = "no HTTPRoute rule of the listener matches".into();
+                trace.decided_by = "no route rule of the listener matches".into();
             }
         }
-        trace
+        finish(trace, req)
     }
 
-    /// Run one action. `Some((status, decided_by, limit))` when it ends the request.
+    /// The shim's variables once the auth action stored `meta`: a sequence usually repeats one
+    /// request with one identity, so the previous request's are reused when both are the same.
+    fn with_auth(&self, req: &Request, meta: Map<String, Value>) -> Rc<Activation> {
+        if let Some((r, m, act)) = &*self.last_auth.borrow()
+            && r == req
+            && *m == meta
+        {
+            return Rc::clone(act);
+        }
+        let act = Rc::new(Activation::new(req, &self.cel, Some(&meta)));
+        *self.last_auth.borrow_mut() = Some((req.clone(), meta, Rc::clone(&act)));
+        act
+    }
+
+    /// Taint the limit namespaces of the rate-limit `actions` (those an undecided request did not
+    /// reach) with request `number`.
+    fn taint(&self, actions: &[shim::Action], number: usize) {
+        let mut t = self.tainted.borrow_mut();
+        for a in actions {
+            if a.service != crate::generate::actions::AUTH_SERVICE {
+                t.entry(a.scope.clone())
+                    .or_insert_with(|| format!("request {number} was undecided"));
+            }
+        }
+    }
+
+    /// Run one action: the verdict when it ends or suspends the request, and the dynamic metadata
+    /// an auth action stored.
     #[allow(clippy::type_complexity)]
     fn action(
         &self,
@@ -403,7 +543,7 @@ impl<'t> Simulation<'t> {
         services: &Map<String, Value>,
         req: &Request,
         act: &Activation,
-    ) -> (ActionTrace, Option<(u16, String, Option<String>)>) {
+    ) -> (ActionTrace, Option<Verdict>, Option<Map<String, Value>>) {
         let mut at = ActionTrace {
             service: a.service.clone(),
             scope: a.scope.clone(),
@@ -419,32 +559,30 @@ impl<'t> Simulation<'t> {
             if Self::fails_open(services, &a.service) {
                 None
             } else {
-                Some((500, format!("{}: {e} (failureMode deny)", a.service), None))
+                Some(Verdict::Ends(
+                    500,
+                    format!("{}: {e} (failureMode deny)", a.service),
+                    None,
+                ))
             }
         };
         match self.cel.all(&a.predicates, act) {
             Ok(None) => {}
             Ok(Some(p)) => {
                 at.skipped_by = Some(p);
-                return (at, None);
+                return (at, None, None);
             }
             Err(e) => {
                 let v = fail(&mut at, e);
-                return (at, v);
+                return (at, v, None);
             }
         }
         if a.service == crate::generate::actions::AUTH_SERVICE {
-            let auth = self.auth(&a.scope, req);
-            let verdict = (!auth.authenticated).then(|| {
-                (
-                    401,
-                    format!("AuthConfig {}: {}", auth.auth_config, auth.reason),
-                    None,
-                )
-            });
+            let (auth, verdict, meta) = self.auth(&a.scope, req);
             at.auth = Some(auth);
-            return (at, verdict);
+            return (at, verdict, meta);
         }
+        let report = a.service == crate::generate::actions::RATELIMIT_REPORT_SERVICE;
         let mut entries = Vec::new();
         let mut domain = a.scope.clone();
         let mut hits = 1u64;
@@ -454,30 +592,56 @@ impl<'t> Simulation<'t> {
                 Ok(Some(_)) => continue,
                 Err(e) => {
                     let v = fail(&mut at, e);
-                    return (at, v);
+                    return (at, v, None);
                 }
             }
             for item in &cd.data {
                 let kv = &item.expression;
+                if report
+                    && kv.key == "ratelimit.hits_addend"
+                    && req.tokens.is_none()
+                    && req.response_body.is_none()
+                {
+                    // The token usage is in the upstream response, which nobody gave.
+                    at.error = Some(format!(
+                        "{}: the upstream response is unknown (pass --tokens or --response-body); the counters of {} may have grown by any amount",
+                        kv.value, a.scope
+                    ));
+                    return (at, Some(Verdict::Taints(a.scope.clone())), None);
+                }
                 match self.cel.scalar(&kv.value, act) {
                     Ok(v) if kv.key == "ratelimit.domain" => domain = v,
-                    Ok(v) if kv.key == "ratelimit.hits_addend" => {
-                        hits = v.parse().unwrap_or(1);
-                    }
+                    Ok(v) if kv.key == "ratelimit.hits_addend" => match v.parse() {
+                        Ok(n) => hits = n,
+                        Err(_) if report => {
+                            at.error = Some(format!(
+                                "{}: {v} is not a token count; nothing is reported",
+                                kv.value
+                            ));
+                            return (at, None, None);
+                        }
+                        Err(_) => hits = 1,
+                    },
                     Ok(v) => entries.push(Entry {
                         key: kv.key.clone(),
                         value: v,
                     }),
                     Err(e) => {
                         let v = fail(&mut at, e);
-                        return (at, v);
+                        return (at, v, None);
                     }
                 }
             }
         }
         at.descriptor = entries;
         if at.descriptor.is_empty() {
-            return (at, None);
+            return (at, None, None);
+        }
+        if let Some(why) = self.tainted.borrow().get(&domain) {
+            let reason = format!(
+                "{why}: the counters of {domain}, which decide this request, are unknown from then on"
+            );
+            return (at, Some(Verdict::Undecided(reason)), None);
         }
         let pairs: Vec<(String, String)> = at
             .descriptor
@@ -486,8 +650,7 @@ impl<'t> Simulation<'t> {
             .collect();
         let result = match a.service.as_str() {
             crate::generate::actions::RATELIMIT_REPORT_SERVICE => {
-                let tokens = req.tokens.unwrap_or(0);
-                self.limitador.report(&domain, &pairs, tokens).map(|_| None)
+                self.limitador.report(&domain, &pairs, hits).map(|_| None)
             }
             crate::generate::actions::RATELIMIT_CHECK_SERVICE => {
                 self.limitador.check(&domain, &pairs, 0, false).map(Some)
@@ -498,65 +661,197 @@ impl<'t> Simulation<'t> {
             Ok(Some(d)) => {
                 let verdict = d.limited.then(|| {
                     let name = d.limit.clone().unwrap_or_default();
-                    (
-                        429,
-                        format!("Limitador: limit {name:?} of {domain}"),
-                        Some(name),
-                    )
+                    Verdict::Ends(429, limited_text(&name, &domain, a, &pairs), Some(name))
                 });
                 at.limitador = Some(d);
-                (at, verdict)
+                (at, verdict, None)
             }
-            Ok(None) => (at, None),
+            Ok(None) => (at, None, None),
             Err(e) => {
                 let v = fail(&mut at, e);
-                (at, v)
+                (at, v, None)
             }
         }
     }
 
-    fn auth(&self, scope: &str, req: &Request) -> AuthTrace {
-        let spec = self.auth_configs.get(scope);
-        let rules: Vec<(String, bool)> = spec
-            .and_then(|s| s.get("authentication"))
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.get("anonymous").is_some()))
-                    .collect()
-            })
-            .unwrap_or_default();
+    /// The auth action: Authorino's answer for the AuthConfig `scope` names.
+    fn auth(
+        &self,
+        scope: &str,
+        req: &Request,
+    ) -> (AuthTrace, Option<Verdict>, Option<Map<String, Value>>) {
         let mut t = AuthTrace {
             auth_config: scope.to_string(),
             authenticated: false,
             rules: vec![],
             reason: String::new(),
+            outcome: None,
+            steps: vec![],
         };
-        if spec.is_none() {
-            t.reason =
-                "not among the generated AuthConfigs: Authorino would find none and deny".into();
-            return t;
-        }
-        if req.identity.is_some() {
-            t.authenticated = true;
-            t.reason = "the identity given stands for a successful authentication (Authorino is not run; authorization rules are not evaluated)".into();
-            return t;
-        }
-        if let Some((name, _)) = rules.iter().find(|(_, anon)| *anon) {
-            t.authenticated = true;
-            t.rules = vec![name.clone()];
-            t.reason = format!("no identity given; rule {name:?} allows anonymous access");
-            return t;
-        }
-        t.rules = rules.into_iter().map(|(n, _)| n).collect();
-        t.reason = if t.rules.is_empty() {
-            "no identity given".into()
-        } else {
-            format!(
-                "no identity given, and no anonymous rule: {} would have to authenticate the request (pass --identity)",
-                t.rules.join(", ")
-            )
+        let Some(spec) = self.auth_configs.get(scope) else {
+            // authorino pkg/service/auth.go: no AuthConfig for the host, NOT_FOUND.
+            t.reason = "not among the generated AuthConfigs: Authorino answers NOT_FOUND (\"Service not found\")".into();
+            let v = Verdict::Ends(
+                404,
+                format!("AuthConfig {}: {}", short(scope), t.reason),
+                None,
+            );
+            return (t, Some(v), None);
         };
-        t
+        let mut headers: BTreeMap<String, String> = BTreeMap::new();
+        for (n, v) in &req.headers {
+            headers
+                .entry(n.clone())
+                .and_modify(|x| {
+                    x.push(',');
+                    x.push_str(v);
+                })
+                .or_insert_with(|| v.clone());
+        }
+        let authority = req.authority();
+        headers
+            .entry(":authority".into())
+            .or_insert_with(|| authority.clone());
+        let full_path = req.full_path();
+        let check = authorino::CheckRequest {
+            method: &req.method,
+            scheme: &req.scheme,
+            host: &authority,
+            path: &full_path,
+            url_path: &req.path,
+            query: &req.query,
+            headers: &headers,
+            source: req.source.as_ref().map(|(a, p)| (a.as_str(), *p)),
+            destination_port: req.port,
+            scope,
+            now: self
+                .epoch
+                .saturating_add(i64::try_from(self.limitador.clock_secs()).unwrap_or(i64::MAX)),
+            grpc_attributes: self.topology.model.version == crate::model::KuadrantVersion::V1_5,
+        };
+        let stated = authorino::Statements {
+            identity: req.identity.clone(),
+            assume: req.assume.clone(),
+            jwks: std::sync::Arc::clone(&self.jwks),
+        };
+        let (outcome, steps) = self.authorino.evaluate(
+            scope,
+            spec,
+            &check,
+            &self.secrets,
+            &self.auth_namespace,
+            &stated,
+        );
+        t.steps = steps;
+        let (verdict, meta) = match &outcome {
+            authorino::Outcome::Allowed {
+                identity_rule,
+                metadata,
+                ..
+            } => {
+                t.authenticated = true;
+                t.rules = identity_rule.iter().cloned().collect();
+                t.reason = match identity_rule {
+                    Some(r) => format!("authenticated by {r:?}, authorized"),
+                    None => "allowed".into(),
+                };
+                (None, Some(metadata.clone()))
+            }
+            authorino::Outcome::Denied {
+                status,
+                reason,
+                phase,
+                rule,
+                ..
+            } => {
+                t.authenticated = phase == "authorization";
+                if phase == "authentication" {
+                    t.rules = spec
+                        .get("authentication")
+                        .and_then(Value::as_object)
+                        .map(|m| m.keys().cloned().collect())
+                        .unwrap_or_default();
+                } else {
+                    t.rules = rule.iter().cloned().collect();
+                }
+                t.reason = format!("{status} {reason}");
+                let by = rule
+                    .as_ref()
+                    .map(|r| format!(" ({phase} rule {r:?})"))
+                    .unwrap_or_default();
+                let v = Verdict::Ends(
+                    *status,
+                    format!("AuthConfig {}: {status} {reason}{by}", short(scope)),
+                    None,
+                );
+                (Some(v), None)
+            }
+            authorino::Outcome::Undecided { reason } => {
+                t.reason = format!("undecided: {reason}");
+                let v = Verdict::Undecided(format!("AuthConfig {}: {reason}", short(scope)));
+                (Some(v), None)
+            }
+        };
+        t.outcome = Some(outcome);
+        (t, verdict, meta)
     }
+}
+
+/// Why Limitador refused: the limit and the policy it is written in (`limit "bob-limit" of
+/// RateLimitPolicy toystore/toystore`), found among the action's sources as the one whose limit
+/// identifier (`limit.<name>__<hash of ns/name/limit>`) the descriptor carries; else the Limitador
+/// namespace the limit lives in (the route, not a policy).
+fn limited_text(
+    limit: &str,
+    domain: &str,
+    a: &shim::Action,
+    descriptor: &[(String, String)],
+) -> String {
+    let owner = a.sources.iter().find_map(|src| {
+        let (kind, key) = src.split_once(':')?;
+        let (ns, name) = key.split_once('/')?;
+        let (kind, token) = match kind {
+            "ratelimitpolicy.kuadrant.io" => ("RateLimitPolicy", false),
+            "tokenratelimitpolicy.kuadrant.io" => ("TokenRateLimitPolicy", true),
+            _ => return None,
+        };
+        let id = crate::generate::names::limit_identifier(token, ns, name, limit);
+        descriptor
+            .iter()
+            .any(|(k, _)| *k == id)
+            .then(|| format!("{kind} {key}"))
+    });
+    match owner {
+        Some(policy) => format!("Limitador: limit {limit:?} of {policy}"),
+        None => format!("Limitador: limit {limit:?} (Limitador namespace {domain})"),
+    }
+}
+/// How an action ends or suspends a request.
+enum Verdict {
+    /// The request ends here: status, what decided it, the limit that refused it.
+    Ends(u16, String, Option<String>),
+    /// Undecided, with what would decide it.
+    Undecided(String),
+    /// The request goes on, but the counters of this limit namespace grew by an unknown amount.
+    Taints(String),
+}
+
+/// The first 12 characters of a hash, as the trace shows names.
+fn short(h: &str) -> &str {
+    if crate::model::is_sha256_hex(h) {
+        &h[..12]
+    } else {
+        h
+    }
+}
+
+/// The gRPC status of a refused gRPC request.
+fn finish(mut trace: Trace, req: &Request) -> Trace {
+    if let Some(s) = trace.status
+        && s != 200
+        && req.is_grpc()
+    {
+        trace.grpc_status = Some(grpc::from_http(s).to_string());
+    }
+    trace
 }

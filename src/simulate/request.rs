@@ -24,12 +24,26 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// `source.address` and `source.port`.
     pub source: Option<(String, u16)>,
-    /// What Authorino would put under `auth.identity`; `None` when no identity is given.
+    /// The identity an authentication rule that policyctl cannot evaluate offline would resolve
+    /// (`--identity`): a rule that needs a live server, or an API key whose Secrets are not in the
+    /// input. `None` when none is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub identity: Option<Value>,
-    /// Token usage reported for token rate limits (`--tokens`).
+    /// What the user states about rules that need a live server (`--assume`):
+    /// `authentication/NAME`, `authorization/NAME`, `metadata/NAME` → `true`, `false` or a JSON value.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub assume: std::collections::BTreeMap<String, Value>,
+    /// Token usage reported for token rate limits (`--tokens`): the upstream response's
+    /// `usage.total_tokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
+    /// The upstream response's JSON body (`--response-body`), which `responseBodyJSON` reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<Value>,
+    /// `:authority` when it is not what the host and port make (a `--connect-to` changed the port
+    /// the request reaches, not the URL the client wrote).
+    #[serde(skip)]
+    pub authority: Option<String>,
 }
 
 impl Request {
@@ -100,6 +114,7 @@ impl Request {
         // As with curl, a Host header names the host Envoy sees (`:authority`); the URL's host
         // and port still say where the request is sent.
         let mut host = host.to_ascii_lowercase();
+        let mut authority = None;
         if let Some(i) = parsed.iter().position(|(n, _)| n == "host") {
             let (_, v) = parsed.remove(i);
             let h = v.rsplit_once(':').map_or(v.as_str(), |(h, _)| h);
@@ -111,6 +126,8 @@ impl Request {
                 return Err(format!("-H 'Host: {v}': {h:?} is not a host name"));
             }
             host = h.to_ascii_lowercase();
+            // curl sends the Host header as written: that is `:authority`.
+            authority = Some(v.to_ascii_lowercase());
         }
         Ok(Request {
             method: method.to_ascii_uppercase(),
@@ -122,8 +139,33 @@ impl Request {
             headers: parsed,
             source: None,
             identity: None,
+            assume: Default::default(),
             tokens: None,
+            response_body: None,
+            authority,
         })
+    }
+
+    /// `:authority` as Envoy sees it: the host, with the port when it is not the scheme's default.
+    pub fn authority(&self) -> String {
+        if let Some(a) = &self.authority {
+            return a.clone();
+        }
+        let default = matches!(
+            (self.scheme.as_str(), self.port),
+            ("http", 80) | ("https", 443)
+        );
+        if default {
+            self.host.clone()
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// Whether the request is gRPC (`content-type: application/grpc…`).
+    pub fn is_grpc(&self) -> bool {
+        self.header("content-type")
+            .is_some_and(|c| c.starts_with("application/grpc"))
     }
 
     /// The first value of header `name` (lower case).
@@ -154,6 +196,9 @@ impl Request {
 
     /// The URL as curl would show it.
     pub fn url(&self) -> String {
+        if let Some(a) = &self.authority {
+            return format!("{}://{}{}", self.scheme, a, self.full_path());
+        }
         let default = matches!(
             (self.scheme.as_str(), self.port),
             ("http", 80) | ("https", 443)
@@ -168,6 +213,84 @@ impl Request {
                 self.port,
                 self.full_path()
             )
+        }
+    }
+}
+
+/// One `--assume SECTION/NAME=VALUE`: a statement about a rule policyctl cannot evaluate offline.
+/// SECTION is `authentication`, `authorization` or `metadata`; VALUE is `true`, `false` or JSON.
+pub fn parse_assume(s: &str) -> Result<(String, Value), String> {
+    let bad = || {
+        format!(
+            "--assume {s:?}: expected SECTION/NAME=VALUE, SECTION one of authentication, authorization, metadata (e.g. authorization/k8s-rbac=false)"
+        )
+    };
+    let (key, value) = s.split_once('=').ok_or_else(bad)?;
+    let (section, name) = key.split_once('/').ok_or_else(bad)?;
+    if !matches!(section, "authentication" | "authorization" | "metadata") || name.is_empty() {
+        return Err(bad());
+    }
+    let v = match value.trim() {
+        "true" | "allow" | "allowed" => Value::Bool(true),
+        "false" | "deny" | "denied" => Value::Bool(false),
+        other => serde_json::from_str(other)
+            .map_err(|e| format!("--assume {s:?}: {other:?} is not true, false or JSON: {e}"))?,
+    };
+    Ok((key.to_string(), v))
+}
+
+/// One `--connect-to HOST1:PORT1:HOST2:PORT2` (curl's): a request for HOST1:PORT1 (empty: any) is
+/// sent to HOST2:PORT2 (empty: unchanged). Only the port matters offline: it picks the listener.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectTo {
+    pub from_host: String,
+    pub from_port: Option<u16>,
+    pub to_port: Option<u16>,
+}
+
+pub fn parse_connect_to(s: &str) -> Result<ConnectTo, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let [h1, p1, _h2, p2] = parts[..] else {
+        return Err(format!(
+            "--connect-to {s:?}: expected HOST1:PORT1:HOST2:PORT2, e.g. localhost:9081::80 (empty parts match any host or port)"
+        ));
+    };
+    let port = |p: &str| -> Result<Option<u16>, String> {
+        if p.is_empty() {
+            return Ok(None);
+        }
+        p.parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0)
+            .map(Some)
+            .ok_or_else(|| format!("--connect-to {s:?}: port {p:?} is not 1-65535"))
+    };
+    Ok(ConnectTo {
+        from_host: h1.to_ascii_lowercase(),
+        from_port: port(p1)?,
+        to_port: port(p2)?,
+    })
+}
+
+impl Request {
+    /// Apply the first `--connect-to` that matches the URL's host and port (as curl does): the
+    /// request reaches the listener of the new port; its `:authority` stays what it was.
+    pub fn connect_to(&mut self, url: &str, rules: &[ConnectTo]) {
+        let Ok(plain) = Request::parse("GET", url, &[]) else {
+            return;
+        };
+        for r in rules {
+            let host_ok = r.from_host.is_empty() || r.from_host == plain.host;
+            let port_ok = r.from_port.is_none_or(|p| p == plain.port);
+            if host_ok && port_ok {
+                if self.authority.is_none() {
+                    self.authority = Some(self.authority());
+                }
+                if let Some(p) = r.to_port {
+                    self.port = p;
+                }
+                return;
+            }
         }
     }
 }

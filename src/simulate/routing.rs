@@ -13,7 +13,16 @@
 //!   route (creationTimestamp), then `namespace/name`, then the first rule and match in list order.
 //!
 //! RegularExpression path matches rank after prefixes (their precedence is implementation
-//! specific); GRPCRoutes are not routed here.
+//! specific).
+//!
+//! GRPCRoutes (gateway-api v1.2.1 `apis/v1/grpcroute_types.go`, `GRPCRouteRule.Matches`): a match's
+//! `method` compares the request's `/service/method` path (one of `service` and `method` may be
+//! left out, matching any; `Exact` or `RegularExpression`), its headers as HTTPRoute's; among
+//! matching rules the most characters in a matching non-wildcard hostname, then hostname, then
+//! service, then method, then the most header matches win, then the oldest route, then
+//! `namespace/name`, then the first rule and match. The two kinds are never merged: a gRPC request
+//! (`content-type: application/grpc…`) is routed by the GRPCRoutes of the listener when one
+//! matches, else by its HTTPRoutes; any other request the other way round.
 
 use super::request::Request;
 use crate::model::{HttpMatch, PathMatchType, RuleMatches};
@@ -229,6 +238,140 @@ pub(super) fn route(
     let l = best_listener(t, g, req)?;
     let gw = &t.model.gateways[g];
     let listener = &gw.spec.listeners[l];
+    let path = if req.is_grpc() {
+        best_grpc(t, paths, g, l, req).or_else(|| best_http(t, paths, g, l, req))
+    } else {
+        best_http(t, paths, g, l, req).or_else(|| best_grpc(t, paths, g, l, req))
+    };
+    let p = path.map(|i| &t.path_list()[i]);
+    Some(Routing {
+        gateway: format!("{}/{}", gw.meta.namespace, gw.meta.name),
+        listener: listener.name.value.clone(),
+        listener_port: listener.port,
+        listener_protocol: listener.protocol.clone(),
+        listener_hostname: listener.hostname.as_ref().map(|h| h.value.clone()),
+        route: p.map(|p| {
+            let r = &t.model.routes[p.route];
+            format!("{}/{}", r.meta.namespace, r.meta.name)
+        }),
+        rule: p.map(|p| p.rule_name.clone()),
+        path,
+    })
+}
+
+fn tie_break(
+    route: &crate::model::Obj<crate::model::Route>,
+    rule: usize,
+    index: usize,
+) -> TieBreak {
+    TieBreak {
+        created: (
+            route.meta.creation_timestamp.is_none(),
+            route.meta.creation_timestamp.clone().unwrap_or_default(),
+        ),
+        key: (route.meta.namespace.clone(), route.meta.name.clone()),
+        rule,
+        index,
+    }
+}
+
+/// Whether a header match list fits the request.
+fn headers_fit(headers: &[crate::model::KeyValueMatch], req: &Request) -> bool {
+    headers.iter().all(|h| {
+        let v = req
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&h.name))
+            .map(|(_, v)| v.as_str());
+        match (h.kind.as_str(), v) {
+            (_, None) => false,
+            ("RegularExpression", Some(v)) => regex_full(&h.value, v),
+            (_, Some(v)) => v == h.value,
+        }
+    })
+}
+
+/// The characters of the service and method a GRPCRoute match compares, when it fits the
+/// request's `/service/method` path.
+fn grpc_match_fits(m: &crate::model::GrpcMatch, req: &Request) -> Option<(usize, usize)> {
+    if !headers_fit(&m.headers, req) {
+        return None;
+    }
+    let Some(mm) = &m.method else {
+        return Some((0, 0));
+    };
+    let rest = req.path.strip_prefix('/')?;
+    let (service, method) = rest.split_once('/')?;
+    if service.is_empty() || method.is_empty() || method.contains('/') {
+        return None;
+    }
+    let fits = |want: &Option<String>, got: &str| match want {
+        None => true,
+        Some(w) if mm.kind == "RegularExpression" => regex_full(w, got),
+        Some(w) => w == got,
+    };
+    (fits(&mm.service, service) && fits(&mm.method, method)).then(|| {
+        (
+            mm.service.as_ref().map_or(0, |_| service.len()),
+            mm.method.as_ref().map_or(0, |_| method.len()),
+        )
+    })
+}
+
+/// The best GRPCRoute rule of listener `l` of gateway `g` for the request: a path index.
+fn best_grpc(
+    t: &Topology<'_>,
+    paths: &ListenerPaths,
+    g: usize,
+    l: usize,
+    req: &Request,
+) -> Option<usize> {
+    type Key = (
+        (usize, usize),
+        (usize, usize, usize),
+        std::cmp::Reverse<TieBreak>,
+    );
+    let mut best: Option<(usize, Key)> = None;
+    for &i in paths.of(g, l) {
+        let p = &t.path_list()[i];
+        let route = &t.model.routes[p.route];
+        let RuleMatches::Grpc(matches) = &route.spec.rules[p.rule].matches else {
+            continue;
+        };
+        let Some(host_rank) = route_host_rank(t, p, &req.host) else {
+            continue;
+        };
+        let default = [crate::model::GrpcMatch::default()];
+        let matches: &[crate::model::GrpcMatch] = if matches.is_empty() {
+            &default
+        } else {
+            matches
+        };
+        for (mi, m) in matches.iter().enumerate() {
+            let Some((sl, ml)) = grpc_match_fits(m, req) else {
+                continue;
+            };
+            let key: Key = (
+                host_rank,
+                (sl, ml, m.headers.len()),
+                std::cmp::Reverse(tie_break(route, p.rule, mi)),
+            );
+            if best.as_ref().is_none_or(|(_, k)| key > *k) {
+                best = Some((i, key));
+            }
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The best HTTPRoute rule of listener `l` of gateway `g` for the request: a path index.
+fn best_http(
+    t: &Topology<'_>,
+    paths: &ListenerPaths,
+    g: usize,
+    l: usize,
+    req: &Request,
+) -> Option<usize> {
     let mut best: Option<(usize, Key)> = None;
     type Key = (
         (usize, usize),
@@ -238,10 +381,10 @@ pub(super) fn route(
     for &i in paths.of(g, l) {
         let p = &t.path_list()[i];
         let route = &t.model.routes[p.route];
-        let Some(host_rank) = route_host_rank(t, p, &req.host) else {
+        let RuleMatches::Http(matches) = &route.spec.rules[p.rule].matches else {
             continue;
         };
-        let RuleMatches::Http(matches) = &route.spec.rules[p.rule].matches else {
+        let Some(host_rank) = route_host_rank(t, p, &req.host) else {
             continue;
         };
         let default = [HttpMatch::default()];
@@ -269,21 +412,7 @@ pub(super) fn route(
             }
         }
     }
-    let path = best.map(|(i, _)| i);
-    let p = path.map(|i| &t.path_list()[i]);
-    Some(Routing {
-        gateway: format!("{}/{}", gw.meta.namespace, gw.meta.name),
-        listener: listener.name.value.clone(),
-        listener_port: listener.port,
-        listener_protocol: listener.protocol.clone(),
-        listener_hostname: listener.hostname.as_ref().map(|h| h.value.clone()),
-        route: p.map(|p| {
-            let r = &t.model.routes[p.route];
-            format!("{}/{}", r.meta.namespace, r.meta.name)
-        }),
-        rule: p.map(|p| p.rule_name.clone()),
-        path,
-    })
+    best.map(|(i, _)| i)
 }
 
 /// Older first: a route with a creationTimestamp before one without, then `namespace/name`, then

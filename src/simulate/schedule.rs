@@ -38,8 +38,19 @@ pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub(crate) const MAX_REQUESTS: u64 = 1_000_000;
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 10] = [
-    "at", "after", "method", "url", "headers", "identity", "source", "tokens", "count", "interval",
+pub const KEYS: [&str; 12] = [
+    "at",
+    "after",
+    "method",
+    "url",
+    "headers",
+    "identity",
+    "source",
+    "tokens",
+    "responseBody",
+    "assume",
+    "count",
+    "interval",
 ];
 
 /// What the command line gives every entry of the file (`-X`, `-H`, `--identity`, `--source`,
@@ -51,6 +62,10 @@ pub struct Defaults {
     pub identity: Option<Value>,
     pub source: Option<(String, u16)>,
     pub tokens: Option<u64>,
+    /// `--assume`: an entry's own `assume` entries are added to (and win over) these.
+    pub assume: std::collections::BTreeMap<String, Value>,
+    pub response_body: Option<Value>,
+    pub connect_to: Vec<request::ConnectTo>,
 }
 
 impl Default for Defaults {
@@ -61,6 +76,9 @@ impl Default for Defaults {
             identity: None,
             source: None,
             tokens: None,
+            assume: Default::default(),
+            response_body: None,
+            connect_to: vec![],
         }
     }
 }
@@ -347,6 +365,30 @@ fn headers(f: &Sp<Value>) -> Result<Vec<String>, Diagnostic> {
     Ok(out)
 }
 
+/// An `assume` mapping: `{authorization: {NAME: true|false}, metadata: {NAME: {...}}, …}`.
+pub(crate) fn assume(v: &Value) -> Result<Vec<(String, Value)>, String> {
+    let help = "`assume` maps authentication, authorization or metadata to rule names and their outcome, e.g. {authorization: {k8s-rbac: false}}";
+    let Value::Object(sections) = v else {
+        return Err(help.into());
+    };
+    let mut out = Vec::new();
+    for (section, rules) in sections {
+        if !matches!(
+            section.as_str(),
+            "authentication" | "authorization" | "metadata"
+        ) {
+            return Err(format!("unknown section {section:?}: {help}"));
+        }
+        let Value::Object(rules) = rules else {
+            return Err(help.into());
+        };
+        for (name, outcome) in rules {
+            out.push((format!("{section}/{name}"), outcome.clone()));
+        }
+    }
+    Ok(out)
+}
+
 fn method(f: &Sp<Value>) -> Result<String, Diagnostic> {
     let m = string(f, "method")?;
     if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()) {
@@ -461,6 +503,27 @@ fn entry(e: &RawEntry, d: &Defaults, last: Duration, first: bool) -> Result<Read
         None if e.fields.contains_key("tokens") => None,
         None => d.tokens,
     };
+    req.response_body = match present("responseBody") {
+        Some(f) => Some(f.value.clone()),
+        None if e.fields.contains_key("responseBody") => None,
+        None => d.response_body.clone(),
+    };
+    if req.tokens.is_some()
+        && present("tokens").is_some()
+        && let Some(f) = present("responseBody")
+    {
+        return Err(invalid(
+            f.span,
+            "`tokens` and `responseBody`",
+            "an entry gives the token usage with `tokens` or the response with `responseBody`, not both".into(),
+        ));
+    }
+    req.assume = d.assume.clone();
+    if let Some(f) = present("assume") {
+        let stated = assume(&f.value).map_err(|m| invalid(f.span, "not a statement", m))?;
+        req.assume.extend(stated);
+    }
+    req.connect_to(url_text, &d.connect_to);
     let count = match present("count") {
         Some(f) => {
             let n = whole(f, "count")?;
@@ -536,6 +599,7 @@ mod tests {
             identity: Some(serde_json::json!({"username": "alice"})),
             source: None,
             tokens: Some(5),
+            ..Defaults::default()
         };
         let v = parse(
             SourceId(0),

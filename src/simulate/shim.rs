@@ -233,7 +233,13 @@ fn s(v: &str) -> Value {
 }
 
 impl Activation {
-    pub(super) fn new(req: &Request, cel: &Cel) -> Activation {
+    /// The shim's variables for `req`; `auth` is what the auth action stored (Authorino's dynamic
+    /// metadata), absent before it.
+    pub(super) fn new(
+        req: &Request,
+        cel: &Cel,
+        auth: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> Activation {
         let mut headers: HashMap<String, String> = HashMap::new();
         for (n, v) in &req.headers {
             headers
@@ -244,15 +250,7 @@ impl Activation {
                 })
                 .or_insert_with(|| v.clone());
         }
-        let default_port = matches!(
-            (req.scheme.as_str(), req.port),
-            ("http", 80) | ("https", 443)
-        );
-        let authority = if default_port {
-            req.host.clone()
-        } else {
-            format!("{}:{}", req.host, req.port)
-        };
+        let authority = req.authority();
         headers
             .entry(":authority".into())
             .or_insert(authority.clone());
@@ -278,17 +276,85 @@ impl Activation {
             None => map(vec![]),
         };
         let destination = map(vec![("port", Value::Int(i64::from(req.port)))]);
-        let auth = match &req.identity {
-            Some(id) => map(vec![("identity", json_to_cel(id))]),
+        let auth = match auth {
+            Some(m) => json_to_cel(&serde_json::Value::Object(m.clone())),
             None => map(vec![]),
         };
         let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        // The operator declares `responseBodyJSON` for the shim (kuadrant-operator v1.5.2
+        // internal/cel): a JSON pointer into the upstream response's body, null when absent
+        // (wasm-shim v0.14.1 src/data/cel.rs `response_body_json`). The body is the one given, or
+        // `{"usage": {"total_tokens": N}}` for `--tokens N`.
+        let body = req.response_body.clone().or_else(|| {
+            req.tokens
+                .map(|n| serde_json::json!({"usage": {"total_tokens": n}}))
+        });
+        if let Some(body) = body {
+            let body = Arc::new(body);
+            let _ = ctx.add_function("responseBodyJSON", move |ptr: Arc<String>| -> Value {
+                body.pointer(&ptr).map(json_to_cel).unwrap_or(Value::Null)
+            });
+        }
         ctx.add_variable_from_value("request", map(r));
         ctx.add_variable_from_value("source", source);
         ctx.add_variable_from_value("destination", destination);
         ctx.add_variable_from_value("auth", auth);
         Activation { ctx }
     }
+}
+
+impl Activation {
+    /// Variables bound from JSON values, as Authorino binds its authorization JSON: every number a
+    /// double, as in a `google.protobuf.Struct` (authorino `pkg/expressions/cel`, `AuthJsonToCel`).
+    pub(super) fn from_json(cel: &Cel, vars: &[(&str, &serde_json::Value)]) -> Activation {
+        let mut ctx = Context::with_env(Arc::clone(&cel.env));
+        for (name, v) in vars {
+            ctx.add_variable_from_value(*name, struct_to_cel(v));
+        }
+        Activation { ctx }
+    }
+}
+
+/// A JSON value as a `google.protobuf.Struct` field reads in CEL: numbers are doubles.
+fn struct_to_cel(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::Array(a) => Value::List(Arc::new(a.iter().map(struct_to_cel).collect())),
+        serde_json::Value::Object(o) => {
+            let m: HashMap<String, Value> = o
+                .iter()
+                .map(|(k, v)| (k.clone(), struct_to_cel(v)))
+                .collect();
+            Value::from(m)
+        }
+        other => json_to_cel(other),
+    }
+}
+
+/// A CEL value as JSON (authorino `ValueToJSON` through `structpb.Value`): `None` for what JSON
+/// cannot hold (a function, an opaque value).
+pub(super) fn cel_to_json(v: &Value) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    Some(match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::UInt(u) => J::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number)?,
+        Value::String(s) => J::String(s.to_string()),
+        Value::Bytes(b) => J::String(data_encoding::BASE64.encode(b)),
+        Value::List(l) => J::Array(l.iter().map(cel_to_json).collect::<Option<Vec<_>>>()?),
+        Value::Map(m) => {
+            let mut out = serde_json::Map::new();
+            let mut entries: Vec<_> = m.map.iter().collect();
+            entries.sort_by_key(|(k, _)| k.to_string());
+            for (k, v) in entries {
+                out.insert(k.to_string(), cel_to_json(v)?);
+            }
+            J::Object(out)
+        }
+        _ => return None,
+    })
 }
 
 /// A JSON value as CEL sees it (numbers: int when integral, else double).
@@ -326,6 +392,11 @@ impl Cel {
         );
         cache.insert(src.to_string(), Arc::clone(&p));
         Ok(p)
+    }
+
+    /// Whether `src` compiles (cel-go would refuse the AuthConfig holding one that does not).
+    pub(super) fn compiles(&self, src: &str) -> Result<(), String> {
+        self.program(src).map(|_| ())
     }
 
     /// Evaluate `src` over the request's variables.
@@ -416,10 +487,10 @@ mod tests {
             &["X-Tenant: acme".into()],
         )
         .unwrap();
-        req.identity = Some(serde_json::json!({"username": "alice", "groups": ["a"]}));
         req.source = Some(("10.0.0.7".into(), 5000));
         let cel = Cel::default();
-        let act = Activation::new(&req, &cel);
+        let auth = serde_json::json!({"identity": {"username": "alice", "groups": ["a"]}});
+        let act = Activation::new(&req, &cel, auth.as_object());
         for p in [
             "request.method == 'POST'",
             "request.url_path.startsWith('/toys')",

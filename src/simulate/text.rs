@@ -12,6 +12,9 @@ fn short(h: &str) -> &str {
 }
 
 fn verdict(t: &Trace) -> String {
+    if t.undecided.is_some() {
+        return "- undecided".into();
+    }
     let status = t
         .status
         .map(|s| s.to_string())
@@ -23,7 +26,52 @@ fn verdict(t: &Trace) -> String {
     } else {
         "refused".to_string()
     };
-    format!("{status} {word}")
+    match &t.grpc_status {
+        Some(g) => format!("{status} {word} (gRPC {g})"),
+        None => format!("{status} {word}"),
+    }
+}
+
+/// The lines of an auth action: what Authorino answered, how each rule went, and what it sent.
+fn auth_lines(head: &str, auth: &super::AuthTrace, sub: &mut Vec<String>) {
+    use super::authorino::Outcome;
+    let word = match &auth.outcome {
+        Some(Outcome::Allowed { .. }) => "allowed",
+        Some(Outcome::Denied { .. }) => "denied",
+        Some(Outcome::Undecided { .. }) => "undecided",
+        None if auth.authenticated => "allowed",
+        None => "denied",
+    };
+    sub.push(format!("{head}: {word}"));
+    for step in &auth.steps {
+        sub.push(format!("  {step}"));
+    }
+    match &auth.outcome {
+        Some(Outcome::Allowed {
+            headers, metadata, ..
+        }) => {
+            for (k, v) in headers {
+                sub.push(format!("  request header {k}: {v}"));
+            }
+            if !metadata.is_empty() {
+                sub.push(format!(
+                    "  stored as auth: {}",
+                    serde_json::Value::Object(metadata.clone())
+                ));
+            }
+        }
+        Some(Outcome::Denied { headers, body, .. }) => {
+            sub.push(format!("  {}", auth.reason));
+            for (k, v) in headers {
+                sub.push(format!("  response header {k}: {v}"));
+            }
+            if let Some(b) = body {
+                sub.push(format!("  response body: {b}"));
+            }
+        }
+        Some(Outcome::Undecided { reason }) => sub.push(format!("  {reason}")),
+        None => sub.push(format!("  {}", auth.reason)),
+    }
 }
 
 fn seconds(ms: u64) -> String {
@@ -95,15 +143,7 @@ pub fn tree(t: &Trace) -> String {
                 } else if let Some(e) = &a.error {
                     sub.push(format!("{head}: error: {e}"));
                 } else if let Some(auth) = &a.auth {
-                    sub.push(format!(
-                        "{head}: {}",
-                        if auth.authenticated {
-                            "authenticated"
-                        } else {
-                            "denied"
-                        }
-                    ));
-                    sub.push(format!("  {}", auth.reason));
+                    auth_lines(&head, auth, &mut sub);
                 } else if a.descriptor.is_empty() {
                     sub.push(format!("{head}: no descriptor entry, nothing sent"));
                 } else {
@@ -180,9 +220,17 @@ pub fn lines(traces: &[Trace]) -> String {
         out.push('\n');
     }
     let allowed = traces.iter().filter(|t| t.allowed).count();
-    out.push_str(&format!(
-        "{allowed} allowed, {} refused\n",
-        traces.len() - allowed
-    ));
+    let undecided = traces.iter().filter(|t| t.undecided.is_some()).count();
+    if undecided == 0 {
+        out.push_str(&format!(
+            "{allowed} allowed, {} refused\n",
+            traces.len() - allowed
+        ));
+    } else {
+        out.push_str(&format!(
+            "{allowed} allowed, {} refused, {undecided} undecided\n",
+            traces.len() - allowed - undecided
+        ));
+    }
     out
 }

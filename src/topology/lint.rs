@@ -372,14 +372,46 @@ impl ParentCheck<'_> {
             .iter()
             .position(|g| g.meta.namespace == ns && g.meta.name == pr.name);
         if gi.is_none() {
+            // A Gateway of that name in another namespace is the usual cause: a parentRef without
+            // `namespace` means the route's own (Gateway API).
+            let mut elsewhere: Vec<&str> = self
+                .t
+                .model
+                .gateways
+                .iter()
+                .filter(|g| g.meta.name == pr.name)
+                .map(|g| g.meta.namespace.as_str())
+                .collect();
+            elsewhere.sort_unstable();
+            elsewhere.dedup();
+            let implied = if pr.namespace.is_none() {
+                format!(" (a parentRef without `namespace` means the route's own, {ns})")
+            } else {
+                String::new()
+            };
+            let help = match elsewhere.as_slice() {
+                [] => "the route is in no path through this parentRef; add the Gateway with -f, or fix name/namespace".to_string(),
+                [one] => format!(
+                    "a Gateway {} exists in namespace {one}: set the parentRef's `namespace: {one}`{implied}",
+                    pr.name
+                ),
+                many => format!(
+                    "Gateways named {} exist in namespaces {}: set the parentRef's `namespace` to one of them{implied}",
+                    pr.name,
+                    many.join(", ")
+                ),
+            };
             d.push(
                 Diagnostic::new(
                     Code::ParentNotFound,
-                    format!("parentRef names Gateway {ns}/{}, which is not in the input", pr.name),
+                    format!(
+                        "parentRef names Gateway {ns}/{}, which is not in the input",
+                        pr.name
+                    ),
                 )
                 .object(self.object.clone())
                 .at(pr.name_span, "no Gateway with this name")
-                .help("the route is in no path through this parentRef; add the Gateway with -f, or fix name/namespace"),
+                .help(help),
             );
         }
         gi

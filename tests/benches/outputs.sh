@@ -54,7 +54,15 @@ while read -r estate; do
 done < <(estates)
 
 run toystore.test test -f testdata/examples/ testdata/tests/toystore/
-run guides.test test -f testdata/guides/simple-rl-simulate testdata/tests/guides/
+run guides.test test -f testdata/guides/simple-rl-simulate testdata/tests/guides/simple-rl.yaml
+# Each guide estate with its cases (testdata/tests/guides/<estate>.yaml).
+for cases in testdata/tests/guides/*.yaml; do
+  estate=$(basename "$cases" .yaml)
+  # simple-rl.yaml is for simple-rl-simulate (run above).
+  [[ -d testdata/guides/$estate && $estate != simple-rl ]] || continue
+  run "guides.$estate.test" test -f "testdata/guides/$estate" "$cases"
+  n=$((n + 1))
+done
 run toystore.simulate simulate -f testdata/examples/ --identity '{"username":"alice"}' \
   http://api.toystore.example.com/toys
 run authenticated-rl.requests simulate -f testdata/guides/authenticated-rl \

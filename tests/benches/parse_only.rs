@@ -1,5 +1,5 @@
-//! `parse_only FILE…`: read and parse every document of the inputs with the loader's YAML crate and
-//! typed visitor, and nothing else: the floor `policyctl compute` is compared with (tests/benches/run.sh).
+//! `parse_only FILE…`: read and parse every document of the inputs into the loader's spanned tree, with
+//! its YAML crate, and nothing else: the floor `policyctl compute` is compared with (tests/benches/run.sh).
 
 use policyctl::{Input, parse_only};
 

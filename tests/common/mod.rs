@@ -65,14 +65,19 @@ pub fn load_docs(docs: &[String], version: KuadrantVersion) -> Loaded {
 }
 
 /// Variables of the developer's shell that would change what policyctl prints: every `POLICYCTL_*`
-/// setting, the colour switches and the terminal width. Tests set what they need explicitly.
+/// setting, the colour switches, the terminal width and `GITHUB_WORKSPACE` (a SARIF log's
+/// repository root when no `.git` is found; set when the suite itself runs in GitHub Actions).
+/// Tests set what they need explicitly.
 fn inherited_settings() -> Vec<std::ffi::OsString> {
     std::env::vars_os()
         .map(|(k, _)| k)
         .filter(|k| {
             k.to_str().is_some_and(|k| {
                 k.starts_with("POLICYCTL_")
-                    || matches!(k, "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "COLUMNS")
+                    || matches!(
+                        k,
+                        "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "COLUMNS" | "GITHUB_WORKSPACE"
+                    )
             })
         })
         .collect()

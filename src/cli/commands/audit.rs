@@ -139,7 +139,8 @@ pub fn run(a: AuditArgs, ui: &Ui) -> Result<Outcome, CliError> {
                 filenames: vec![base.clone()],
                 ..a.input.clone()
             };
-            let mut base_loaded = base_input.load()?;
+            // An empty folder is an empty estate (the base of a change that adds the manifests).
+            let mut base_loaded = base_input.load_any()?;
             let b = side(&base_input, &mut base_loaded, &opts, false);
             if b.others.kept.has_trouble() {
                 ui.diagnostics(&base_loaded, &b.others.kept);

@@ -50,10 +50,14 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &opts,
         &Default::default(),
     );
-    // Findings about the printed objects themselves (the 1.5 wasm sha256).
-    analysis
-        .diagnostics
-        .extend(policyctl::output_diagnostics(&opts, &analysis.generated));
+    // Findings about the objects themselves (the 1.5 wasm sha256): only where the value matters,
+    // in files meant to be committed, applied or checked (`--out-dir`, `--check`), not in the
+    // objects printed for reading.
+    if a.out_dir.is_some() {
+        analysis
+            .diagnostics
+            .extend(policyctl::output_diagnostics(&opts, &analysis.generated));
+    }
     analysis.diagnostics.sort();
     let found = a.input.suppress(
         &mut loaded.sources,

@@ -58,9 +58,13 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         &opts,
         &Default::default(),
     );
-    // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side only.
-    head.diagnostics
-        .extend(policyctl::output_diagnostics(&opts, &head.generated));
+    // Findings about the compared objects themselves (the 1.5 wasm sha256), desired side only, and
+    // only against current objects: with --base both sides carry the same placeholder, so it makes
+    // no difference there.
+    if a.base.is_none() {
+        head.diagnostics
+            .extend(policyctl::output_diagnostics(&opts, &head.generated));
+    }
     head.diagnostics.sort();
     let found = a.input.suppress(
         &mut loaded.sources,
@@ -117,7 +121,7 @@ fn against_base(
         filenames: vec![base.to_string()],
         ..a.input.clone()
     };
-    let base_loaded = base_input.load()?;
+    let base_loaded = base_input.load_any()?;
     let b = policyctl::analyze(
         &base_loaded.model,
         &base_loaded.diagnostics,

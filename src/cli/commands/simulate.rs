@@ -24,9 +24,10 @@ pub enum SimulateFormat {
     policyctl simulate -f manifests/ --identity '{\"username\":\"alice\"}' --count 6 --interval 1s http://api.toystore.com/toy\n  \
     policyctl simulate -f manifests/ -H 'X-Tenant: acme' -o json https://api.example.com/v1/items\n  \
     policyctl simulate -f manifests/ --requests traffic.yaml\n\n\
-Authorino is not run: --identity stands for what it would put under auth.identity; without it, a\n\
-request that meets an AuthPolicy is refused unless a rule allows anonymous access. The exit code is\n\
-0 whatever the verdicts, 2 on trouble.")]
+Authorino is simulated on the generated AuthConfigs: API keys are looked up in the input's Secrets,\n\
+patterns, CEL and inline Rego are evaluated. What needs a live server (a TokenReview, a\n\
+SubjectAccessReview, an external policy, metadata) makes the request undecided, unless\n\
+--identity or --assume states its outcome. The exit code is 0 whatever the verdicts, 2 on trouble.")]
 pub struct SimulateArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -55,9 +56,28 @@ pub struct SimulateArgs {
     /// The client's address (source.address, source.port): ADDRESS[:PORT].
     #[arg(long, value_name = "ADDRESS")]
     pub source: Option<String>,
-    /// Token usage reported after each response, for TokenRateLimitPolicies.
-    #[arg(long, value_name = "N")]
+    /// Token usage reported after each response, for TokenRateLimitPolicies: the response's
+    /// usage.total_tokens (without it, or --response-body, token counters become undecided).
+    #[arg(long, value_name = "N", conflicts_with = "response_body")]
     pub tokens: Option<u64>,
+    /// The upstream response's JSON body, which responseBodyJSON reads (token usage): JSON, or
+    /// @FILE holding it.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub response_body: Option<String>,
+    /// State the outcome of a rule that needs a live server: SECTION/NAME=VALUE, SECTION one of
+    /// authentication, authorization, metadata; VALUE true, false or JSON (an identity, a
+    /// metadata object). Repeatable.
+    #[arg(long, value_name = "SECTION/NAME=VALUE")]
+    pub assume: Vec<String>,
+    /// A JWKS document (JSON, {"keys": [...]}) JWT signatures are verified against, for the
+    /// issuerUrl or jwksUrl URL names, or for every JWT rule without one of its own. Without it a
+    /// JWT's claims are decoded and its signature is not verified. Repeatable.
+    #[arg(long, value_name = "[URL=]FILE")]
+    pub jwks: Vec<String>,
+    /// As curl: send a request for HOST1:PORT1 to HOST2:PORT2 (empty parts: any host or port, or
+    /// unchanged), e.g. localhost:9081::80 for a port-forward to the gateway's port 80. Repeatable.
+    #[arg(long, value_name = "HOST1:PORT1:HOST2:PORT2")]
+    pub connect_to: Vec<String>,
     /// Send the request N times.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub count: u32,
@@ -84,17 +104,83 @@ pub fn bad_request(ui: &Ui, msg: String) -> Outcome {
 
 /// `--identity JSON|@FILE`.
 pub fn read_identity(arg: &str) -> Result<serde_json::Value, String> {
-    let text = match arg.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("--identity @{path}: cannot read: {e}"))?,
-        None => arg.to_string(),
-    };
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("--identity: not JSON: {e}"))?;
+    let v = read_json("--identity", arg)?;
     if !v.is_object() {
         return Err("--identity: expected a JSON object, e.g. {\"username\":\"alice\"}".into());
     }
     Ok(v)
+}
+
+/// A flag's `JSON|@FILE` value (at most 64 MiB).
+fn read_json(flag: &str, arg: &str) -> Result<serde_json::Value, String> {
+    let text = match arg.strip_prefix('@') {
+        Some(path) => {
+            let bytes = std::fs::File::open(path)
+                .map_err(|e| policyctl::StreamError::Io(e.to_string()))
+                .and_then(|f| policyctl::read_stream(f, schedule::MAX_BYTES))
+                .map_err(|e| match e {
+                    policyctl::StreamError::Io(e) => format!("{flag} @{path}: cannot read: {e}"),
+                    policyctl::StreamError::TooLarge(_) => {
+                        format!("{flag} @{path}: more than 64 MiB")
+                    }
+                })?;
+            String::from_utf8(bytes).map_err(|_| format!("{flag} @{path}: not UTF-8 text"))?
+        }
+        None => arg.to_string(),
+    };
+    serde_json::from_str(&text).map_err(|e| format!("{flag}: not JSON: {e}"))
+}
+
+/// `--jwks [URL=]FILE`, each read and checked to be a JWK set.
+pub fn read_jwks(args: &[String]) -> Result<Vec<(Option<String>, serde_json::Value)>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        // A URL has `://`; a file name may hold `=`: only `URL=FILE` with a URL splits.
+        let (url, file) = match a.split_once('=') {
+            Some((u, f)) if u.contains("://") => (Some(u.to_string()), f),
+            _ => (None, a.as_str()),
+        };
+        let v = read_json("--jwks", &format!("@{file}"))?;
+        let keys = v.get("keys").and_then(serde_json::Value::as_array);
+        if keys.is_none_or(|k| k.is_empty()) {
+            return Err(format!(
+                "--jwks {file}: not a JWK set (a JSON object with a non-empty \"keys\" list)"
+            ));
+        }
+        out.push((url, v));
+    }
+    Ok(out)
+}
+
+/// The statements, response body and port mappings of the flags, shared by every request.
+pub struct Common {
+    pub assume: std::collections::BTreeMap<String, serde_json::Value>,
+    pub response_body: Option<serde_json::Value>,
+    pub connect_to: Vec<request::ConnectTo>,
+}
+
+/// Read `--assume`, `--response-body` and `--connect-to`.
+pub fn common_of(
+    assume: &[String],
+    response_body: Option<&str>,
+    connect_to: &[String],
+) -> Result<Common, String> {
+    let mut c = Common {
+        assume: Default::default(),
+        response_body: None,
+        connect_to: vec![],
+    };
+    for a in assume {
+        let (k, v) = request::parse_assume(a)?;
+        c.assume.insert(k, v);
+    }
+    if let Some(b) = response_body {
+        c.response_body = Some(read_json("--response-body", b)?);
+    }
+    for t in connect_to {
+        c.connect_to.push(request::parse_connect_to(t)?);
+    }
+    Ok(c)
 }
 
 pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
@@ -119,6 +205,10 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Err(m) => return Ok(bad_request(ui, m)),
         },
     };
+    let jwks = match read_jwks(&a.jwks) {
+        Ok(j) => j,
+        Err(m) => return Ok(bad_request(ui, m)),
+    };
     let loaded = a.input.load()?;
     let analysis = policyctl::analyze(
         &loaded.model,
@@ -142,6 +232,7 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
         Err(m) => return Ok(unsupported(ui, m)),
     };
     sim.gateway = a.gateway.clone();
+    sim.jwks = std::sync::Arc::new(jwks);
     let traces = sim.run(&seq);
     let out = match a.output {
         SimulateFormat::Json => {
@@ -175,12 +266,17 @@ enum Bad {
 
 /// The sequence of `--requests FILE`, with the flags as defaults for every entry.
 fn from_file(a: &SimulateArgs, file: &str) -> Result<Vec<Timed>, Bad> {
+    let common =
+        common_of(&a.assume, a.response_body.as_deref(), &a.connect_to).map_err(Bad::Request)?;
     let mut defaults = schedule::Defaults {
         method: a.method.clone(),
         headers: a.headers.clone(),
         identity: None,
         source: None,
         tokens: a.tokens,
+        assume: common.assume,
+        response_body: common.response_body,
+        connect_to: common.connect_to,
     };
     if let Some(id) = &a.identity {
         defaults.identity = Some(read_identity(id).map_err(Bad::Request)?);
@@ -245,6 +341,10 @@ fn request_of(a: &SimulateArgs) -> Result<(Request, Duration), String> {
         req.source = Some(request::parse_source(s)?);
     }
     req.tokens = a.tokens;
+    let common = common_of(&a.assume, a.response_body.as_deref(), &a.connect_to)?;
+    req.assume = common.assume;
+    req.response_body = common.response_body;
+    req.connect_to(url, &common.connect_to);
     let interval = match &a.interval {
         Some(i) => request::parse_duration(i).map_err(|m| format!("--interval: {m}"))?,
         None => Duration::ZERO,

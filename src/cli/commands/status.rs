@@ -18,7 +18,7 @@ pub enum StatusFormat {
 /// Predict every policy's Accepted and Enforced conditions, as the operator would write them.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  policyctl status -f manifests/\n  policyctl status -f manifests/ -o wide\n  policyctl status -f manifests/ --routes\n  policyctl status -f cluster-dump.yaml --respect-status -o yaml\n\n\
+    after_help = "Examples:\n  policyctl status -f manifests/\n  policyctl status -f manifests/ -o wide\n  policyctl status -f manifests/ --routes\n  policyctl status -f manifests/ --gateways\n  policyctl status -f cluster-dump.yaml --respect-status -o yaml\n\n\
 Offline assumptions: a Kuadrant object exists (one in kuadrant-system when none is given), Limitador,\n\
 Authorino, TLS issuers and the generated data-plane objects are ready, and listeners/routes are\n\
 Programmed/Accepted unless --respect-status. DNSPolicy/TLSPolicy Enforced is not predicted."
@@ -38,8 +38,14 @@ pub struct StatusArgs {
     /// Show the routes instead of the policies: the kuadrant.io/<Kind>Affected conditions the operator
     /// writes on each HTTPRoute/GRPCRoute parent Gateway (table: one row per condition; yaml/json: the
     /// routes as written with the predicted status.parents entries).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gateways")]
     pub routes: bool,
+    /// Show the Gateways instead of the policies: the kuadrant.io/<Kind>Affected conditions the
+    /// operator writes on each Gateway and on each of its listeners (table: one row per condition,
+    /// LISTENER `-` for the Gateway's own; yaml/json: the Gateways as written with the predicted
+    /// status.conditions and status.listeners).
+    #[arg(long)]
+    pub gateways: bool,
     /// The lowest severity that makes the exit code 1 [default: error, or failOn in the settings
     /// file].
     #[arg(long, value_enum)]
@@ -79,6 +85,9 @@ fn show(
 ) -> Result<(), CliError> {
     if a.routes {
         return show_routes(a, ui, loaded, analysis);
+    }
+    if a.gateways {
+        return show_gateways(a, ui, loaded, analysis);
     }
     let statuses = &analysis.statuses;
     let m = &loaded.model;
@@ -189,6 +198,56 @@ fn show_routes(
                     let v = policyctl::object_value(&loaded.sources, &r.meta.origin)?;
                     Some(Object::Tree(policyctl::sort_keys(
                         policyctl::with_predicted_parents(v, rc, r.meta.generation),
+                    )))
+                })
+                .collect();
+            write_objects(ui, a.output, &items)?;
+        }
+    }
+    Ok(())
+}
+
+/// `status --gateways`: the predicted Gateway and listener conditions as a table (table and wide
+/// alike) or as the Gateway objects with their predicted status.
+fn show_gateways(
+    a: &StatusArgs,
+    ui: &Ui,
+    loaded: &policyctl::Loaded,
+    analysis: &policyctl::Analysis,
+) -> Result<(), CliError> {
+    let m = &loaded.model;
+    let predicted = policyctl::gateway_conditions(&analysis.topology, &analysis.statuses);
+    match a.output {
+        StatusFormat::Table | StatusFormat::Wide => {
+            let mut rows = Vec::new();
+            for gc in &predicted {
+                let g = &m.gateways[gc.gateway];
+                let own = gc.conditions.iter().map(|c| ("-", c));
+                let listeners = gc
+                    .listeners
+                    .iter()
+                    .flat_map(|l| l.conditions.iter().map(move |c| (l.name.as_str(), c)));
+                for (listener, c) in own.chain(listeners) {
+                    rows.push(table::GatewayRow {
+                        namespace: g.meta.namespace.clone(),
+                        name: g.meta.name.clone(),
+                        listener: listener.to_string(),
+                        condition: c.type_.clone(),
+                        status: c.status.clone(),
+                        message: c.message.clone(),
+                    });
+                }
+            }
+            ui.out(&table::gateways(&rows))?;
+        }
+        StatusFormat::Yaml | StatusFormat::Json => {
+            let items: Vec<Object> = predicted
+                .iter()
+                .filter_map(|gc| {
+                    let g = &m.gateways[gc.gateway];
+                    let v = policyctl::object_value(&loaded.sources, &g.meta.origin)?;
+                    Some(Object::Tree(policyctl::sort_keys(
+                        policyctl::with_predicted_gateway_status(v, gc, g.meta.generation),
                     )))
                 })
                 .collect();
