@@ -644,3 +644,55 @@ fn output_does_not_depend_on_document_order() {
     assert_eq!(a["coverage"], b["coverage"]);
     assert_eq!(findings(&a), findings(&b));
 }
+
+/// `-o json` keeps the shape issue 36 gives: `coverage` rows that start with `gateway`,
+/// `listener`, `hostname`, `route`, `rule`, `auth` and `rateLimit` (lists of policies), and
+/// `findings` with `code`, `severity`, `message`, `object`, `file` and `line`. One row per
+/// hostname there; the table puts a path's hostnames on one line. testdata/audit/shared-counter:
+/// `shop` has hostnames shop.example.com and store.example.com on Gateway `public` (one path, two
+/// rows), `api` and `blog` one each: 5 rows, 4 paths.
+#[test]
+fn json_shape_and_table_lines() {
+    let (out, _) = audit(&["-f", "testdata/audit/shared-counter"], "1.5");
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let rows = out["coverage"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    for r in rows {
+        assert_eq!(
+            keys(r)[..7],
+            s(&[
+                "gateway",
+                "listener",
+                "hostname",
+                "route",
+                "rule",
+                "auth",
+                "rateLimit"
+            ])[..]
+        );
+        assert!(r["auth"].is_array() && r["rateLimit"].is_array());
+    }
+    for f in out["findings"].as_array().unwrap() {
+        let k = keys(f);
+        for want in ["code", "severity", "message", "object", "file", "line"] {
+            assert!(k.iter().any(|x| x == want), "{want} missing in {f}");
+        }
+    }
+    assert_eq!(out["summary"]["paths"], 4);
+    let table = common::policyctl()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["audit", "-f", "testdata/audit/shared-counter"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    let shop: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("gateway-system/") && l.contains("apps/shop"))
+        .collect();
+    assert_eq!(shop.len(), 1, "{table}");
+    assert!(
+        shop[0].contains("shop.example.com, store.example.com"),
+        "{table}"
+    );
+    assert!(table.contains("authentication: 4 of 4 paths not fully covered (0 full, 4 none)"));
+}
