@@ -267,7 +267,7 @@ github\t'GitHub Actions workflow annotations'
 sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
 junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
-complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s o -l output -d 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)' -r -f -a "table\t'One line per path and hostname, the summary, then the findings'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s o -l output -d 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)' -r -f -a "table\t'One line per path (its hostnames together), the summary, then the findings'
 json\t'`{"coverage": [...], "findings": [...], "summary": {...}, "change": {...}}`'
 markdown\t'A pull-request comment (with --base: what the change does first)'
 sarif\t'The findings as SARIF 2.1.0, as `lint -o sarif`'"

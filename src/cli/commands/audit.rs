@@ -12,7 +12,7 @@ use policyctl::suppress;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum AuditFormat {
-    /// One line per path and hostname, the summary, then the findings.
+    /// One line per path (its hostnames together), the summary, then the findings.
     #[default]
     Table,
     /// `{"coverage": [...], "findings": [...], "summary": {...}, "change": {...}}`.
