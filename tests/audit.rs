@@ -29,8 +29,11 @@ fn audit(args: &[&str], version: &str) -> (Value, i32) {
     (v, out.status.code().unwrap())
 }
 
-/// `route rule listener hostname` → (auth state, auth policies, rate-limit state, its policies).
-fn rows(v: &Value) -> Vec<(String, String, Vec<String>, String, Vec<String>)> {
+/// `route rule listener hostname`, auth state, auth policies, rate-limit state, its policies.
+type RowText = (String, String, Vec<String>, String, Vec<String>);
+
+/// The rows of `-o json`, as [`RowText`].
+fn rows(v: &Value) -> Vec<RowText> {
     let strings = |x: &Value| -> Vec<String> {
         x.as_array()
             .unwrap()

@@ -209,14 +209,15 @@ fn locate(sources: &SourceMap, doc: Span, needles: &[&str]) -> Option<Span> {
     found
 }
 
+/// (route, rule index) → (state, reason or condition) → the places (gateway, listener, hostname).
+type Gaps = BTreeMap<(usize, usize), BTreeMap<(State, String), BTreeSet<String>>>;
+
 /// `PCTL6001` / `PCTL6002`: the route rules whose paths are not fully protected, one finding per
 /// route rule and state.
 fn required(a: &Analysis<'_>, rows: &[Row], code: Code, out: &mut Diagnostics) {
     let m = a.topology.model;
     let paths = a.topology.path_list();
-    // (route, rule index) → (state, reason or condition) → places.
-    let mut gaps: BTreeMap<(usize, usize), BTreeMap<(State, String), BTreeSet<String>>> =
-        BTreeMap::new();
+    let mut gaps: Gaps = BTreeMap::new();
     for r in rows {
         let c = if code == Code::AuditNoAuth {
             &r.auth

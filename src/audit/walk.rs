@@ -118,12 +118,22 @@ struct EntryInfo {
     rate_texts: Arc<[String]>,
 }
 
+/// An auth action's predicates: joined, as written, and as propositions.
+type AuthPredicates = (Arc<str>, Vec<Arc<str>>, Vec<Arc<Formula>>);
+
+/// An AuthPolicy condition: (policy, rule key, predicates joined, propositions).
+type AuthRule = (usize, String, Arc<str>, Vec<Arc<Formula>>);
+
+/// A rate that never decides: (entry B, rate of B, entry A, rate of A as (max, seconds), rate of
+/// B, the number of A's windows one of B's can meet).
+type Dominated = (usize, usize, usize, (i64, i64), (i64, i64), u64);
+
 /// What an action list holds, whatever the route match (the list is shared by the paths of a
 /// route and its effective policies; a route has a few matches).
 struct ActionsInfo {
     /// The auth action's predicates (the AuthPolicy's top-level `when`), joined, as written and
     /// as propositions; `None` without an auth action.
-    auth: Option<(Arc<str>, Vec<Arc<str>>, Vec<Arc<Formula>>)>,
+    auth: Option<AuthPredicates>,
     auth_policies: Vec<String>,
     rate_limit_policies: Vec<String>,
     kinds: Vec<&'static str>,
@@ -134,7 +144,7 @@ struct ActionsInfo {
     /// B's, both windows whole seconds, `max_B >= max_A`.
     candidates: Vec<(usize, usize, usize, usize)>,
     /// AuthPolicy conditions: (policy, rule key, predicates joined, propositions).
-    auth_rules: Vec<(usize, String, Arc<str>, Vec<Arc<Formula>>)>,
+    auth_rules: Vec<AuthRule>,
 }
 
 /// What one set's actions do on its requests.
@@ -290,13 +300,13 @@ struct Walk<'s, 'a, 'm> {
 /// Paths a run of the walk takes at least: fewer are not worth a thread.
 const MIN_PER_RUN: usize = 4096;
 
-pub(super) fn walk<'a, 'm>(a: &'a Analysis<'m>) -> Walked<'m> {
+pub(super) fn walk<'m>(a: &Analysis<'m>) -> Walked<'m> {
     let paths = a.topology.path_list().len();
     walk_in_runs(a, crate::par::cores().min(paths / MIN_PER_RUN).max(1))
 }
 
 /// [`walk`] on `runs` contiguous runs of paths.
-fn walk_in_runs<'a, 'm>(a: &'a Analysis<'m>, runs: usize) -> Walked<'m> {
+fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
     let m = a.topology.model;
     let mut displays = HashMap::new();
     let mut limit_names: Vec<LimitName> = Vec::new();
@@ -568,7 +578,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                     m.gateways[p.gateway].meta.key()
                 );
             }
-            if m.routes[p.route].spec.rules[p.rule].matches.len() == 0
+            if m.routes[p.route].spec.rules[p.rule].matches.is_empty()
                 && m.version == KuadrantVersion::V1_4
             {
                 return format!("{names}: `matches: []` gets no action set on 1.4");
@@ -990,7 +1000,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             let bound = windows.saturating_mul(ra.0.max(0) as u64);
             (rb.0.max(0) as u64 >= bound).then_some(windows)
         };
-        let mut found: Vec<(usize, usize, usize, (i64, i64), (i64, i64), u64)> = Vec::new();
+        let mut found: Vec<Dominated> = Vec::new();
         for &(bi, k, ai, j) in &info.candidates {
             if out.never[bi] || found.iter().any(|f| (f.0, f.1) == (bi, k)) {
                 continue;
