@@ -542,6 +542,41 @@ fn refused_configuration_covers_nothing() {
     }
 }
 
+/// Only the gateways whose configuration the shim refuses lose their coverage. The same estate
+/// with the `reports` counter written as valid CEL (`request.headers['x-team']`): gateway
+/// `internal` is no longer refused, so `reports` (on `internal` only) is rate limited by its own
+/// RateLimitPolicy on every request (no `when`), while `prod` (the `assets` regexes) stays refused.
+#[test]
+fn only_refused_gateways_lose_coverage() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("testdata/dataplane/regex-match/input.yaml"))
+        .unwrap()
+        .replace("request.headers['x-team']]", "request.headers['x-team']");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("input.yaml");
+    std::fs::write(&file, text).unwrap();
+    for v in VERSIONS {
+        let (out, _) = audit(&["-f", file.to_str().unwrap()], v);
+        let rows = out["coverage"].as_array().unwrap();
+        let (internal, prod): (Vec<&Value>, Vec<&Value>) = rows
+            .iter()
+            .partition(|r| r["gateway"] == "gateway-system/internal");
+        assert_eq!(internal.len(), 1, "{v}: {rows:?}");
+        assert_eq!(internal[0]["route"], "shop/reports");
+        assert_eq!(internal[0]["rateLimitCoverage"]["state"], "full", "{v}");
+        assert_eq!(
+            internal[0]["rateLimit"],
+            serde_json::json!(["RateLimitPolicy shop/reports"])
+        );
+        assert!(!prod.is_empty());
+        for r in prod {
+            assert_eq!(r["gateway"], "gateway-system/prod");
+            let reason = r["rateLimitCoverage"]["reason"].as_str().unwrap();
+            assert!(reason.contains("PCTL3008"), "{v}: {r}");
+        }
+    }
+}
+
 /// `--base`: the example estate without toystore's AuthPolicy leaves both toystore rules without
 /// authentication (they had it), and its `per-user` counter (auth.identity.username) without an
 /// identity (a new PCTL6005).
