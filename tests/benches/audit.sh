@@ -4,6 +4,7 @@
 #
 #   tests/benches/audit.sh                 # small and large, best of 3 (large: of 2)
 #   SIZES=large RUNS=5 tests/benches/audit.sh
+#   POLICYCTL=/path/to/policyctl SYNTH=/path/to/synth tests/benches/audit.sh   # prebuilt binaries
 #
 # Both commands end to end with their default table output to a pipe (`| cat >/dev/null`, as in CI
 # or `| less`): load, the analysis they
@@ -18,8 +19,12 @@ cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-"small large"}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet --bin policyctl --example synth
-BIN=$CARGO_TARGET_DIR/release
+# POLICYCTL and SYNTH name prebuilt binaries (nothing is built then).
+if [[ -z ${POLICYCTL:-} || -z ${SYNTH:-} ]]; then
+  cargo build --release --quiet --bin policyctl --example synth
+fi
+POLICYCTL=${POLICYCTL:-$CARGO_TARGET_DIR/release/policyctl}
+SYNTH=${SYNTH:-$CARGO_TARGET_DIR/release/examples/synth}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -53,17 +58,17 @@ printf '%-6s %9s %9s %9s %6s %8s %8s %6s %9s %9s\n' input objects status_s audit
 for size in $SIZES; do
   f=$WORK/$size.yaml
   case $size in
-    small) "$BIN/examples/synth" --gateways 10 --listeners 10 --routes 4000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
-    large) "$BIN/examples/synth" --gateways 100 --listeners 10 --routes 40000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
+    small) "$SYNTH" --gateways 10 --listeners 10 --routes 4000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
+    large) "$SYNTH" --gateways 100 --listeners 10 --routes 40000 --seed 1 >"$f" 2>"$WORK/synth.err" ;;
     *) echo "unknown size $size" >&2; exit 2 ;;
   esac
   objects=$(awk '{print $2}' "$WORK/synth.err")
   n=$RUNS
   [[ $size == large ]] && n=$(( RUNS < 2 ? RUNS : 2 ))
-  s=$(best_piped "$n" "$BIN/policyctl" status -f "$f")
-  a=$(best_piped "$n" "$BIN/policyctl" audit -f "$f")
-  read -r scpu srss <<<"$(cpu_rss "$BIN/policyctl" status -f "$f")"
-  read -r acpu arss <<<"$(cpu_rss "$BIN/policyctl" audit -f "$f")"
+  s=$(best_piped "$n" "$POLICYCTL" status -f "$f")
+  a=$(best_piped "$n" "$POLICYCTL" audit -f "$f")
+  read -r scpu srss <<<"$(cpu_rss "$POLICYCTL" status -f "$f")"
+  read -r acpu arss <<<"$(cpu_rss "$POLICYCTL" audit -f "$f")"
   printf '%-6s %9s %9s %9s %6s %8s %8s %6s %9s %9s\n' "$size" "$objects" "$s" "$a" \
     "$(awk -v a="$a" -v s="$s" 'BEGIN{printf "%.2f", a/s}')" "$scpu" "$acpu" \
     "$(awk -v a="$acpu" -v s="$scpu" 'BEGIN{printf "%.2f", a/s}')" "$srss" "$arss"
