@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away')
             [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync')
@@ -212,6 +213,34 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Verbose: also list skipped documents and kinds policyctl does not model')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'policyctl;audit' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable')
+            [CompletionResult]::new('--stdin-name', '--stdin-name', [CompletionResultType]::ParameterName, 'Name used for stdin in diagnostics')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace given to namespaced objects that have none (like kubectl apply)')
+            [CompletionResult]::new('--kuadrant-version', '--kuadrant-version', [CompletionResultType]::ParameterName, 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]')
+            [CompletionResult]::new('--gateway-class', '--gateway-class', [CompletionResultType]::ParameterName, 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file')
+            [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Fields a kind''s schema does not declare, as kubectl apply''s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]')
+            [CompletionResult]::new('--diagnostics-format', '--diagnostics-format', [CompletionResultType]::ParameterName, 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it')
+            [CompletionResult]::new('--diagnostics-file', '--diagnostics-file', [CompletionResultType]::ParameterName, 'Write the diagnostics to FILE instead of stderr')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)')
+            [CompletionResult]::new('--require', '--require', [CompletionResultType]::ParameterName, 'Make a path without this protection a finding, and the exit code 1 (comma-separated: auth, ratelimit)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Another input tree (e.g. the pull request''s base): audit both and say what the change does to coverage and findings')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]. Findings of --require always do')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Quiet: print findings as one line each, nothing else on stderr')
@@ -422,6 +451,7 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Predict every policy''s Accepted and Enforced conditions')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain, for each path through a target, which policy rule won and why')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Report every diagnostic: schema and CEL validation, references, merge outcomes')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away')
             [CompletionResult]::new('simulate', 'simulate', [CompletionResultType]::ParameterValue, 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases (requests and expected verdicts) against the simulated estate')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync')
@@ -446,6 +476,9 @@ Register-ArgumentCompleter -Native -CommandName 'policyctl' -ScriptBlock {
             break
         }
         'policyctl;help;lint' {
+            break
+        }
+        'policyctl;help;audit' {
             break
         }
         'policyctl;help;simulate' {

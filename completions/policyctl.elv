@@ -34,6 +34,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand status 'Predict every policy''s Accepted and Enforced conditions'
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand audit 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
             cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand watch 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
@@ -203,6 +204,33 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand -o 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)'
             cand --output 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)'
             cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]'
+            cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
+            cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
+            cand -q 'Quiet: print findings as one line each, nothing else on stderr'
+            cand --quiet 'Quiet: print findings as one line each, nothing else on stderr'
+            cand -v 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand --verbose 'Verbose: also list skipped documents and kinds policyctl does not model'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'policyctl;audit'= {
+            cand -f 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --filename 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable'
+            cand --stdin-name 'Name used for stdin in diagnostics'
+            cand -n 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --namespace 'Namespace given to namespaced objects that have none (like kubectl apply)'
+            cand --kuadrant-version 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]'
+            cand --gateway-class 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file'
+            cand --validate 'Fields a kind''s schema does not declare, as kubectl apply''s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]'
+            cand --diagnostics-format 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it'
+            cand --diagnostics-file 'Write the diagnostics to FILE instead of stderr'
+            cand -o 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)'
+            cand --output 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)'
+            cand --require 'Make a path without this protection a finding, and the exit code 1 (comma-separated: auth, ratelimit)'
+            cand --base 'Another input tree (e.g. the pull request''s base): audit both and say what the change does to coverage and findings'
+            cand --fail-on 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]. Findings of --require always do'
             cand --color 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never'
             cand --config 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values'
             cand -q 'Quiet: print findings as one line each, nothing else on stderr'
@@ -399,6 +427,7 @@ set edit:completion:arg-completer[policyctl] = {|@words|
             cand status 'Predict every policy''s Accepted and Enforced conditions'
             cand explain 'Explain, for each path through a target, which policy rule won and why'
             cand lint 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+            cand audit 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
             cand simulate 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
             cand test 'Run test cases (requests and expected verdicts) against the simulated estate'
             cand watch 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
@@ -417,6 +446,8 @@ set edit:completion:arg-completer[policyctl] = {|@words|
         &'policyctl;help;explain'= {
         }
         &'policyctl;help;lint'= {
+        }
+        &'policyctl;help;audit'= {
         }
         &'policyctl;help;simulate'= {
         }

@@ -38,6 +38,7 @@ complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "graph" -d 'Draw
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "audit" -d 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
 complete -c policyctl -n "__fish_policyctl_needs_command" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
@@ -252,6 +253,39 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s q -l quiet 
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s V -l version -d 'Print version'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l stdin-name -d 'Name used for stdin in diagnostics' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l kuadrant-version -d 'Kuadrant operator release line to emulate [default: 1.5, the newest, or kuadrantVersion in the settings file]' -r -f -a "1.4\t''
+1.5\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l gateway-class -d 'Assume a GatewayClass the input does not define has this controllerName (repeatable). Built in: istio=istio.io/gateway-controller, eg=gateway.envoyproxy.io/gatewayclass-controller, envoy-gateway=gateway.envoyproxy.io/gatewayclass-controller; also gatewayClasses in the settings file' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
+json\t'`{"diagnostics": [...], "summary": {...}}`'
+github\t'GitHub Actions workflow annotations'
+sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
+junit\t'JUnit XML: one test case per object checked (Jenkins, GitLab, Azure Pipelines)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-file -d 'Write the diagnostics to FILE instead of stderr' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s o -l output -d 'Output: table, json, markdown (a pull-request comment) or sarif (the findings)' -r -f -a "table\t'One line per path (its hostnames together), the summary, then the findings'
+json\t'`{"coverage": [...], "findings": [...], "summary": {...}, "change": {...}}`'
+markdown\t'A pull-request comment (with --base: what the change does first)'
+sarif\t'The findings as SARIF 2.1.0, as `lint -o sarif`'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l require -d 'Make a path without this protection a finding, and the exit code 1 (comma-separated: auth, ratelimit)' -r -f -a "auth\t'Every path authenticated (PCTL6001 otherwise)'
+ratelimit\t'Every path rate limited (PCTL6002 otherwise)'"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l base -d 'Another input tree (e.g. the pull request\'s base): audit both and say what the change does to coverage and findings' -r
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l fail-on -d 'The lowest severity that makes the exit code 1 [default: error, or failOn in the settings file]. Findings of --require always do' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l color -d 'When to use colour: auto (a terminal, and NO_COLOR unset), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l config -d 'Settings file [default: .policyctl.yaml in the current directory or the nearest parent]. Flags and POLICYCTL_* variables override its values' -r -F
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s q -l quiet -d 'Quiet: print findings as one line each, nothing else on stderr'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s f -l filename -d 'A manifest file, a directory (read recursively: .yaml, .yml, .json; hidden entries skipped), or - for stdin. Repeatable' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l stdin-name -d 'Name used for stdin in diagnostics' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -s n -l namespace -d 'Namespace given to namespaced objects that have none (like kubectl apply)' -r
@@ -396,18 +430,19 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s q -l qui
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s v -l verbose -d 'Verbose: also list skipped documents and kinds policyctl does not model'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c policyctl -n "__fish_policyctl_using_subcommand version" -s V -l version -d 'Print version'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "completions" -d 'Print shell completions'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
-complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint simulate test watch completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "compute" -d 'Print the objects the operator would generate (WasmPlugin/EnvoyFilter, Limitador, AuthConfigs, ...)'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "diff" -d 'Show what would change: generated objects against current ones, or between two input trees'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "graph" -d 'Draw the topology (DOT, Mermaid or JSON), policies included'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "status" -d 'Predict every policy\'s Accepted and Enforced conditions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "explain" -d 'Explain, for each path through a target, which policy rule won and why'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "lint" -d 'Report every diagnostic: schema and CEL validation, references, merge outcomes'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "audit" -d 'Audit coverage: paths without authentication or rate limiting, limits that never decide, shared counters; with --base, what a change takes away'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "simulate" -d 'Trace a request through gateway, route, wasm actions, AuthConfig and Limitador'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "test" -d 'Run test cases (requests and expected verdicts) against the simulated estate'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "watch" -d 'Watch the input files: recompute on every change and print what changed (objects, status, findings); keep --out-dir in sync'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "completions" -d 'Print shell completions'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "version" -d 'Print policyctl\'s version, the operator releases it emulates and what they ship'
+complete -c policyctl -n "__fish_policyctl_using_subcommand help; and not __fish_seen_subcommand_from compute diff graph status explain lint audit simulate test watch completions version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "status" -d 'Every policy\'s predicted status after each cycle'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "lint" -d 'Every finding after each cycle'
 complete -c policyctl -n "__fish_policyctl_using_subcommand help; and __fish_seen_subcommand_from watch" -f -a "explain" -d 'A target\'s paths after each cycle (TARGET as for `policyctl explain`)'

@@ -5,7 +5,7 @@
 //! reads the environment: the `policyctl` binary is a thin layer over it.
 //!
 //! The public API is what this file exports (see `docs/architecture.md`, "Public API"): the items of
-//! each stage a caller needs, re-exported below, and seven modules that are API as a whole. Everything
+//! each stage a caller needs, re-exported below, and eight modules that are API as a whole. Everything
 //! else is crate-private (`unreachable_pub` keeps it so).
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![warn(unreachable_pub)]
@@ -21,6 +21,7 @@ mod source;
 mod topology;
 mod watch;
 
+pub mod audit;
 pub mod config;
 pub mod diag;
 pub mod diff;

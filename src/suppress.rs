@@ -335,9 +335,11 @@ fn shortened(item: &str) -> std::borrow::Cow<'_, str> {
 /// `PCTL4009` for every annotation code and settings rule that silenced nothing.
 fn unused(annotated: &[Annotated<'_>], rules: &[Rule], rule_used: &[bool]) -> Diagnostics {
     let mut extra = Diagnostics::new();
+    // Which audit findings exist depends on the command and its flags (`audit --require`): a
+    // suppression of one is never reported unused.
     for a in annotated {
         for (c, used) in a.codes.iter().zip(&a.used) {
-            if !used {
+            if !used && !c.is_audit() {
                 extra.push(
                     Diagnostic::new(
                         Code::SuppressionUnused,
@@ -354,7 +356,7 @@ fn unused(annotated: &[Annotated<'_>], rules: &[Rule], rule_used: &[bool]) -> Di
         }
     }
     for (r, used) in rules.iter().zip(rule_used) {
-        if !used {
+        if !used && !r.code.is_audit() {
             let what = match &r.object {
                 Some(p) => format!("{} on {p:?}", r.code.as_str()),
                 None => r.code.as_str().to_string(),

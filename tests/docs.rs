@@ -32,6 +32,7 @@ const PAGES: &[&str] = &[
     "docs/guide/simulate.md",
     "docs/guide/test.md",
     "docs/guide/watch.md",
+    "docs/guide/audit.md",
     "docs/ci.md",
     "docs/kuadrant-guide.md",
     "docs/input.md",
@@ -58,7 +59,12 @@ fn markdown_files() -> Vec<String> {
     walk(&root().join("docs"), &mut files);
     let mut rel: Vec<String> = files
         .iter()
-        .map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/"))
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
         .collect();
     rel.sort();
     rel
@@ -88,6 +94,9 @@ fn expected_diagnostics_doc() -> String {
          `lint -o sarif` (and `--diagnostics-format sarif`) links each rule to its heading here \
          (`helpUri`). [Suppressions](settings.md#suppressions) says how a finding is silenced and \
          [Exit codes](ci.md#exit-codes) what the exit code means.\n\n\
+         Codes are stable and grouped by family: `PCTL1xxx` input and schema, `PCTL2xxx` references \
+         and attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions, \
+         `PCTL5xxx` simulation and test cases, `PCTL6xxx` audit findings (`policyctl audit` only).\n\n\
          <!-- Generated from src/diag/code.rs: UPDATE_EXPECT=1 cargo test --test tests docs:: -->\n\n",
     );
     t.push_str(&expected_table());
@@ -236,7 +245,10 @@ fn every_page_with_examples_is_run() {
         );
     }
     for page in PAGES {
-        assert!(root().join(page).is_file(), "PAGES names {page}, which is gone");
+        assert!(
+            root().join(page).is_file(),
+            "PAGES names {page}, which is gone"
+        );
     }
 }
 
@@ -246,7 +258,11 @@ fn console_examples_run_as_shown() {
         .iter()
         .flat_map(|page| console_examples(page, &read(page)))
         .collect();
-    assert!(examples.len() >= 30, "found only {} examples", examples.len());
+    assert!(
+        examples.len() >= 30,
+        "found only {} examples",
+        examples.len()
+    );
     assert!(
         examples.iter().filter(|e| e.page == "README.md").count() >= 5,
         "the README's tour lost its examples"
@@ -376,7 +392,10 @@ fn settings_example_is_valid_and_names_every_key() {
         loaded.diagnostics.iter().collect::<Vec<_>>()
     );
     for key in policyctl::config::KEYS {
-        assert!(text.contains(&format!("{key}:")), "docs/settings.md lacks {key}");
+        assert!(
+            text.contains(&format!("{key}:")),
+            "docs/settings.md lacks {key}"
+        );
     }
 }
 
@@ -455,7 +474,10 @@ fn every_relative_link_resolves() {
     let mut broken = Vec::new();
     let mut checked = 0;
     for page in markdown_files() {
-        let dir = Path::new(&page).parent().unwrap_or(Path::new("")).to_path_buf();
+        let dir = Path::new(&page)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
         let text = read(&page);
         for (line, target) in relative_links(&text) {
             checked += 1;
@@ -475,7 +497,9 @@ fn every_relative_link_resolves() {
             if let Some(anchor) = anchor {
                 let md = std::fs::read_to_string(&file).unwrap_or_default();
                 if !anchors(&md).iter().any(|a| a == anchor) {
-                    broken.push(format!("{page}:{line}: {target}: no heading with that anchor"));
+                    broken.push(format!(
+                        "{page}:{line}: {target}: no heading with that anchor"
+                    ));
                 }
             }
         }
@@ -488,7 +512,11 @@ fn every_relative_link_resolves() {
 fn readme_is_short_and_links_every_user_guide() {
     let r = readme();
     // A newcomer reads it in ten minutes; the reference lives in docs/.
-    assert!(r.lines().count() < 250, "README.md has {} lines", r.lines().count());
+    assert!(
+        r.lines().count() < 250,
+        "README.md has {} lines",
+        r.lines().count()
+    );
     for page in PAGES.iter().filter(|p| p.starts_with("docs/")) {
         let link = format!("]({page})");
         assert!(r.contains(&link), "README.md does not link {page}");

@@ -7,6 +7,8 @@ mod common;
 
 /// The GitHub Action's steps run against fakes: release download, build cache, sticky comment, forks.
 mod action;
+/// `audit`: coverage, findings and `--base` over the example, the guides and `testdata/audit`.
+mod audit;
 /// Every run is bounded: evaluation cost, requests, file sizes, finding sizes, report characters,
 /// the out-dir lock, `watch` after its root is removed or its folder tampered with (issue 32).
 mod bounds;

@@ -18,6 +18,7 @@ pub use common::Ui;
     policyctl explain -f manifests/ httproute/toystore/toystore\n  \
     policyctl graph -f manifests/ | dot -Tsvg > topology.svg\n  \
     policyctl diff -f manifests/ --base ../main/manifests -o markdown\n  \
+    policyctl audit -f manifests/ --require auth,ratelimit\n  \
     policyctl watch -f manifests/ --out-dir generated/\n\n\
     Settings: .policyctl.yaml in the current directory or the nearest parent, or --config FILE.\n\
     Exit codes: 0 clean, 1 findings (errors, differences, stale output), 2 trouble.")]
@@ -46,6 +47,9 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Report every diagnostic: schema and CEL validation, references, merge outcomes.
     Lint(commands::lint::LintArgs),
+    /// Audit coverage: paths without authentication or rate limiting, limits that never decide,
+    /// shared counters; with --base, what a change takes away.
+    Audit(commands::audit::AuditArgs),
     /// Trace a request through gateway, route, wasm actions, AuthConfig and Limitador.
     Simulate(commands::simulate::SimulateArgs),
     /// Run test cases (requests and expected verdicts) against the simulated estate.
@@ -69,6 +73,7 @@ impl Command {
             Command::Status(a) => Some(&mut a.input),
             Command::Explain(a) => Some(&mut a.input),
             Command::Lint(a) => Some(&mut a.input),
+            Command::Audit(a) => Some(&mut a.input),
             Command::Simulate(a) => Some(&mut a.input),
             Command::Test(a) => Some(&mut a.input),
             Command::Watch(a) => Some(&mut a.input),
@@ -90,6 +95,7 @@ impl Command {
                 | Command::Lint(_)
                 | Command::Simulate(_)
                 | Command::Test(_)
+                | Command::Audit(_)
         )
     }
 }
@@ -202,6 +208,7 @@ pub fn main() -> ExitCode {
         Command::Status(a) => commands::status::run(a, &ui),
         Command::Explain(a) => commands::explain::run(a, &ui),
         Command::Lint(a) => commands::lint::run(a, &ui),
+        Command::Audit(a) => commands::audit::run(a, &ui),
         Command::Simulate(a) => commands::simulate::run(a, &ui),
         Command::Test(a) => commands::test::run(a, &ui),
         Command::Watch(a) => commands::watch::run(a, &ui),

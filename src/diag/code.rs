@@ -5,7 +5,8 @@ use super::Severity;
 macro_rules! codes {
     ($( $variant:ident = $code:literal, $sev:ident, $trouble:literal, $desc:literal; )*) => {
         /// Every diagnostic policyctl can emit. `PCTL1xxx` input and schema, `PCTL2xxx` references and
-        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions, `PCTL5xxx` simulation and test cases.
+        /// attachment, `PCTL3xxx` merge and enforcement, `PCTL4xxx` configuration and versions, `PCTL5xxx`
+        /// simulation and test cases, `PCTL6xxx` audit findings (`policyctl audit` only).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code { $( $variant, )* }
 
@@ -102,6 +103,14 @@ codes! {
     RequestFileInvalid = "PCTL5005", Error, true, "an entry of a request file breaks its format (unknown key, wrong type, bad URL, method or header, times going back, too many requests)";
     EvaluationBudget = "PCTL5013", Error, true, "an evaluation (a CEL expression, a Rego policy, a selector) of a simulated request exceeded its cost budget (--cel-cost-limit, --request-cost-limit): the run stops there";
     RequestBudget = "PCTL5014", Error, true, "a run asks for more simulated requests than its budget (--max-requests)";
+    AuditNoAuth = "PCTL6001", Warning, false, "`audit --require auth`: a route rule is not authenticated on every path (no AuthPolicy in effect, only under a `when`, or anonymous access)";
+    AuditNoRateLimit = "PCTL6002", Warning, false, "`audit --require ratelimit`: a route rule is not rate limited on every path (no RateLimitPolicy or TokenRateLimitPolicy in effect, or only under a `when`)";
+    LimitShadowed = "PCTL6003", Warning, false, "`audit`: a rate never refuses a request on its own: another limit counts the same requests and refuses first";
+    LimitNeverApplies = "PCTL6004", Warning, false, "`audit`: a limit's predicates never hold on the requests of the route rules it is in effect on";
+    CounterWithoutIdentity = "PCTL6005", Warning, false, "`audit`: a limit counts by `auth.*` on route rules where no AuthPolicy is in effect";
+    CounterSharedByGateways = "PCTL6006", Warning, false, "`audit`: one Limitador counter counts the requests of a route on several Gateways";
+    CounterSharedByHostnames = "PCTL6007", Info, false, "`audit`: one Limitador counter counts the requests of several hostnames of a route";
+    AuthConditionNeverHolds = "PCTL6008", Warning, false, "`audit`: an AuthPolicy's top-level `when`, or a rule's, never holds on the requests of the route rules it is in effect on";
 }
 
 impl Code {
@@ -111,6 +120,12 @@ impl Code {
             .iter()
             .copied()
             .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// Whether the code is an `audit` finding (`PCTL6xxx`), which only `policyctl audit` looks for
+    /// (some only with `--require`).
+    pub fn is_audit(self) -> bool {
+        self.as_str().starts_with("PCTL6")
     }
 
     /// Whether a finding with this code may be silenced. Errors may not: each means the API

@@ -217,6 +217,9 @@ pub struct Generated {
     pub cel_issues: Vec<CelIssue>,
     /// The data-plane objects produced per gateway, whatever `only` and `gateway` keep.
     pub components: Components,
+    /// The gateways (indices into `Model::gateways`) whose wasm configuration the wasm-shim
+    /// refuses (`PCTL3008`): no Kuadrant policy is enforced on them.
+    pub rejected_gateways: BTreeSet<usize>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -293,8 +296,9 @@ fn generate_in_runs(
     };
     let mut pass = paths::run(&ctx, eff, runs);
     out.cel_issues.append(&mut pass.cel_issues);
-    out.diagnostics
-        .extend(shim::diagnostics(t, &pass.shim_rules, &pass.shim_actions));
+    let (shim_diagnostics, rejected) = shim::diagnostics(t, &pass.shim_rules, &pass.shim_actions);
+    out.diagnostics.extend(shim_diagnostics);
+    out.rejected_gateways = rejected;
 
     let carriers = gateway::Carriers {
         m,

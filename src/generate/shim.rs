@@ -95,11 +95,12 @@ impl Findings {
 
 /// PCTL3008 for every route match value and policy expression that reaches a gateway's wasm
 /// configuration and that the shim cannot parse; one diagnostic per field, naming the gateways.
+/// Also the gateways whose configuration is refused (those the diagnostics name).
 pub(super) fn diagnostics(
     t: &Topology<'_>,
     rules: &BTreeSet<(usize, usize, usize)>,
     actions: &[ShimActions<'_>],
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, BTreeSet<usize>) {
     let m = t.model;
     let mut findings = Findings::default();
     for &(gateway, route, rule) in rules {
@@ -135,11 +136,17 @@ pub(super) fn diagnostics(
         KuadrantVersion::V1_4 => "wasm-shim v0.12.3 (operator 1.4)",
         KuadrantVersion::V1_5 => "wasm-shim v0.14.1 (operator 1.5)",
     };
-    findings
+    let rejected = findings
+        .found
+        .values()
+        .flat_map(|f| f.gateways.iter().copied())
+        .collect();
+    let diagnostics = findings
         .found
         .into_iter()
         .map(|((span, _), f)| diagnostic(t, shim, span, f))
-        .collect()
+        .collect();
+    (diagnostics, rejected)
 }
 
 /// The PCTL3008 diagnostic of one finding; `shim` names the wasm-shim release.

@@ -323,7 +323,7 @@ pub fn human_all(ds: &Diagnostics, sources: &SourceMap, style: Style, see_all: &
 }
 
 #[derive(serde::Serialize)]
-struct JsonDiag<'a> {
+pub(crate) struct JsonDiag<'a> {
     code: &'a str,
     severity: Severity,
     message: &'a str,
@@ -339,7 +339,7 @@ struct JsonDiag<'a> {
     help: Option<&'a str>,
 }
 
-fn json_diag<'a>(d: &'a Diagnostic, sources: &SourceMap) -> JsonDiag<'a> {
+pub(crate) fn json_diag<'a>(d: &'a Diagnostic, sources: &SourceMap) -> JsonDiag<'a> {
     let pos = d.primary_span().and_then(|s| sources.position(s));
     JsonDiag {
         code: d.code.as_str(),

@@ -1,6 +1,8 @@
 //! Render: turn values into text. Every function returns a `String`; nothing here prints, checks for a
 //! terminal or computes anything about policies. Colour and width are passed in by the caller.
 
+pub mod audit;
+
 pub mod diagnostics;
 
 /// How to draw text for a human.

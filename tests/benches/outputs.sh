@@ -47,7 +47,9 @@ while read -r estate; do
     run "$key.$v.lint-sarif" lint --kuadrant-version "$v" -o sarif -f "$estate"
     run "$key.$v.graph" graph --kuadrant-version "$v" -f "$estate"
     run "$key.$v.graph-json" graph --kuadrant-version "$v" -o json -f "$estate"
-    n=$((n + 9))
+    run "$key.$v.audit" audit --kuadrant-version "$v" -f "$estate"
+    run "$key.$v.audit-json" audit --kuadrant-version "$v" -o json --require auth,ratelimit -f "$estate"
+    n=$((n + 11))
   done
 done < <(estates)
 

@@ -1,5 +1,6 @@
 //! One module per subcommand: its clap arguments and its `run`.
 
+pub mod audit;
 pub mod completions;
 pub mod compute;
 pub mod diff;

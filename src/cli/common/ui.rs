@@ -225,7 +225,6 @@ impl Ui {
     }
 }
 
-
 /// Lock `--out-dir` (see `outdir::lock`), waiting up to `--lock-timeout` seconds for another run
 /// and saying so on stderr once, as cargo does for its build folder.
 pub fn lock_out_dir(
