@@ -481,7 +481,8 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 "invalid path: no hostname of the route is within listener {}'s (PCTL2005); it gets no action set",
                 l.name.value
             );
-            let (auth, rl) = self.absent(p, pe, Some(&why));
+            let id = self.s.a.topology.path_id(p);
+            let (auth, rl) = self.absent(p, &id, pe, Some(&why));
             self.out.rows.push(row(None, auth, rl));
             return;
         }
@@ -510,7 +511,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 found.push(set.map(|s| (self.set_out(s, pe), s)));
             }
             if found.iter().all(Option::is_none) {
-                let (auth, rl) = self.absent(p, pe, None);
+                let (auth, rl) = self.absent(p, &id, pe, None);
                 let h = self.hostname(h);
                 self.out.rows.push(row(Some(h), auth, rl));
                 continue;
@@ -555,12 +556,12 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     fn absent(
         &self,
         p: &Path,
+        id: &str,
         pe: &PathEffective,
         invalid: Option<&str>,
     ) -> (Arc<Coverage>, Arc<Coverage>) {
         let m = self.s.a.topology.model;
-        let id = self.s.a.topology.path_id(p);
-        let dropped = self.s.dropped.get(id.as_str());
+        let dropped = self.s.dropped.get(id);
         let why = |policies: Vec<String>, kind: PolicyKind, what: &str| -> String {
             if policies.is_empty() {
                 return format!("no {what}");

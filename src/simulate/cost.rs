@@ -504,35 +504,30 @@ fn guard_pre_join<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v
     Ok(target)
 }
 
+/// The shape of every guard function.
+type Guard = for<'b, 'v> fn(Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError>;
+
 /// Register the guards on `env`.
 pub(crate) fn register(env: &mut Env) -> Result<(), cel::DeclarationError> {
     use cel::common::types::{DYN_TYPE, INT_TYPE};
     env.add_overload(VALUE, VALUE, vec![DYN_TYPE], guard_value)?;
     env.add_overload(RANGE, RANGE, vec![DYN_TYPE], guard_range)?;
     env.add_overload(STEP, STEP, vec![INT_TYPE, DYN_TYPE], guard_step)?;
-    for n in 3..=4 {
-        env.add_overload(
-            PRE_REPLACE,
-            &format!("{PRE_REPLACE}{n}"),
-            (0..n).map(|_| DYN_TYPE).collect(),
-            guard_pre_replace,
-        )?;
-    }
-    for n in 2..=3 {
-        env.add_overload(
-            PRE_SPLIT,
-            &format!("{PRE_SPLIT}{n}"),
-            (0..n).map(|_| DYN_TYPE).collect(),
-            guard_pre_split,
-        )?;
-    }
-    for n in 1..=2 {
-        env.add_overload(
-            PRE_JOIN,
-            &format!("{PRE_JOIN}{n}"),
-            (0..n).map(|_| DYN_TYPE).collect(),
-            guard_pre_join,
-        )?;
+    // `replace`, `split` and `join` with and without their optional argument, receiver included.
+    let pre: [(&str, std::ops::RangeInclusive<usize>, _); 3] = [
+        (PRE_REPLACE, 3..=4, guard_pre_replace as Guard),
+        (PRE_SPLIT, 2..=3, guard_pre_split),
+        (PRE_JOIN, 1..=2, guard_pre_join),
+    ];
+    for (name, arities, guard) in pre {
+        for n in arities {
+            env.add_overload(
+                name,
+                &format!("{name}{n}"),
+                (0..n).map(|_| DYN_TYPE).collect(),
+                guard,
+            )?;
+        }
     }
     Ok(())
 }

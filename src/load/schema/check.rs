@@ -328,7 +328,25 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
     }
     required(w, n, s, at);
     let count = entries.len() as u64;
-    if let Some(max) = s.max_properties
+    counted(
+        w,
+        at,
+        count,
+        (s.min_properties, s.max_properties),
+        "properties",
+    );
+}
+
+/// `minProperties`/`maxProperties` or `minItems`/`maxItems`: the API server's messages for a count
+/// out of bounds (`field.TooMany`, and the OpenAPI validator's "should have at least").
+fn counted(
+    w: &mut Walk<'_>,
+    at: Span,
+    count: u64,
+    (min, max): (Option<u64>, Option<u64>),
+    unit: &str,
+) {
+    if let Some(max) = max
         && count > max
     {
         let p = w.path(false);
@@ -338,42 +356,21 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
             format!("{p}: Too many: {count}: must have at most {max} items"),
         );
     }
-    if let Some(min) = s.min_properties
+    if let Some(min) = min
         && count < min
     {
         let p = w.path(false);
         w.push(
             FindingKind::Invalid,
             at,
-            format!(
-                "{p}: Invalid value: {count}: {p} in body should have at least {min} properties"
-            ),
+            format!("{p}: Invalid value: {count}: {p} in body should have at least {min} {unit}"),
         );
     }
 }
 
 fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
     let count = items.len() as u64;
-    if let Some(max) = s.max_items
-        && count > max
-    {
-        let p = w.path(false);
-        w.push(
-            FindingKind::Invalid,
-            at,
-            format!("{p}: Too many: {count}: must have at most {max} items"),
-        );
-    }
-    if let Some(min) = s.min_items
-        && count < min
-    {
-        let p = w.path(false);
-        w.push(
-            FindingKind::Invalid,
-            at,
-            format!("{p}: Invalid value: {count}: {p} in body should have at least {min} items"),
-        );
-    }
+    counted(w, at, count, (s.min_items, s.max_items), "items");
     if let Some(item) = s.items.as_deref() {
         for (i, x) in items.iter().enumerate() {
             w.path.push(Seg::Index(i));
