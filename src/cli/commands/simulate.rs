@@ -51,10 +51,7 @@ impl BudgetArgs {
             ),
         )
         .help("simulate fewer requests, or raise the budget with --max-requests N");
-        let mut diags = policyctl::diag::Diagnostics::default();
-        diags.push(d);
-        ui.diagnostics_in(&Default::default(), &diags);
-        Some(Outcome::Trouble)
+        Some(ui.trouble(d))
     }
 }
 
@@ -68,10 +65,7 @@ pub fn over_budget(ui: &Ui, number: u64, e: &Exceeded) -> Outcome {
         "its verdict is unknown; raise the budget with {} N if the expression is meant to be that costly",
         e.flag()
     ));
-    let mut diags = policyctl::diag::Diagnostics::default();
-    diags.push(d);
-    ui.diagnostics_in(&Default::default(), &diags);
-    Outcome::Trouble
+    ui.trouble(d)
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -163,10 +157,7 @@ pub struct SimulateArgs {
 pub fn bad_request(ui: &Ui, msg: String) -> Outcome {
     let d = policyctl::diag::Diagnostic::new(policyctl::diag::Code::BadRequest, msg)
         .help("see `policyctl simulate --help` for the request flags");
-    let mut diags = policyctl::diag::Diagnostics::default();
-    diags.push(d);
-    ui.diagnostics_in(&Default::default(), &diags);
-    Outcome::Trouble
+    ui.trouble(d)
 }
 
 /// `--identity JSON|@FILE`.
@@ -257,10 +248,7 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
             Ok(plan) => plan,
             Err(Bad::Request(m)) => return Ok(bad_request(ui, m)),
             Err(Bad::File(sources, d)) => {
-                let mut diags = policyctl::diag::Diagnostics::default();
-                diags.push(*d);
-                ui.diagnostics_in(&sources, &diags);
-                return Ok(Outcome::Trouble);
+                return Ok(ui.trouble_in(&sources, *d));
             }
         },
         None => match request_of(&a) {
@@ -487,8 +475,5 @@ fn request_of(a: &SimulateArgs) -> Result<(Request, Duration), String> {
 /// A generated object the simulation cannot evaluate: diagnostic PCTL5003 (exit 2).
 pub fn unsupported(ui: &Ui, msg: String) -> Outcome {
     let d = policyctl::diag::Diagnostic::new(policyctl::diag::Code::SimulationUnsupported, msg);
-    let mut diags = policyctl::diag::Diagnostics::default();
-    diags.push(d);
-    ui.diagnostics_in(&Default::default(), &diags);
-    Outcome::Trouble
+    ui.trouble(d)
 }

@@ -69,10 +69,7 @@ fn case_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, S
 fn bad_case(ui: &Ui, msg: String) -> Outcome {
     let d = policyctl::diag::Diagnostic::new(policyctl::diag::Code::BadTestCase, msg)
         .help("docs/guide/test.md documents the test case format");
-    let mut diags = policyctl::diag::Diagnostics::default();
-    diags.push(d);
-    ui.diagnostics_in(&Default::default(), &diags);
-    Outcome::Trouble
+    ui.trouble(d)
 }
 
 pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
@@ -128,7 +125,6 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     // each, whatever the number of requests) before its first line.
     let mut results: Vec<(String, Vec<cases::Outcome>)> = Vec::new();
     let (mut total, mut failed, mut undecided) = (0usize, 0usize, 0usize);
-    let mut number = 0u64;
     let mut stopped = None;
     ui.out_with(|o| {
         let mut w = std::io::BufWriter::new(o);
@@ -142,7 +138,6 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
                         break 'files;
                     }
                 };
-                number += c.plan.count;
                 total += 1;
                 failed += usize::from(!o.failures.is_empty());
                 undecided += usize::from(is_undecided(&o));
@@ -176,7 +171,6 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     std::mem::forget(sim);
     std::mem::forget(analysis);
     std::mem::forget(loaded);
-    let _ = number;
     if let Some((file, name, e)) = stopped {
         let d = policyctl::diag::Diagnostic::new(
             policyctl::diag::Code::EvaluationBudget,
@@ -186,10 +180,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
             "the case's verdict is unknown; raise the budget with {} N if the expression is meant to be that costly",
             e.flag()
         ));
-        let mut diags = policyctl::diag::Diagnostics::default();
-        diags.push(d);
-        ui.diagnostics_in(&Default::default(), &diags);
-        return Ok(Outcome::Trouble);
+        return Ok(ui.trouble(d));
     }
     if errors > 0 {
         ui.error(&format!(

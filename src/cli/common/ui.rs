@@ -1,11 +1,11 @@
 //! Colour, verbosity, terminal widths and the writers (`Ui`), and the flags that set them.
 
-use super::{CliError, DiagArgs, DiagFormat, machine_report, suppressed_lines};
+use super::{CliError, DiagArgs, DiagFormat, Outcome, machine_report, suppressed_lines};
 use clap::{Args, ValueEnum};
 use policyctl::Loaded;
 use policyctl::Model;
 use policyctl::SourceMap;
-use policyctl::diag::{Diagnostics, Severity};
+use policyctl::diag::{Diagnostic, Diagnostics, Severity};
 use policyctl::render::{self, Style};
 use policyctl::suppress;
 use std::io::{IsTerminal, Write};
@@ -189,6 +189,20 @@ impl Ui {
                 Ok(())
             }
         }
+    }
+
+    /// Report one finding that stops the run (a bad flag, a budget exceeded) and return the
+    /// outcome it gives: trouble, exit code 2.
+    pub fn trouble(&self, d: Diagnostic) -> Outcome {
+        self.trouble_in(&SourceMap::default(), d)
+    }
+
+    /// [`Ui::trouble`] for a finding located in `sources`.
+    pub fn trouble_in(&self, sources: &SourceMap, d: Diagnostic) -> Outcome {
+        let mut diags = Diagnostics::default();
+        diags.push(d);
+        self.diagnostics_in(sources, &diags);
+        Outcome::Trouble
     }
 
     /// Like [`Ui::diagnostics`], for diagnostics about other sources (the settings file).
