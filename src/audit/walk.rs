@@ -9,13 +9,13 @@
 
 use super::logic::{self, Formula};
 use super::{Coverage, Row, State};
+use crate::analysis::Analysis;
 use crate::generate::actions::{
     AUTH_SERVICE, Action, ConditionalData, RATELIMIT_CHECK_SERVICE, RATELIMIT_SERVICE,
 };
 use crate::generate::object::{ActionSet, AuthConfig, LimitadorLimit, Object};
 use crate::generate::{hostnames, names};
 use crate::model::{KuadrantVersion, PathMatchType, PolicyBody, PolicyKind, RuleMatches};
-use crate::pipeline::Analysis;
 use crate::resolve::{AUTH_CONDITIONS_KEY, PathEffective, RuleValue};
 use crate::topology::Path;
 use foldhash::{HashMap, HashMapExt};
@@ -1345,7 +1345,7 @@ mod tests {
                     ..LoadOptions::default()
                 },
             );
-            let a = crate::pipeline::analyze(
+            let a = crate::analysis::analyze(
                 &l.model,
                 &l.diagnostics,
                 &Default::default(),

@@ -387,7 +387,7 @@ impl Watch {
             &mut sink,
         );
         let analysis =
-            crate::pipeline::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
+            crate::analysis::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
         // Objects of policies (Certificates, DNSRecords, extensions') are not sliced: `slice`
         // keeps their policies out, so the slice's are the Limitador and the affected gateways'.
         let mut new_objects = analysis.generated.objects;

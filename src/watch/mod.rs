@@ -61,6 +61,7 @@ impl WatchOptions {
             settings_findings: Diagnostics::new(),
             unused_suppressions: false,
             findings_apart: true,
+            audit: None,
         }
     }
 }
@@ -649,7 +650,7 @@ impl Watch {
         input.extend(assembly.clone());
         // The stages' findings are kept apart, with the object each is about, for the
         // incremental cycles to replace; the input's are read again every cycle.
-        let analysis = crate::pipeline::run(&model, &input, &self.opts.run());
+        let analysis = crate::pipeline::run(&model, &self.sources, &input, &self.opts.run());
         let apart = analysis.apart.clone().unwrap_or_default();
         // The findings of this cycle after suppression.
         let mut diags = apart.input;
@@ -979,7 +980,7 @@ pub(crate) fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
 }
 
 /// The [`Snapshot`] of a fresh, one-shot computation (`compute`'s path: [`load::load`], then
-/// [`crate::pipeline::analyze`]) of the same inputs, for checking a watch state against.
+/// [`crate::pipeline::run`]) of the same inputs, for checking a watch state against.
 pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
     let inputs: Vec<load::Input> = opts
         .roots
@@ -987,7 +988,12 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
         .map(|r| load::Input::Path(r.clone()))
         .collect();
     let loaded = load::load(&inputs, &opts.load);
-    let mut analysis = crate::pipeline::run(&loaded.model, &loaded.diagnostics, &opts.run());
+    let mut analysis = crate::pipeline::run(
+        &loaded.model,
+        &loaded.sources,
+        &loaded.diagnostics,
+        &opts.run(),
+    );
     let mut diags = std::mem::take(&mut analysis.findings.kept);
     let dir = opts.out_dir.clone().unwrap_or_default();
     let mut files = BTreeMap::new();
