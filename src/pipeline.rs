@@ -5,6 +5,7 @@
 use crate::analysis::{Mapped, analyze, map, name_derived_sources};
 use crate::audit::{self, Audit, DEAD_CONFIGURATION};
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::generate::object::{Embed, Object};
 use crate::generate::{self, GenerateOptions, Generated};
 use crate::model::Model;
 use crate::resolve::PathEffective;
@@ -238,18 +239,19 @@ pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diag
 /// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
 /// Only 1.5 writes wasm `EnvoyFilter`s (1.4 writes `WasmPlugin`s), so no version check is needed.
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
-    let carriers: Vec<_> = generated
+    let filters: Vec<_> = generated
         .objects
         .iter()
-        .filter(|o| is_wasm_carrier(o))
+        .filter(|o| is_wasm_envoy_filter(o))
         .collect();
-    let first = carriers.first()?.namespace_name().unwrap_or(("NS", "NAME"));
-    wasm_sha256_unknown(opts, carriers.len(), first)
+    let first = filters.first()?.namespace_name().unwrap_or(("NS", "NAME"));
+    wasm_sha256_unknown(opts, filters.len(), first)
 }
 
-/// Whether an object is a wasm `EnvoyFilter` (1.5), the carrier of the module's sha256.
-pub(crate) fn is_wasm_carrier(o: &crate::generate::object::Object) -> bool {
-    o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true")
+/// Whether an object is a wasm `EnvoyFilter` (1.5), the one wasm carrier that holds the module's
+/// sha256: the carrier whose configuration is embedded as JSON text (`Embed::Json`).
+pub(crate) fn is_wasm_envoy_filter(o: &Object) -> bool {
+    matches!(o, Object::Wasm(w) if w.embed == Embed::Json)
 }
 
 /// The finding of [`placeholder_sha256`] for `count` wasm `EnvoyFilter`s, the first of which (in

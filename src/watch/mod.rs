@@ -250,7 +250,7 @@ struct Kept {
     /// How many times each object identity (group, kind, namespace, name) is defined.
     identities: HashMap<[String; 4], u32>,
     /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
-    carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    wasm_envoy_filters: BTreeMap<slice::GatewayKey, (String, String)>,
     /// The estate's objects by what slices look them up by.
     index: slice::Index,
     /// The output files of each gateway: its own objects and the AuthConfigs of its paths.
@@ -721,7 +721,7 @@ impl Watch {
                 fixed,
                 line_counts,
                 identities,
-                carriers: carriers(&analysis.generated.objects),
+                wasm_envoy_filters: wasm_envoy_filters(&analysis.generated.objects),
                 index,
                 // The Limitador and policies' objects belong to no gateway.
                 owned: Owned::of(&model, &analysis.generated.objects).0,
@@ -915,10 +915,10 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 /// The wasm `EnvoyFilter`s among `objects`, by the gateway they target: their namespace and name.
-fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)> {
+fn wasm_envoy_filters(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)> {
     objects
         .iter()
-        .filter(|o| crate::pipeline::is_wasm_carrier(o))
+        .filter(|o| crate::pipeline::is_wasm_envoy_filter(o))
         .filter_map(|o| {
             let (ns, name) = o.namespace_name()?;
             // A carrier's shell holds its targetRefs (its body is elsewhere): no tree is built.
