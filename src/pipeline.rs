@@ -292,7 +292,7 @@ pub fn predicted_objects(
 ) -> Vec<serde_json::Value> {
     crate::par::map(statuses, 256, |s| {
         let p = &model.policies[s.policy];
-        let v = match crate::model::extension::derived_object(model, p) {
+        let v = match crate::generate::extension::derived_object(model, p) {
             Some(v) => v,
             None => crate::load::object_value(sources, &p.meta.origin)?,
         };

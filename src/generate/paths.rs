@@ -452,7 +452,7 @@ impl<'a> PathPass<'_, 'a> {
             .clone();
         // The data extension policies register for the path's gateway and route.
         let g = &m.gateways[p.gateway];
-        let data = crate::model::extension::plan_data(
+        let data = super::extension::plan_data(
             m,
             m.version,
             (&g.meta.namespace, &g.meta.name),
