@@ -10,6 +10,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![warn(unreachable_pub)]
 
+mod analysis;
 mod cel;
 mod generate;
 mod load;
@@ -76,10 +77,12 @@ pub use generate::{
 // CEL: the operator's validation of predicate expressions.
 pub use cel::{CelEnv, validate};
 
-// The pipeline: every stage after loading, in order, and the objects `status` predicts.
+// The pipeline: every stage after loading, in order (`analysis`); a whole run with the audit and
+// suppression; the objects `status` predicts.
+pub use analysis::{Analysis, Mapped, analyze, map};
 pub use pipeline::{
-    Analysis, Apart, Depth, Mapped, Run, RunOptions, analyze, map, output_diagnostics,
-    predicted_extension_objects, predicted_objects, run,
+    Apart, Audited, Depth, Run, RunOptions, output_diagnostics, predicted_extension_objects,
+    predicted_objects, run,
 };
 
 // Watch: the state kept between two runs of `watch`, and what changed.

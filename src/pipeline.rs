@@ -1,95 +1,19 @@
-//! The whole computation in one call: model → topology → effective policies → generated objects →
-//! predicted status, with every diagnostic of every stage. One pure function from the input state to
-//! the desired output state; the commands only choose what to print.
+//! A whole run in one call: the stages of [`crate::analysis`], the audit when asked, the findings
+//! about the generated objects when asked, then suppression. One pure function from the input
+//! state to the desired output state; the commands only choose what to print.
 
+use crate::analysis::{Mapped, analyze, map, name_derived_sources};
+use crate::audit::{self, Audit, DEAD_CONFIGURATION};
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::generate::object::{Embed, Object};
 use crate::generate::{self, GenerateOptions, Generated};
 use crate::model::Model;
+use crate::resolve::PathEffective;
 use crate::resolve::extension::ExtensionStatus;
 use crate::resolve::status::{self, PolicyStatus, StatusOptions};
-use crate::resolve::{self, PathEffective};
 use crate::source::SourceMap;
-use crate::suppress::{Outcome, Rule, Suppressor};
-use crate::topology::{self, Topology};
-
-/// The first stages alone, for the commands that show no more than the graph (`graph`): the
-/// topology, with the loader's findings and the topology lint, unsorted.
-pub struct Mapped<'m> {
-    pub topology: Topology<'m>,
-    pub diagnostics: Diagnostics,
-}
-
-/// Build the topology of `model` and lint it. `load_diagnostics` are the loader's findings, carried
-/// into the result. [`analyze`] starts with this.
-pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
-    let topology = Topology::build(model);
-    let mut diagnostics = load_diagnostics.clone();
-    diagnostics.extend(topology::lint::lint(&topology));
-    Mapped {
-        topology,
-        diagnostics,
-    }
-}
-
-/// Everything computed for one input.
-pub struct Analysis<'m> {
-    pub topology: Topology<'m>,
-    /// Effective policies, aligned with `topology.paths()`.
-    pub effective: Vec<PathEffective>,
-    /// The generated objects, with the `only`/`gateway` filters of the options applied.
-    pub generated: Generated,
-    pub statuses: Vec<PolicyStatus>,
-    /// The PlanPolicies' own statuses (from their RateLimitPolicies').
-    pub extension_statuses: Vec<ExtensionStatus>,
-    /// Load diagnostics plus those of every stage, sorted.
-    pub diagnostics: Diagnostics,
-}
-
-/// Run every stage once. `load_diagnostics` are the loader's findings, carried into the result.
-pub fn analyze<'m>(
-    model: &'m Model,
-    load_diagnostics: &Diagnostics,
-    gen_opts: &GenerateOptions,
-    status_opts: &StatusOptions,
-) -> Analysis<'m> {
-    let Mapped {
-        topology,
-        mut diagnostics,
-    } = map(model, load_diagnostics);
-    let effective = resolve::effective(&topology);
-    // The CEL issues and the data-plane components status reads come from every path, whatever
-    // `only` and `gateway` keep of the objects (see `Generated`).
-    let mut generated = generate::generate(&topology, &effective, gen_opts);
-    let statuses = status::status(
-        &topology,
-        &effective,
-        &generated.cel_issues,
-        Some(&generated.components),
-        status_opts,
-    );
-    let extension_statuses = resolve::extension::statuses(model, &statuses);
-    let mut accepted = vec![false; model.policies.len()];
-    for s in &statuses {
-        accepted[s.policy] = s.accepted.is_true();
-    }
-    let policy_objects =
-        generate::policy_objects(model, &accepted, gen_opts, &mut generated.diagnostics);
-    generated.objects.extend(policy_objects);
-    for d in &generated.diagnostics {
-        diagnostics.push(d.clone());
-    }
-    diagnostics.extend(status::diagnostics(&topology, &statuses));
-    name_derived_sources(model, &mut diagnostics);
-    diagnostics.sort();
-    Analysis {
-        topology,
-        effective,
-        generated,
-        statuses,
-        extension_statuses,
-        diagnostics,
-    }
-}
+use crate::suppress::{Outcome, Rule, Suppressed, Suppressor};
+use crate::topology::Topology;
 
 /// How far a [`run`] goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -121,6 +45,9 @@ pub struct RunOptions {
     /// Keep the input's findings and the stages' apart as well ([`Run::apart`]): `watch` replaces
     /// the stages' findings about the objects a change reaches, and reads the input's again.
     pub findings_apart: bool,
+    /// Audit the analysis (`audit`): its findings are suppressed with the run's, and reported
+    /// apart from them ([`Run::audit`]).
+    pub audit: Option<audit::Options>,
 }
 
 /// The findings still reported after suppression, in two: the input's (the loader's, the settings
@@ -146,13 +73,37 @@ pub struct Run<'m> {
     pub findings: Outcome,
     /// With [`RunOptions::findings_apart`]: `findings.kept` in two.
     pub apart: Option<Apart>,
+    /// With [`RunOptions::audit`]: the audit, whose findings (the `PCTL6xxx` codes and the dead
+    /// configuration it lists) are then here and not in `findings`.
+    pub audit: Option<Audited>,
 }
 
-/// Run a whole computation on `model`: the stages `opts.depth` asks for, the findings about the
-/// generated objects when asked, then suppression. `load_diagnostics` are the loader's findings.
-/// Every command runs this, and `watch` its full cycles: the same input and settings give the
-/// same findings whatever prints them.
-pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptions) -> Run<'m> {
+/// The audit of a [`Run`], after suppression.
+#[derive(Default)]
+pub struct Audited {
+    /// The coverage, and the audit's findings still reported, sorted.
+    pub audit: Audit,
+    /// The audit's findings that a suppression silenced, in the audit's order.
+    pub suppressed: Vec<Suppressed>,
+}
+
+/// Whether a finding is the audit's own output rather than one of the run's diagnostics: the
+/// `PCTL6xxx` codes, and the dead configuration the analysis finds and the audit lists.
+fn audit_owns(code: Code) -> bool {
+    code.is_audit() || DEAD_CONFIGURATION.contains(&code)
+}
+
+/// Run a whole computation on `model`: the stages `opts.depth` asks for, the audit and the findings
+/// about the generated objects when asked, then suppression. `sources` are the input files (the
+/// audit points into AuthPolicies' fields), `load_diagnostics` the loader's findings. Every command
+/// runs this, and `watch` its full cycles: the same input and settings give the same findings
+/// whatever prints them.
+pub fn run<'m>(
+    model: &'m Model,
+    sources: &SourceMap,
+    load_diagnostics: &Diagnostics,
+    opts: &RunOptions,
+) -> Run<'m> {
     let mut suppressor = Suppressor::new(model, &opts.ignore);
     let mut findings = Outcome::default();
     if opts.depth == Depth::Map {
@@ -172,12 +123,15 @@ pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptio
             extension_statuses: Vec::new(),
             findings,
             apart: None,
+            audit: None,
         };
     }
     let complete = opts.unused_suppressions;
     let mut apart = None;
+    let mut audited = None;
     let analysis = if opts.findings_apart {
         let mut analysis = analyze(model, &Diagnostics::new(), &opts.generate, &opts.status);
+        let audit = audit_into(&mut analysis, sources, opts.audit.as_ref(), &mut audited);
         let mut input = load_diagnostics.clone();
         name_derived_sources(model, &mut input);
         if opts.output_findings {
@@ -186,6 +140,7 @@ pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptio
         input.extend(opts.settings_findings.clone());
         let mut stages = Outcome::default();
         suppressor.sift(std::mem::take(&mut analysis.diagnostics), &mut stages);
+        suppressor.sift(audit, &mut stages);
         stages.kept.sort();
         suppressor.sift(input, &mut findings);
         suppressor.finish(complete, &mut findings);
@@ -199,16 +154,35 @@ pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptio
         analysis
     } else {
         let mut analysis = analyze(model, load_diagnostics, &opts.generate, &opts.status);
+        let audit = audit_into(&mut analysis, sources, opts.audit.as_ref(), &mut audited);
         let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
         if opts.output_findings {
             diagnostics.extend(output_diagnostics(&opts.generate, &analysis.generated));
             diagnostics.sort();
         }
+        diagnostics.extend(audit);
         diagnostics.extend(opts.settings_findings.clone());
         suppressor.sift(diagnostics, &mut findings);
         suppressor.finish(complete, &mut findings);
         analysis
     };
+    let audit = audited.map(|mut audit: Audit| {
+        // The audit's findings, suppressed with the run's, are reported with the audit.
+        let mut others = Diagnostics::new();
+        for d in std::mem::take(&mut findings.kept).into_vec() {
+            if audit_owns(d.code) {
+                audit.findings.push(d);
+            } else {
+                others.push(d);
+            }
+        }
+        findings.kept = others;
+        let (suppressed, others): (Vec<_>, Vec<_>) = std::mem::take(&mut findings.suppressed)
+            .into_iter()
+            .partition(|s| audit_owns(s.diagnostic.code));
+        findings.suppressed = others;
+        Audited { audit, suppressed }
+    });
     Run {
         topology: analysis.topology,
         effective: analysis.effective,
@@ -217,27 +191,32 @@ pub fn run<'m>(model: &'m Model, load_diagnostics: &Diagnostics, opts: &RunOptio
         extension_statuses: analysis.extension_statuses,
         findings,
         apart,
+        audit,
     }
 }
 
-/// A finding about an object an extension policy's controller creates names that extension
-/// policy too (its labels already point into the extension policy's document).
-pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
-    let derived: std::collections::HashMap<String, &str> = model
-        .policies
-        .iter()
-        .filter_map(|p| Some((p.display(), p.meta.derived_from.as_deref()?)))
-        .collect();
-    if derived.is_empty() {
-        return;
-    }
-    for d in diagnostics.iter_mut() {
-        if let Some(o) = &mut d.object
-            && let Some(from) = derived.get(o.as_str())
-        {
-            *o = format!("{o} (created by {from})");
+/// With `opts` (`RunOptions::audit`), audit `analysis` into `audited` and return its findings,
+/// which then replace the dead configuration the analysis found (the audit lists it).
+fn audit_into(
+    analysis: &mut crate::analysis::Analysis<'_>,
+    sources: &SourceMap,
+    opts: Option<&audit::Options>,
+    audited: &mut Option<Audit>,
+) -> Diagnostics {
+    let Some(opts) = opts else {
+        return Diagnostics::new();
+    };
+    let mut a = audit::audit(analysis, sources, opts);
+    let mut kept = Diagnostics::new();
+    for d in std::mem::take(&mut analysis.diagnostics).into_vec() {
+        if !DEAD_CONFIGURATION.contains(&d.code) {
+            kept.push(d);
         }
     }
+    analysis.diagnostics = kept;
+    let findings = std::mem::take(&mut a.findings);
+    *audited = Some(a);
+    findings
 }
 
 /// Diagnostics about the generated objects themselves, for the commands whose output depends on
@@ -260,18 +239,19 @@ pub fn output_diagnostics(opts: &GenerateOptions, generated: &Generated) -> Diag
 /// `vm_config.code.remote.sha256` of every wasm EnvoyFilter (internal/istio/utils.go).
 /// Only 1.5 writes wasm `EnvoyFilter`s (1.4 writes `WasmPlugin`s), so no version check is needed.
 fn placeholder_sha256(opts: &GenerateOptions, generated: &Generated) -> Option<Diagnostic> {
-    let carriers: Vec<_> = generated
+    let filters: Vec<_> = generated
         .objects
         .iter()
-        .filter(|o| is_wasm_carrier(o))
+        .filter(|o| is_wasm_envoy_filter(o))
         .collect();
-    let first = carriers.first()?.namespace_name().unwrap_or(("NS", "NAME"));
-    wasm_sha256_unknown(opts, carriers.len(), first)
+    let first = filters.first()?.namespace_name().unwrap_or(("NS", "NAME"));
+    wasm_sha256_unknown(opts, filters.len(), first)
 }
 
-/// Whether an object is a wasm `EnvoyFilter` (1.5), the carrier of the module's sha256.
-pub(crate) fn is_wasm_carrier(o: &crate::generate::object::Object) -> bool {
-    o.kind() == "EnvoyFilter" && o.label("kuadrant.io/wasm") == Some("true")
+/// Whether an object is a wasm `EnvoyFilter` (1.5), the one wasm carrier that holds the module's
+/// sha256: the carrier whose configuration is embedded as JSON text (`Embed::Json`).
+pub(crate) fn is_wasm_envoy_filter(o: &Object) -> bool {
+    matches!(o, Object::Wasm(w) if w.embed == Embed::Json)
 }
 
 /// The finding of [`placeholder_sha256`] for `count` wasm `EnvoyFilter`s, the first of which (in
@@ -312,7 +292,7 @@ pub fn predicted_objects(
 ) -> Vec<serde_json::Value> {
     crate::par::map(statuses, 256, |s| {
         let p = &model.policies[s.policy];
-        let v = match crate::model::extension::derived_object(model, p) {
+        let v = match crate::generate::extension::derived_object(model, p) {
             Some(v) => v,
             None => crate::load::object_value(sources, &p.meta.origin)?,
         };
@@ -349,66 +329,4 @@ pub fn predicted_extension_objects(
             Some(generate::sort_keys(v))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::load::{Input, LoadOptions, Loaded, load};
-    use crate::model::KuadrantVersion;
-
-    fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
-        let input = Input::Text {
-            name: "input.yaml".into(),
-            bytes: text.as_bytes().to_vec(),
-        };
-        let opts = LoadOptions {
-            version,
-            ..LoadOptions::default()
-        };
-        load(&[input], &opts)
-    }
-
-    /// `--gateway` narrows the objects, never the statuses: one generate run gives the objects of
-    /// one gateway and the CEL issues and components of all of them.
-    #[test]
-    fn a_gateway_filter_keeps_every_status() {
-        let estates = [
-            include_str!("../testdata/dataplane/cel-both-providers/input.yaml"),
-            include_str!("../testdata/cases/case-j-route-with-two-gateways/input.yaml"),
-        ];
-        for (text, version) in estates
-            .iter()
-            .flat_map(|t| [KuadrantVersion::V1_4, KuadrantVersion::V1_5].map(|v| (t, v)))
-        {
-            let l = load_text(text, version);
-            assert!(l.model.gateways.len() >= 2);
-            let all_opts = GenerateOptions::default();
-            let status_opts = StatusOptions::default();
-            let all = analyze(&l.model, &l.diagnostics, &all_opts, &status_opts);
-            let shown = |a: &Analysis| format!("{:?}", a.statuses);
-            let mut objects_seen = 0;
-            for g in &l.model.gateways {
-                let opts = GenerateOptions {
-                    gateway: Some((g.meta.namespace.clone(), g.meta.name.clone())),
-                    ..all_opts.clone()
-                };
-                let one = analyze(&l.model, &l.diagnostics, &opts, &status_opts);
-                assert_eq!(shown(&one), shown(&all), "{}", g.meta.key());
-                assert_eq!(one.generated.cel_issues, all.generated.cel_issues);
-                assert_eq!(one.generated.components, all.generated.components);
-                // The Limitador holds the limits of the gateway's paths only; every other object
-                // is one of the unfiltered run's.
-                let everything: Vec<_> =
-                    all.generated.objects.iter().map(|o| o.to_value()).collect();
-                for o in &one.generated.objects {
-                    if !matches!(o, crate::generate::object::Object::Limitador(_)) {
-                        assert!(everything.contains(&o.to_value()), "{}", g.meta.key());
-                        objects_seen += 1;
-                    }
-                }
-            }
-            assert!(objects_seen > 0);
-        }
-    }
 }

@@ -337,16 +337,18 @@ fn an_all_digit_wasm_sha256_is_read_as_written() {
     );
 }
 
-/// The settings file's `ignore:` and its own findings give the same findings in every command
-/// that reads manifests: each runs the same pipeline (`policyctl::run`) and only chooses what to
-/// print. The estate is the toystore example with two routes whose parent Gateway is not in the
-/// input (`PCTL2003`, a warning): the settings file silences one of them, and has an unknown key
-/// (`PCTL4001`, a warning). It gives the wasm module's sha256, so that the commands that write
-/// objects (`compute --out-dir`, `watch`) have no finding about a placeholder (`PCTL4004`) either.
+/// The settings file's `ignore:` and its own findings give the same findings, at the same lines,
+/// in every command that reads manifests: each runs the same pipeline (`policyctl::run`, the
+/// audit's findings included) and only chooses what to print. The estate is the toystore example
+/// with two routes whose parent Gateway is not in the input (`PCTL2003`, a warning): the settings
+/// file silences one of them, has an unknown key (`PCTL4001`, a warning), and silences the
+/// storefront's missing authentication (`PCTL6001`, which only `audit --require auth` finds). It
+/// gives the wasm module's sha256, so that the commands that write objects (`compute --out-dir`,
+/// `watch`) have no finding about a placeholder (`PCTL4004`) either.
 #[test]
 fn one_settings_file_gives_the_same_findings_in_every_command() {
     let dir = settings_dir(
-        "colour: blue\nwasmSha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nignore:\n  - code: PCTL2003\n    object: \"HTTPRoute toystore/silenced\"\n    reason: its gateway is in another repository\n",
+        "colour: blue\nwasmSha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nignore:\n  - code: PCTL2003\n    object: \"HTTPRoute toystore/silenced\"\n    reason: its gateway is in another repository\n  - code: PCTL6001\n    object: \"HTTPRoute storefront/*\"\n    reason: the storefront is public\n",
     );
     let manifests = dir.path().join("manifests");
     std::fs::create_dir(&manifests).unwrap();
@@ -382,7 +384,10 @@ fn one_settings_file_gives_the_same_findings_in_every_command() {
         vec!["test", "-f", m, cases],
         vec!["watch", "-f", m, "--cycles", "1", "lint"],
         vec!["audit", "-f", m],
+        vec!["audit", "-f", m, "--require", "auth"],
     ];
+    // The commands that show infos (`PCTL3002` here, which the audit lists as dead configuration).
+    let shows_infos = |command: &str| ["lint", "watch", "audit"].contains(&command);
     let mut seen: Vec<(String, std::collections::BTreeSet<String>)> = Vec::new();
     for args in &commands {
         let out = policyctl(dir.path())
@@ -396,34 +401,86 @@ fn one_settings_file_gives_the_same_findings_in_every_command() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        // Each finding as `severity[CODE]: message (object)`: `watch` prefixes its lines, and
-        // infos are shown by `lint` alone. The audit's own codes (`PCTL6xxx`) only `audit` looks for.
+        // Each finding as `file:line:column: severity[CODE]: message (object)`, whatever precedes
+        // it on the line (`watch` prefixes its lines with what changed).
         let findings: std::collections::BTreeSet<String> = text
             .lines()
             .filter_map(|l| {
-                let at = l.find("warning[").or_else(|| l.find("error["))?;
-                let f = &l[at..];
-                (!f.contains("[PCTL6")).then(|| f.to_string())
+                let at = ["error[", "warning[", "info["]
+                    .iter()
+                    .filter_map(|s| l.find(s))
+                    .min()?;
+                let start = l[..at].trim_end().rfind(' ').map_or(0, |i| i + 1);
+                Some(l[start..].to_string())
             })
             .collect();
+        assert!(
+            findings.iter().all(|f| f.contains(".yaml:")),
+            "`{}`: every finding has its file and line: {findings:?}",
+            args.join(" ")
+        );
         seen.push((args.join(" "), findings));
     }
     let (first, expected) = &seen[0];
     assert!(
-        expected.iter().any(|f| f.contains("PCTL4001")),
+        expected.iter().any(|f| f.contains("warning[PCTL4001]")),
         "{first}: the unknown settings key is a finding: {expected:?}"
     );
     assert!(
-        expected
-            .iter()
-            .any(|f| f.contains("PCTL2003") && f.contains("HTTPRoute toystore/shown")),
+        expected.iter().any(|f| f.contains("40-orphans.yaml:23:")
+            && f.contains("warning[PCTL2003]")
+            && f.contains("HTTPRoute toystore/shown")),
+        "{first}: {expected:?}"
+    );
+    assert!(
+        expected.iter().any(|f| f.contains("info[PCTL3002]")),
         "{first}: {expected:?}"
     );
     assert!(
         !expected.iter().any(|f| f.contains("toystore/silenced")),
         "{first}: the ignore entry silences the other route: {expected:?}"
     );
+    // The entry for PCTL6001 is used by `audit --require auth` alone, and unused by no command.
+    assert!(
+        seen.iter().all(|(_, f)| !f
+            .iter()
+            .any(|f| f.contains("PCTL6001") || f.contains("PCTL4009"))),
+        "{seen:?}"
+    );
     for (command, findings) in &seen[1..] {
-        assert_eq!(findings, expected, "`{command}` differs from `{first}`");
+        let name = command.split(' ').next().unwrap_or_default();
+        let expected: std::collections::BTreeSet<String> = expected
+            .iter()
+            .filter(|f| shows_infos(name) || !f.contains("info["))
+            .cloned()
+            .collect();
+        assert_eq!(findings, &expected, "`{command}` differs from `{first}`");
     }
+    // The audit's suppressed finding is listed as such where suppressions are shown (SARIF).
+    let out = policyctl(dir.path())
+        .args(["-q", "audit", "-f", m, "--require", "auth", "-o", "sarif"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "nothing left that --require finds"
+    );
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let suppressed: Vec<(&str, &str)> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r["ruleId"].as_str()?,
+                r["suppressions"][0]["justification"].as_str()?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        suppressed,
+        [("PCTL6001", "the storefront is public")],
+        "{sarif}"
+    );
 }

@@ -337,7 +337,7 @@ fn effective_summary(l: &Loaded) -> Vec<Vec<(String, String)>> {
             {
                 for r in e.rules.values() {
                     v.push((
-                        r.key.clone(),
+                        r.key.to_string(),
                         l.model.policies[r.source].locator().to_string(),
                     ));
                 }

@@ -4,9 +4,9 @@
 
 use super::walk::{CounterStats, Walked, limit_text};
 use super::{Options, Row, State};
+use crate::analysis::Analysis;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{Limit, Model, PolicyBody, Sp};
-use crate::pipeline::Analysis;
 use crate::resolve::AUTH_CONDITIONS_KEY;
 use crate::source::{SourceMap, Span};
 use std::collections::{BTreeMap, BTreeSet};

@@ -21,8 +21,8 @@ mod walk;
 
 pub use change::{Change, Delta, compare, route_rules};
 
+use crate::analysis::Analysis;
 use crate::diag::{Code, Diagnostics};
-use crate::pipeline::Analysis;
 use crate::source::SourceMap;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};

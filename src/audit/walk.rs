@@ -9,14 +9,14 @@
 
 use super::logic::{self, Formula};
 use super::{Coverage, Row, State};
+use crate::analysis::Analysis;
 use crate::generate::actions::{
     AUTH_SERVICE, Action, ConditionalData, RATELIMIT_CHECK_SERVICE, RATELIMIT_SERVICE,
 };
 use crate::generate::object::{ActionSet, AuthConfig, LimitadorLimit, Object};
 use crate::generate::{hostnames, names};
 use crate::model::{KuadrantVersion, PathMatchType, PolicyBody, PolicyKind, RuleMatches};
-use crate::pipeline::Analysis;
-use crate::resolve::{AUTH_CONDITIONS_KEY, PathEffective, RuleValue};
+use crate::resolve::{AUTH_CONDITIONS_KEY, AuthSection, PathEffective, RuleValue};
 use crate::topology::Path;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::Value;
@@ -747,10 +747,10 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                     ));
                 }
                 for r in e.rules.values() {
-                    let RuleValue::Auth(_, v) = &r.value else {
+                    let RuleValue::Auth(section, v) = &r.value else {
                         continue;
                     };
-                    if r.key.starts_with("patterns#") {
+                    if *section == AuthSection::Patterns {
                         continue;
                     }
                     let texts = when_predicates(v);
@@ -760,7 +760,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                     let fs = self.formulas(&texts);
                     info.auth_rules.push((
                         r.source,
-                        r.key.clone(),
+                        r.key.to_string(),
                         Arc::from(texts.join(" && ")),
                         fs,
                     ));
@@ -1345,7 +1345,7 @@ mod tests {
                     ..LoadOptions::default()
                 },
             );
-            let a = crate::pipeline::analyze(
+            let a = crate::analysis::analyze(
                 &l.model,
                 &l.diagnostics,
                 &Default::default(),

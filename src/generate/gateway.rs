@@ -255,7 +255,7 @@ impl Carriers<'_> {
         wasm_config(
             self.rt,
             sets,
-            crate::model::extension::request_data(self.m, shell.ns, shell.gw),
+            super::extension::request_data(self.m, shell.ns, shell.gw),
             threat_service,
         )
     }

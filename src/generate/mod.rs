@@ -27,6 +27,7 @@ pub(crate) mod actions;
 pub(crate) mod authconfig;
 pub(crate) mod cluster;
 pub(crate) mod dns;
+pub(crate) mod extension;
 pub(crate) mod hostnames;
 pub(crate) mod names;
 pub(crate) mod object;
@@ -139,7 +140,7 @@ pub(crate) fn policy_objects(
             m.policies
                 .iter()
                 .filter(|p| matches!(p.body, crate::model::PolicyBody::RateLimit(_)))
-                .filter_map(|p| crate::model::extension::derived_object(m, p))
+                .filter_map(|p| extension::derived_object(m, p))
                 .chain(m.derived_objects.iter().cloned())
                 .map(|v| Object::Tree(sort_keys(v))),
         );

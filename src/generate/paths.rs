@@ -437,7 +437,7 @@ impl<'a> PathPass<'_, 'a> {
             .entry(identity(Some(a)))
             .or_insert_with(|| {
                 let rules = a.rules.values().filter_map(|r| match &r.value {
-                    RuleValue::Auth(section, v) => Some((*section, section.name_in(&r.key), v)),
+                    RuleValue::Auth(section, v) => Some((*section, r.key.name(), v)),
                     _ => None,
                 });
                 let sections = authconfig::AuthSections::from_rules(rules);
@@ -452,7 +452,7 @@ impl<'a> PathPass<'_, 'a> {
             .clone();
         // The data extension policies register for the path's gateway and route.
         let g = &m.gateways[p.gateway];
-        let data = crate::model::extension::plan_data(
+        let data = super::extension::plan_data(
             m,
             m.version,
             (&g.meta.namespace, &g.meta.name),

@@ -67,7 +67,7 @@ fn effective_limits(s: Side) -> BTreeSet<String> {
                     continue;
                 };
                 let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
-                let field = field_path(&r.key, p.kind, block);
+                let field = field_path(&r.key, block);
                 out.insert(limit_line(
                     p.kind.kind(),
                     &p.meta.key(),

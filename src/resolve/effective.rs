@@ -229,7 +229,12 @@ mod tests {
     fn keys_and_sources(e: &Effective, t: &Topology) -> Vec<(String, String)> {
         e.rules
             .values()
-            .map(|r| (r.key.clone(), t.model.policies[r.source].meta.name.clone()))
+            .map(|r| {
+                (
+                    r.key.to_string(),
+                    t.model.policies[r.source].meta.name.clone(),
+                )
+            })
             .collect()
     }
 

@@ -4,7 +4,7 @@
 use super::effective;
 use super::merge::{self, LossReason, MergeStrategy};
 use super::status;
-use super::{AUTH_CONDITIONS_KEY, RuleValue, TOP_LEVEL_PREDICATES_KEY};
+use super::{AuthSection, KeyOf, RuleKey, RuleValue};
 use crate::model::{Block, GATEWAY_API_GROUP, Locator, PolicyKind, RefError, RefKind};
 use crate::topology::Topology;
 use serde::Serialize;
@@ -121,26 +121,27 @@ impl RuleContent {
 /// `rules.<section>.<name>`, where the operator's `response.success.metadata` section is the
 /// policy's `response.success.filters` (kuadrant-operator v1.5.2 api/v1/authpolicy_types.go, the
 /// `json` tags of `AuthPolicySpecProper`, `AuthSchemeSpec` and `MergeableWrappedSuccessResponseSpec`).
-pub(crate) fn field_path(key: &str, kind: PolicyKind, block: Block) -> String {
+pub(crate) fn field_path(key: &RuleKey, block: Block) -> String {
     let prefix = match block {
         Block::Implicit => "",
         Block::Defaults => "defaults.",
         Block::Overrides => "overrides.",
     };
-    let rest = if key == TOP_LEVEL_PREDICATES_KEY || key == AUTH_CONDITIONS_KEY {
-        "when".to_string()
-    } else if kind != PolicyKind::Auth {
-        format!("limits.{key}")
-    } else {
-        let (section, name) = key.split_once('#').unwrap_or((key, ""));
-        let section = match section {
-            "response.success.metadata" => "response.success.filters",
-            s => s,
-        };
-        match (section, name) {
-            ("patterns", n) => format!("patterns.{n}"),
-            (s, "") => format!("rules.{s}"),
-            (s, n) => format!("rules.{s}.{n}"),
+    let name = key.name();
+    let rest = match key.of() {
+        KeyOf::TopLevelPredicates | KeyOf::AuthConditions => "when".to_string(),
+        KeyOf::Limit => format!("limits.{name}"),
+        KeyOf::Auth(AuthSection::Patterns) => format!("patterns.{name}"),
+        KeyOf::Auth(section) => {
+            let section = match section {
+                AuthSection::SuccessMetadata => "response.success.filters",
+                s => s.as_str(),
+            };
+            if name.is_empty() {
+                format!("rules.{section}")
+            } else {
+                format!("rules.{section}.{name}")
+            }
         }
     };
     format!("{prefix}{rest}")
@@ -271,17 +272,17 @@ fn rule_entries(t: &Topology, tr: &effective::Traced) -> Vec<RuleEntry> {
     let m = t.model;
     // Index: called with policy indices of this model only (from the effective fold).
     let key = |i: usize| m.policies[i].meta.key();
-    let field = |rule: &str, i: usize| {
+    let field = |rule: &RuleKey, i: usize| {
         let p = &m.policies[i];
         let block = merge::block_and_strategy(p).map_or(Block::Implicit, |(b, _)| b);
-        field_path(rule, p.kind, block)
+        field_path(rule, block)
     };
-    let mut rules: BTreeMap<String, RuleEntry> = BTreeMap::new();
+    let mut rules: BTreeMap<RuleKey, RuleEntry> = BTreeMap::new();
     for r in tr.folded.rules.values() {
         rules.insert(
             r.key.clone(),
             RuleEntry {
-                key: r.key.clone(),
+                key: r.key.to_string(),
                 field: field(&r.key, r.source),
                 winner: Some(key(r.source)),
                 content: Some(RuleContent::of(&r.value)),
@@ -291,7 +292,7 @@ fn rule_entries(t: &Topology, tr: &effective::Traced) -> Vec<RuleEntry> {
     }
     for loss in &tr.folded.losses {
         let e = rules.entry(loss.key.clone()).or_insert_with(|| RuleEntry {
-            key: loss.key.clone(),
+            key: loss.key.to_string(),
             field: field(&loss.key, loss.loser),
             winner: None,
             content: None,
@@ -446,35 +447,60 @@ mod tests {
 
     #[test]
     fn field_paths_follow_the_policy_json_tags() {
-        use PolicyKind::{Auth, RateLimit, TokenRateLimit};
         let f = field_path;
         assert_eq!(
-            f("create-toy", RateLimit, Block::Implicit),
+            f(&RuleKey::limit("create-toy"), Block::Implicit),
             "limits.create-toy"
         );
-        assert_eq!(f("x", TokenRateLimit, Block::Defaults), "defaults.limits.x");
         assert_eq!(
-            f(TOP_LEVEL_PREDICATES_KEY, RateLimit, Block::Overrides),
+            f(&RuleKey::limit("x"), Block::Defaults),
+            "defaults.limits.x"
+        );
+        assert_eq!(
+            f(&RuleKey::top_level_predicates(), Block::Overrides),
             "overrides.when"
         );
-        assert_eq!(f(AUTH_CONDITIONS_KEY, Auth, Block::Implicit), "when");
+        assert_eq!(f(&RuleKey::auth_conditions(), Block::Implicit), "when");
+        let auth = |s, n| RuleKey::auth(s, n);
         assert_eq!(
-            f("authentication#api-key-users", Auth, Block::Implicit),
+            f(
+                &auth(AuthSection::Authentication, "api-key-users"),
+                Block::Implicit
+            ),
             "rules.authentication.api-key-users"
         );
         assert_eq!(
-            f("response.success.metadata#identity", Auth, Block::Implicit),
+            f(
+                &auth(AuthSection::SuccessMetadata, "identity"),
+                Block::Implicit
+            ),
             "rules.response.success.filters.identity"
         );
         assert_eq!(
-            f("response.success.headers#x-user", Auth, Block::Defaults),
+            f(
+                &auth(AuthSection::SuccessHeaders, "x-user"),
+                Block::Defaults
+            ),
             "defaults.rules.response.success.headers.x-user"
         );
         assert_eq!(
-            f("response.unauthenticated#", Auth, Block::Implicit),
+            f(&auth(AuthSection::Unauthenticated, ""), Block::Implicit),
             "rules.response.unauthenticated"
         );
-        assert_eq!(f("patterns#admin", Auth, Block::Implicit), "patterns.admin");
+        assert_eq!(
+            f(&auth(AuthSection::Patterns, "admin"), Block::Implicit),
+            "patterns.admin"
+        );
+        // The operator's keys are written from the typed key.
+        assert_eq!(
+            auth(AuthSection::SuccessMetadata, "identity").as_str(),
+            "response.success.metadata#identity"
+        );
+        assert_eq!(
+            auth(AuthSection::Unauthorized, "").as_str(),
+            "response.unauthorized#"
+        );
+        assert_eq!(auth(AuthSection::Metadata, "m").name(), "m");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! policy it was written in. Each step also reports which rules it dropped, so `explain` and the
 //! tie-break warning can say why a rule lost.
 
-use super::{AUTH_CONDITIONS_KEY, AuthSection, EffectiveRule, RuleValue, TOP_LEVEL_PREDICATES_KEY};
+use super::{AuthSection, EffectiveRule, KeyOf, RuleKey, RuleValue};
 use crate::model::{Block, Policy, PolicyBody, Strategy};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -49,30 +49,30 @@ pub(crate) fn strategy_of(p: &Policy) -> Option<MergeStrategy> {
 }
 
 /// The operator's `Rules()` of a policy: rule key → value, from the block that is used (`Proper()`).
-pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
+pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
     let mut out = BTreeMap::new();
     match &p.body {
         PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => {
             if !s.when.is_empty() {
                 out.insert(
-                    TOP_LEVEL_PREDICATES_KEY.to_string(),
+                    RuleKey::top_level_predicates(),
                     RuleValue::When(s.when.clone()),
                 );
             }
             for (name, limit) in &s.limits {
-                out.insert(name.clone(), RuleValue::Limit(limit.clone()));
+                out.insert(RuleKey::limit(name), RuleValue::Limit(limit.clone()));
             }
         }
         PolicyBody::Auth(s) => {
             for (name, v) in &s.patterns {
                 let section = AuthSection::Patterns;
-                out.insert(section.key(name), RuleValue::Auth(section, v.clone()));
+                out.insert(
+                    RuleKey::auth(section, name),
+                    RuleValue::Auth(section, v.clone()),
+                );
             }
             if !s.when.is_empty() {
-                out.insert(
-                    AUTH_CONDITIONS_KEY.to_string(),
-                    RuleValue::When(s.when.clone()),
-                );
+                out.insert(RuleKey::auth_conditions(), RuleValue::When(s.when.clone()));
             }
             if let Some(r) = &s.rules {
                 let sections = [
@@ -85,7 +85,10 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
                 ];
                 for (section, map) in sections {
                     for (name, v) in map {
-                        out.insert(section.key(name), RuleValue::Auth(section, v.clone()));
+                        out.insert(
+                            RuleKey::auth(section, name),
+                            RuleValue::Auth(section, v.clone()),
+                        );
                     }
                 }
                 for (section, v) in [
@@ -93,7 +96,10 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
                     (AuthSection::Unauthorized, &r.unauthorized),
                 ] {
                     if let Some(v) = v {
-                        out.insert(section.key(""), RuleValue::Auth(section, v.clone()));
+                        out.insert(
+                            RuleKey::auth(section, ""),
+                            RuleValue::Auth(section, v.clone()),
+                        );
                     }
                 }
             }
@@ -105,8 +111,12 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<String, RuleValue> {
 
 /// Whether a rule key counts towards the operator's `Empty()` (RLP/TRLP: limits; AuthPolicy: anything
 /// in the auth scheme, i.e. not patterns and not the top-level conditions).
-fn counts_for_emptiness(key: &str) -> bool {
-    key != TOP_LEVEL_PREDICATES_KEY && key != AUTH_CONDITIONS_KEY && !key.starts_with("patterns#")
+fn counts_for_emptiness(key: &RuleKey) -> bool {
+    match key.of() {
+        KeyOf::Limit => true,
+        KeyOf::Auth(section) => section != AuthSection::Patterns,
+        KeyOf::TopLevelPredicates | KeyOf::AuthConditions => false,
+    }
 }
 
 /// Why a rule dropped out of the accumulated policy in a merge step.
@@ -129,7 +139,7 @@ pub enum LossReason {
 /// One rule that left the accumulated policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loss {
-    pub key: String,
+    pub key: RuleKey,
     /// The policy the losing rule was written in (index into `Model::policies`).
     pub loser: usize,
     pub reason: LossReason,
@@ -144,7 +154,7 @@ pub struct Loss {
 pub(crate) struct FoldInput {
     pub policy: usize,
     pub strategy: MergeStrategy,
-    pub rules: BTreeMap<String, RuleValue>,
+    pub rules: BTreeMap<RuleKey, RuleValue>,
 }
 
 impl FoldInput {
@@ -160,12 +170,12 @@ impl FoldInput {
 /// The result of folding the policies of one path.
 #[derive(Clone, Debug, Default)]
 pub struct Folded {
-    pub rules: BTreeMap<String, EffectiveRule>,
+    pub rules: BTreeMap<RuleKey, EffectiveRule>,
     /// Every rule that was dropped on the way, in step order.
     pub losses: Vec<Loss>,
 }
 
-type Acc = BTreeMap<String, EffectiveRule>;
+type Acc = BTreeMap<RuleKey, EffectiveRule>;
 
 fn stamp(input: &FoldInput) -> Acc {
     input
@@ -189,7 +199,7 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
     let src = stamp(source);
     match source.strategy {
         MergeStrategy::AtomicDefaults => {
-            if target.keys().any(|k| counts_for_emptiness(k)) {
+            if target.keys().any(counts_for_emptiness) {
                 target.clone()
             } else {
                 src
@@ -234,7 +244,7 @@ fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
             acc = next;
             continue;
         }
-        let mut candidates: BTreeSet<(String, usize, bool)> = BTreeSet::new();
+        let mut candidates: BTreeSet<(RuleKey, usize, bool)> = BTreeSet::new();
         for (k, r) in &acc {
             candidates.insert((k.clone(), r.source, true));
         }
@@ -279,7 +289,7 @@ fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
 }
 
 /// `SourcePoliciesFromEffectivePolicy` as policy indices (sorting by locator happens in the caller).
-pub(crate) fn rule_sources(rules: &BTreeMap<String, EffectiveRule>) -> BTreeSet<usize> {
+pub(crate) fn rule_sources(rules: &BTreeMap<RuleKey, EffectiveRule>) -> BTreeSet<usize> {
     rules.values().map(|r| r.source).collect()
 }
 
@@ -300,14 +310,14 @@ mod tests {
         FoldInput {
             policy,
             strategy,
-            rules: keys.iter().map(|k| (k.to_string(), limit())).collect(),
+            rules: keys.iter().map(|k| (RuleKey::limit(k), limit())).collect(),
         }
     }
 
     fn result(f: &Folded) -> Vec<(String, usize)> {
         f.rules
             .values()
-            .map(|r| (r.key.clone(), r.source))
+            .map(|r| (r.key.to_string(), r.source))
             .collect()
     }
 
@@ -382,13 +392,17 @@ mod tests {
     fn top_level_when_leaks_under_merge_defaults() {
         let mut g = input(G, MergeStrategy::MergeDefaults, &["a"]);
         g.rules.insert(
-            TOP_LEVEL_PREDICATES_KEY.into(),
+            RuleKey::top_level_predicates(),
             RuleValue::When(vec![Sp::new("W".to_string(), Default::default())]),
         );
         let f = fold(&[g, input(R, MergeStrategy::AtomicDefaults, &["c"])]).unwrap();
         assert_eq!(
             result(&f),
-            kv(&[(TOP_LEVEL_PREDICATES_KEY, G), ("a", G), ("c", R)])
+            kv(&[
+                (crate::resolve::TOP_LEVEL_PREDICATES_KEY, G),
+                ("a", G),
+                ("c", R)
+            ])
         );
         assert!(f.losses.is_empty());
     }
@@ -410,7 +424,7 @@ mod tests {
         // A target holding only a top-level `when` is Empty(): atomic defaults replace it.
         let mut r = input(R, MergeStrategy::AtomicDefaults, &[]);
         r.rules.insert(
-            TOP_LEVEL_PREDICATES_KEY.into(),
+            RuleKey::top_level_predicates(),
             RuleValue::When(vec![Sp::new("W".to_string(), Default::default())]),
         );
         let f = fold(&[input(G, MergeStrategy::AtomicDefaults, &["a"]), r]).unwrap();

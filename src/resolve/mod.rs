@@ -35,15 +35,15 @@ pub enum RuleValue {
     /// A top-level `when` (RLP/TRLP key [`TOP_LEVEL_PREDICATES_KEY`], AuthPolicy key [`AUTH_CONDITIONS_KEY`]).
     When(Vec<Sp<String>>),
     /// An AuthPolicy rule kept as written, in its section (the key is `<section>#<name>`, see
-    /// [`AuthSection::key`]).
+    /// [`RuleKey::auth`]).
     Auth(AuthSection, Value),
 }
 
 /// The section of an AuthPolicy rule: the part of its rule key before `#` (kuadrant-operator
 /// v1.5.2 api/v1/authpolicy_types.go, `AuthPolicySpecProper.Rules()`: `patterns#`, then the
 /// auth scheme's sections, the operator's `response.success.metadata` being the policy's
-/// `response.success.filters`). The key is built from it in `merge.rs`, and `generate` reads the
-/// section from the rule's value: a section the AuthConfig does not place cannot exist.
+/// `response.success.filters`). The key is built from it ([`RuleKey::auth`]), and `generate` reads
+/// the section from the rule's value: a section the AuthConfig does not place cannot exist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AuthSection {
     Patterns,
@@ -72,18 +72,119 @@ impl AuthSection {
             AuthSection::Unauthorized => "response.unauthorized",
         }
     }
+}
 
-    /// The rule key of the entry `name` of this section (`""` for the sections of one entry,
-    /// `response.unauthenticated` and `response.unauthorized`).
-    pub(crate) fn key(self, name: &str) -> String {
-        format!("{}#{name}", self.as_str())
+/// What a rule key names: the part of the rule it is, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOf {
+    /// The top-level `when` of a RateLimitPolicy / TokenRateLimitPolicy
+    /// ([`TOP_LEVEL_PREDICATES_KEY`]).
+    TopLevelPredicates,
+    /// The top-level `when` of an AuthPolicy ([`AUTH_CONDITIONS_KEY`]).
+    AuthConditions,
+    /// `limits.<name>` of a RateLimitPolicy / TokenRateLimitPolicy: the key is the name.
+    Limit,
+    /// An AuthPolicy entry of a section: the key is `<section>#<name>`.
+    Auth(AuthSection),
+}
+
+/// The key of a rule of an effective policy: what it names ([`KeyOf`]) and the operator's map key
+/// written from it once, by the constructors (kuadrant-operator v1.5.2 api/v1: `Rules()` of each
+/// policy type). Keys compare, sort and hash as that text does (the operator's canonical order),
+/// and a rule's section and name are read from here, never parsed back from the text.
+#[derive(Clone, Debug)]
+pub struct RuleKey {
+    text: String,
+    of: KeyOf,
+}
+
+impl RuleKey {
+    pub(crate) fn top_level_predicates() -> Self {
+        RuleKey {
+            text: TOP_LEVEL_PREDICATES_KEY.to_string(),
+            of: KeyOf::TopLevelPredicates,
+        }
     }
 
-    /// The entry's name in `key`, a rule key of this section.
-    pub(crate) fn name_in(self, key: &str) -> &str {
-        key.strip_prefix(self.as_str())
-            .and_then(|k| k.strip_prefix('#'))
-            .unwrap_or("")
+    pub(crate) fn auth_conditions() -> Self {
+        RuleKey {
+            text: AUTH_CONDITIONS_KEY.to_string(),
+            of: KeyOf::AuthConditions,
+        }
+    }
+
+    pub(crate) fn limit(name: &str) -> Self {
+        RuleKey {
+            text: name.to_string(),
+            of: KeyOf::Limit,
+        }
+    }
+
+    /// The entry `name` of an AuthPolicy section (`""` for the sections of one entry,
+    /// `response.unauthenticated` and `response.unauthorized`).
+    pub(crate) fn auth(section: AuthSection, name: &str) -> Self {
+        RuleKey {
+            text: format!("{}#{name}", section.as_str()),
+            of: KeyOf::Auth(section),
+        }
+    }
+
+    /// The operator's map key.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn of(&self) -> KeyOf {
+        self.of
+    }
+
+    /// The name of a limit or of an AuthPolicy entry (`""` for a top-level `when` and for the
+    /// sections of one entry).
+    pub fn name(&self) -> &str {
+        match self.of {
+            KeyOf::Limit => &self.text,
+            KeyOf::Auth(s) => self.text.get(s.as_str().len() + 1..).unwrap_or(""),
+            KeyOf::TopLevelPredicates | KeyOf::AuthConditions => "",
+        }
+    }
+}
+
+impl PartialEq for RuleKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for RuleKey {}
+
+impl PartialOrd for RuleKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for RuleKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl std::hash::Hash for RuleKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+/// Rules are looked up by the operator's key (`rules.get(AUTH_CONDITIONS_KEY)`).
+impl std::borrow::Borrow<str> for RuleKey {
+    fn borrow(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for RuleKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
@@ -91,7 +192,7 @@ impl AuthSection {
 #[derive(Clone, Debug)]
 pub struct EffectiveRule {
     /// The rule key (limit name; `authentication#x`; …).
-    pub key: String,
+    pub key: RuleKey,
     /// Index of the source policy in `Model::policies`.
     pub source: usize,
     pub value: RuleValue,
@@ -105,7 +206,7 @@ pub struct Rules(Box<[EffectiveRule]>);
 
 impl Rules {
     /// The rules of a merge result, in key order.
-    pub fn from_map(rules: &BTreeMap<String, EffectiveRule>) -> Self {
+    pub fn from_map(rules: &BTreeMap<RuleKey, EffectiveRule>) -> Self {
         Rules(rules.values().cloned().collect())
     }
 
@@ -153,8 +254,8 @@ impl Effective {
     pub fn top_level_when(&self) -> &[Sp<String>] {
         self.rules
             .values()
-            .find_map(|r| match (&r.value, r.key.as_str()) {
-                (RuleValue::When(w), TOP_LEVEL_PREDICATES_KEY | AUTH_CONDITIONS_KEY) => {
+            .find_map(|r| match (&r.value, r.key.of()) {
+                (RuleValue::When(w), KeyOf::TopLevelPredicates | KeyOf::AuthConditions) => {
                     Some(w.as_slice())
                 }
                 _ => None,

@@ -11,7 +11,7 @@
 
 use super::effective;
 use super::merge::{self, LossReason};
-use super::{CelIssue, Component, Components, Effective, PathEffective, Provider};
+use super::{CelIssue, Component, Components, Effective, PathEffective, Provider, RuleKey};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{
     GATEWAY_API_GROUP, KuadrantVersion, Locator, Model, Policy, PolicyBody, PolicyKind, RouteKind,
@@ -366,7 +366,7 @@ fn effective_of(pe: &PathEffective, kind: PolicyKind) -> Option<&Effective> {
 struct Walk {
     affected_gateways: BTreeSet<usize>,
     /// rule key → who overrides it (a key is present once some path did not take it from this policy).
-    overriding: BTreeMap<String, Overriders>,
+    overriding: BTreeMap<RuleKey, Overriders>,
     cel: Vec<String>,
     /// Issues of the provider whose findings the operator may have overwritten (see [`status`]).
     cel_not_shown: Vec<String>,
@@ -424,7 +424,7 @@ fn walks(
             })
         })
         .collect();
-    let mut keys: Vec<Option<Vec<String>>> = vec![None; wanted.len()];
+    let mut keys: Vec<Option<Vec<RuleKey>>> = vec![None; wanted.len()];
     let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
         cel_at.entry(c.path).or_default().push(c);
@@ -484,7 +484,7 @@ fn walk_path(
     (cel, shown): PathIssues<'_>,
     opts: &StatusOptions,
     pi: usize,
-    keys: &[String],
+    keys: &[RuleKey],
     w: &mut Walk,
     ready: &mut Option<bool>,
 ) {
@@ -510,7 +510,7 @@ fn walk_path(
         let mut affected = seen.unwrap_or(p.kind == PolicyKind::Auth && e.rules.is_empty());
         if seen.is_none() && !affected {
             for k in keys {
-                let winner = match e.rules.get(k) {
+                let winner = match e.rules.get(k.as_str()) {
                     Some(r) if r.source == pi => {
                         affected = true;
                         continue;
@@ -622,7 +622,7 @@ fn enforced(t: &Topology, p: &Policy, w: &Walk, components: Option<&Components>)
             .iter()
             .map(|(k, by)| match &by.first {
                 Some(b) if !b.is_empty() => format!("{k} by {b}"),
-                _ => k.clone(),
+                _ => k.to_string(),
             })
             .collect();
         return Condition::new(

@@ -253,14 +253,16 @@ fn sections_of(t: &Topology, parent: NodeRef) -> (&'static str, Vec<String>) {
     }
 }
 
-/// Whether a listener admits a route: `Ok(true)`, `Ok(false)` with the reason, or `Err` when a
-/// namespace selector cannot be evaluated without the Namespace object.
-fn admits(
-    t: &Topology,
-    gw: &Obj<Gateway>,
-    l: &Listener,
-    r: &Obj<Route>,
-) -> Result<Option<String>, String> {
+/// Whether a listener admits a route.
+enum Admission {
+    Admitted,
+    /// Refused, with the reason.
+    Refused(String),
+    /// Not decidable offline (a namespace selector without the Namespace object), with why.
+    Undecided(String),
+}
+
+fn admits(t: &Topology, gw: &Obj<Gateway>, l: &Listener, r: &Obj<Route>) -> Admission {
     let ar = &l.allowed_routes;
     if !ar.kinds.is_empty()
         && !ar
@@ -268,19 +270,19 @@ fn admits(
             .iter()
             .any(|(g, k)| g == GATEWAY_API_GROUP && k == r.spec.kind.kind())
     {
-        return Ok(Some(format!(
+        return Admission::Refused(format!(
             "allowedRoutes.kinds does not include {}",
             r.spec.kind.kind()
-        )));
+        ));
     }
     let ns = &r.meta.namespace;
     match &ar.from {
-        RoutesFrom::All => Ok(None),
-        RoutesFrom::Same if *ns == gw.meta.namespace => Ok(None),
-        RoutesFrom::Same => Ok(Some(format!(
+        RoutesFrom::All => Admission::Admitted,
+        RoutesFrom::Same if *ns == gw.meta.namespace => Admission::Admitted,
+        RoutesFrom::Same => Admission::Refused(format!(
             "allowedRoutes.namespaces.from is Same (the default) and the route is in namespace {ns}, the Gateway in {}",
             gw.meta.namespace
-        ))),
+        )),
         RoutesFrom::Selector(sel) => {
             // Kubernetes sets `kubernetes.io/metadata.name` on every Namespace.
             let implicit = ("kubernetes.io/metadata.name".to_owned(), ns.clone());
@@ -293,7 +295,7 @@ fn admits(
                             .iter()
                             .all(|(k, _, _)| *k == implicit.0);
                     if !only_name {
-                        return Err(format!(
+                        return Admission::Undecided(format!(
                             "allowedRoutes.namespaces.from is Selector and Namespace {ns} is not in the input"
                         ));
                     }
@@ -301,11 +303,11 @@ fn admits(
                 }
             };
             if sel.matches(&labels) {
-                Ok(None)
+                Admission::Admitted
             } else {
-                Ok(Some(format!(
+                Admission::Refused(format!(
                     "the labels of Namespace {ns} do not match allowedRoutes.namespaces.selector"
-                )))
+                ))
             }
         }
     }
@@ -487,9 +489,9 @@ impl ParentCheck<'_> {
         let mut unknown: Vec<(usize, String)> = Vec::new();
         for &li in listeners {
             match admits(self.t, gw, &gw.spec.listeners[li], r) {
-                Ok(None) => {}
-                Ok(Some(why)) => refused.push((li, why)),
-                Err(why) => unknown.push((li, why)),
+                Admission::Admitted => {}
+                Admission::Refused(why) => refused.push((li, why)),
+                Admission::Undecided(why) => unknown.push((li, why)),
             }
         }
         let names = |v: &[(usize, String)]| {

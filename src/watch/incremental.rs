@@ -6,7 +6,7 @@
 
 use super::limits::LimitadorState;
 use super::slice::{self, Slice, Version};
-use super::{CycleReport, Digest, Watch, carriers, status_lines};
+use super::{CycleReport, Digest, Watch, status_lines, wasm_envoy_filters};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::generate::GenerateOptions;
 use crate::generate::object::Object;
@@ -171,8 +171,9 @@ impl Watch {
             if kinds.limits {
                 kept.limitador = outputs.limitador;
             }
-            kept.carriers.retain(|gw, _| !reach.gateways.contains(gw));
-            kept.carriers.extend(outputs.carriers);
+            kept.wasm_envoy_filters
+                .retain(|gw, _| !reach.gateways.contains(gw));
+            kept.wasm_envoy_filters.extend(outputs.wasm_envoy_filters);
             for gw in &reach.gateways {
                 kept.owned.remove(gw);
             }
@@ -387,7 +388,7 @@ impl Watch {
             &mut sink,
         );
         let analysis =
-            crate::pipeline::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
+            crate::analysis::analyze(&new_model, &Diagnostics::new(), gen_opts, &self.opts.status);
         // Objects of policies (Certificates, DNSRecords, extensions') are not sliced: `slice`
         // keeps their policies out, so the slice's are the Limitador and the affected gateways'.
         let mut new_objects = analysis.generated.objects;
@@ -529,7 +530,7 @@ impl Watch {
             written,
             removed,
             limitador,
-            carriers: carriers(&c.new_objects),
+            wasm_envoy_filters: wasm_envoy_filters(&c.new_objects),
             carrier_digests,
             owned: std::mem::take(&mut c.owned),
         })
@@ -606,9 +607,12 @@ fn fixed_findings(
 ) -> Diagnostics {
     let mut fixed = file_diags.clone();
     fixed.extend(kept.assembly.clone());
-    if let Some((_, first)) = kept.carriers.first_key_value()
-        && let Some(d) =
-            crate::pipeline::wasm_sha256_unknown(opts, kept.carriers.len(), (&first.0, &first.1))
+    if let Some((_, first)) = kept.wasm_envoy_filters.first_key_value()
+        && let Some(d) = crate::pipeline::wasm_sha256_unknown(
+            opts,
+            kept.wasm_envoy_filters.len(),
+            (&first.0, &first.1),
+        )
     {
         fixed.push(d);
     }
@@ -719,7 +723,7 @@ struct MergedOutputs {
     written: Files,
     removed: BTreeSet<String>,
     limitador: Option<LimitadorState>,
-    carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    wasm_envoy_filters: BTreeMap<slice::GatewayKey, (String, String)>,
     /// The [`super::memo::object_digest`] of every carrier of the new slice, by file.
     carrier_digests: HashMap<String, [u8; 32]>,
     owned: HashMap<slice::GatewayKey, super::Owned>,

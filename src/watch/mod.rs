@@ -61,6 +61,7 @@ impl WatchOptions {
             settings_findings: Diagnostics::new(),
             unused_suppressions: false,
             findings_apart: true,
+            audit: None,
         }
     }
 }
@@ -249,7 +250,7 @@ struct Kept {
     /// How many times each object identity (group, kind, namespace, name) is defined.
     identities: HashMap<[String; 4], u32>,
     /// The wasm `EnvoyFilter`s of the output, by gateway: the filter's namespace and name.
-    carriers: BTreeMap<slice::GatewayKey, (String, String)>,
+    wasm_envoy_filters: BTreeMap<slice::GatewayKey, (String, String)>,
     /// The estate's objects by what slices look them up by.
     index: slice::Index,
     /// The output files of each gateway: its own objects and the AuthConfigs of its paths.
@@ -649,7 +650,7 @@ impl Watch {
         input.extend(assembly.clone());
         // The stages' findings are kept apart, with the object each is about, for the
         // incremental cycles to replace; the input's are read again every cycle.
-        let analysis = crate::pipeline::run(&model, &input, &self.opts.run());
+        let analysis = crate::pipeline::run(&model, &self.sources, &input, &self.opts.run());
         let apart = analysis.apart.clone().unwrap_or_default();
         // The findings of this cycle after suppression.
         let mut diags = apart.input;
@@ -720,7 +721,7 @@ impl Watch {
                 fixed,
                 line_counts,
                 identities,
-                carriers: carriers(&analysis.generated.objects),
+                wasm_envoy_filters: wasm_envoy_filters(&analysis.generated.objects),
                 index,
                 // The Limitador and policies' objects belong to no gateway.
                 owned: Owned::of(&model, &analysis.generated.objects).0,
@@ -914,10 +915,10 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 /// The wasm `EnvoyFilter`s among `objects`, by the gateway they target: their namespace and name.
-fn carriers(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)> {
+fn wasm_envoy_filters(objects: &[Object]) -> BTreeMap<slice::GatewayKey, (String, String)> {
     objects
         .iter()
-        .filter(|o| crate::pipeline::is_wasm_carrier(o))
+        .filter(|o| crate::pipeline::is_wasm_envoy_filter(o))
         .filter_map(|o| {
             let (ns, name) = o.namespace_name()?;
             // A carrier's shell holds its targetRefs (its body is elsewhere): no tree is built.
@@ -979,7 +980,7 @@ pub(crate) fn diagnostic_line(d: &Diagnostic, sources: &SourceMap) -> String {
 }
 
 /// The [`Snapshot`] of a fresh, one-shot computation (`compute`'s path: [`load::load`], then
-/// [`crate::pipeline::analyze`]) of the same inputs, for checking a watch state against.
+/// [`crate::pipeline::run`]) of the same inputs, for checking a watch state against.
 pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
     let inputs: Vec<load::Input> = opts
         .roots
@@ -987,7 +988,12 @@ pub fn fresh_snapshot(opts: &WatchOptions) -> Snapshot {
         .map(|r| load::Input::Path(r.clone()))
         .collect();
     let loaded = load::load(&inputs, &opts.load);
-    let mut analysis = crate::pipeline::run(&loaded.model, &loaded.diagnostics, &opts.run());
+    let mut analysis = crate::pipeline::run(
+        &loaded.model,
+        &loaded.sources,
+        &loaded.diagnostics,
+        &opts.run(),
+    );
     let mut diags = std::mem::take(&mut analysis.findings.kept);
     let dir = opts.out_dir.clone().unwrap_or_default();
     let mut files = BTreeMap::new();

@@ -5,8 +5,8 @@ use crate::cli::common::{
     CliError, DiagArgs, DiagFormat, FailOn, InputArgs, Outcome, Ui, machine_report, outcome,
 };
 use clap::{Args, ValueEnum};
-use policyctl::audit::{self, Audit, DEAD_CONFIGURATION};
-use policyctl::diag::{Code, Diagnostics};
+use policyctl::audit::{self, Audit};
+use policyctl::diag::Code;
 use policyctl::render;
 use policyctl::suppress;
 
@@ -64,11 +64,6 @@ pub struct AuditArgs {
     pub fail_on: Option<FailOn>,
 }
 
-/// Whether a finding belongs to the audit's own output rather than to the diagnostics.
-fn audited(code: Code) -> bool {
-    code.is_audit() || DEAD_CONFIGURATION.contains(&code)
-}
-
 /// One audited estate: the audit with its kept findings, and the rest of the run's findings.
 struct Side {
     audit: Audit,
@@ -78,53 +73,30 @@ struct Side {
     others: suppress::Outcome,
 }
 
-/// Analyse and audit one input; suppressions apply to the audit's findings and the others alike.
+/// Analyse and audit one input in one run: suppressions apply to the audit's findings and the
+/// others alike.
 fn side(
     input: &InputArgs,
     loaded: &mut policyctl::Loaded,
     opts: &audit::Options,
     complete: bool,
 ) -> Side {
-    let gen_opts = input.generate_options();
-    let analysis = policyctl::analyze(
+    let mut run_opts = input.run_options(&mut loaded.sources, input.generate_options());
+    run_opts.unused_suppressions = complete;
+    run_opts.audit = Some(*opts);
+    let mut run = policyctl::run(
         &loaded.model,
+        &loaded.sources,
         &loaded.diagnostics,
-        &gen_opts,
-        &Default::default(),
+        &run_opts,
     );
-    let mut a = audit::audit(&analysis, &loaded.sources, opts);
-    // The dead configuration the analysis reports is in the audit's findings already.
-    let mut all = Diagnostics::new();
-    for d in &analysis.diagnostics {
-        if !DEAD_CONFIGURATION.contains(&d.code) {
-            all.push(d.clone());
-        }
-    }
-    all.extend(std::mem::take(&mut a.findings));
-    // The process exits soon after: the analysis is left to the operating system (as `status`).
-    std::mem::forget(analysis);
-    // The settings file's `ignore:` and own findings, as every command's run takes them
-    // (`pipeline::run`); the audit's findings exist only after the analysis, so they are silenced
-    // here with the run's.
-    let run = input.run_options(&mut loaded.sources, input.generate_options());
-    all.extend(run.settings_findings);
-    let found = suppress::apply(all, &loaded.model, &run.ignore, complete);
-    let mut others = suppress::Outcome::default();
-    for d in found.kept.into_vec() {
-        if audited(d.code) {
-            a.findings.push(d);
-        } else {
-            others.kept.push(d);
-        }
-    }
-    let (mine, theirs): (Vec<_>, Vec<_>) = found
-        .suppressed
-        .into_iter()
-        .partition(|s| audited(s.diagnostic.code));
-    others.suppressed = theirs;
+    let others = std::mem::take(&mut run.findings);
+    let audited = run.audit.take().unwrap_or_default();
+    // The process exits soon after: the run is left to the operating system (as `status`).
+    std::mem::forget(run);
     Side {
-        audit: a,
-        suppressed: mine,
+        audit: audited.audit,
+        suppressed: audited.suppressed,
         others,
     }
 }

@@ -55,7 +55,7 @@ pub fn run(a: ComputeArgs, ui: &Ui) -> Result<Outcome, CliError> {
         output_findings: a.out_dir.is_some(),
         ..a.input.run_options(&mut loaded.sources, opts)
     };
-    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let run = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
     let result = emit(&a, ui, &run);
     // The process exits right after this command: leak the model and the run (for large

@@ -58,7 +58,7 @@ pub fn run(a: DiffArgs, ui: &Ui) -> Result<Outcome, CliError> {
         output_findings: a.base.is_none(),
         ..a.input.run_options(&mut loaded.sources, opts)
     };
-    let head = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let head = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     ui.report(&a.diag, &loaded.sources, &loaded.model, &head.findings)?;
     let mut trouble = outcome(&head.findings.kept, FailOn::Never);
     let external_cmd = std::env::var("POLICYCTL_EXTERNAL_DIFF")
@@ -117,7 +117,12 @@ fn against_base(
         output_findings: false,
         ..opts.clone()
     };
-    let b = policyctl::run(&base_loaded.model, &base_loaded.diagnostics, &base_opts);
+    let b = policyctl::run(
+        &base_loaded.model,
+        &base_loaded.sources,
+        &base_loaded.diagnostics,
+        &base_opts,
+    );
     if b.findings.kept.has_trouble() {
         ui.diagnostics(&base_loaded, &b.findings.kept);
         *trouble = Outcome::Trouble;

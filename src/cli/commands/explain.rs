@@ -60,7 +60,7 @@ pub fn run(a: ExplainArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a
         .input
         .run_options(&mut loaded.sources, a.input.generate_options());
-    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let run = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     let t = &run.topology;
     ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
     let diags = &run.findings.kept;

@@ -70,7 +70,7 @@ pub fn run(a: GraphArgs, ui: &Ui) -> Result<Outcome, CliError> {
         topology,
         findings: found,
         ..
-    } = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    } = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     let selection = match &focus {
         None => Selection::all(),
         Some(l) => match Selection::focus(&topology, l) {

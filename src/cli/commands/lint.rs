@@ -29,7 +29,7 @@ pub fn run(a: LintArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a
         .input
         .run_options(&mut loaded.sources, a.input.generate_options());
-    let mut run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let mut run = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     let found = std::mem::take(&mut run.findings);
     // The process exits right after this command: leak the run (topology, effective
     // policies, generated objects) instead of freeing it piece by piece; the operating system

@@ -290,7 +290,7 @@ pub fn run(a: SimulateArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a
         .input
         .run_options(&mut loaded.sources, a.input.generate_options());
-    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let analysis = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     ui.diagnostics(&loaded, &analysis.findings.kept);
     if analysis.findings.kept.has_trouble() {
         return Ok(Outcome::Trouble);

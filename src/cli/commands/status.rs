@@ -61,7 +61,7 @@ pub fn run(a: StatusArgs, ui: &Ui) -> Result<Outcome, CliError> {
         ..a.input
             .run_options(&mut loaded.sources, a.input.generate_options())
     };
-    let run = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let run = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     ui.report(&a.diag, &loaded.sources, &loaded.model, &run.findings)?;
     let result = show(&a, ui, &loaded, &run)
         .map(|()| outcome(&run.findings.kept, a.input.fail_on(a.fail_on)));

@@ -106,7 +106,7 @@ pub fn run(a: TestArgs, ui: &Ui) -> Result<Outcome, CliError> {
     let opts = a
         .input
         .run_options(&mut loaded.sources, a.input.generate_options());
-    let analysis = policyctl::run(&loaded.model, &loaded.diagnostics, &opts);
+    let analysis = policyctl::run(&loaded.model, &loaded.sources, &loaded.diagnostics, &opts);
     let diags = &analysis.findings.kept;
     ui.diagnostics(&loaded, diags);
     if diags.has_trouble() {

@@ -3,7 +3,7 @@
 //! `ValidateLabels`, `pkg/util/validation` `IsQualifiedName`, `IsValidLabelValue`): its fields
 //! and their types (strict decoding: an unknown field is refused), label keys and values,
 //! annotation keys and their total size, finalizer names, `generateName`. The name and the
-//! namespace are checked with the kind's own rule in `validate.rs`.
+//! namespace are checked with the kind's own rule in `validate/names.rs`.
 
 use super::check::{Finding, FindingKind};
 use crate::load::node::{Node, Value};

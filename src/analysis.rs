@@ -1,0 +1,173 @@
+//! The stages after loading, each once, in order: model → topology → effective policies →
+//! generated objects → predicted status, with every diagnostic of every stage. [`map`] stops after
+//! the topology; [`analyze`] runs them all. A whole run (suppression, the audit, the findings about
+//! the generated objects) is [`crate::pipeline::run`], which starts here.
+
+use crate::diag::Diagnostics;
+use crate::generate::{self, GenerateOptions, Generated};
+use crate::model::Model;
+use crate::resolve::extension::ExtensionStatus;
+use crate::resolve::status::{self, PolicyStatus, StatusOptions};
+use crate::resolve::{self, PathEffective};
+use crate::topology::{self, Topology};
+
+/// The first stages alone, for the commands that show no more than the graph (`graph`): the
+/// topology, with the loader's findings and the topology lint, unsorted.
+pub struct Mapped<'m> {
+    pub topology: Topology<'m>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Build the topology of `model` and lint it. `load_diagnostics` are the loader's findings, carried
+/// into the result. [`analyze`] starts with this.
+pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
+    let topology = Topology::build(model);
+    let mut diagnostics = load_diagnostics.clone();
+    diagnostics.extend(topology::lint::lint(&topology));
+    Mapped {
+        topology,
+        diagnostics,
+    }
+}
+
+/// Everything computed for one input.
+pub struct Analysis<'m> {
+    pub topology: Topology<'m>,
+    /// Effective policies, aligned with `topology.paths()`.
+    pub effective: Vec<PathEffective>,
+    /// The generated objects, with the `only`/`gateway` filters of the options applied.
+    pub generated: Generated,
+    pub statuses: Vec<PolicyStatus>,
+    /// The PlanPolicies' own statuses (from their RateLimitPolicies').
+    pub extension_statuses: Vec<ExtensionStatus>,
+    /// Load diagnostics plus those of every stage, sorted.
+    pub diagnostics: Diagnostics,
+}
+
+/// Run every stage once. `load_diagnostics` are the loader's findings, carried into the result.
+pub fn analyze<'m>(
+    model: &'m Model,
+    load_diagnostics: &Diagnostics,
+    gen_opts: &GenerateOptions,
+    status_opts: &StatusOptions,
+) -> Analysis<'m> {
+    let Mapped {
+        topology,
+        mut diagnostics,
+    } = map(model, load_diagnostics);
+    let effective = resolve::effective(&topology);
+    // The CEL issues and the data-plane components status reads come from every path, whatever
+    // `only` and `gateway` keep of the objects (see `Generated`).
+    let mut generated = generate::generate(&topology, &effective, gen_opts);
+    let statuses = status::status(
+        &topology,
+        &effective,
+        &generated.cel_issues,
+        Some(&generated.components),
+        status_opts,
+    );
+    let extension_statuses = resolve::extension::statuses(model, &statuses);
+    let mut accepted = vec![false; model.policies.len()];
+    for s in &statuses {
+        accepted[s.policy] = s.accepted.is_true();
+    }
+    let policy_objects =
+        generate::policy_objects(model, &accepted, gen_opts, &mut generated.diagnostics);
+    generated.objects.extend(policy_objects);
+    for d in &generated.diagnostics {
+        diagnostics.push(d.clone());
+    }
+    diagnostics.extend(status::diagnostics(&topology, &statuses));
+    name_derived_sources(model, &mut diagnostics);
+    diagnostics.sort();
+    Analysis {
+        topology,
+        effective,
+        generated,
+        statuses,
+        extension_statuses,
+        diagnostics,
+    }
+}
+
+/// A finding about an object an extension policy's controller creates names that extension
+/// policy too (its labels already point into the extension policy's document).
+pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics) {
+    let derived: std::collections::HashMap<String, &str> = model
+        .policies
+        .iter()
+        .filter_map(|p| Some((p.display(), p.meta.derived_from.as_deref()?)))
+        .collect();
+    if derived.is_empty() {
+        return;
+    }
+    for d in diagnostics.iter_mut() {
+        if let Some(o) = &mut d.object
+            && let Some(from) = derived.get(o.as_str())
+        {
+            *o = format!("{o} (created by {from})");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Input, LoadOptions, Loaded, load};
+    use crate::model::KuadrantVersion;
+
+    fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
+        let input = Input::Text {
+            name: "input.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        let opts = LoadOptions {
+            version,
+            ..LoadOptions::default()
+        };
+        load(&[input], &opts)
+    }
+
+    /// `--gateway` narrows the objects, never the statuses: one generate run gives the objects of
+    /// one gateway and the CEL issues and components of all of them.
+    #[test]
+    fn a_gateway_filter_keeps_every_status() {
+        let estates = [
+            include_str!("../testdata/dataplane/cel-both-providers/input.yaml"),
+            include_str!("../testdata/cases/case-j-route-with-two-gateways/input.yaml"),
+        ];
+        for (text, version) in estates
+            .iter()
+            .flat_map(|t| [KuadrantVersion::V1_4, KuadrantVersion::V1_5].map(|v| (t, v)))
+        {
+            let l = load_text(text, version);
+            assert!(l.model.gateways.len() >= 2);
+            let all_opts = GenerateOptions::default();
+            let status_opts = StatusOptions::default();
+            let all = analyze(&l.model, &l.diagnostics, &all_opts, &status_opts);
+            let shown = |a: &Analysis| format!("{:?}", a.statuses);
+            let mut objects_seen = 0;
+            for g in &l.model.gateways {
+                let opts = GenerateOptions {
+                    gateway: Some((g.meta.namespace.clone(), g.meta.name.clone())),
+                    ..all_opts.clone()
+                };
+                let one = analyze(&l.model, &l.diagnostics, &opts, &status_opts);
+                assert_eq!(shown(&one), shown(&all), "{}", g.meta.key());
+                assert_eq!(one.generated.cel_issues, all.generated.cel_issues);
+                assert_eq!(one.generated.components, all.generated.components);
+                // The Limitador holds the limits of the gateway's paths only; every other object
+                // is one of the unfiltered run's.
+                let everything: Vec<_> =
+                    all.generated.objects.iter().map(|o| o.to_value()).collect();
+                for o in &one.generated.objects {
+                    if !matches!(o, crate::generate::object::Object::Limitador(_)) {
+                        assert!(everything.contains(&o.to_value()), "{}", g.meta.key());
+                        objects_seen += 1;
+                    }
+                }
+            }
+            assert!(objects_seen > 0);
+        }
+    }
+}
