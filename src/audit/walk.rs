@@ -321,6 +321,7 @@ struct Walk<'s, 'a, 'm> {
     /// Buffers of `path`: the sets of one hostname's matches, and their key in `coverage`.
     found: Vec<Option<Arc<SetOut>>>,
     key: Vec<usize>,
+    memo_sets: usize,
     out: Walked<'m>,
 }
 
@@ -330,10 +331,11 @@ struct Walk<'s, 'a, 'm> {
 const MEMO_SETS: usize = 1 << 14;
 
 impl Walk<'_, '_, '_> {
-    /// Drop the memos of action lists, sets and route rules once they hold [`MEMO_SETS`] sets.
+    /// Drop the memos of action lists, sets and route rules once they hold `memo_sets` sets
+    /// ([`MEMO_SETS`]).
     /// `coverage` is keyed by the addresses of memoised sets: dropped with them.
     fn bound_memos(&mut self) {
-        if self.sets.len() < MEMO_SETS {
+        if self.sets.len() < self.memo_sets {
             return;
         }
         self.route_preds.clear();
@@ -351,11 +353,15 @@ const MIN_PER_RUN: usize = 4096;
 
 pub(super) fn walk<'m>(a: &Analysis<'m>) -> Walked<'m> {
     let paths = a.topology.path_list().len();
-    walk_in_runs(a, crate::par::cores().min(paths / MIN_PER_RUN).max(1))
+    walk_in_runs(
+        a,
+        crate::par::cores().min(paths / MIN_PER_RUN).max(1),
+        MEMO_SETS,
+    )
 }
 
 /// [`walk`] on `runs` contiguous runs of paths.
-fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
+fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize, memo_sets: usize) -> Walked<'m> {
     let m = a.topology.model;
     let mut displays = HashMap::new();
     let mut limit_names: Vec<LimitName> = Vec::new();
@@ -413,6 +419,7 @@ fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
             hosts: HashMap::new(),
             found: Vec::new(),
             key: Vec::new(),
+            memo_sets,
             out: Walked {
                 limits: (0..shared.names.len())
                     .map(|_| LimitStats::default())
@@ -1387,8 +1394,20 @@ mod tests {
     use crate::load::{Input, LoadOptions, load};
     use crate::model::KuadrantVersion;
 
+    /// A limit's condition as the operator writes it (kuadrant-operator v1.5.2
+    /// internal/controller/limitador_limits_reconciler.go: `descriptors[0]["%s"] == "1"` of the
+    /// limit identifier) gives back its identifier; any other condition none.
+    #[test]
+    fn limit_conditions_give_back_their_identifier() {
+        let id = "limit.gw_0__2c1a9b7f";
+        let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
+        assert_eq!(limit_condition_id(&condition), Some(id));
+        assert_eq!(limit_condition_id("descriptors[0][\"x\"] == \"2\""), None);
+        assert_eq!(limit_condition_id("descriptors[0].x == \"1\""), None);
+    }
+
     /// Walking on several runs of paths gives what one run gives: the rows, and the findings
-    /// drawn from what was gathered.
+    /// drawn from what was gathered; and so does dropping the memos before every path.
     #[test]
     fn parallel_runs_give_the_single_run_result() {
         for estate in [
@@ -1415,17 +1434,20 @@ mod tests {
                 require_auth: true,
                 require_rate_limit: true,
             };
-            let result = |runs: usize| {
-                let w = walk_in_runs(&a, runs);
+            let result = |runs: usize, memo_sets: usize| {
+                let w = walk_in_runs(&a, runs, memo_sets);
                 let mut f = super::super::findings::findings(&a, &l.sources, &w, &opts);
                 f.sort();
                 (format!("{:?}", w.rows), f)
             };
-            let one = result(1);
+            let one = result(1, MEMO_SETS);
             assert!(!one.1.is_empty(), "{estate}: no finding at all");
             for runs in [2, 3, 5] {
-                assert_eq!(result(runs), one, "{estate} {runs}");
+                assert_eq!(result(runs, MEMO_SETS), one, "{estate} {runs}");
             }
+            // 0: the memos are dropped before every path.
+            assert_eq!(result(1, 0), one, "{estate}: memos dropped");
+            assert_eq!(result(3, 0), one, "{estate}: memos dropped, 3 runs");
         }
     }
 }
