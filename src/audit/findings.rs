@@ -129,7 +129,7 @@ pub(super) fn findings(
             r.spec.kind.kind(),
             r.meta.key()
         );
-        let (msg, span) = if key == AUTH_CONDITIONS_KEY {
+        let (msg, span) = if &**key == AUTH_CONDITIONS_KEY {
             let span = match &policy.body {
                 PolicyBody::Auth(s) => s.when.first().map(|w| w.span),
                 _ => None,
@@ -315,6 +315,10 @@ type Sharing = (Code, String, String);
 /// `PCTL6006` / `PCTL6007`: whether one Limitador counter (a limit in its route's namespace)
 /// counts the requests of several gateways, or of several hostnames of one gateway.
 fn sharing(m: &Model, c: &CounterStats) -> Option<Sharing> {
+    // One gateway and hostname: nothing to share with.
+    if c.hosts.len() < 2 {
+        return None;
+    }
     let vars: Vec<&str> = c.variables.iter().map(|v| variable(v).trim()).collect();
     let by_host = vars.contains(&"request.host");
     let others: Vec<&str> = vars
@@ -389,7 +393,11 @@ fn shared(m: &Model, w: &Walked, out: &mut Diagnostics) {
             .map_or(policy.meta.origin.name, |r| r.span);
         groups.entry((*route, l.policy, how)).or_default().push((
             l.name.clone(),
-            c.rates.join(", "),
+            c.rates
+                .iter()
+                .map(|(max, s)| format!("{max} per {s}s"))
+                .collect::<Vec<_>>()
+                .join(", "),
             span,
         ));
     }

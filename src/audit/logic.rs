@@ -94,7 +94,7 @@ impl Formula {
 /// `internal/wasm/utils.go`), read without the parser: there is one per route match of the estate,
 /// and parsing dominated the audit of large estates. A value holding a quote or a backslash, which
 /// the operator copies unescaped, goes to the parser like any other text.
-fn generated(expr: &str) -> Option<Formula> {
+pub(super) fn generated(expr: &str) -> Option<Formula> {
     let quoted = |rest: &str| -> Option<String> {
         let v = rest.strip_suffix('\'')?;
         (!v.contains(['\'', '\\'])).then(|| v.to_string())

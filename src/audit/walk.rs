@@ -41,7 +41,7 @@ pub(super) struct Walked<'m> {
     pub(super) counters: HashMap<(usize, usize), CounterStats<'m>>,
     /// By source policy and effective rule key (`authentication#name`, or the top-level `when`'s
     /// key): the AuthPolicy conditions met on the route rules they reach.
-    pub(super) auth_rules: HashMap<(usize, String), AuthRuleStats>,
+    pub(super) auth_rules: HashMap<(usize, Arc<str>), AuthRuleStats>,
     /// Every limit of the model's rate-limit policies.
     pub(super) names: Vec<LimitName>,
 }
@@ -73,9 +73,9 @@ pub(super) struct CounterStats<'m> {
     /// The gateways (indices) and hostnames of the sets on whose requests it can count.
     pub(super) hosts: foldhash::HashSet<(usize, &'m str)>,
     /// Its counter qualifiers (`variables`, the expressions).
-    pub(super) variables: Vec<String>,
-    /// Its rates, as `N per Ss`.
-    pub(super) rates: Vec<String>,
+    pub(super) variables: Arc<[String]>,
+    /// Its rates (`max_value`, `seconds`).
+    pub(super) rates: Arc<[(i64, i64)]>,
 }
 
 /// One AuthPolicy condition over every set its AuthConfig serves.
@@ -112,21 +112,34 @@ struct EntryInfo {
     formulas: Vec<Arc<Formula>>,
     /// Its counters (and data) that read `auth.`, when no auth action runs before them.
     reads_auth: Vec<String>,
-    /// Its Limitador limits' `variables`, and their rates (`max_value`, `seconds`).
-    variables: Vec<String>,
-    rates: Vec<(i64, i64)>,
-    rate_texts: Arc<[String]>,
+    /// Its Limitador limits' `variables`, and their rates (`max_value`, `seconds`), sorted.
+    variables: Arc<[String]>,
+    rates: Arc<[(i64, i64)]>,
+    /// Where its rates start in [`SetOut::shadowed`].
+    first_rate: usize,
 }
 
 /// An auth action's predicates: joined, as written, and as propositions.
 type AuthPredicates = (Arc<str>, Vec<Arc<str>>, Vec<Arc<Formula>>);
 
 /// An AuthPolicy condition: (policy, rule key, predicates joined, propositions).
-type AuthRule = (usize, String, Arc<str>, Vec<Arc<Formula>>);
+type AuthRule = (usize, Arc<str>, Arc<str>, Vec<Arc<Formula>>);
 
-/// A rate that never decides: (entry B, rate of B, entry A, rate of A as (max, seconds), rate of
-/// B, the number of A's windows one of B's can meet).
-type Dominated = (usize, usize, usize, (i64, i64), (i64, i64), u64);
+/// Why a rate of limit B never decides on a set's requests: a rate of limit A refuses first.
+/// Written out ([`shadow_text`]) only for the first set of each limit and rate.
+#[derive(Clone, Copy, Debug)]
+struct Shadow {
+    /// A (index into `Shared::names`) and its rate (`max`, `seconds`).
+    by: usize,
+    ra: (i64, i64),
+    /// A is B (another rate of the same limit).
+    same_limit: bool,
+    rb: (i64, i64),
+    /// The number of A's windows one of B's can meet.
+    windows: u64,
+    /// A has fewer counter qualifiers than B.
+    fewer: bool,
+}
 
 /// What an action list holds, whatever the route match (the list is shared by the paths of a
 /// route and its effective policies; a route has a few matches).
@@ -139,6 +152,8 @@ struct ActionsInfo {
     kinds: Vec<&'static str>,
     any_rate_limit: bool,
     entries: Vec<EntryInfo>,
+    /// The rates of all entries.
+    rates: usize,
     /// The pairs that may make a rate never decide: (entry B, rate of B, entry A, rate of A), in
     /// the order they are tried; only RateLimitPolicy entries of one action, A's qualifiers among
     /// B's, both windows whole seconds, `max_B >= max_A`.
@@ -154,8 +169,8 @@ struct SetOut {
     rate_limit: Reach,
     /// Per entry: its predicates never hold here.
     never: Vec<bool>,
-    /// Per entry and rate: why it never decides here.
-    shadowed: Vec<Vec<Option<Arc<str>>>>,
+    /// Per rate of the entries (from each entry's `first_rate`): why it never decides here.
+    shadowed: Vec<Option<Shadow>>,
     /// Per AuthPolicy condition of `info`: it can hold here.
     holds: Vec<bool>,
 }
@@ -204,7 +219,9 @@ struct Objects<'a> {
     /// Per gateway: its action sets by name; `None` without a wasm configuration.
     sets: Vec<Option<SetIndex<'a>>>,
     auth_configs: HashMap<&'a str, &'a AuthConfig>,
-    /// Limitador limits by namespace and condition.
+    /// Limitador limits by namespace and the limit identifier of their condition
+    /// `descriptors[0]["<id>"] == "1"` (the form the operator writes; other conditions are not
+    /// looked up).
     limits: HashMap<(&'a str, &'a str), Vec<&'a LimitadorLimit>>,
 }
 
@@ -244,10 +261,9 @@ impl<'a> Objects<'a> {
                 Object::Limitador(l) => {
                     for x in &l.limits {
                         for c in &x.conditions {
-                            limits
-                                .entry((&*x.namespace, c.as_str()))
-                                .or_default()
-                                .push(x);
+                            if let Some(id) = limit_condition_id(c) {
+                                limits.entry((&*x.namespace, id)).or_default().push(x);
+                            }
                         }
                     }
                 }
@@ -260,6 +276,14 @@ impl<'a> Objects<'a> {
             limits,
         }
     }
+}
+
+/// The limit identifier of a Limitador condition `descriptors[0]["<id>"] == "1"`, the condition
+/// the operator writes for each limit: exactly the conditions equal to that text for some id.
+fn limit_condition_id(condition: &str) -> Option<&str> {
+    condition
+        .strip_prefix("descriptors[0][\"")?
+        .strip_suffix("\"] == \"1\"")
 }
 
 /// What every run of the walk reads.
@@ -294,7 +318,34 @@ struct Walk<'s, 'a, 'm> {
     hostnames: HashMap<&'m str, Arc<str>>,
     /// The action-set hostnames of each (gateway, listener, route).
     hosts: HashMap<(usize, usize, usize), Arc<[&'m str]>>,
+    /// Buffers of `path`: the sets of one hostname's matches, and their key in `coverage`.
+    found: Vec<Option<Arc<SetOut>>>,
+    key: Vec<usize>,
+    memo_sets: usize,
     out: Walked<'m>,
+}
+
+/// Action sets a run of the walk keeps what it computed for, at most: the memos of routes are
+/// dropped past that (the paths of a route come together, by gateway and listener), so that the
+/// walk's memory does not grow with the estate.
+const MEMO_SETS: usize = 1 << 14;
+
+impl Walk<'_, '_, '_> {
+    /// Drop the memos of action lists, sets and route rules once they hold `memo_sets` sets
+    /// ([`MEMO_SETS`]).
+    /// `coverage` is keyed by the addresses of memoised sets: dropped with them.
+    fn bound_memos(&mut self) {
+        if self.sets.len() < self.memo_sets {
+            return;
+        }
+        self.route_preds.clear();
+        self.infos.clear();
+        self.sets.clear();
+        self.coverage.clear();
+        self.matches.clear();
+        self.rules.clear();
+        self.hosts.clear();
+    }
 }
 
 /// Paths a run of the walk takes at least: fewer are not worth a thread.
@@ -302,11 +353,15 @@ const MIN_PER_RUN: usize = 4096;
 
 pub(super) fn walk<'m>(a: &Analysis<'m>) -> Walked<'m> {
     let paths = a.topology.path_list().len();
-    walk_in_runs(a, crate::par::cores().min(paths / MIN_PER_RUN).max(1))
+    walk_in_runs(
+        a,
+        crate::par::cores().min(paths / MIN_PER_RUN).max(1),
+        MEMO_SETS,
+    )
 }
 
 /// [`walk`] on `runs` contiguous runs of paths.
-fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
+fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize, memo_sets: usize) -> Walked<'m> {
     let m = a.topology.model;
     let mut displays = HashMap::new();
     let mut limit_names: Vec<LimitName> = Vec::new();
@@ -362,6 +417,9 @@ fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
             rules: HashMap::new(),
             hostnames: HashMap::new(),
             hosts: HashMap::new(),
+            found: Vec::new(),
+            key: Vec::new(),
+            memo_sets,
             out: Walked {
                 limits: (0..shared.names.len())
                     .map(|_| LimitStats::default())
@@ -370,12 +428,15 @@ fn walk_in_runs<'m>(a: &Analysis<'m>, runs: usize) -> Walked<'m> {
             },
         };
         for i in r {
+            w.bound_memos();
             w.path(i, &paths[i], &a.effective[i]);
         }
         w.out
     });
+    let total: usize = parts.iter().map(|p| p.rows.len()).sum();
     let mut parts = parts.into_iter();
     let mut out = parts.next().unwrap_or_default();
+    out.rows.reserve_exact(total - out.rows.len());
     for part in parts {
         out.merge(part);
     }
@@ -501,14 +562,16 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             return;
         }
         let id = self.s.a.topology.path_id(p);
+        let mut found = std::mem::take(&mut self.found);
+        let mut key = std::mem::take(&mut self.key);
         for &h in hosts.iter() {
-            let mut found: Vec<Option<(Arc<SetOut>, &'a ActionSet)>> = Vec::new();
+            found.clear();
             for i in 0..matches.len() {
                 let name = names::action_set_name(&id, i, h);
                 let set = self.s.objects.sets[p.gateway]
                     .as_ref()
                     .and_then(|s| s.get(name.as_str()));
-                found.push(set.map(|s| (self.set_out(s, pe), s)));
+                found.push(set.map(|s| self.set_out(s, pe)));
             }
             if found.iter().all(Option::is_none) {
                 let (auth, rl) = self.absent(p, &id, pe, None);
@@ -517,34 +580,34 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 continue;
             }
             for (set, text) in found.iter().zip(matches.iter()) {
-                if let Some((set, _)) = set {
+                if let Some(set) = set {
                     self.record(p, h, text, &rule, set);
                 }
             }
-            let mut key: Vec<usize> = Vec::with_capacity(found.len());
+            key.clear();
             key.extend(
                 found
                     .iter()
-                    .map(|f| f.as_ref().map_or(0, |(o, _)| Arc::as_ptr(o) as usize)),
+                    .map(|f| f.as_ref().map_or(0, |o| Arc::as_ptr(o) as usize)),
             );
-            let (auth, rl) = match self.coverage.get(&key) {
+            let (auth, rl) = match self.coverage.get(key.as_slice()) {
                 Some(c) => c.clone(),
                 None => {
-                    let outs: Vec<Option<&SetOut>> = found
-                        .iter()
-                        .map(|f| f.as_ref().map(|(o, _)| &**o))
-                        .collect();
+                    let outs: Vec<Option<&SetOut>> = found.iter().map(Option::as_deref).collect();
                     let c = (
                         Arc::new(auth_coverage(&outs, &matches)),
                         Arc::new(rate_limit_coverage(&outs, &matches)),
                     );
-                    self.coverage.insert(key, c.clone());
+                    self.coverage.insert(key.clone(), c.clone());
                     c
                 }
             };
             let h = self.hostname(h);
             self.out.rows.push(row(Some(h), auth, rl));
         }
+        found.clear();
+        self.found = found;
+        self.key = key;
     }
 
     /// A hostname's shared text.
@@ -660,13 +723,20 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         texts.iter().map(|t| self.formula(t)).collect()
     }
 
-    /// The propositions of a set's route predicates (memoised by the shared list).
+    /// The propositions of a set's route predicates (memoised by the shared list). The forms the
+    /// operator writes are read directly rather than kept by text: most are one route's own.
     fn route_formulas(&mut self, preds: &Arc<[String]>) -> Arc<[Arc<Formula>]> {
         let key = Arc::as_ptr(preds) as *const String as usize;
         if let Some(f) = self.route_preds.get(&key) {
             return Arc::clone(f);
         }
-        let f: Arc<[Arc<Formula>]> = self.formulas(preds).into();
+        let f: Arc<[Arc<Formula>]> = preds
+            .iter()
+            .map(|t| match logic::generated(t) {
+                Some(f) => Arc::new(f),
+                None => self.formula(t),
+            })
+            .collect();
         self.route_preds.insert(key, Arc::clone(&f));
         f
     }
@@ -726,6 +796,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             kinds: vec![],
             any_rate_limit: false,
             entries: vec![],
+            rates: 0,
             candidates: vec![],
             auth_rules: vec![],
         };
@@ -741,7 +812,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 if let Some(r) = e.rules.get(AUTH_CONDITIONS_KEY) {
                     info.auth_rules.push((
                         r.source,
-                        AUTH_CONDITIONS_KEY.to_string(),
+                        Arc::from(AUTH_CONDITIONS_KEY),
                         Arc::from(a.predicates.join(" && ")),
                         vec![],
                     ));
@@ -760,7 +831,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                     let fs = self.formulas(&texts);
                     info.auth_rules.push((
                         r.source,
-                        r.key.to_string(),
+                        Arc::from(r.key.as_str()),
                         Arc::from(texts.join(" && ")),
                         fs,
                     ));
@@ -787,7 +858,9 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             policies.extend(names(self, &a.sources));
             let first = info.entries.len();
             for cd in &a.conditional_data {
-                if let Some(e) = self.entry_info(set, a, cd, has_auth) {
+                if let Some(mut e) = self.entry_info(set, a, cd, has_auth) {
+                    e.first_rate = info.rates;
+                    info.rates += e.rates.len();
                     info.entries.push(e);
                 }
             }
@@ -845,16 +918,11 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 .map(|(_, v)| v.clone())
                 .collect()
         };
-        let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
-        let limits = self
-            .s
-            .objects
-            .limits
-            .get(&(set.scope_of(a), condition.as_str()));
-        let variables = limits
+        let limits = self.s.objects.limits.get(&(set.scope_of(a), id.as_str()));
+        let variables: Arc<[String]> = limits
             .and_then(|l| l.first())
-            .map(|l| l.variables.clone())
-            .unwrap_or_default();
+            .map(|l| l.variables.as_slice().into())
+            .unwrap_or_else(|| Arc::from([]));
         let mut rates: Vec<(i64, i64)> = limits
             .map(|ls| ls.iter().map(|l| (l.max_value, l.seconds)).collect())
             .unwrap_or_default();
@@ -867,11 +935,8 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             formulas,
             reads_auth,
             variables,
-            rate_texts: rates
-                .iter()
-                .map(|(max, s)| format!("{max} per {s}s"))
-                .collect(),
-            rates,
+            rates: rates.into(),
+            first_rate: 0,
         })
     }
 
@@ -885,11 +950,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             auth: Reach::Absent,
             rate_limit: Reach::Absent,
             never: Vec::with_capacity(info.entries.len()),
-            shadowed: info
-                .entries
-                .iter()
-                .map(|e| vec![None; e.rates.len()])
-                .collect(),
+            shadowed: vec![None; info.rates],
             holds: Vec::with_capacity(info.auth_rules.len()),
         };
         // The auth action: its predicates are the AuthPolicy's top-level `when`.
@@ -909,7 +970,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 out.auth = Reach::Anonymous(why);
             }
             for (_, key, _, fs) in &info.auth_rules {
-                let holds = if key == AUTH_CONDITIONS_KEY {
+                let holds = if &**key == AUTH_CONDITIONS_KEY {
                     !never
                 } else {
                     let mut all = both.clone();
@@ -963,7 +1024,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     /// at most `ceil(Wb / Wa) + 1` of them, one if A and B count exactly the same requests
     /// with the same qualifiers and the same window (their windows then open and close
     /// together). B never refuses a request A admits when `max_B >= that many × max_A`.
-    fn shadowing(&mut self, route: &[&Formula], info: &ActionsInfo, out: &mut SetOut) {
+    fn shadowing(&self, route: &[&Formula], info: &ActionsInfo, out: &mut SetOut) {
         if info.candidates.is_empty() {
             return;
         }
@@ -1003,9 +1064,10 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             let bound = windows.saturating_mul(ra.0.max(0) as u64);
             (rb.0.max(0) as u64 >= bound).then_some(windows)
         };
-        let mut found: Vec<Dominated> = Vec::new();
+        let mut found: Vec<(usize, Shadow)> = Vec::new();
         for &(bi, k, ai, j) in &info.candidates {
-            if out.never[bi] || found.iter().any(|f| (f.0, f.1) == (bi, k)) {
+            let at = es[bi].first_rate + k;
+            if out.never[bi] || found.iter().any(|f| f.0 == at) {
                 continue;
             }
             let (ra, rb) = (es[ai].rates[j], es[bi].rates[k]);
@@ -1016,53 +1078,21 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             if dominates(bi, rb, ai, ra).is_some() && (&*es[ai].id, ra) > (&*es[bi].id, rb) {
                 continue;
             }
-            found.push((bi, k, ai, ra, rb, windows));
+            found.push((
+                at,
+                Shadow {
+                    by: es[ai].limit,
+                    ra,
+                    same_limit: ai == bi,
+                    rb,
+                    windows,
+                    fewer: es[ai].variables.len() < es[bi].variables.len(),
+                },
+            ));
         }
-        for (bi, k, ai, ra, rb, windows) in found {
-            let fewer = es[ai].variables.len() < es[bi].variables.len();
-            let text = self.shadow_text(es[ai].limit, ra, ai == bi, rb, windows, fewer);
-            out.shadowed[bi][k] = Some(Arc::from(text));
+        for (at, shadow) in found {
+            out.shadowed[at] = Some(shadow);
         }
-    }
-
-    /// Why a rate never decides: the limit (or rate) that refuses first.
-    fn shadow_text(
-        &self,
-        a: usize,
-        ra: (i64, i64),
-        same_limit: bool,
-        rb: (i64, i64),
-        windows: u64,
-        fewer: bool,
-    ) -> String {
-        let who = if same_limit {
-            format!("its own rate {} per {}s", ra.0, ra.1)
-        } else {
-            format!("{} ({} per {}s)", self.limit_text(a), ra.0, ra.1)
-        };
-        if windows == 1 {
-            format!(
-                "{who} counts exactly the same requests with the same counter qualifiers and window, so it refuses first (or together)"
-            )
-        } else {
-            let qualifiers = if fewer {
-                " (with fewer counter qualifiers)"
-            } else {
-                ""
-            };
-            format!(
-                "{who} counts every request it counts{qualifiers}, and lets at most {} of them pass in any {}s ({windows} of its {}s windows can meet one {}s window)",
-                (windows as i64).saturating_mul(ra.0),
-                rb.1,
-                ra.1,
-                rb.1
-            )
-        }
-    }
-
-    /// `limit `name` of Kind ns/name`.
-    fn limit_text(&self, limit: usize) -> String {
-        limit_text(self.s.a.topology.model, &self.s.names[limit])
     }
 
     /// Why an AuthConfig lets requests without credentials through, if it does: an `anonymous`
@@ -1089,6 +1119,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     /// Record what a set did for the findings.
     fn record(&mut self, p: &Path, hostname: &'m str, text: &str, rule: &Arc<str>, set: &SetOut) {
         let info = &set.info;
+        let shared = self.s;
         for (i, e) in info.entries.iter().enumerate() {
             let stats = &mut self.out.limits[e.limit];
             stats.seen += 1;
@@ -1102,12 +1133,13 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 continue;
             }
             stats.applies += 1;
-            for (rate, by) in e.rates.iter().zip(&set.shadowed[i]) {
+            let shadowed = &set.shadowed[e.first_rate..e.first_rate + e.rates.len()];
+            for (rate, by) in e.rates.iter().zip(shadowed) {
                 let s = stats.shadowed.entry(*rate).or_insert((0, None));
                 if let Some(by) = by {
                     s.0 += 1;
                     if s.1.is_none() {
-                        s.1 = Some(by.to_string());
+                        s.1 = Some(shadow_text(shared.a.topology.model, &shared.names, by));
                     }
                 }
             }
@@ -1122,17 +1154,17 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             let c = self.out.counters.entry((p.route, e.limit)).or_default();
             c.hosts.insert((p.gateway, hostname));
             if c.variables.is_empty() {
-                c.variables = e.variables.clone();
+                c.variables = Arc::clone(&e.variables);
             }
             if c.rates.is_empty() {
-                c.rates = e.rate_texts.to_vec();
+                c.rates = Arc::clone(&e.rates);
             }
         }
         for ((policy, key, preds, _), holds) in info.auth_rules.iter().zip(&set.holds) {
             let s = self
                 .out
                 .auth_rules
-                .entry((*policy, key.clone()))
+                .entry((*policy, Arc::clone(key)))
                 .or_default();
             s.seen += 1;
             if s.predicates.is_empty() {
@@ -1144,6 +1176,41 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 s.never_example = Some((p.route, Arc::clone(rule), text.to_string()));
             }
         }
+    }
+}
+
+/// Why a rate never decides: the limit (or rate) that refuses first.
+fn shadow_text(m: &crate::model::Model, names: &[LimitName], sh: &Shadow) -> String {
+    let Shadow {
+        by,
+        ra,
+        same_limit,
+        rb,
+        windows,
+        fewer,
+    } = *sh;
+    let who = if same_limit {
+        format!("its own rate {} per {}s", ra.0, ra.1)
+    } else {
+        format!("{} ({} per {}s)", limit_text(m, &names[by]), ra.0, ra.1)
+    };
+    if windows == 1 {
+        format!(
+            "{who} counts exactly the same requests with the same counter qualifiers and window, so it refuses first (or together)"
+        )
+    } else {
+        let qualifiers = if fewer {
+            " (with fewer counter qualifiers)"
+        } else {
+            ""
+        };
+        format!(
+            "{who} counts every request it counts{qualifiers}, and lets at most {} of them pass in any {}s ({windows} of its {}s windows can meet one {}s window)",
+            (windows as i64).saturating_mul(ra.0),
+            rb.1,
+            ra.1,
+            rb.1
+        )
     }
 }
 
@@ -1327,8 +1394,20 @@ mod tests {
     use crate::load::{Input, LoadOptions, load};
     use crate::model::KuadrantVersion;
 
+    /// A limit's condition as the operator writes it (kuadrant-operator v1.5.2
+    /// internal/controller/limitador_limits_reconciler.go: `descriptors[0]["%s"] == "1"` of the
+    /// limit identifier) gives back its identifier; any other condition none.
+    #[test]
+    fn limit_conditions_give_back_their_identifier() {
+        let id = "limit.gw_0__2c1a9b7f";
+        let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
+        assert_eq!(limit_condition_id(&condition), Some(id));
+        assert_eq!(limit_condition_id("descriptors[0][\"x\"] == \"2\""), None);
+        assert_eq!(limit_condition_id("descriptors[0].x == \"1\""), None);
+    }
+
     /// Walking on several runs of paths gives what one run gives: the rows, and the findings
-    /// drawn from what was gathered.
+    /// drawn from what was gathered; and so does dropping the memos before every path.
     #[test]
     fn parallel_runs_give_the_single_run_result() {
         for estate in [
@@ -1355,17 +1434,20 @@ mod tests {
                 require_auth: true,
                 require_rate_limit: true,
             };
-            let result = |runs: usize| {
-                let w = walk_in_runs(&a, runs);
+            let result = |runs: usize, memo_sets: usize| {
+                let w = walk_in_runs(&a, runs, memo_sets);
                 let mut f = super::super::findings::findings(&a, &l.sources, &w, &opts);
                 f.sort();
                 (format!("{:?}", w.rows), f)
             };
-            let one = result(1);
+            let one = result(1, MEMO_SETS);
             assert!(!one.1.is_empty(), "{estate}: no finding at all");
             for runs in [2, 3, 5] {
-                assert_eq!(result(runs), one, "{estate} {runs}");
+                assert_eq!(result(runs, MEMO_SETS), one, "{estate} {runs}");
             }
+            // 0: the memos are dropped before every path.
+            assert_eq!(result(1, 0), one, "{estate}: memos dropped");
+            assert_eq!(result(3, 0), one, "{estate}: memos dropped, 3 runs");
         }
     }
 }

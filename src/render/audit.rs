@@ -148,11 +148,58 @@ const COLUMN_CAP: usize = 60;
 
 /// The table: one line per path (its hostnames together: they are covered alike), then the
 /// summary, the change (with a base) and the findings, one line each. Columns are padded to their
-/// widest cell (at most [`COLUMN_CAP`]), two spaces apart. A large estate has hundreds of
-/// thousands of lines: every cell text is shared by many lines (the same gateway, route,
-/// coverage), so each distinct text is made safe and measured once, and the lines are written
-/// straight into the text, in parts on the cores.
+/// widest cell (at most [`COLUMN_CAP`]), two spaces apart.
 pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String {
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = write_table(a, change, sources, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The distinct cells of the table, made safe and measured once: every cell text is shared by
+/// many lines (the same gateway, route, coverage), found by the address of the value it shows.
+struct Cells {
+    /// (text, width).
+    texts: Vec<(String, usize)>,
+    by_address: HashMap<usize, usize>,
+    /// Per column: the address of the last cell and its index (lines of one route follow each
+    /// other).
+    last: [(usize, usize); 8],
+}
+
+impl Cells {
+    fn add(&mut self, text: &str) -> usize {
+        let t = crate::render::terminal::line(text).into_owned();
+        let w = t.width();
+        self.texts.push((t, w));
+        self.texts.len() - 1
+    }
+
+    fn get(&mut self, column: usize, address: usize, make: impl FnOnce() -> String) -> usize {
+        if self.last[column].0 == address {
+            return self.last[column].1;
+        }
+        let i = match self.by_address.get(&address) {
+            Some(i) => *i,
+            None => {
+                let i = self.add(&make());
+                self.by_address.insert(address, i);
+                i
+            }
+        };
+        self.last[column] = (address, i);
+        i
+    }
+}
+
+/// [`table`], written to `w` as it is made: a large estate has hundreds of thousands of lines,
+/// written in blocks, each block's lines in parts on the cores.
+pub fn write_table(
+    a: &Audit,
+    change: Option<&Change>,
+    sources: &SourceMap,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     const HEADER: [&str; 8] = [
         "GATEWAY",
         "LISTENER",
@@ -165,100 +212,94 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
     ];
     let rows = &a.coverage;
     let groups = paths(rows);
-    // Each distinct cell by the address of the value it shows: (text, width).
-    let mut texts: HashMap<usize, (String, usize)> = HashMap::new();
-    let mut text = |key: usize, make: &dyn Fn() -> String| -> usize {
-        texts.entry(key).or_insert_with(|| {
-            let t = crate::render::terminal::line(&make()).into_owned();
-            let w = t.width();
-            (t, w)
-        });
-        key
+    let mut cells = Cells {
+        texts: Vec::new(),
+        by_address: HashMap::new(),
+        last: [(usize::MAX, 0); 8],
     };
     let addr = |s: &str| s.as_ptr() as usize;
     let mut keys: Vec<[usize; 8]> = Vec::with_capacity(groups.len());
-    // Hostname lists of several rows have no shared address: kept apart, by line.
-    let mut lists: Vec<(String, usize)> = Vec::new();
     for g in &groups {
         let r = &rows[g.start];
         let host = if g.len() == 1 {
             let h = r.hostname.as_deref().unwrap_or("-");
-            text(addr(h), &|| h.to_string())
+            cells.get(2, addr(h), || h.to_string())
         } else {
+            // Hostname lists of several rows have no shared address: one cell each.
             let joined: Vec<&str> = rows[g.clone()]
                 .iter()
                 .map(|x| x.hostname.as_deref().unwrap_or("-"))
                 .collect();
-            let t = crate::render::terminal::line(&joined.join(", ")).into_owned();
-            let w = t.width();
-            lists.push((t, w));
-            // Never an address: the index of the list, from the top of the key space.
-            usize::MAX - (lists.len() - 1)
+            cells.add(&joined.join(", "))
         };
         keys.push([
-            text(addr(&r.gateway), &|| r.gateway.to_string()),
-            text(addr(&r.listener), &|| r.listener.to_string()),
+            cells.get(0, addr(&r.gateway), || r.gateway.to_string()),
+            cells.get(1, addr(&r.listener), || r.listener.to_string()),
             host,
-            text(addr(&r.route), &|| r.route.to_string()),
-            text(addr(&r.rule), &|| r.rule.to_string()),
-            text(
+            cells.get(3, addr(&r.route), || r.route.to_string()),
+            cells.get(4, addr(&r.rule), || r.rule.to_string()),
+            cells.get(
+                5,
                 std::sync::Arc::as_ptr(&r.matches) as *const String as usize,
-                &|| r.matches.join(" | "),
+                || r.matches.join(" | "),
             ),
-            text(std::sync::Arc::as_ptr(&r.auth) as usize, &|| cell(&r.auth)),
-            text(std::sync::Arc::as_ptr(&r.rate_limit) as usize, &|| {
+            cells.get(6, std::sync::Arc::as_ptr(&r.auth) as usize, || {
+                cell(&r.auth)
+            }),
+            cells.get(7, std::sync::Arc::as_ptr(&r.rate_limit) as usize, || {
                 cell(&r.rate_limit)
             }),
         ]);
     }
-    let get = |key: usize| -> (&str, usize) {
-        match texts.get(&key) {
-            Some((t, w)) => (t.as_str(), *w),
-            None => {
-                let (t, w) = &lists[usize::MAX - key];
-                (t.as_str(), *w)
-            }
-        }
-    };
+    drop(cells.by_address);
+    let texts = &cells.texts;
     let mut widths = HEADER.map(UnicodeWidthStr::width);
     for k in &keys {
         for (w, key) in widths.iter_mut().zip(k) {
-            *w = (*w).max(get(*key).1.min(COLUMN_CAP));
+            *w = (*w).max(texts[*key].1.min(COLUMN_CAP));
         }
     }
-    let mut out = String::new();
     if rows.is_empty() {
-        out.push_str("No paths: no route is attached to a Gateway.\n");
+        w.write_all(b"No paths: no route is attached to a Gateway.\n")?;
     } else {
         let push_line = |out: &mut String, parts: [(&str, usize); 8]| {
+            const SPACES: &str = "                                                                ";
             let start = out.len();
             for (i, (c, w)) in parts.iter().enumerate() {
                 out.push_str(c);
                 if i + 1 < parts.len() {
-                    out.extend(std::iter::repeat_n(' ', widths[i].saturating_sub(*w) + 2));
+                    let mut pad = widths[i].saturating_sub(*w) + 2;
+                    while pad > 0 {
+                        let n = pad.min(SPACES.len());
+                        out.push_str(&SPACES[..n]);
+                        pad -= n;
+                    }
                 }
             }
             let kept = out[start..].trim_end().len();
             out.truncate(start + kept);
             out.push('\n');
         };
-        push_line(&mut out, HEADER.map(|h| (h, h.width())));
-        // Hundreds of thousands of lines on a large estate: written in parts on the cores.
+        let mut header = String::new();
+        push_line(&mut header, HEADER.map(|h| (h, h.width())));
+        w.write_all(header.as_bytes())?;
         let line_len = widths.iter().sum::<usize>() + 16;
-        let runs = crate::par::cores().min(keys.len() / LINES_PER_RUN).max(1);
-        let parts = crate::par::map_ranges(crate::par::even_ranges(keys.len(), runs), |r| {
-            let mut part = String::with_capacity(r.len() * line_len);
-            for k in &keys[r] {
-                push_line(&mut part, k.map(get));
+        let cores = crate::par::cores();
+        for block in keys.chunks(cores * LINES_PER_RUN) {
+            let runs = cores.min(block.len() / LINES_PER_RUN).max(1);
+            let parts = crate::par::map_ranges(crate::par::even_ranges(block.len(), runs), |r| {
+                let mut part = String::with_capacity(r.len() * line_len);
+                for k in &block[r] {
+                    push_line(&mut part, k.map(|i| (texts[i].0.as_str(), texts[i].1)));
+                }
+                part
+            });
+            for p in parts {
+                w.write_all(p.as_bytes())?;
             }
-            part
-        });
-        out.reserve(parts.iter().map(String::len).sum());
-        for p in parts {
-            out.push_str(&p);
         }
     }
-    out.push('\n');
+    let mut out = String::from("\n");
     summary_lines(&mut out, "authentication", rows, |r| &r.auth);
     summary_lines(&mut out, "rate limiting", rows, |r| &r.rate_limit);
     if let Some(c) = change {
@@ -268,19 +309,23 @@ pub fn table(a: &Audit, change: Option<&Change>, sources: &SourceMap) -> String 
     out.push('\n');
     if a.findings.is_empty() {
         out.push_str("No findings.\n");
+        w.write_all(out.as_bytes())?;
     } else {
         let _ = writeln!(out, "Findings ({}):", a.findings.len());
-        out.push_str(&short(&a.findings, sources));
+        w.write_all(out.as_bytes())?;
+        for part in short(&a.findings, sources) {
+            w.write_all(part.as_bytes())?;
+        }
     }
-    out
+    Ok(())
 }
 
 /// Lines written by one thread at least.
 const LINES_PER_RUN: usize = 8192;
 
-/// What `render::diagnostics::short` writes, in parts on the cores: an audit of a large estate
-/// has tens of thousands of findings.
-fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
+/// What `render::diagnostics::short` writes, in parts made on the cores: an audit of a large
+/// estate has tens of thousands of findings.
+fn short(ds: &Diagnostics, sources: &SourceMap) -> Vec<String> {
     let all: Vec<&crate::diag::Diagnostic> = ds.iter().collect();
     let runs = crate::par::cores().min(all.len() / LINES_PER_RUN).max(1);
     crate::par::map_ranges(crate::par::even_ranges(all.len(), runs), |r| {
@@ -293,7 +338,6 @@ fn short(ds: &Diagnostics, sources: &SourceMap) -> String {
         }
         part
     })
-    .concat()
 }
 
 /// What a change does, as lines.

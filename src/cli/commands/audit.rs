@@ -132,26 +132,43 @@ pub fn run(a: AuditArgs, ui: &Ui) -> Result<Outcome, CliError> {
         return Ok(result);
     }
     let text = match a.output {
-        AuditFormat::Table => render::audit::table(&head.audit, change.as_ref(), &loaded.sources),
-        AuditFormat::Json => render::audit::json(&head.audit, change.as_ref(), &loaded.sources),
-        AuditFormat::Markdown => {
-            render::audit::markdown(&head.audit, change.as_ref(), &loaded.sources)
+        // Streamed: the table of a large estate is twice the size of its input.
+        AuditFormat::Table => {
+            ui.out_with(|o| {
+                render::audit::write_table(&head.audit, change.as_ref(), &loaded.sources, o)
+                    .map_err(CliError::from)
+            })?;
+            None
         }
+        AuditFormat::Json => Some(render::audit::json(
+            &head.audit,
+            change.as_ref(),
+            &loaded.sources,
+        )),
+        AuditFormat::Markdown => Some(render::audit::markdown(
+            &head.audit,
+            change.as_ref(),
+            &loaded.sources,
+        )),
         AuditFormat::Sarif => {
             let found = suppress::Outcome {
                 kept: head.audit.findings.clone(),
                 suppressed: head.suppressed.clone(),
             };
-            machine_report(
+            Some(machine_report(
                 DiagFormat::Sarif,
                 &head.audit.findings,
                 &found,
                 &loaded.sources,
                 &loaded.model,
-            )
+            ))
         }
     };
-    ui.out(&text)?;
+    if let Some(text) = text {
+        ui.out(&text)?;
+        // Hundreds of megabytes on a large estate: left to the operating system too.
+        std::mem::forget(text);
+    }
     let failing = outcome(&head.audit.findings, a.input.fail_on(a.fail_on));
     let required = head
         .audit
