@@ -35,6 +35,22 @@ pub struct ActionSet {
     pub typed: Arc<[Value]>,
 }
 
+#[cfg(test)]
+impl ActionSet {
+    /// A set named `name` (hashed) for `hostname` with `actions`, no predicates, auth scope or
+    /// typed actions, for tests: the one place besides the generator that lists the fields.
+    pub(crate) fn for_tests(name: &str, hostname: &str, actions: Arc<[Action]>) -> Self {
+        ActionSet {
+            name: HexDigest::of(name),
+            hostname: Arc::from(hostname),
+            predicates: Arc::from(Vec::new()),
+            actions,
+            auth_scope: Arc::from(""),
+            typed: Arc::from(Vec::new()),
+        }
+    }
+}
+
 impl ActionSet {
     /// The scope `a` (one of `actions`) has in this set.
     pub fn scope_of<'a>(&'a self, a: &'a Action) -> &'a str {

@@ -384,14 +384,7 @@ mod tests {
             action_sets: hosts
                 .iter()
                 .enumerate()
-                .map(|(i, h)| ActionSet {
-                    name: crate::generate::names::HexDigest::of(&format!("set-{i}")),
-                    hostname: Arc::from(*h),
-                    predicates: Arc::from(Vec::new()),
-                    actions: Arc::from(Vec::new()),
-                    auth_scope: Arc::from(""),
-                    typed: Arc::from(Vec::new()),
-                })
+                .map(|(i, h)| ActionSet::for_tests(&format!("set-{i}"), h, Arc::from(Vec::new())))
                 .collect(),
             rest: serde_json::Map::new(),
         })

@@ -465,12 +465,8 @@ mod tests {
 
     fn set(name: &str, actions: &Arc<[Action]>) -> ActionSet {
         ActionSet {
-            name: HexDigest::of(name),
-            hostname: Arc::from("a.example.com"),
             predicates: Arc::from(vec!["request.url_path.startsWith('/')".to_string()]),
-            actions: actions.clone(),
-            auth_scope: Arc::from(""),
-            typed: Arc::from(Vec::new()),
+            ..ActionSet::for_tests(name, "a.example.com", actions.clone())
         }
     }
 
