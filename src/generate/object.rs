@@ -6,8 +6,10 @@
 //! paths; only `hosts` differs). That way a large estate is written without building a tree per path.
 //!
 //! [`Object::to_value`] gives the tree for every consumer that needs one (diff, `--out-dir`, JSON);
-//! the YAML writer (`render::objects`) writes the typed parts directly, and a test checks that both
-//! give the same text.
+//! the YAML writer (`render::objects`) writes the typed parts directly, through their `Serialize`
+//! (its serializer), and a test checks that both give the same text. A typed part's `Serialize` is
+//! the one place its fields become text: the YAML writer, `watch`'s carrier digest and serde_json
+//! all go through it.
 
 use super::actions::{AUTH_SERVICE, Action};
 use super::names::HexDigest;
@@ -76,14 +78,12 @@ impl SetActions<'_> {
         } else {
             ""
         };
-        let words = [
-            set.actions.as_ptr() as usize,
-            set.actions.len(),
-            scope.as_ptr() as usize,
-            scope.len(),
-            set.typed.as_ptr() as usize,
-            set.typed.len(),
-        ];
+        // An empty part is the same whatever its address (each set may have its own).
+        let at = |ptr: usize, len: usize| if len == 0 { [0, 0] } else { [ptr, len] };
+        let [a, b] = at(set.actions.as_ptr() as usize, set.actions.len());
+        let [c, d] = at(scope.as_ptr() as usize, scope.len());
+        let [e, f] = at(set.typed.as_ptr() as usize, set.typed.len());
+        let words = [a, b, c, d, e, f];
         let mut id = [0u8; 48];
         for (chunk, w) in id.chunks_exact_mut(8).zip(words) {
             chunk.copy_from_slice(&(w as u64).to_le_bytes());
