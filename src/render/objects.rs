@@ -7,6 +7,9 @@
 //! parent's indentation, `{}` / `[]` for empty containers), strings that are certainly plain are
 //! written as they are, and every other scalar is handed to serde-saphyr on its own so quoting
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
+//!
+//! The typed parts of wasm carriers and of the Limitador (action sets, limits) are written through
+//! their own `Serialize` by a serializer with the same layout ([`block`]).
 
 use crate::generate::object::{
     self, ActionSet, AuthConfig, Embed, LimitadorLimit, Object, SharedId, WasmConfig,
