@@ -6,13 +6,15 @@
 //! paths; only `hosts` differs). That way a large estate is written without building a tree per path.
 //!
 //! [`Object::to_value`] gives the tree for every consumer that needs one (diff, `--out-dir`, JSON);
-//! the YAML writer (`render::objects`) writes the typed parts directly, and a test checks that both
-//! give the same text.
+//! the YAML writer (`render::objects`) writes the typed parts directly, through their `Serialize`
+//! (its serializer), and a test checks that both give the same text. A typed part's `Serialize` is
+//! the one place its fields become text: the YAML writer, `watch`'s carrier digest and serde_json
+//! all go through it.
 
 use super::actions::{AUTH_SERVICE, Action};
 use super::names::HexDigest;
 use serde::Serialize;
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, SerializeTupleStruct, Serializer};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -35,6 +37,22 @@ pub struct ActionSet {
     pub typed: Arc<[Value]>,
 }
 
+#[cfg(test)]
+impl ActionSet {
+    /// A set named `name` (hashed) for `hostname` with `actions`, no predicates, auth scope or
+    /// typed actions, for tests: the one place besides the generator that lists the fields.
+    pub(crate) fn for_tests(name: &str, hostname: &str, actions: Arc<[Action]>) -> Self {
+        ActionSet {
+            name: HexDigest::of(name),
+            hostname: Arc::from(hostname),
+            predicates: Arc::from(Vec::new()),
+            actions,
+            auth_scope: Arc::from(""),
+            typed: Arc::from(Vec::new()),
+        }
+    }
+}
+
 impl ActionSet {
     /// The scope `a` (one of `actions`) has in this set.
     pub fn scope_of<'a>(&'a self, a: &'a Action) -> &'a str {
@@ -49,9 +67,80 @@ impl ActionSet {
 /// The actions of a set, each with its scope in that set.
 struct SetActions<'a>(&'a ActionSet);
 
+impl SetActions<'_> {
+    /// What the text of the list is a function of: the addresses and lengths of the action list,
+    /// of the auth scope when the list has an auth action (paths share lists, not auth scopes),
+    /// and of the typed actions; all of them shared parts that live as long as the set.
+    fn identity(&self) -> SharedId {
+        let set = self.0;
+        let scope: &str = if set.actions.iter().any(|a| a.service == AUTH_SERVICE) {
+            &set.auth_scope
+        } else {
+            ""
+        };
+        // An empty part is the same whatever its address (each set may have its own).
+        let at = |ptr: usize, len: usize| if len == 0 { [0, 0] } else { [ptr, len] };
+        let [a, b] = at(set.actions.as_ptr() as usize, set.actions.len());
+        let [c, d] = at(scope.as_ptr() as usize, scope.len());
+        let [e, f] = at(set.typed.as_ptr() as usize, set.typed.len());
+        let words = [a, b, c, d, e, f];
+        let mut id = [0u8; 48];
+        for (chunk, w) in id.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&(w as u64).to_le_bytes());
+        }
+        id
+    }
+
+    /// Whether other sets hold the same list (and auth scope): what a writer may keep the text of.
+    fn shared(&self) -> bool {
+        let set = self.0;
+        if set.actions.iter().any(|a| a.service == AUTH_SERVICE) {
+            Arc::strong_count(&set.auth_scope) > 1
+        } else {
+            Arc::strong_count(&set.actions) > 1
+        }
+    }
+}
+
+/// The identity of a part action sets share ([`SHARED`]).
+pub(crate) type SharedId = [u8; 48];
+
+/// The name of the tuple struct a part the action sets share is serialised as for policyctl's own
+/// serializers, which say they are not human-readable: the YAML writer (`render::objects`) and the
+/// carrier digest (`watch::memo`). Its fields: the part's identity (bytes, equal for two parts only
+/// when they are the same part), whether other sets hold it (a bool), then the part itself. They
+/// write or digest a part once and reuse the result. Every other serializer (serde_json, the
+/// trees) gets the part itself.
+pub(crate) const SHARED: &str = "$policyctl::SharedPart";
+
 impl Serialize for SetActions<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let set = self.0;
+        if s.is_human_readable() {
+            return Plain(self).serialize(s);
+        }
+        let mut t = s.serialize_tuple_struct(SHARED, 3)?;
+        t.serialize_field(&Bytes(&self.identity()))?;
+        t.serialize_field(&self.shared())?;
+        t.serialize_field(&Plain(self))?;
+        t.end()
+    }
+}
+
+/// Bytes serialised with `serialize_bytes` (a slice of `u8` would be a sequence).
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// The list itself.
+struct Plain<'a, 'b>(&'a SetActions<'b>);
+
+impl Serialize for Plain<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let set = self.0.0;
         let mut seq = s.serialize_seq(Some(set.actions.len() + set.typed.len()))?;
         for a in set.actions.iter() {
             seq.serialize_element(&a.with_scope(set.scope_of(a)))?;

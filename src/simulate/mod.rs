@@ -36,6 +36,7 @@ pub mod schedule;
 mod shim;
 pub mod text;
 
+use crate::generate::actions::Action;
 use crate::generate::object::Object;
 use crate::topology::Topology;
 use limits::{Decision, LimitSpec, Limitador};
@@ -290,15 +291,14 @@ fn gateway_key(t: &Topology, g: usize) -> String {
 }
 
 /// The wasm configuration of a generated wasm carrier, and its gateway `namespace/name`.
-fn wasm_config_of(o: &Object) -> Option<(String, Value)> {
-    let (shell, config) = match o {
-        Object::Wasm(w) => (&w.shell, serde_json::to_value(&w.config).ok()?),
-        _ => return None,
+fn wasm_config_of(o: &Object) -> Option<(String, &crate::generate::object::WasmConfig)> {
+    let Object::Wasm(w) = o else {
+        return None;
     };
-    let ns = shell.pointer("/metadata/namespace")?.as_str()?;
-    let name = shell.pointer("/metadata/name")?.as_str()?;
+    let ns = w.shell.pointer("/metadata/namespace")?.as_str()?;
+    let name = w.shell.pointer("/metadata/name")?.as_str()?;
     let gw = name.strip_prefix("kuadrant-")?;
-    Some((format!("{ns}/{gw}"), config))
+    Some((format!("{ns}/{gw}"), &w.config))
 }
 
 impl<'t> Simulation<'t> {
@@ -310,14 +310,9 @@ impl<'t> Simulation<'t> {
         let mut limits = Vec::new();
         for o in objects {
             if let Some((gw, config)) = wasm_config_of(o) {
-                let services = config
-                    .get("services")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                let parsed: WasmConfig = serde_json::from_value(config)
-                    .map_err(|e| format!("the wasm configuration of {gw}: {e}"))?;
-                wasm.insert(gw, (parsed, services));
+                let config = WasmConfig::new(config.clone());
+                let services = config.services();
+                wasm.insert(gw, (config, services));
             }
             match o {
                 Object::Limitador(l) => limits.extend(l.limits.iter().map(|l| LimitSpec {
@@ -469,14 +464,7 @@ impl<'t> Simulation<'t> {
             .first()
             .and_then(|&g| self.wasm.get(&gateway_key(t, g)));
         let (hostname, sets) = match config {
-            Some((config, _)) => {
-                let (h, sets) = shim::candidates(config, &req.host);
-                let idx = sets
-                    .iter()
-                    .filter_map(|s| config.action_sets.iter().position(|x| std::ptr::eq(x, *s)))
-                    .collect();
-                (h, idx)
-            }
+            Some((config, _)) => shim::candidates(config, &req.host),
             None => (None, vec![]),
         };
         Memo {
@@ -531,10 +519,10 @@ impl<'t> Simulation<'t> {
         trace.routing = routed.clone();
         if let Some((config, services)) = self.wasm.get(&key(g)) {
             trace.action_set_hostname = memo.hostname.clone();
-            let sets = memo.sets.iter().map(|&i| &config.action_sets[i]);
+            let sets = memo.sets.iter().map(|&i| &config.action_sets()[i]);
             let mut selected = None;
             for set in sets {
-                match self.cel.all(&set.route_rule_conditions.predicates, &act) {
+                match self.cel.all(&set.predicates, &act) {
                     Ok(None) => {
                         selected = Some(set);
                         break;
@@ -543,17 +531,17 @@ impl<'t> Simulation<'t> {
                     Err(e) => {
                         trace.status = Some(500);
                         trace.decided_by =
-                            format!("route predicate of action set {}: {e}", set.name);
+                            format!("route predicate of action set {}: {e}", set.name.as_str());
                         return finish(trace, req);
                     }
                 }
             }
             if let Some(set) = selected {
-                trace.action_set = Some(set.name.clone());
+                trace.action_set = Some(set.name.as_str().to_string());
                 // The shim's variables: `auth` holds what the auth action stored, once it ran.
                 let mut act = Rc::clone(&act);
                 for (i, a) in set.actions.iter().enumerate() {
-                    let (at, verdict, auth) = self.action(a, services, req, &act);
+                    let (at, verdict, auth) = self.action(a, set.scope_of(a), services, req, &act);
                     trace.actions.push(at);
                     if let Some(meta) = auth.filter(|m| !m.is_empty()) {
                         act = self.with_auth(req, meta);
@@ -585,7 +573,10 @@ impl<'t> Simulation<'t> {
                 trace.not_simulated = set
                     .typed
                     .iter()
-                    .map(|t| format!("{} {}", t.kind, t.sources.join(" ")))
+                    .map(|t| {
+                        let (kind, sources) = shim::typed_action(t);
+                        format!("{kind} {}", sources.join(" "))
+                    })
                     .collect();
             }
         }
@@ -625,7 +616,7 @@ impl<'t> Simulation<'t> {
 
     /// Taint the limit namespaces of the rate-limit `actions` (those an undecided request did not
     /// reach) with request `number`.
-    fn taint(&self, actions: &[shim::Action], number: usize) {
+    fn taint(&self, actions: &[Action], number: usize) {
         let mut t = self.tainted.borrow_mut();
         for a in actions {
             if a.service != crate::generate::actions::AUTH_SERVICE {
@@ -635,19 +626,20 @@ impl<'t> Simulation<'t> {
         }
     }
 
-    /// Run one action: the verdict when it ends or suspends the request, and the dynamic metadata
-    /// an auth action stored.
+    /// Run one action, with its `scope` in the set: the verdict when it ends or suspends the
+    /// request, and the dynamic metadata an auth action stored.
     #[allow(clippy::type_complexity)]
     fn action(
         &self,
-        a: &shim::Action,
+        a: &Action,
+        scope: &str,
         services: &Map<String, Value>,
         req: &Request,
         act: &Activation,
     ) -> (ActionTrace, Option<Verdict>, Option<Map<String, Value>>) {
         let mut at = ActionTrace {
-            service: a.service.clone(),
-            scope: a.scope.clone(),
+            service: a.service.to_string(),
+            scope: scope.to_string(),
             sources: a.sources.clone(),
             skipped_by: None,
             auth: None,
@@ -657,7 +649,7 @@ impl<'t> Simulation<'t> {
         };
         let fail = |at: &mut ActionTrace, e: String| {
             at.error = Some(e.clone());
-            if Self::fails_open(services, &a.service) {
+            if Self::fails_open(services, a.service) {
                 None
             } else {
                 Some(Verdict::Ends(
@@ -679,13 +671,13 @@ impl<'t> Simulation<'t> {
             }
         }
         if a.service == crate::generate::actions::AUTH_SERVICE {
-            let (auth, verdict, meta) = self.auth(&a.scope, req);
+            let (auth, verdict, meta) = self.auth(scope, req);
             at.auth = Some(auth);
             return (at, verdict, meta);
         }
         let report = a.service == crate::generate::actions::RATELIMIT_REPORT_SERVICE;
         let mut entries = Vec::new();
-        let mut domain = a.scope.clone();
+        let mut domain = scope.to_string();
         let mut hits = 1u64;
         for cd in &a.conditional_data {
             match self.cel.all(&cd.predicates, act) {
@@ -696,35 +688,33 @@ impl<'t> Simulation<'t> {
                     return (at, v, None);
                 }
             }
-            for item in &cd.data {
-                let kv = &item.expression;
+            for (key, value) in &cd.data {
                 if report
-                    && kv.key == "ratelimit.hits_addend"
+                    && key == "ratelimit.hits_addend"
                     && req.tokens.is_none()
                     && req.response_body.is_none()
                 {
                     // The token usage is in the upstream response, which nobody gave.
                     at.error = Some(format!(
                         "{}: the upstream response is unknown (pass --tokens or --response-body); the counters of {} may have grown by any amount",
-                        kv.value, a.scope
+                        value, scope
                     ));
-                    return (at, Some(Verdict::Taints(a.scope.clone())), None);
+                    return (at, Some(Verdict::Taints(scope.to_string())), None);
                 }
-                match self.cel.scalar(&kv.value, act) {
-                    Ok(v) if kv.key == "ratelimit.domain" => domain = v,
-                    Ok(v) if kv.key == "ratelimit.hits_addend" => match v.parse() {
+                match self.cel.scalar(value, act) {
+                    Ok(v) if key == "ratelimit.domain" => domain = v,
+                    Ok(v) if key == "ratelimit.hits_addend" => match v.parse() {
                         Ok(n) => hits = n,
                         Err(_) if report => {
                             at.error = Some(format!(
-                                "{}: {v} is not a token count; nothing is reported",
-                                kv.value
+                                "{value}: {v} is not a token count; nothing is reported"
                             ));
                             return (at, None, None);
                         }
                         Err(_) => hits = 1,
                     },
                     Ok(v) => entries.push(Entry {
-                        key: kv.key.clone(),
+                        key: key.clone(),
                         value: v,
                     }),
                     Err(e) => {
@@ -749,7 +739,7 @@ impl<'t> Simulation<'t> {
             .iter()
             .map(|e| (e.key.clone(), e.value.clone()))
             .collect();
-        let result = match a.service.as_str() {
+        let result = match a.service {
             crate::generate::actions::RATELIMIT_REPORT_SERVICE => {
                 self.limitador.report(&domain, &pairs, hits).map(|_| None)
             }
@@ -902,12 +892,7 @@ impl<'t> Simulation<'t> {
 /// RateLimitPolicy toystore/toystore`), found among the action's sources as the one whose limit
 /// identifier (`limit.<name>__<hash of ns/name/limit>`) the descriptor carries; else the Limitador
 /// namespace the limit lives in (the route, not a policy).
-fn limited_text(
-    limit: &str,
-    domain: &str,
-    a: &shim::Action,
-    descriptor: &[(String, String)],
-) -> String {
+fn limited_text(limit: &str, domain: &str, a: &Action, descriptor: &[(String, String)]) -> String {
     let owner = a.sources.iter().find_map(|src| {
         let (kind, key) = src.split_once(':')?;
         let (ns, name) = key.split_once('/')?;

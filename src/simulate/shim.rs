@@ -19,137 +19,68 @@
 //! `source.{address,port}`, `destination.port` and `auth.identity`.
 
 use super::request::Request;
+use crate::generate::object::{self, ActionSet};
 use cel::{Context, Env, Value};
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A gateway's wasm configuration, as printed.
-#[derive(Clone, Debug, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+/// A gateway's wasm configuration: the generated one itself (`generate::object::WasmConfig`, whose
+/// serialisation is what `compute` prints), read through its typed fields.
+#[derive(Debug)]
 pub(super) struct WasmConfig {
-    #[serde(default)]
-    pub action_sets: Vec<ActionSet>,
-    /// The index keys of every action set's hostnames, `(key, set, hostname)` in configuration
-    /// order, computed on the first request: a request then compares its key with them instead of
+    pub generated: object::WasmConfig,
+    /// The index keys of every action set's hostname, `(key, set)` in configuration order,
+    /// computed on the first request: a request then compares its key with them instead of
     /// encoding every hostname again (a gateway of the 10k-object estate has thousands).
-    #[serde(skip)]
-    keys: std::sync::OnceLock<Vec<(String, usize, usize)>>,
+    keys: std::sync::OnceLock<Vec<(String, usize)>>,
 }
 
 impl WasmConfig {
-    fn keys(&self) -> &[(String, usize, usize)] {
+    pub(super) fn new(generated: object::WasmConfig) -> Self {
+        WasmConfig {
+            generated,
+            keys: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub(super) fn action_sets(&self) -> &[ActionSet] {
+        &self.generated.action_sets
+    }
+
+    /// The `services` entry (`failureMode` of each service), empty when there is none.
+    pub(super) fn services(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.generated
+            .rest
+            .get("services")
+            .and_then(serde_json::Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn keys(&self) -> &[(String, usize)] {
         self.keys.get_or_init(|| {
-            self.action_sets
+            self.action_sets()
                 .iter()
                 .enumerate()
-                .flat_map(|(si, set)| {
-                    set.route_rule_conditions
-                        .hostnames
-                        .iter()
-                        .enumerate()
-                        .map(move |(hi, h)| (index_key(h), si, hi))
-                })
+                .map(|(si, set)| (index_key(&set.hostname), si))
                 .collect()
         })
     }
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(from = "RawActionSet")]
-pub(super) struct ActionSet {
-    pub name: String,
-    pub route_rule_conditions: RouteRuleConditions,
-    /// The actions in the legacy format (`service`, `scope`), which the simulator runs.
-    pub actions: Vec<Action>,
-    /// The typed actions extension policies append (a ThreatPolicy's `grpc`), which it does not
-    /// run. The shim reads an action with a `type` as typed (wasm-shim v0.14.1
-    /// src/configuration.rs `ActionConfig`, untagged, `Typed` first).
-    pub typed: Vec<TypedAction>,
-}
-
-/// What the simulator keeps of a typed action: its `type` and `sources`.
-#[derive(Clone, Debug, Deserialize)]
-pub(super) struct TypedAction {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub sources: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawActionSet {
-    name: String,
-    route_rule_conditions: RouteRuleConditions,
-    #[serde(default)]
-    actions: Vec<RawAction>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawAction {
-    Typed(TypedAction),
-    Legacy(Action),
-}
-
-impl From<RawActionSet> for ActionSet {
-    fn from(raw: RawActionSet) -> Self {
-        let mut actions = Vec::new();
-        let mut typed = Vec::new();
-        for a in raw.actions {
-            match a {
-                RawAction::Typed(t) => typed.push(t),
-                RawAction::Legacy(a) => actions.push(a),
-            }
-        }
-        ActionSet {
-            name: raw.name,
-            route_rule_conditions: raw.route_rule_conditions,
-            actions,
-            typed,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub(super) struct RouteRuleConditions {
-    #[serde(default)]
-    pub hostnames: Vec<String>,
-    #[serde(default)]
-    pub predicates: Vec<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Action {
-    pub service: String,
-    pub scope: String,
-    #[serde(default)]
-    pub predicates: Vec<String>,
-    #[serde(default)]
-    pub conditional_data: Vec<ConditionalData>,
-    #[serde(default)]
-    pub sources: Vec<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub(super) struct ConditionalData {
-    #[serde(default)]
-    pub predicates: Vec<String>,
-    #[serde(default)]
-    pub data: Vec<DataItem>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub(super) struct DataItem {
-    pub expression: KeyValue,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub(super) struct KeyValue {
-    pub key: String,
-    pub value: String,
+/// What the simulator reads of a typed action (extension policies append them after the legacy
+/// actions, see `object::ActionSet::typed`), which it does not run: its `type` and `sources`.
+pub(super) fn typed_action(t: &serde_json::Value) -> (&str, Vec<&str>) {
+    let kind = t
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let sources = t
+        .get("sources")
+        .and_then(serde_json::Value::as_array)
+        .map(|s| s.iter().filter_map(serde_json::Value::as_str).collect())
+        .unwrap_or_default();
+    (kind, sources)
 }
 
 /// The shim's index key of a hostname.
@@ -165,35 +96,26 @@ fn index_key(hostname: &str) -> String {
 }
 
 /// The action sets the shim would consider for `host`: those of the longest indexed hostname key
-/// that the host's key starts with, in configuration order; and that hostname.
-pub(super) fn candidates<'c>(
-    config: &'c WasmConfig,
-    host: &str,
-) -> (Option<String>, Vec<&'c ActionSet>) {
+/// that the host's key starts with, in configuration order (their positions); and that hostname.
+pub(super) fn candidates(config: &WasmConfig, host: &str) -> (Option<String>, Vec<usize>) {
     let key = index_key(host);
     let keys = config.keys();
-    let mut best: Option<(usize, &str)> = None;
-    for (k, si, hi) in keys {
+    let mut best: Option<(usize, usize)> = None;
+    for (k, si) in keys {
         if key.starts_with(k.as_str()) && best.is_none_or(|(len, _)| k.len() > len) {
-            best = Some((
-                k.len(),
-                &config.action_sets[*si].route_rule_conditions.hostnames[*hi],
-            ));
+            best = Some((k.len(), *si));
         }
     }
-    let Some((len, hostname)) = best else {
+    let Some((len, si)) = best else {
         return (None, vec![]);
     };
-    // The keys are in configuration order, a set's together: a set is taken once, in that order.
-    let mut sets: Vec<&ActionSet> = Vec::new();
-    let mut last = None;
-    for (k, si, _) in keys {
-        if k.len() == len && key.starts_with(k.as_str()) && last != Some(*si) {
-            sets.push(&config.action_sets[*si]);
-            last = Some(*si);
-        }
-    }
-    (Some(hostname.to_string()), sets)
+    // The keys are in configuration order, one a set: each set is taken once, in that order.
+    let sets = keys
+        .iter()
+        .filter(|(k, _)| k.len() == len && key.starts_with(k.as_str()))
+        .map(|(_, si)| *si)
+        .collect();
+    (Some(config.action_sets()[si].hostname.to_string()), sets)
 }
 
 /// The CEL environment of the shim: the standard library and the strings extension.
@@ -457,44 +379,32 @@ impl Cel {
 mod tests {
     use super::*;
 
-    fn config(hosts: &[(&str, &[&str])]) -> WasmConfig {
-        WasmConfig {
+    fn config(hosts: &[&str]) -> WasmConfig {
+        WasmConfig::new(object::WasmConfig {
             action_sets: hosts
                 .iter()
                 .enumerate()
-                .map(|(i, (h, p))| ActionSet {
-                    name: format!("set-{i}"),
-                    route_rule_conditions: RouteRuleConditions {
-                        hostnames: vec![h.to_string()],
-                        predicates: p.iter().map(|x| x.to_string()).collect(),
-                    },
-                    actions: vec![],
-                    typed: vec![],
-                })
+                .map(|(i, h)| ActionSet::for_tests(&format!("set-{i}"), h, Arc::from(Vec::new())))
                 .collect(),
-            ..WasmConfig::default()
-        }
+            rest: serde_json::Map::new(),
+        })
     }
 
     #[test]
     fn exact_beats_wildcard_and_longer_wildcards_win() {
-        let c = config(&[
-            ("*.example.com", &[]),
-            ("api.example.com", &[]),
-            ("*.b.example.com", &[]),
-        ]);
-        let names = |host| -> Vec<String> {
-            candidates(&c, host)
-                .1
-                .iter()
-                .map(|s| s.name.clone())
-                .collect()
-        };
-        assert_eq!(names("api.example.com"), ["set-1"]);
-        assert_eq!(names("x.example.com"), ["set-0"]);
-        assert_eq!(names("a.b.example.com"), ["set-2"]);
-        assert!(names("example.com").is_empty());
-        assert!(names("api.example.org").is_empty());
+        let c = config(&["*.example.com", "api.example.com", "*.b.example.com"]);
+        let sets = |host| candidates(&c, host).1;
+        assert_eq!(sets("api.example.com"), [1]);
+        assert_eq!(sets("x.example.com"), [0]);
+        assert_eq!(sets("a.b.example.com"), [2]);
+        assert!(sets("example.com").is_empty());
+        assert!(sets("api.example.org").is_empty());
+        // Every set of the longest key, in configuration order; the hostname is that key's.
+        let c = config(&["*.example.com", "a.example.com", "*.example.com"]);
+        assert_eq!(
+            candidates(&c, "b.example.com"),
+            (Some("*.example.com".to_string()), vec![0, 2])
+        );
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! The state keeps a digest of each carrier object, not the object: a hundred gateways' carriers
 //! would be hundreds of megabytes.
 
-use crate::generate::object::{ActionSet, Embed, Object, WasmConfig};
+use crate::generate::object::{Embed, Object, SHARED, SharedId, WasmCarrier};
+use serde::Serialize;
+use serde::ser;
 use std::collections::HashMap;
-use std::io::Write;
 
 /// Whether `o` is a wasm carrier: a 1.5 wasm `EnvoyFilter`, a 1.4 `WasmPlugin` or an Envoy
 /// Gateway `EnvoyExtensionPolicy`.
@@ -20,20 +21,32 @@ pub(super) fn is_carrier(o: &Object) -> bool {
 
 /// The digest of what a carrier is (not of its text): two objects with the same digest are equal,
 /// so their files are. `None` for any other object.
+///
+/// Its parts go through their own `Serialize` implementations (those of the text), into
+/// [`Digest`]: a field added to an action set is digested without a line here. The carrier's own
+/// fields are named below, so the compiler asks for a new one.
 pub(super) fn object_digest(o: &Object) -> Option<[u8; 32]> {
     let Object::Wasm(w) = o else {
         return None;
     };
-    let mut h = blake3::Hasher::new();
-    h.update(b"wasm");
-    value(&mut h, &w.shell);
-    bytes(&mut h, w.at.as_bytes());
-    h.update(match w.embed {
-        Embed::Mapping => b"m",
-        Embed::Json => b"j",
-    });
-    config(&mut h, &w.config)?;
-    Some(*h.finalize().as_bytes())
+    let WasmCarrier {
+        shell,
+        at,
+        embed,
+        config,
+    } = &**w;
+    let embed = match embed {
+        Embed::Mapping => "mapping",
+        Embed::Json => "json",
+    };
+    let mut sink = Sink::default();
+    ("wasm", shell, at, embed, config)
+        .serialize(Digest {
+            sink: &mut sink,
+            seen: &mut HashMap::new(),
+        })
+        .ok()?;
+    Some(sink.finish())
 }
 
 /// The file and [`object_digest`] of every carrier among `objects`.
@@ -47,108 +60,387 @@ pub(super) fn of<'a>(objects: impl IntoIterator<Item = &'a Object>) -> HashMap<S
     .collect()
 }
 
-/// A wasm configuration, by its parts rather than its text (megabytes on a large gateway, which
-/// would take as long to hash as to write). The parts the action sets share (the action lists,
-/// the typed actions) are digested once each, by address: they live as long as the configuration.
-/// What a set's text is made of: its name, hostname, predicates, actions (the list as kept, and
-/// the auth action's scope, which the text puts in the list), typed actions; then the other keys.
-fn config(h: &mut blake3::Hasher, c: &WasmConfig) -> Option<()> {
-    let (mut action_lists, mut typed_lists) = (HashMap::new(), HashMap::new());
-    h.update(b"sets");
-    h.update(&(c.action_sets.len() as u64).to_le_bytes());
-    for s in &c.action_sets {
-        let ActionSet {
-            name,
-            hostname,
-            predicates,
-            actions,
-            auth_scope,
-            typed,
-        } = s;
-        bytes(h, name.as_str().as_bytes());
-        bytes(h, hostname.as_bytes());
-        h.update(&(predicates.len() as u64).to_le_bytes());
-        for p in predicates.iter() {
-            bytes(h, p.as_bytes());
-        }
-        h.update(&shared(&mut action_lists, actions)?);
-        bytes(h, auth_scope.as_bytes());
-        h.update(&shared(&mut typed_lists, typed)?);
-    }
-    h.update(b"rest");
-    h.update(&(c.rest.len() as u64).to_le_bytes());
-    for (k, v) in &c.rest {
-        bytes(h, k.as_bytes());
-        value(h, v);
-    }
-    Some(())
+/// Bytes on their way into a BLAKE3 hasher, in large updates.
+#[derive(Default)]
+struct Sink {
+    buf: Vec<u8>,
+    h: blake3::Hasher,
 }
 
-/// The digest of a list the action sets share, from `seen` (by address and length) when it was
-/// digested already.
-fn shared<T: serde::Serialize>(
-    seen: &mut HashMap<(usize, usize), [u8; 32]>,
-    list: &[T],
-) -> Option<[u8; 32]> {
-    let key = (list.as_ptr() as usize, list.len());
-    if let Some(d) = seen.get(&key) {
-        return Some(*d);
+impl Sink {
+    fn push(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= 1 << 16 {
+            self.h.update(&self.buf);
+            self.buf.clear();
+        }
     }
-    let d = json_digest(list)?;
-    seen.insert(key, d);
-    Some(d)
-}
 
-/// The BLAKE3 digest of `part`'s JSON text, streamed into the hasher (a writer).
-fn json_digest<T: serde::Serialize + ?Sized>(part: &T) -> Option<[u8; 32]> {
-    let mut h = blake3::Hasher::new();
-    {
-        let mut into = std::io::BufWriter::with_capacity(1 << 14, &mut h);
-        serde_json::to_writer(&mut into, part).ok()?;
-        into.flush().ok()?;
+    /// A length, then the bytes: no two sequences of byte strings encode alike.
+    fn bytes(&mut self, b: &[u8]) {
+        self.push(&(b.len() as u64).to_le_bytes());
+        self.push(b);
     }
-    Some(*h.finalize().as_bytes())
+
+    fn finish(mut self) -> [u8; 32] {
+        self.h.update(&self.buf);
+        *self.h.finalize().as_bytes()
+    }
 }
 
-/// A byte string, its length first: no two sequences of them hash alike.
-fn bytes(h: &mut blake3::Hasher, b: &[u8]) {
-    h.update(&(b.len() as u64).to_le_bytes());
-    h.update(b);
+/// A carrier's configuration is megabytes of text on a large gateway, which would take as long to
+/// hash as to write: its parts are digested instead, each scalar tagged with its type (strings and
+/// bytes with their length), containers opened and closed, so that the encoding of a value is
+/// self-delimiting and two different values never encode alike. A part the action sets share
+/// (`generate::object::SHARED`: the action lists, the typed actions) is digested once, by its
+/// identity (it lives as long as the configuration), and its digest stands for it: how the parts
+/// are shared does not change the digest.
+struct Digest<'a> {
+    sink: &'a mut Sink,
+    seen: &'a mut HashMap<SharedId, [u8; 32]>,
 }
 
-/// A tree, each node tagged with its type, containers with their lengths.
-fn value(h: &mut blake3::Hasher, v: &serde_json::Value) {
-    use serde_json::Value;
-    match v {
-        Value::Null => {
-            h.update(b"n");
+/// A shape `Digest` refuses (none of a carrier's parts has it): no digest, the carrier is written.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl ser::Error for Refused {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Refused(msg.to_string())
+    }
+}
+
+impl<'a> Digest<'a> {
+    fn tag(self, t: &[u8]) -> Result<(), Refused> {
+        self.sink.push(t);
+        Ok(())
+    }
+
+    fn open(self, t: &[u8]) -> Compound<'a> {
+        self.sink.push(t);
+        Compound {
+            d: self,
+            shared: None,
         }
-        Value::Bool(b) => {
-            h.update(if *b { b"t" } else { b"f" });
+    }
+
+    fn reborrow(&mut self) -> Digest<'_> {
+        Digest {
+            sink: &mut *self.sink,
+            seen: &mut *self.seen,
         }
-        Value::Number(n) => {
-            h.update(b"#");
-            bytes(h, n.to_string().as_bytes());
+    }
+}
+
+impl<'a> ser::Serializer for Digest<'a> {
+    type Ok = ();
+    type Error = Refused;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    /// Not: a shared part comes with its identity.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn serialize_bool(self, b: bool) -> Result<(), Refused> {
+        self.tag(if b { b"T" } else { b"F" })
+    }
+    fn serialize_i8(self, n: i8) -> Result<(), Refused> {
+        self.serialize_i64(i64::from(n))
+    }
+    fn serialize_i16(self, n: i16) -> Result<(), Refused> {
+        self.serialize_i64(i64::from(n))
+    }
+    fn serialize_i32(self, n: i32) -> Result<(), Refused> {
+        self.serialize_i64(i64::from(n))
+    }
+    fn serialize_i64(self, n: i64) -> Result<(), Refused> {
+        self.sink.push(b"i");
+        self.tag(&n.to_le_bytes())
+    }
+    fn serialize_u8(self, n: u8) -> Result<(), Refused> {
+        self.serialize_u64(u64::from(n))
+    }
+    fn serialize_u16(self, n: u16) -> Result<(), Refused> {
+        self.serialize_u64(u64::from(n))
+    }
+    fn serialize_u32(self, n: u32) -> Result<(), Refused> {
+        self.serialize_u64(u64::from(n))
+    }
+    fn serialize_u64(self, n: u64) -> Result<(), Refused> {
+        self.sink.push(b"u");
+        self.tag(&n.to_le_bytes())
+    }
+    fn serialize_f32(self, f: f32) -> Result<(), Refused> {
+        self.serialize_f64(f64::from(f))
+    }
+    fn serialize_f64(self, f: f64) -> Result<(), Refused> {
+        self.sink.push(b"f");
+        self.tag(&f.to_bits().to_le_bytes())
+    }
+    fn serialize_char(self, c: char) -> Result<(), Refused> {
+        self.serialize_str(c.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, s: &str) -> Result<(), Refused> {
+        self.sink.push(b"s");
+        self.sink.bytes(s.as_bytes());
+        Ok(())
+    }
+    fn serialize_bytes(self, b: &[u8]) -> Result<(), Refused> {
+        self.sink.push(b"b");
+        self.sink.bytes(b);
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<(), Refused> {
+        self.tag(b"n")
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<(), Refused> {
+        self.sink.push(b"?");
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Refused> {
+        self.tag(b"n")
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Refused> {
+        self.tag(b"n")
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        v: &'static str,
+    ) -> Result<(), Refused> {
+        self.sink.push(b"v");
+        self.sink.bytes(v.as_bytes());
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), Refused> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Result<(), Refused> {
+        self.sink.push(b"V");
+        self.sink.bytes(variant.as_bytes());
+        v.serialize(self)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, Refused> {
+        Ok(self.open(b"["))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'a>, Refused> {
+        Ok(self.open(b"["))
+    }
+    fn serialize_tuple_struct(self, name: &'static str, _: usize) -> Result<Compound<'a>, Refused> {
+        if name == SHARED {
+            return Ok(Compound {
+                d: self,
+                shared: Some(Head::default()),
+            });
         }
-        Value::String(s) => {
-            h.update(b"s");
-            bytes(h, s.as_bytes());
-        }
-        Value::Array(a) => {
-            h.update(b"[");
-            h.update(&(a.len() as u64).to_le_bytes());
-            for x in a {
-                value(h, x);
+        Ok(self.open(b"["))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Refused> {
+        self.sink.push(b"V");
+        self.sink.bytes(variant.as_bytes());
+        Ok(self.open(b"["))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, Refused> {
+        Ok(self.open(b"{"))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, Refused> {
+        Ok(self.open(b"{"))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Refused> {
+        self.sink.push(b"V");
+        self.sink.bytes(variant.as_bytes());
+        Ok(self.open(b"{"))
+    }
+}
+
+/// The head of a shared part read so far: its identity, and whether the flag saying that other
+/// sets hold it went by (it does not matter here).
+#[derive(Default)]
+struct Head {
+    id: Option<SharedId>,
+    flag: bool,
+}
+
+/// A container being digested (closed by its end tag), or a shared part.
+struct Compound<'a> {
+    d: Digest<'a>,
+    shared: Option<Head>,
+}
+
+impl Compound<'_> {
+    fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        let Some(head) = &mut self.shared else {
+            return v.serialize(self.d.reborrow());
+        };
+        match (head.id, head.flag) {
+            (None, _) => {
+                let mut id = Sink::default();
+                v.serialize(Digest {
+                    sink: &mut id,
+                    seen: &mut HashMap::new(),
+                })?;
+                // The identity's own encoding: a tag, a length, the bytes.
+                let b = id.buf.get(9..).unwrap_or_default();
+                head.id = Some(
+                    SharedId::try_from(b)
+                        .map_err(|_| Refused("a shared part's identity".into()))?,
+                );
+            }
+            (Some(_), false) => head.flag = true,
+            (Some(id), true) => {
+                let digest = match self.d.seen.get(&id) {
+                    Some(d) => *d,
+                    None => {
+                        let mut part = Sink::default();
+                        v.serialize(Digest {
+                            sink: &mut part,
+                            seen: &mut *self.d.seen,
+                        })?;
+                        let d = part.finish();
+                        self.d.seen.insert(id, d);
+                        d
+                    }
+                };
+                self.d.sink.push(b"S");
+                self.d.sink.push(&digest);
             }
         }
-        Value::Object(m) => {
-            h.update(b"{");
-            h.update(&(m.len() as u64).to_le_bytes());
-            for (k, x) in m {
-                bytes(h, k.as_bytes());
-                value(h, x);
-            }
+        Ok(())
+    }
+
+    fn close(self, t: &[u8]) -> Result<(), Refused> {
+        if self.shared.is_none() {
+            self.d.sink.push(t);
         }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"]")
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"]")
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"]")
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"]")
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, k: &T) -> Result<(), Refused> {
+        self.element(k)
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"}")
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        k: &'static str,
+        v: &T,
+    ) -> Result<(), Refused> {
+        self.element(k)?;
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"}")
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Refused;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        k: &'static str,
+        v: &T,
+    ) -> Result<(), Refused> {
+        self.element(k)?;
+        self.element(v)
+    }
+    fn end(self) -> Result<(), Refused> {
+        self.close(b"}")
     }
 }
 
@@ -157,7 +449,7 @@ mod tests {
     use super::*;
     use crate::generate::actions::Action;
     use crate::generate::names::HexDigest;
-    use crate::generate::object::WasmCarrier;
+    use crate::generate::object::{ActionSet, WasmConfig};
     use serde_json::json;
     use std::sync::Arc;
 
@@ -173,12 +465,8 @@ mod tests {
 
     fn set(name: &str, actions: &Arc<[Action]>) -> ActionSet {
         ActionSet {
-            name: HexDigest::of(name),
-            hostname: Arc::from("a.example.com"),
             predicates: Arc::from(vec!["request.url_path.startsWith('/')".to_string()]),
-            actions: actions.clone(),
-            auth_scope: Arc::from(""),
-            typed: Arc::from(Vec::new()),
+            ..ActionSet::for_tests(name, "a.example.com", actions.clone())
         }
     }
 
@@ -223,7 +511,7 @@ mod tests {
         };
         let other: Arc<[Action]> = Arc::from(vec![action("b")]);
         type Change<'a> = &'a dyn Fn(&mut WasmCarrier);
-        let variants: [(&str, Change); 10] = [
+        let variants: [(&str, Change); 9] = [
             ("name", &|w| {
                 w.config.action_sets[1].name = HexDigest::of("p3")
             }),
@@ -235,9 +523,6 @@ mod tests {
             }),
             ("actions", &|w| {
                 w.config.action_sets[1].actions = other.clone()
-            }),
-            ("auth scope", &|w| {
-                w.config.action_sets[1].auth_scope = Arc::from("x")
             }),
             ("typed", &|w| {
                 w.config.action_sets[1].typed = Arc::from(vec![json!({})])
@@ -254,6 +539,25 @@ mod tests {
         for (what, f) in variants {
             assert_ne!(a, changed(f), "{what}");
         }
+        // The auth scope is in the text, so in the digest, when the list has an auth action.
+        let auth: Arc<[Action]> = Arc::from(vec![Action {
+            service: crate::generate::actions::AUTH_SERVICE,
+            ..action("")
+        }]);
+        let scoped = |scope: &str| {
+            let mut s = set("p1", &auth);
+            s.auth_scope = Arc::from(scope);
+            object_digest(&carrier(vec![s], Embed::Json)).unwrap()
+        };
+        assert_eq!(scoped("x"), scoped("x"));
+        assert_ne!(scoped("x"), scoped("y"));
+        // Without one, the text has no auth scope, nor does the digest.
+        let unscoped = |scope: &str| {
+            let mut s = set("p1", &list);
+            s.auth_scope = Arc::from(scope);
+            object_digest(&carrier(vec![s], Embed::Json)).unwrap()
+        };
+        assert_eq!(unscoped("x"), unscoped("y"));
         // Not a carrier: no digest, and not among `of`'s.
         let tree = Object::Tree(json!({"kind": "EnvoyFilter"}));
         assert_eq!(object_digest(&tree), None);
@@ -287,9 +591,13 @@ mod tests {
     #[test]
     fn trees_that_flatten_alike_differ() {
         let d = |v: serde_json::Value| {
-            let mut h = blake3::Hasher::new();
-            value(&mut h, &v);
-            *h.finalize().as_bytes()
+            let mut sink = Sink::default();
+            v.serialize(Digest {
+                sink: &mut sink,
+                seen: &mut HashMap::new(),
+            })
+            .unwrap();
+            sink.finish()
         };
         let pairs = [
             (json!(["ab"]), json!(["a", "b"])),

@@ -7,16 +7,20 @@
 //! parent's indentation, `{}` / `[]` for empty containers), strings that are certainly plain are
 //! written as they are, and every other scalar is handed to serde-saphyr on its own so quoting
 //! and escaping stay serde-saphyr's. A property test below compares both on random values.
+//!
+//! The typed parts of wasm carriers and of the Limitador (action sets, limits) are written through
+//! their own `Serialize` by a serializer with the same layout ([`block`]).
 
-use crate::generate::actions::{AUTH_SERVICE, Action, ConditionalData};
 use crate::generate::object::{
-    self, ActionSet, AuthConfig, Embed, LimitadorLimit, Object, WasmConfig,
+    self, ActionSet, AuthConfig, Embed, LimitadorLimit, Object, SharedId, WasmConfig,
 };
 use foldhash::HashMap;
-use serde::Serialize as _;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::sync::Arc;
+
+mod block;
 
 fn saphyr_options() -> serde_saphyr::SerializerOptions {
     serde_saphyr::ser_options! { prefer_block_scalars: false }
@@ -101,12 +105,12 @@ enum Hole<'v> {
 /// shared parts of typed objects already written.
 #[derive(Default)]
 struct Scalars<'v> {
-    values: HashMap<&'v str, String>,
-    keys: HashMap<&'v str, String>,
+    values: HashMap<Box<str>, String>,
+    keys: HashMap<Box<str>, String>,
     /// The placeholder of the carrier being written, and what is written in its place.
     hole: Option<(&'v Value, Hole<'v>)>,
-    /// Text of shared action lists, by (list address, auth scope address, column).
-    actions: HashMap<(usize, usize, usize), String>,
+    /// Text of the parts action sets share (`object::SHARED`), by identity, column and place.
+    shared: HashMap<(SharedId, usize, block::At), String>,
     /// Text of shared AuthConfig specs (before and after `hosts`), by address.
     auth_specs: HashMap<usize, (String, String)>,
     /// Where a Limitador's limits were written: the offset in the text and their column.
@@ -114,7 +118,7 @@ struct Scalars<'v> {
 }
 
 impl<'v> Scalars<'v> {
-    fn value(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
+    fn value(&mut self, out: &mut String, s: &str) -> Result<(), String> {
         if certainly_plain_value(s) || long_flow_text(s) {
             return string_value(out, s);
         }
@@ -124,11 +128,11 @@ impl<'v> Scalars<'v> {
         }
         let start = out.len();
         string_value(out, s)?;
-        self.values.insert(s, out[start..].to_string());
+        self.values.insert(s.into(), out[start..].to_string());
         Ok(())
     }
 
-    fn key(&mut self, out: &mut String, s: &'v str) -> Result<(), String> {
+    fn key(&mut self, out: &mut String, s: &str) -> Result<(), String> {
         if certainly_plain(s) {
             out.push_str(s);
             return Ok(());
@@ -146,7 +150,7 @@ impl<'v> Scalars<'v> {
             .ok_or_else(|| format!("unexpected key rendering {doc:?}"))?
             .to_string();
         out.push_str(&t);
-        self.keys.insert(s, t);
+        self.keys.insert(s.into(), t);
         Ok(())
     }
 
@@ -366,11 +370,28 @@ fn write_action_sets<'v>(
     col: usize,
 ) -> Result<(), String> {
     for set in sets {
-        indent(out, col);
-        out.push_str("- ");
-        write_action_set(out, sc, set, col + 2)?;
+        write_item(out, sc, set, col)?;
     }
     Ok(())
+}
+
+/// A typed part through its own `Serialize` ([`block`]), as a sequence item, its dash at column
+/// `col`.
+fn write_item<T: Serialize>(
+    out: &mut String,
+    sc: &mut Scalars<'_>,
+    part: &T,
+    col: usize,
+) -> Result<(), String> {
+    indent(out, col);
+    out.push_str("- ");
+    part.serialize(block::Block {
+        out,
+        sc,
+        col,
+        at: block::At::Item,
+    })
+    .map_err(|e| e.0)
 }
 
 /// Limitador limits (`LimitadorLimit`'s serialisation) as a sequence with its dashes at column `col`.
@@ -448,161 +469,8 @@ fn write_limit_items<'v>(
     limits: &'v [LimitadorLimit],
     col: usize,
 ) -> Result<(), String> {
-    let inner = col + 2;
     for l in limits {
-        indent(out, col);
-        out.push_str("- ");
-        strings_entry(out, sc, inner, "conditions", &l.conditions)?;
-        indent(out, inner);
-        let _ = writeln!(out, "max_value: {}", l.max_value);
-        if !l.name.is_empty() {
-            string_entry(out, sc, inner, "name", &l.name)?;
-        }
-        string_entry(out, sc, inner, "namespace", &l.namespace)?;
-        indent(out, inner);
-        let _ = writeln!(out, "seconds: {}", l.seconds);
-        indent(out, inner);
-        strings_entry(out, sc, inner, "variables", &l.variables)?;
-    }
-    Ok(())
-}
-
-/// An action set (`ActionSet`'s serialisation) after `- `, its keys at column `col`.
-fn write_action_set<'v>(
-    out: &mut String,
-    sc: &mut Scalars<'v>,
-    set: &'v ActionSet,
-    col: usize,
-) -> Result<(), String> {
-    if set.actions.is_empty() && set.typed.is_empty() {
-        out.push_str("actions: []\n");
-    } else {
-        out.push_str("actions:\n");
-        write_actions(out, sc, set, col)?;
-        // Extension policies' typed actions follow the legacy ones (`object::ActionSet`).
-        write_seq(out, sc, &set.typed, col, false)?;
-    }
-    string_entry(out, sc, col, "name", set.name.as_str())?;
-    indent(out, col);
-    out.push_str("routeRuleConditions:\n");
-    indent(out, col + 2);
-    strings_entry(
-        out,
-        sc,
-        col + 2,
-        "hostnames",
-        std::slice::from_ref(&set.hostname),
-    )?;
-    if !set.predicates.is_empty() {
-        indent(out, col + 2);
-        strings_entry(out, sc, col + 2, "predicates", &set.predicates)?;
-    }
-    Ok(())
-}
-
-/// The actions of a set as a sequence with its dashes at column `col`; a list written again with the
-/// same auth scope at the same column is copied.
-fn write_actions<'v>(
-    out: &mut String,
-    sc: &mut Scalars<'v>,
-    set: &'v ActionSet,
-    col: usize,
-) -> Result<(), String> {
-    let actions = &set.actions;
-    let (shared, scope) = if actions.iter().any(|a| a.service == AUTH_SERVICE) {
-        // Paths share lists, not auth scopes: the path's own sets share both.
-        let s = &set.auth_scope;
-        (Arc::strong_count(s) > 1, s.as_ptr() as usize)
-    } else {
-        (Arc::strong_count(actions) > 1, 0)
-    };
-    let key = (actions.as_ptr() as usize, scope, col);
-    if shared && let Some(text) = sc.actions.get(&key) {
-        out.push_str(text);
-        return Ok(());
-    }
-    let mut text = String::new();
-    for a in actions.iter() {
-        indent(&mut text, col);
-        text.push_str("- ");
-        write_action(&mut text, sc, a, set.scope_of(a), col + 2)?;
-    }
-    out.push_str(&text);
-    if shared {
-        sc.actions.insert(key, text);
-    }
-    Ok(())
-}
-
-/// An action (`Action`'s serialisation) after `- `, its keys at column `col`.
-fn write_action<'v>(
-    out: &mut String,
-    sc: &mut Scalars<'v>,
-    a: &'v Action,
-    scope: &'v str,
-    col: usize,
-) -> Result<(), String> {
-    // The first key continues the `- ` line (`scope` and `service` are always there).
-    let mut first = true;
-    let mut start = |out: &mut String| {
-        if !first {
-            indent(out, col);
-        }
-        first = false;
-    };
-    if !a.conditional_data.is_empty() {
-        start(out);
-        out.push_str("conditionalData:\n");
-        for cd in &a.conditional_data {
-            indent(out, col);
-            out.push_str("- ");
-            write_conditional_data(out, sc, cd, col + 2)?;
-        }
-    }
-    if !a.predicates.is_empty() {
-        start(out);
-        strings_entry(out, sc, col, "predicates", &a.predicates)?;
-    }
-    start(out);
-    out.push_str("scope: ");
-    sc.value(out, scope)?;
-    out.push('\n');
-    start(out);
-    out.push_str("service: ");
-    sc.value(out, a.service)?;
-    out.push('\n');
-    if !a.sources.is_empty() {
-        start(out);
-        strings_entry(out, sc, col, "sources", &a.sources)?;
-    }
-    Ok(())
-}
-
-/// A conditionalData entry after `- `, its keys at column `col`.
-fn write_conditional_data<'v>(
-    out: &mut String,
-    sc: &mut Scalars<'v>,
-    cd: &'v ConditionalData,
-    col: usize,
-) -> Result<(), String> {
-    if cd.data.is_empty() && cd.predicates.is_empty() {
-        out.push_str("{}\n");
-        return Ok(());
-    }
-    if !cd.data.is_empty() {
-        out.push_str("data:\n");
-        for (k, v) in &cd.data {
-            indent(out, col);
-            out.push_str("- expression:\n");
-            string_entry(out, sc, col + 4, "key", k)?;
-            string_entry(out, sc, col + 4, "value", v)?;
-        }
-        if !cd.predicates.is_empty() {
-            indent(out, col);
-        }
-    }
-    if !cd.predicates.is_empty() {
-        strings_entry(out, sc, col, "predicates", &cd.predicates)?;
+        write_item(out, sc, l, col)?;
     }
     Ok(())
 }
@@ -1000,7 +868,7 @@ fn render_part(
                 let written = write_document(out, &mut sc, &w.shell);
                 sc.hole = None;
                 // Shared action lists do not outlive their gateway's carrier.
-                sc.actions.clear();
+                sc.shared.clear();
                 written?
             }
             Object::Limitador(l) => {
@@ -1353,6 +1221,22 @@ mod tests {
         #[test]
         fn writer_matches_serde_saphyr(v in value()) {
             prop_assert_eq!(yaml_document(&v).unwrap(), saphyr_document(&v).unwrap());
+        }
+
+        /// The serializer the typed parts are written through writes what the tree writer writes
+        /// for their trees (whose text the tests above compare with serde-saphyr's): as a sequence
+        /// item and as a mapping value, at any column.
+        #[test]
+        fn serializer_writes_what_the_tree_writer_writes(v in value(), col in 0usize..7) {
+            let items = vec![v.clone(), json!({ "k": v })];
+            let mut tree = String::new();
+            write_seq(&mut tree, &mut Scalars::default(), &items, col, false).unwrap();
+            let mut typed = String::new();
+            let mut sc = Scalars::default();
+            for item in &items {
+                write_item(&mut typed, &mut sc, item, col).unwrap();
+            }
+            prop_assert_eq!(typed, tree);
         }
 
         #[test]
