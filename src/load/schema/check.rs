@@ -635,10 +635,10 @@ fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
     }
     let mut vars = Vec::with_capacity(8);
     for r in &s.rules {
-        if r.transition {
+        if r.transition() {
             continue;
         }
-        let Ok(program) = &r.program else { continue };
+        let Ok(program) = r.program() else { continue };
         let verdict = cel::eval(program, n, s, &mut vars);
         let detail = match verdict {
             V::Bool(true) => continue,
