@@ -64,7 +64,11 @@ impl Rule {
             type Parsed = std::collections::HashMap<String, Arc<Compiled>>;
             static PARSED: std::sync::OnceLock<Mutex<Parsed>> = std::sync::OnceLock::new();
             let parsed = PARSED.get_or_init(Mutex::default);
-            if let Some(c) = parsed.lock().ok().and_then(|m| m.get(&self.source).cloned()) {
+            if let Some(c) = parsed
+                .lock()
+                .ok()
+                .and_then(|m| m.get(&self.source).cloned())
+            {
                 return c;
             }
             let mut c = Compiler { scopes: vec![] };
