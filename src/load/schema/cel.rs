@@ -21,8 +21,8 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 /// One `x-kubernetes-validations` entry. Its expression is parsed the first time the rule is
-/// evaluated: a kind's schema holds hundreds of rules, most on fields a given input never sets,
-/// and parsing them all took a third of the CPU of a run on a small estate.
+/// evaluated: a kind's schema holds up to 154 rules, most on fields a given input never sets, and
+/// parsing them all took a sixth of `compute`'s CPU on kuadrant-operator #1085's shape.
 #[derive(Debug)]
 pub(crate) struct Rule {
     /// The rule as written.
