@@ -18,21 +18,30 @@ use ::cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use serde_json::Value as Json;
 use std::borrow::Cow;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
-/// One `x-kubernetes-validations` entry.
+/// One `x-kubernetes-validations` entry. Its expression is parsed the first time the rule is
+/// evaluated: a kind's schema holds up to 154 rules, most on fields a given input never sets, and
+/// parsing them all took a sixth of `compute`'s CPU on kuadrant-operator #1085's shape.
 #[derive(Debug)]
 pub(crate) struct Rule {
-    /// The rule as written (the test of every schema's rules names it).
-    #[cfg_attr(not(test), expect(dead_code, reason = "read by the tests"))]
+    /// The rule as written.
     pub source: String,
     /// Its message (the rule itself when it has none, as the API server says).
     pub message: String,
-    pub program: Result<E, String>,
+    compiled: std::sync::OnceLock<Arc<Compiled>>,
+}
+
+/// A rule's parsed expression, and whether it is a transition rule.
+#[derive(Debug)]
+struct Compiled {
+    program: Result<E, String>,
     /// A transition rule (reads `oldSelf`): not evaluated on create.
-    pub transition: bool,
+    transition: bool,
 }
 
 impl Rule {
+    /// The rule of an `x-kubernetes-validations` entry (its expression parsed when first used).
     pub(super) fn compile(j: &Json) -> Option<Rule> {
         let source = j.get("rule")?.as_str()?.to_string();
         let message = j
@@ -41,18 +50,52 @@ impl Rule {
             .map(|m| m.trim().to_string())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| source.trim().to_string());
-        let mut c = Compiler { scopes: vec![] };
-        let mut transition = false;
-        let program = match ::cel::parser::Parser::new().parse(&source) {
-            Ok(ast) => c.expr(&ast, &mut transition),
-            Err(e) => Err(e.to_string()),
-        };
         Some(Rule {
             source,
             message,
-            program,
-            transition,
+            compiled: std::sync::OnceLock::new(),
         })
+    }
+
+    fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| {
+            // The same rule is written at many places of a schema (HTTPRoute's 154 rules are 44
+            // texts): parsed once per run whatever place asks first.
+            type Parsed = std::collections::HashMap<String, Arc<Compiled>>;
+            static PARSED: std::sync::OnceLock<Mutex<Parsed>> = std::sync::OnceLock::new();
+            let parsed = PARSED.get_or_init(Mutex::default);
+            if let Some(c) = parsed
+                .lock()
+                .ok()
+                .and_then(|m| m.get(&self.source).cloned())
+            {
+                return c;
+            }
+            let mut c = Compiler { scopes: vec![] };
+            let mut transition = false;
+            let program = match ::cel::parser::Parser::new().parse(&self.source) {
+                Ok(ast) => c.expr(&ast, &mut transition),
+                Err(e) => Err(e.to_string()),
+            };
+            let compiled = Arc::new(Compiled {
+                program,
+                transition,
+            });
+            if let Ok(mut m) = parsed.lock() {
+                m.insert(self.source.clone(), compiled.clone());
+            }
+            compiled
+        })
+    }
+
+    /// The compiled expression, or why it could not be compiled.
+    pub(crate) fn program(&self) -> &Result<E, String> {
+        &self.compiled().program
+    }
+
+    /// A transition rule (reads `oldSelf`): not evaluated on create.
+    pub(crate) fn transition(&self) -> bool {
+        self.compiled().transition
     }
 }
 
@@ -807,7 +850,7 @@ mod tests {
         ];
         for (src, want) in cases {
             let rule = Rule::compile(&serde_json::json!({"rule": src})).unwrap();
-            let program = rule.program.as_ref().unwrap();
+            let program = rule.program().as_ref().unwrap();
             let mut vars = Vec::new();
             let got = eval(program, &this, &schema, &mut vars);
             match (want, &got) {

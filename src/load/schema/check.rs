@@ -383,8 +383,10 @@ fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
     match &s.list_type {
         ListType::Atomic => {}
         ListType::Set => {
+            // Each item's JSON built once (it was built again for every pair).
+            let values: Vec<serde_json::Value> = items.iter().map(Node::to_json).collect();
             for (i, x) in items.iter().enumerate() {
-                if items[..i].iter().any(|y| y.to_json() == x.to_json()) {
+                if values[..i].contains(&values[i]) {
                     w.path.push(Seg::Index(i));
                     let p = w.path(false);
                     w.path.pop();
@@ -405,9 +407,12 @@ fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
                     })
                     .collect()
             };
+            // Each item's key built once (it was built again for every pair: a Gateway's 64
+            // listeners took 4,000 keys).
+            let item_keys: Vec<_> = items.iter().map(key_of).collect();
             for (i, x) in items.iter().enumerate() {
-                let kx = key_of(x);
-                if items[..i].iter().any(|y| key_of(y) == kx) {
+                let kx = &item_keys[i];
+                if item_keys[..i].contains(kx) {
                     w.path.push(Seg::Index(i));
                     let p = w.path(false);
                     w.path.pop();
@@ -635,10 +640,10 @@ fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
     }
     let mut vars = Vec::with_capacity(8);
     for r in &s.rules {
-        if r.transition {
+        if r.transition() {
             continue;
         }
-        let Ok(program) = &r.program else { continue };
+        let Ok(program) = r.program() else { continue };
         let verdict = cel::eval(program, n, s, &mut vars);
         let detail = match verdict {
             V::Bool(true) => continue,

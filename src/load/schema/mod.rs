@@ -321,72 +321,61 @@ pub(crate) struct Release {
 }
 
 impl Release {
+    /// Read a release's data. The envelope is read straight into its fields and each schema is
+    /// kept as the JSON tree read (moved, not copied): every run of every command reads this,
+    /// and a kind's schema is compiled only when an object of that kind is read.
     fn parse(text: &str) -> Release {
-        let j: Json = serde_json::from_str(text).unwrap_or(Json::Null);
-        let s = |v: &Json, k: &str| {
-            v.get(k)
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let kinds = j
-            .get("kinds")
-            .and_then(Json::as_object)
-            .map(|m| {
-                m.values()
-                    .map(|k| Kind {
-                        group: s(k, "group"),
-                        kind: s(k, "kind"),
-                        namespaced: s(k, "scope") == "Namespaced",
-                        versions: k
-                            .get("versions")
-                            .and_then(Json::as_array)
-                            .map(|vs| {
-                                vs.iter()
-                                    .map(|v| Version {
-                                        name: s(v, "name"),
-                                        served: v
-                                            .get("served")
-                                            .and_then(Json::as_bool)
-                                            .unwrap_or(false),
-                                        status_subresource: v
-                                            .get("status")
-                                            .and_then(Json::as_bool)
-                                            .unwrap_or(false),
-                                        raw: v.get("schema").cloned().unwrap_or(Json::Null),
-                                        compiled: OnceLock::new(),
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let known = j
-            .get("known")
-            .and_then(Json::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(g, ks)| {
-                        let ks = ks
-                            .as_array()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|x| x.as_str().map(String::from))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        (g.clone(), ks)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        /// The file as `schemas/generate.py` writes it (fields policyctl does not read skipped).
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct File {
+            operator: String,
+            #[serde(rename = "gatewayApi")]
+            gateway_api: String,
+            known: indexmap::IndexMap<String, Vec<String>>,
+            kinds: indexmap::IndexMap<String, KindData>,
+        }
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct KindData {
+            group: String,
+            kind: String,
+            scope: String,
+            versions: Vec<VersionData>,
+        }
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct VersionData {
+            name: String,
+            served: bool,
+            status: bool,
+            schema: Json,
+        }
+        let file: File = serde_json::from_str(text).unwrap_or_default();
         Release {
-            kinds,
-            known,
-            operator: s(&j, "operator"),
-            gateway_api: s(&j, "gatewayApi"),
+            kinds: file
+                .kinds
+                .into_values()
+                .map(|k| Kind {
+                    namespaced: k.scope == "Namespaced",
+                    group: k.group,
+                    kind: k.kind,
+                    versions: k
+                        .versions
+                        .into_iter()
+                        .map(|v| Version {
+                            name: v.name,
+                            served: v.served,
+                            status_subresource: v.status,
+                            raw: v.schema,
+                            compiled: OnceLock::new(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            known: file.known.into_iter().collect(),
+            operator: file.operator,
+            gateway_api: file.gateway_api,
         }
     }
 
@@ -486,7 +475,7 @@ mod tests {
             bad.push(p.clone());
         }
         for r in &s.rules {
-            if let Err(e) = &r.program {
+            if let Err(e) = r.program() {
                 bad.push(format!("{}: {e}", r.source));
             }
         }
