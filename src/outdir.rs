@@ -862,7 +862,7 @@ fn rename_written(w: Written) -> Result<(), OutDirError> {
 
 /// Write `text` to a new temporary file in `dir` (unpredictable name, created exclusively, mode
 /// 0666 less the umask) and close it: its path and the length written. With `sync` it is flushed
-/// to disk before it is closed; otherwise the system is only asked to start writing it. On failure
+/// to disk before it is closed; otherwise the system is only asked to start writing a large one. On failure
 /// the temporary file is removed.
 fn write_temp(
     dir: &Path,
@@ -903,7 +903,9 @@ fn write_temp(
     };
     if sync {
         f.as_file().sync_all()?;
-    } else {
+    } else if flushed.started > 0 {
+        // A large file: its last window too. A small file is left to the batch's one `syncfs`,
+        // which writes the small files back together instead of one request each.
         flushed.finish(f.as_file());
     }
     Ok((f.into_temp_path(), len))
