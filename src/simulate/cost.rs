@@ -134,6 +134,12 @@ pub(crate) fn end_request() -> Option<Exceeded> {
     EXCEEDED.with(|e| e.borrow_mut().take())
 }
 
+/// What the current request has spent of its budget so far.
+pub(crate) fn request_spent() -> u64 {
+    let (limits, left) = REQUEST.with(Cell::get);
+    limits.request.saturating_sub(left)
+}
+
 /// Whether the current request has exceeded a budget.
 pub(crate) fn request_exceeded() -> bool {
     EXCEEDED.with(|e| e.borrow().is_some())
