@@ -320,16 +320,22 @@ pub fn evaluate(
     req: &Request,
     limits: cost::Limits,
 ) -> Result<Evaluated, cost::Exceeded> {
-    // A fresh interpreter each time: its cache of compiled expressions would grow with every call.
-    let cel = Cel::default();
+    thread_local! {
+        static CEL: Cel = Cel::default();
+    }
     let auth = req.identity.as_ref().map(|id| {
         let mut m = Map::new();
         m.insert("identity".into(), id.clone());
         m
     });
-    let act = Activation::new(req, &cel, auth.as_ref());
-    cost::begin_request(limits);
-    let value = cel.eval(src, &act).map(|v| shim::cel_to_json(&v));
+    let value = CEL.with(|cel| {
+        let act = Activation::new(req, cel, auth.as_ref());
+        cost::begin_request(limits);
+        let value = cel.eval(src, &act).map(|v| shim::cel_to_json(&v));
+        // Its cache of compiled expressions would grow with every call.
+        cel.forget();
+        value
+    });
     let spent = cost::request_spent();
     match cost::end_request() {
         Some(e) => Err(e),

@@ -30,11 +30,11 @@ pub const LIMITS: Limits = Limits {
     request: policyctl::simulate::cost::DEFAULT_REQUEST_LIMIT,
 };
 
-/// The budgets of `cel_eval`: a tenth of the defaults, so that the fuzzer spends its time on
+/// The budgets of `cel_eval`: a hundredth of the defaults, so that the fuzzer spends its time on
 /// many expressions rather than on a few costly ones (the budget's mechanism is the same).
 pub const CEL_LIMITS: Limits = Limits {
-    expression: 100_000,
-    request: 1_000_000,
+    expression: 10_000,
+    request: 100_000,
 };
 
 /// The fixed estates the files are played against (the guide estates of `testdata/guides/`, each
