@@ -41,6 +41,8 @@ mod extensions;
 mod first_use;
 /// Diagnostics in every output format (insta snapshots).
 mod formats;
+/// The fuzz targets' bodies over their committed seeds (the targets themselves need nightly).
+mod fuzz_seeds;
 /// The golden cases: generated objects compared field by field with operator-derived values.
 mod golden;
 /// The topology graph and the topology lint.

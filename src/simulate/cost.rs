@@ -134,6 +134,12 @@ pub(crate) fn end_request() -> Option<Exceeded> {
     EXCEEDED.with(|e| e.borrow_mut().take())
 }
 
+/// What the current request has spent of its budget so far.
+pub(crate) fn request_spent() -> u64 {
+    let (limits, left) = REQUEST.with(Cell::get);
+    limits.request.saturating_sub(left)
+}
+
 /// Whether the current request has exceeded a budget.
 pub(crate) fn request_exceeded() -> bool {
     EXCEEDED.with(|e| e.borrow().is_some())
@@ -800,7 +806,7 @@ impl Weaver {
         }
         self.accus.push(c.accu_var.clone());
         let mut body = 0;
-        let loop_cond = self.node(c.loop_cond, &mut body);
+        let mut loop_cond = self.node(c.loop_cond, &mut body);
         let accu = c.accu_var.clone();
         let is_accu = |e: &IdedExpr| matches!(&e.expr, Expr::Ident(n) if *n == accu);
         // The step, instrumented inside its shape, so that the interpreter still recognises the
@@ -812,11 +818,15 @@ impl Weaver {
                     && step.args.len() == 2
                     && is_accu(&step.args[0]) =>
             {
+                // `all` and `exists` absorb an error of a step, and a guard around the step is not
+                // called when the step fails: a step that always fails (`[…].all(x, request.nope)`)
+                // would run its iterations uncharged. The condition the interpreter evaluates
+                // before every iteration is charged instead, and when it fails the loop ends.
                 let mut args = step.args;
                 let x = args.pop().unwrap_or_default();
-                let x = self.node(x, &mut body);
-                let sid = x.id;
-                args.push(call(sid, STEP, vec![int(sid, body), x]));
+                args.push(self.node(x, &mut body));
+                let cid = loop_cond.id;
+                loop_cond = call(cid, STEP, vec![int(cid, body), loop_cond]);
                 IdedExpr {
                     id,
                     expr: Expr::Call(CallExpr {
@@ -1024,6 +1034,37 @@ mod tests {
             1_000,
         );
         assert_eq!(r, Err(COST_ERROR.to_string()));
+    }
+
+    /// Fuzzing finding (`cel_eval`): `all` and `exists` absorb the error of a step, and a guard
+    /// is not called when its argument fails, so iterations whose step always failed were not
+    /// charged: six nested `all` over 20 items around a failing read ran 64 million iterations
+    /// (minutes) before answering. Every iteration is charged, failing or not, as the cost model
+    /// says (README, "Budgets": 1 per comprehension step, plus the nodes of its body; in cel-go
+    /// errors are values, and the cost tracker charges every node it evaluates,
+    /// interpreter/runtimecost.go): the budget stops it.
+    #[test]
+    fn failing_steps_are_charged() {
+        let l = format!(
+            "[{}]",
+            (0..20).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        );
+        let mut e = "[request.nope].all(g, true)".to_string();
+        for v in ["f", "e", "d", "c", "b", "a"] {
+            e = format!("{l}.all({v}, {e})");
+        }
+        let start = std::time::Instant::now();
+        let (r, cost) = run(&e, 100_000);
+        assert_eq!(r, Err(COST_ERROR.to_string()));
+        assert!(cost > 100_000 && cost < 110_000, "{cost}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
+        // `exists` too; and within the budget the step's own error is the answer.
+        let (r, _) = run(&e.replace(".all(", ".exists("), 100_000);
+        assert_eq!(r, Err(COST_ERROR.to_string()));
+        let (r, cost) = run("[1, 2, 3].all(x, request.nope)", 1_000_000);
+        assert!(r.is_err_and(|m| m != COST_ERROR), "{cost}");
+        // Three iterations: each charges its step (1) and the two nodes of its body.
+        assert!((9..=16).contains(&cost), "{cost}");
     }
 
     #[test]

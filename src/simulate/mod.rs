@@ -301,6 +301,48 @@ fn wasm_config_of(o: &Object) -> Option<(String, &crate::generate::object::WasmC
     Some((format!("{ns}/{gw}"), &w.config))
 }
 
+/// What [`evaluate`] gives: the value as JSON (`None` when JSON cannot hold it) or the
+/// evaluation's error, and what the evaluation cost.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    pub value: Result<Option<Value>, String>,
+    pub cost: u64,
+}
+
+/// Evaluate one CEL expression as a simulated request evaluates a `when` predicate or a counter:
+/// with the shim's variables of `req` (`auth.identity` its identity, when it has one), instrumented
+/// and metered as a request of its own under `limits`. `Err` when it exceeds a budget. The entry
+/// point of the `cel_eval` fuzz target (`tests/fuzz`); no command calls it.
+#[doc(hidden)]
+pub fn evaluate(
+    src: &str,
+    req: &Request,
+    limits: cost::Limits,
+) -> Result<Evaluated, cost::Exceeded> {
+    thread_local! {
+        static CEL: Cel = Cel::default();
+    }
+    let auth = req.identity.as_ref().map(|id| {
+        let mut m = Map::new();
+        m.insert("identity".into(), id.clone());
+        m
+    });
+    let value = CEL.with(|cel| {
+        let act = Activation::new(req, cel, auth.as_ref());
+        cost::begin_request(limits);
+        let value = cel.eval(src, &act).map(|v| shim::cel_to_json(&v));
+        // Its cache of compiled expressions would grow with every call.
+        cel.forget();
+        value
+    });
+    let spent = cost::request_spent();
+    match cost::end_request() {
+        Some(e) => Err(e),
+        None => Ok(Evaluated { value, cost: spent }),
+    }
+}
+
 impl<'t> Simulation<'t> {
     /// Read the generated objects. `Err`: a generated limit Limitador cannot read.
     pub fn new(topology: &'t Topology<'t>, objects: &[Object]) -> Result<Simulation<'t>, String> {

@@ -330,6 +330,14 @@ impl Cel {
         Ok(p)
     }
 
+    /// Drop the compiled expressions.
+    pub(super) fn forget(&self) {
+        self.programs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// Whether `src` compiles (cel-go would refuse the AuthConfig holding one that does not).
     pub(super) fn compiles(&self, src: &str) -> Result<(), String> {
         self.program(src).map(|_| ())
