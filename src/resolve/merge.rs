@@ -298,6 +298,26 @@ mod tests {
     use super::*;
     use crate::model::{Limit, Sp};
 
+    /// A rate limit policy is empty when it has no limits, whatever the limits are called
+    /// (kuadrant-operator v1.5.2 api/v1/ratelimitpolicy_types.go `Empty()`: `len(limits) == 0`);
+    /// an AuthPolicy's named patterns and either policy's top-level conditions do not count
+    /// (api/v1/authpolicy_types.go `Empty()`: the auth scheme only).
+    #[test]
+    fn a_limit_counts_for_emptiness_whatever_its_name() {
+        assert!(counts_for_emptiness(&RuleKey::limit("patterns#admin")));
+        assert!(counts_for_emptiness(&RuleKey::limit("conditions#")));
+        assert!(!counts_for_emptiness(&RuleKey::auth(
+            AuthSection::Patterns,
+            "admin"
+        )));
+        assert!(counts_for_emptiness(&RuleKey::auth(
+            AuthSection::Authentication,
+            "api-key"
+        )));
+        assert!(!counts_for_emptiness(&RuleKey::top_level_predicates()));
+        assert!(!counts_for_emptiness(&RuleKey::auth_conditions()));
+    }
+
     fn limit() -> RuleValue {
         RuleValue::Limit(std::sync::Arc::new(Limit {
             when: vec![],
