@@ -988,17 +988,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn nested_loops_stop_at_the_budget() {
-        // Seven nested `all` over 20 items: 20^7 iterations unmetered (the predicate).
-        let l = format!(
+    /// `inner` inside one `all` over the list 0..20 per variable, the last variable outermost.
+    fn nested_all(inner: &str, vars: &[&str]) -> String {
+        let list = format!(
             "[{}]",
             (0..20).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
         );
-        let mut e = "a + b + c + d + e + f + g >= 0".to_string();
-        for v in ["g", "f", "e", "d", "c", "b", "a"] {
-            e = format!("{l}.all({v}, {e})");
-        }
+        vars.iter()
+            .fold(inner.to_string(), |e, v| format!("{list}.all({v}, {e})"))
+    }
+
+    #[test]
+    fn nested_loops_stop_at_the_budget() {
+        // Seven nested `all` over 20 items: 20^7 iterations unmetered (the predicate).
+        let e = nested_all(
+            "a + b + c + d + e + f + g >= 0",
+            &["g", "f", "e", "d", "c", "b", "a"],
+        );
         let start = std::time::Instant::now();
         let (r, cost) = run(&e, 1_000_000);
         assert_eq!(r, Err(COST_ERROR.to_string()));
@@ -1045,14 +1051,10 @@ mod tests {
     /// interpreter/runtimecost.go): the budget stops it.
     #[test]
     fn failing_steps_are_charged() {
-        let l = format!(
-            "[{}]",
-            (0..20).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+        let e = nested_all(
+            "[request.nope].all(g, true)",
+            &["f", "e", "d", "c", "b", "a"],
         );
-        let mut e = "[request.nope].all(g, true)".to_string();
-        for v in ["f", "e", "d", "c", "b", "a"] {
-            e = format!("{l}.all({v}, {e})");
-        }
         let start = std::time::Instant::now();
         let (r, cost) = run(&e, 100_000);
         assert_eq!(r, Err(COST_ERROR.to_string()));
