@@ -213,15 +213,37 @@ impl WasmConfig {
     /// estate has thousands of action sets, megabytes of JSON: they are written in parts on every
     /// core and joined.
     pub(crate) fn to_json(&self) -> String {
+        self.to_json_in(self.json_parts())
+    }
+
+    /// In how many parts [`WasmConfig::json_with`] writes this configuration: one per core, of
+    /// 2,048 action sets or more each.
+    pub(crate) fn json_parts(&self) -> usize {
         const PART: usize = 2048;
-        self.to_json_in(crate::par::cores().min(self.action_sets.len() / PART))
+        crate::par::cores().min(self.action_sets.len() / PART)
     }
 
     /// [`WasmConfig::to_json`] with the action sets written in `parts` parts (one or none: in one go).
-    /// Each part is written straight into one buffer, and the buffers into the text.
     pub(super) fn to_json_in(&self, parts: usize) -> String {
+        let out = self.json_with(Compact, parts).unwrap_or_default();
+        // serde_json writes UTF-8.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// The configuration's compact JSON written through `style`, for a caller that wants the text
+    /// in another form (YAML's rendering writes it already escaped inside double quotes). The
+    /// action sets of a large configuration are written in `parts` parts on every core, each
+    /// straight into its own buffer, and the buffers joined. An error of `style` stops the writing.
+    pub(crate) fn json_with<F: JsonStyle>(
+        &self,
+        style: F,
+        parts: usize,
+    ) -> std::io::Result<Vec<u8>> {
         if parts < 2 {
-            return serde_json::to_string(self).unwrap_or_default();
+            let mut out = Vec::new();
+            self.serialize(&mut serde_json::Serializer::with_formatter(&mut out, style))
+                .map_err(std::io::Error::other)?;
+            return Ok(out);
         }
         let sets = &self.action_sets;
         let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
@@ -230,22 +252,38 @@ impl WasmConfig {
                 if i > 0 {
                     buf.push(b',');
                 }
-                // Writing into a `Vec` does not fail, and the sets serialise without error.
-                let _ = serde_json::to_writer(&mut buf, a);
+                a.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, style))
+                    .map_err(std::io::Error::other)?;
             }
-            buf
+            Ok::<_, std::io::Error>(buf)
         });
+        let mut rest = Vec::new();
+        self.rest
+            .serialize(&mut serde_json::Serializer::with_formatter(
+                &mut rest, style,
+            ))
+            .map_err(std::io::Error::other)?;
+        let mut lens = 0;
+        for t in &texts {
+            lens += t.as_ref().map_or(0, Vec::len);
+        }
+        let mut out: Vec<u8> = Vec::with_capacity(lens + rest.len() + 32);
         // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
-        let rest = serde_json::to_vec(&self.rest).unwrap_or_default();
-        let mut out: Vec<u8> =
-            Vec::with_capacity(texts.iter().map(Vec::len).sum::<usize>() + rest.len() + 16);
-        out.extend_from_slice(b"{\"actionSets\":[");
+        out.push(b'{');
+        style.literal(b"\"actionSets\"", &mut out);
+        out.extend_from_slice(b":[");
         // A part without action sets (more parts than sets) adds nothing.
-        for (i, t) in texts.iter().filter(|t| !t.is_empty()).enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for t in texts {
+            let t = t?;
+            if t.is_empty() {
+                continue;
+            }
+            if !first {
                 out.push(b',');
             }
-            out.extend_from_slice(t);
+            first = false;
+            out.extend_from_slice(&t);
         }
         out.push(b']');
         match rest.strip_prefix(b"{") {
@@ -255,8 +293,25 @@ impl WasmConfig {
                 out.extend_from_slice(entries);
             }
         }
-        // serde_json writes UTF-8.
-        String::from_utf8(out).unwrap_or_default()
+        Ok(out)
+    }
+}
+
+/// How [`WasmConfig::json_with`] writes JSON: a serde_json formatter, which also says how a piece
+/// of literal compact JSON (a quoted key) is written.
+pub(crate) trait JsonStyle: serde_json::ser::Formatter + Copy + Send + Sync {
+    fn literal(&self, json: &[u8], out: &mut Vec<u8>);
+}
+
+/// serde_json's compact output (the trait's own defaults), as a [`JsonStyle`].
+#[derive(Clone, Copy)]
+pub(crate) struct Compact;
+
+impl serde_json::ser::Formatter for Compact {}
+
+impl JsonStyle for Compact {
+    fn literal(&self, json: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(json);
     }
 }
 

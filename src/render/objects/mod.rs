@@ -12,7 +12,7 @@
 //! their own `Serialize` by a serializer with the same layout ([`block`]).
 
 use crate::generate::object::{
-    self, ActionSet, AuthConfig, Embed, LimitadorLimit, Object, SharedId, WasmConfig,
+    self, ActionSet, AuthConfig, Embed, JsonStyle, LimitadorLimit, Object, SharedId, WasmConfig,
 };
 use foldhash::HashMap;
 use serde::Serialize;
@@ -193,16 +193,135 @@ fn string_value(out: &mut String, s: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// How long a JSON-like text is for [`long_flow_text`].
+const LONG_FLOW: usize = 4096;
+
 /// Whether `s` is a long text that starts with `{` or `[` and is printable ASCII: a JSON document
 /// embedded in an object (a gateway's wasm configuration in its 1.5 `EnvoyFilter`, megabytes long).
 /// A plain scalar cannot start with a flow indicator, so serde-saphyr writes it double-quoted, and in
 /// printable ASCII its escapes are `\\` and `\"` only; [`write_double_quoted_ascii`] writes that
 /// text without going character by character (`tests::long_flow_texts_are_written_as_serde_saphyr_does`).
 fn long_flow_text(s: &str) -> bool {
-    const LONG: usize = 4096;
-    s.len() >= LONG
+    s.len() >= LONG_FLOW
         && matches!(s.as_bytes().first(), Some(b'{' | b'['))
         && s.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// A configuration's compact JSON text as a mapping value: what `string_value` makes of
+/// `config.to_json()`, written in one pass. A long configuration in printable ASCII, the usual case,
+/// is written by serde_json already escaped inside double quotes ([`InDoubleQuotes`]), without
+/// the text, the scan and the copy of [`long_flow_text`] and [`write_double_quoted_ascii`];
+/// anything else takes `string_value`.
+fn wasm_json_value(out: &mut String, config: &WasmConfig) -> Result<(), String> {
+    wasm_json_value_in(out, config, config.json_parts())
+}
+
+/// [`wasm_json_value`] with the action sets written in `parts` parts.
+fn wasm_json_value_in(out: &mut String, config: &WasmConfig, parts: usize) -> Result<(), String> {
+    let escapes = std::sync::atomic::AtomicUsize::new(0);
+    let style = InDoubleQuotes { escapes: &escapes };
+    if let Ok(quoted) = config.json_with(style, parts) {
+        let added = escapes.load(std::sync::atomic::Ordering::Relaxed);
+        // Only printable ASCII was written (the style stops at anything else).
+        if let Ok(text) = std::str::from_utf8(&quoted)
+            && quoted.len() - added >= LONG_FLOW
+        {
+            out.reserve(text.len() + 2);
+            out.push('"');
+            out.push_str(text);
+            out.push('"');
+            return Ok(());
+        }
+    }
+    string_value(out, &config.to_json())
+}
+
+/// serde_json's compact formatter, its output escaped as the inside of a YAML double-quoted scalar
+/// (`"` and `\` after a backslash, as [`write_double_quoted_ascii`] does), counting the backslashes
+/// it adds. A string fragment that is not printable ASCII stops the writing with an error: YAML
+/// writes such text otherwise, and the caller falls back.
+#[derive(Clone, Copy)]
+struct InDoubleQuotes<'c> {
+    escapes: &'c std::sync::atomic::AtomicUsize,
+}
+
+impl InDoubleQuotes<'_> {
+    fn added(&self, n: usize) {
+        self.escapes
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl serde_json::ser::Formatter for InDoubleQuotes<'_> {
+    fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.added(1);
+        w.write_all(b"\\\"")
+    }
+
+    fn end_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.added(1);
+        w.write_all(b"\\\"")
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // serde_json escapes `"`, `\` and control characters itself (`write_char_escape`).
+        if !fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return Err(std::io::Error::other("not printable ASCII"));
+        }
+        w.write_all(fragment.as_bytes())
+    }
+
+    fn write_char_escape<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> std::io::Result<()> {
+        use serde_json::ser::CharEscape as E;
+        // JSON's escape is a backslash and a letter (or `"`, `\`, `/`, `u00XX`); in YAML double
+        // quotes its backslash is doubled, and a quote or backslash after it escaped too.
+        let (tail, added): (&[u8], usize) = match escape {
+            E::Quote => (b"\\\"", 2),
+            E::ReverseSolidus => (b"\\\\", 2),
+            E::Solidus => (b"/", 1),
+            E::Backspace => (b"b", 1),
+            E::FormFeed => (b"f", 1),
+            E::LineFeed => (b"n", 1),
+            E::CarriageReturn => (b"r", 1),
+            E::Tab => (b"t", 1),
+            E::AsciiControl(byte) => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                self.added(1);
+                return w.write_all(&[
+                    b'\\',
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 0xf)],
+                ]);
+            }
+        };
+        self.added(added);
+        w.write_all(b"\\\\")?;
+        w.write_all(tail)
+    }
+}
+
+impl JsonStyle for InDoubleQuotes<'_> {
+    fn literal(&self, json: &[u8], out: &mut Vec<u8>) {
+        for &b in json {
+            if matches!(b, b'"' | b'\\') {
+                self.added(1);
+                out.push(b'\\');
+            }
+            out.push(b);
+        }
+    }
 }
 
 /// `s`, printable ASCII, as a double-quoted scalar.
@@ -269,7 +388,7 @@ fn write_entry<'v>(
             }
             Hole::WasmJson(config) => {
                 out.push(' ');
-                string_value(out, &config.to_json())?;
+                wasm_json_value(out, config)?;
                 out.push('\n');
                 Ok(())
             }
@@ -968,6 +1087,62 @@ mod tests {
             kinds,
             ["AuthConfig", "EnvoyFilter", "Limitador", "WasmPlugin"]
         );
+    }
+
+    /// A wasm configuration's JSON written escaped in one pass is what `string_value` makes of its
+    /// text, in any number of parts: with JSON's own escapes (quotes, backslashes, control
+    /// characters) in its strings, short (under `LONG_FLOW`), and with text that is not printable
+    /// ASCII (which serde-saphyr writes its own way).
+    #[test]
+    fn wasm_json_written_escaped_is_the_text_written() {
+        use crate::generate::object::Object;
+        use crate::model::KuadrantVersion;
+        let base = crate::generate::toystore_objects(KuadrantVersion::V1_5)
+            .into_iter()
+            .find_map(|o| match o {
+                Object::Wasm(w) => Some(w.config),
+                _ => None,
+            })
+            .unwrap();
+        let actions = base.action_sets[0].actions.clone();
+        let tricky = [
+            "plain.example.com",
+            "quote\"d\\back",
+            "line\nfeed\ttab\u{1}\u{1f}",
+            "slash/and#hash: colon",
+        ];
+        for (case, odd) in [
+            ("short", None),
+            ("long", None),
+            ("é", Some("é")),
+            ("del", Some("\u{7f}")),
+        ] {
+            let mut c = base.clone();
+            let count = if case == "short" { 1 } else { 64 };
+            for i in 0..count {
+                let mut host = tricky[i % tricky.len()].to_string();
+                if let (Some(odd), 7) = (odd, i) {
+                    host.push_str(odd);
+                }
+                c.action_sets.push(object::ActionSet::for_tests(
+                    &format!("set-{i}"),
+                    &host,
+                    actions.clone(),
+                ));
+            }
+            let mut want = String::new();
+            string_value(&mut want, &c.to_json()).unwrap();
+            assert_eq!(case == "short", c.to_json().len() < LONG_FLOW, "{case}");
+            // The one-pass writing stops exactly at text that is not printable ASCII.
+            let escapes = std::sync::atomic::AtomicUsize::new(0);
+            let style = super::InDoubleQuotes { escapes: &escapes };
+            assert_eq!(c.json_with(style, 1).is_ok(), odd.is_none(), "{case}");
+            for parts in [0, 1, 2, 3, c.action_sets.len() + 2] {
+                let mut got = String::new();
+                super::wasm_json_value_in(&mut got, &c, parts).unwrap();
+                assert_eq!(got, want, "{case}, {parts} parts");
+            }
+        }
     }
 
     /// Long JSON-like texts take the short way, and give serde-saphyr's text: quotes, backslashes
