@@ -32,8 +32,9 @@ pub(crate) struct Rule {
     compiled: std::sync::OnceLock<Arc<Compiled>>,
 }
 
-/// A rule's parsed expression, and whether it is a transition rule.
-#[derive(Debug)]
+/// A rule's parsed expression, and whether it is a transition rule. It is also what
+/// `schemas/rules.json` keeps for every rule of the embedded schemas ([`precompiled`]).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Compiled {
     program: Result<E, String>,
     /// A transition rule (reads `oldSelf`): not evaluated on create.
@@ -71,16 +72,9 @@ impl Rule {
             {
                 return c;
             }
-            let mut c = Compiler { scopes: vec![] };
-            let mut transition = false;
-            let program = match ::cel::parser::Parser::new().parse(&self.source) {
-                Ok(ast) => c.expr(&ast, &mut transition),
-                Err(e) => Err(e.to_string()),
-            };
-            let compiled = Arc::new(Compiled {
-                program,
-                transition,
-            });
+            let compiled = Arc::new(
+                precompiled(&self.source).unwrap_or_else(|| Compiled::parse(&self.source)),
+            );
             if let Ok(mut m) = parsed.lock() {
                 m.insert(self.source.clone(), compiled.clone());
             }
@@ -99,8 +93,68 @@ impl Rule {
     }
 }
 
+impl Compiled {
+    /// Parse a rule with the `cel` crate's parser (cel-go's ANTLR grammar and macros) and compile
+    /// it.
+    fn parse(source: &str) -> Compiled {
+        let mut c = Compiler { scopes: vec![] };
+        let mut transition = false;
+        let program = match ::cel::parser::Parser::new().parse(source) {
+            Ok(ast) => c.expr(&ast, &mut transition),
+            Err(e) => Err(e.to_string()),
+        };
+        Compiled {
+            program,
+            transition,
+        }
+    }
+}
+
+/// The rules of both releases' schemas, compiled ahead: `schemas/rules.json` maps each rule's text
+/// to its [`Compiled`] form, as JSON. The ANTLR parser costs about a third of a millisecond per
+/// rule, and a Gateway and an HTTPRoute meet about eighty distinct rules; reading their compiled
+/// form costs a few microseconds. The file is written by a test from the parser's own output
+/// (`precompiled_rules_are_the_parsers`), which fails when it is stale; a text it lacks is parsed.
+const PRECOMPILED: &str = include_str!("../../../schemas/rules.json");
+
+/// The compiled form of a rule of the embedded schemas, if `schemas/rules.json` has it.
+fn precompiled(source: &str) -> Option<Compiled> {
+    type Index = std::collections::HashMap<String, &'static serde_json::value::RawValue>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let raw = INDEX
+        .get_or_init(|| serde_json::from_str(PRECOMPILED).unwrap_or_default())
+        .get(source)?;
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// `matches` with a constant pattern keeps its compiled regular expression; `rules.json` keeps the
+/// pattern (or the error it gave), and reading it compiles the pattern again.
+mod pattern {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        re: &Result<regex::Regex, String>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match re {
+            Ok(re) => Ok::<&str, &str>(re.as_str()),
+            Err(e) => Err(e.as_str()),
+        }
+        .serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Result<regex::Regex, String>, D::Error> {
+        Ok(match Result::<String, String>::deserialize(d)? {
+            Ok(p) => regex::Regex::new(&p).map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        })
+    }
+}
+
 /// A compiled expression.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum E {
     Lit(Lit),
     /// A variable: 0 is `self`, then comprehension variables by depth.
@@ -109,14 +163,17 @@ pub(crate) enum E {
     Has(Box<E>, String),
     Call(F, Vec<E>),
     /// `matches` with a constant pattern, compiled once.
-    Matches(Box<E>, Result<regex::Regex, String>),
+    Matches(
+        Box<E>,
+        #[serde(with = "pattern")] Result<regex::Regex, String>,
+    ),
     List(Vec<E>),
     /// `x in [literals]`, without building the list.
     InLits(Box<E>, Vec<Lit>),
     Comp(Box<Comp>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Comp {
     range: E,
     iter: usize,
@@ -127,7 +184,7 @@ pub(crate) struct Comp {
     result: E,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Lit {
     Null,
     Bool(bool),
@@ -138,7 +195,7 @@ pub(crate) enum Lit {
 }
 
 /// The functions and operators the rules call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum F {
     And,
     Or,
@@ -814,6 +871,57 @@ fn elements<'a>(v: &V<'a>) -> Option<Vec<V<'a>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `schemas/rules.json` is what the parser and the compiler give for every rule of both
+    /// releases' schemas, and reads back as written. Stale? Run
+    /// `UPDATE_EXPECT=1 cargo test --lib precompiled_rules` to rewrite it, and review the diff.
+    #[test]
+    fn precompiled_rules_are_the_parsers() {
+        use crate::model::KuadrantVersion;
+        fn walk(s: &Schema, out: &mut std::collections::BTreeSet<String>) {
+            out.extend(s.rules.iter().map(|r| r.source.clone()));
+            for (_, c) in &s.properties {
+                walk(c, out);
+            }
+            for c in s.items.iter().chain(s.additional.iter()) {
+                walk(c, out);
+            }
+        }
+        let mut sources = std::collections::BTreeSet::new();
+        for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            for k in &super::super::Release::of(v).kinds {
+                for version in &k.versions {
+                    walk(version.schema(), &mut sources);
+                }
+            }
+        }
+        assert!(sources.len() > 80, "{} rules", sources.len());
+        let mut text = String::from("{\n");
+        for (i, source) in sources.iter().enumerate() {
+            let compiled = serde_json::to_string(&Compiled::parse(source)).unwrap();
+            // It reads back as it was written (a pattern compiled again gives its own text).
+            let back: Compiled = serde_json::from_str(&compiled).unwrap();
+            assert_eq!(serde_json::to_string(&back).unwrap(), compiled, "{source}");
+            let sep = if i + 1 == sources.len() { "" } else { "," };
+            text.push_str(&format!(
+                "{}: {compiled}{sep}\n",
+                serde_json::to_string(source).unwrap()
+            ));
+        }
+        text.push_str("}\n");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/rules.json");
+        if std::env::var_os("UPDATE_EXPECT").is_some() && std::env::var_os("CI").is_none() {
+            std::fs::write(path, &text).unwrap();
+        }
+        assert!(
+            PRECOMPILED == text,
+            "stale schemas/rules.json: run UPDATE_EXPECT=1 cargo test --lib precompiled_rules"
+        );
+        // Every rule is found there.
+        for source in &sources {
+            assert!(precompiled(source).is_some(), "{source}");
+        }
+    }
 
     /// The evaluator's semantics on the functions and macros the CRDs' rules use. Each expected
     /// value is what Google's CEL (cel-cpp, through cel-expr-python 0.1.3, with its strings
