@@ -79,10 +79,15 @@ fn certainly_plain_value(s: &str) -> bool {
         return false;
     };
     if first.is_ascii_alphabetic() {
-        return b.iter().all(|&c| (0x20..0x7f).contains(&c) && c != b'#')
-            && !s.contains(": ")
-            && !s.ends_with([':', ' '])
-            && not_a_word(s);
+        // One pass: printable ASCII, no `#`, no `: `, and the last byte neither `:` nor a space.
+        let mut last = first;
+        for &c in b {
+            if !(0x20..0x7f).contains(&c) || c == b'#' || (last == b':' && c == b' ') {
+                return false;
+            }
+            last = c;
+        }
+        return !matches!(last, b':' | b' ') && not_a_word(s);
     }
     first.is_ascii_digit()
         && b.len() > 1
@@ -119,15 +124,20 @@ struct Scalars<'v> {
 
 impl<'v> Scalars<'v> {
     fn value(&mut self, out: &mut String, s: &str) -> Result<(), String> {
-        if certainly_plain_value(s) || long_flow_text(s) {
-            return string_value(out, s);
+        if certainly_plain_value(s) {
+            out.push_str(s);
+            return Ok(());
+        }
+        if long_flow_text(s) {
+            write_double_quoted_ascii(out, s);
+            return Ok(());
         }
         if let Some(t) = self.values.get(s) {
             out.push_str(t);
             return Ok(());
         }
         let start = out.len();
-        string_value(out, s)?;
+        saphyr_value(out, s)?;
         self.values.insert(s.into(), out[start..].to_string());
         Ok(())
     }
@@ -184,12 +194,18 @@ fn string_value(out: &mut String, s: &str) -> Result<(), String> {
     } else if long_flow_text(s) {
         write_double_quoted_ascii(out, s);
     } else {
-        // A lone string document is written exactly as a mapping value would be (same quoting
-        // rule, no block scalars with these options), followed by a newline.
-        let doc = serde_saphyr::to_string_with_options(&s, saphyr_options())
-            .map_err(|e| e.to_string())?;
-        out.push_str(doc.strip_suffix('\n').unwrap_or(&doc));
+        saphyr_value(out, s)?;
     }
+    Ok(())
+}
+
+/// String `s` as a mapping value, written by serde-saphyr.
+fn saphyr_value(out: &mut String, s: &str) -> Result<(), String> {
+    // A lone string document is written exactly as a mapping value would be (same quoting rule,
+    // no block scalars with these options), followed by a newline.
+    let doc =
+        serde_saphyr::to_string_with_options(&s, saphyr_options()).map_err(|e| e.to_string())?;
+    out.push_str(doc.strip_suffix('\n').unwrap_or(&doc));
     Ok(())
 }
 
@@ -1143,6 +1159,41 @@ mod tests {
                 assert_eq!(got, want, "{case}, {parts} parts");
             }
         }
+    }
+
+    /// A value `certainly_plain_value` lets through is written by serde-saphyr as it is: random
+    /// texts built from the bytes that matter (`:`, spaces, `#`, quotes, digits, letters of the
+    /// YAML words, a non-ASCII letter), most of them starting with a letter.
+    #[test]
+    fn certainly_plain_values_are_written_plain() {
+        const PIECES: &[&str] = &[
+            "a", "Z", "x", "e", "0", "7", ":", " ", "#", "-", "/", ".", "'", "\"", "é", "on", "No",
+            "true", "null", "~", "[", "{", "0x", "1e", ": ", " #",
+        ];
+        let mut seed = 11u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let mut plain = 0;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            if next(4) > 0 {
+                s.push(['k', 'Y', 'o', 'n'][next(4)]);
+            }
+            for _ in 0..next(8) {
+                s.push_str(PIECES[next(PIECES.len())]);
+            }
+            if super::certainly_plain_value(&s) {
+                plain += 1;
+                let mut out = String::new();
+                super::saphyr_value(&mut out, &s).unwrap();
+                assert_eq!(out, s, "{s:?}");
+            }
+        }
+        assert!(plain > 2_000, "{plain} plain texts");
     }
 
     /// Long JSON-like texts take the short way, and give serde-saphyr's text: quotes, backslashes
