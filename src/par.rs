@@ -87,9 +87,95 @@ pub(crate) fn map_ranges<R: Send>(
     })
 }
 
+/// `v` sorted (`sort_unstable`): with many items, each core sorts a part of it, and the sorted
+/// parts are merged. Items that compare equal may end in any order, as with `sort_unstable`.
+pub(crate) fn sort_unstable<T: Ord + Send + Copy>(v: &mut Vec<T>) {
+    const PER_THREAD: usize = 1 << 16;
+    let threads = cores().min(v.len() / PER_THREAD);
+    if threads < 2 {
+        v.sort_unstable();
+        return;
+    }
+    let per = v.len().div_ceil(threads);
+    let every_part_sorted = std::thread::scope(|scope| {
+        let mut rest: &mut [T] = v;
+        while rest.len() > per {
+            let (part, tail) = rest.split_at_mut(per);
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, move || part.sort_unstable())
+                .is_err()
+            {
+                return false;
+            }
+            rest = tail;
+        }
+        rest.sort_unstable();
+        true
+    });
+    if !every_part_sorted {
+        // A thread could not start: sort the whole on this thread.
+        v.sort_unstable();
+        return;
+    }
+    // Merge the sorted runs of `per` items, two at a time.
+    let mut run = per;
+    let mut buf: Vec<T> = Vec::with_capacity(v.len());
+    while run < v.len() {
+        buf.clear();
+        for start in (0..v.len()).step_by(2 * run) {
+            let mid = (start + run).min(v.len());
+            let end = (start + 2 * run).min(v.len());
+            let (mut a, mut b) = (&v[start..mid], &v[mid..end]);
+            while let (Some(x), Some(y)) = (a.first(), b.first()) {
+                if y < x {
+                    buf.push(*y);
+                    b = &b[1..];
+                } else {
+                    buf.push(*x);
+                    a = &a[1..];
+                }
+            }
+            buf.extend_from_slice(a);
+            buf.extend_from_slice(b);
+        }
+        std::mem::swap(v, &mut buf);
+        run *= 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parallel sort gives `sort_unstable`'s order, for lengths around every cut.
+    #[test]
+    fn parallel_sort_is_the_sort() {
+        let mut seed = 3u64;
+        for len in [
+            0,
+            1,
+            5,
+            1 << 16,
+            (1 << 17) - 1,
+            1 << 17,
+            (1 << 17) + 1,
+            300_001,
+        ] {
+            let v: Vec<(u32, u32)> = (0..len)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 40) as u32 % 1000, i as u32)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            let mut got = v;
+            sort_unstable(&mut got);
+            assert!(got == want, "{len} items");
+        }
+    }
 
     #[test]
     fn ranges_cover_everything_in_order() {

@@ -10,14 +10,23 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Locator(Arc<str>);
 
+/// `t` lower-cased (`str::to_lowercase`), without a string of its own for ASCII text.
+fn push_lowercase(s: &mut String, t: &str) {
+    if t.is_ascii() {
+        s.extend(t.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        s.push_str(&t.to_lowercase());
+    }
+}
+
 impl Locator {
     pub fn object(kind: &str, group: &str, namespace: &str, name: &str) -> Self {
         let mut s =
             String::with_capacity(kind.len() + group.len() + namespace.len() + name.len() + 3);
-        s.push_str(&kind.to_lowercase());
+        push_lowercase(&mut s, kind);
         if !group.is_empty() {
             s.push('.');
-            s.push_str(&group.to_lowercase());
+            push_lowercase(&mut s, group);
         }
         s.push(':');
         if !namespace.is_empty() {

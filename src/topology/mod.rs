@@ -708,9 +708,47 @@ impl<'m> Topology<'m> {
     }
 
     fn compute_paths(&self) -> Vec<Path> {
+        // Routes in parts on every core, the parts' paths joined in route order.
+        const ROUTES_PER_THREAD: usize = 4096;
+        let routes = self.model.routes.len();
+        let threads = crate::par::cores().min(routes / ROUTES_PER_THREAD).max(1);
+        let parts = crate::par::map_ranges(crate::par::even_ranges(routes, threads), |r| {
+            self.paths_of_routes(r)
+        });
+        let out = if parts.len() == 1 {
+            parts.into_iter().next().unwrap_or_default()
+        } else {
+            parts.concat()
+        };
+        // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
+        // it, as the insert-if-unseen loop of the operator's map does.
+        match PathOrder::new(self) {
+            Some(order) => {
+                // Each key computed once; the enumeration index makes the unstable sort stable.
+                let mut keyed: Vec<([u32; 5], usize)> = (out.iter().enumerate())
+                    .map(|(i, p)| (order.key(p), i))
+                    .collect();
+                crate::par::sort_unstable(&mut keyed);
+                keyed.dedup_by_key(|k| k.0);
+                keyed.iter().map(|&(_, i)| out[i]).collect()
+            }
+            None => {
+                // A name with a `|` (which no valid object has): compare the ids themselves.
+                let mut keyed: Vec<(String, Path)> =
+                    out.into_iter().map(|p| (self.path_id(&p), p)).collect();
+                keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                keyed.dedup_by(|later, first| later.0 == first.0);
+                keyed.into_iter().map(|(_, p)| p).collect()
+            }
+        }
+    }
+
+    /// The paths through the routes of `routes`, in route, parent, listener and rule order.
+    fn paths_of_routes(&self, routes: std::ops::Range<usize>) -> Vec<Path> {
         let m = self.model;
         let mut out = Vec::new();
-        for (ri, r) in m.routes.iter().enumerate() {
+        for ri in routes {
+            let r = &m.routes[ri];
             if !route_in_topology(r.spec.kind, self.version()) {
                 continue;
             }
@@ -733,27 +771,6 @@ impl<'m> Topology<'m> {
                         valid,
                     });
                 }
-            }
-        }
-        // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
-        // it, as the insert-if-unseen loop of the operator's map does.
-        match PathOrder::new(self) {
-            Some(order) => {
-                // Each key computed once; the enumeration index makes the unstable sort stable.
-                let mut keyed: Vec<([u32; 5], usize)> = (out.iter().enumerate())
-                    .map(|(i, p)| (order.key(p), i))
-                    .collect();
-                keyed.sort_unstable();
-                keyed.dedup_by_key(|k| k.0);
-                out = keyed.iter().map(|&(_, i)| out[i]).collect();
-            }
-            None => {
-                // A name with a `|` (which no valid object has): compare the ids themselves.
-                let mut keyed: Vec<(String, Path)> =
-                    out.into_iter().map(|p| (self.path_id(&p), p)).collect();
-                keyed.sort_by(|a, b| a.0.cmp(&b.0));
-                keyed.dedup_by(|later, first| later.0 == first.0);
-                out = keyed.into_iter().map(|(_, p)| p).collect();
             }
         }
         out
