@@ -52,6 +52,28 @@ pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
     })
 }
 
+/// `a` on a thread of its own (with the main thread's stack) while `b` runs on the calling thread,
+/// for two independent pieces of work. On one core, or if no thread can start, `a` runs after `b`
+/// on the calling thread; a panic in `a` (a bug) is raised again here.
+pub(crate) fn join<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B) {
+    if cores() < 2 {
+        let y = b();
+        return (a(), y);
+    }
+    let a = &a;
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, a);
+        let y = b();
+        let x = match spawned {
+            Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            Err(_) => a(),
+        };
+        (x, y)
+    })
+}
+
 /// `f` on every range, each on a thread of its own, the results in range order. One range runs on
 /// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
 /// sized for it: `load::yaml`); a thread that cannot start leaves its range to the calling thread,

@@ -297,9 +297,6 @@ fn generate_in_runs(
     };
     let mut pass = paths::run(&ctx, eff, runs);
     out.cel_issues.append(&mut pass.cel_issues);
-    let (shim_diagnostics, rejected) = shim::diagnostics(t, &pass.shim_rules, &pass.shim_actions);
-    out.diagnostics.extend(shim_diagnostics);
-    out.rejected_gateways = rejected;
 
     let carriers = gateway::Carriers {
         m,
@@ -309,15 +306,26 @@ fn generate_in_runs(
         selected: &emit,
         image: gateway::image(m, opts),
     };
-    let threat_gateways = carriers.all(pass.gateways, &mut out);
+    // The wasm-shim's findings are checked on a thread of their own while the carriers and the
+    // Limitador are built: neither reads the other.
+    let (shim_rules, shim_actions) = (&pass.shim_rules, &pass.shim_actions);
+    let at = out.diagnostics.len();
+    let ((shim_diagnostics, rejected), (threat_gateways, limitador)) = crate::par::join(
+        || shim::diagnostics(t, shim_rules, shim_actions),
+        || {
+            let threat_gateways = carriers.all(pass.gateways, &mut out);
+            let limitador = opts
+                .wants(Family::Limitador)
+                .then(|| limitador(&rt, pass.limits.into_values().flatten().collect()));
+            (threat_gateways, limitador)
+        },
+    );
+    // In the order of a run on one thread: the shim's findings before the carriers'.
+    out.diagnostics.splice(at..at, shim_diagnostics);
+    out.rejected_gateways = rejected;
     out.diagnostics
         .extend(threat::diagnostics(m, &threat_gateways));
-    if opts.wants(Family::Limitador) {
-        out.objects.push(limitador(
-            &rt,
-            pass.limits.into_values().flatten().collect(),
-        ));
-    }
+    out.objects.extend(limitador);
     if opts.wants(Family::AuthConfig) {
         let mut auth_configs = pass.auth_configs;
         auth_configs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
