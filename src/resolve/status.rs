@@ -424,7 +424,20 @@ fn walks(
             })
         })
         .collect();
-    let mut keys: Vec<Option<Vec<RuleKey>>> = vec![None; wanted.len()];
+    // The rule keys of every wanted policy of the kinds walked, on every core (a large estate has
+    // tens of thousands of policies).
+    let walked = |pi: usize| {
+        wanted[pi]
+            && matches!(
+                m.policies[pi].kind,
+                PolicyKind::RateLimit | PolicyKind::Auth | PolicyKind::TokenRateLimit
+            )
+    };
+    let indices: Vec<usize> = (0..wanted.len().min(m.policies.len())).collect();
+    let mut keys: Vec<Option<Vec<RuleKey>>> = crate::par::map(&indices, 1024, |&pi| {
+        walked(pi).then(|| merge::policy_rules(&m.policies[pi]).into_keys().collect())
+    });
+    keys.resize(wanted.len(), None);
     let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
         cel_at.entry(c.path).or_default().push(c);
