@@ -712,9 +712,15 @@ impl<'m> Topology<'m> {
         const ROUTES_PER_THREAD: usize = 4096;
         let routes = self.model.routes.len();
         let threads = crate::par::cores().min(routes / ROUTES_PER_THREAD).max(1);
-        let parts = crate::par::map_ranges(crate::par::even_ranges(routes, threads), |r| {
-            self.paths_of_routes(r)
-        });
+        // The order of names is found while the paths are.
+        let (order, parts) = crate::par::join(
+            || PathOrder::new(self),
+            || {
+                crate::par::map_ranges(crate::par::even_ranges(routes, threads), |r| {
+                    self.paths_of_routes(r)
+                })
+            },
+        );
         let out = if parts.len() == 1 {
             parts.into_iter().next().unwrap_or_default()
         } else {
@@ -722,12 +728,21 @@ impl<'m> Topology<'m> {
         };
         // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
         // it, as the insert-if-unseen loop of the operator's map does.
-        match PathOrder::new(self) {
+        match order {
             Some(order) => {
-                // Each key computed once; the enumeration index makes the unstable sort stable.
-                let mut keyed: Vec<([u32; 5], usize)> = (out.iter().enumerate())
-                    .map(|(i, p)| (order.key(p), i))
-                    .collect();
+                // Each key computed once (on every core); the enumeration index makes the
+                // unstable sort stable.
+                let ranges = crate::par::even_ranges(out.len(), threads);
+                let keyed = crate::par::map_ranges(ranges, |r| {
+                    (r.clone().zip(&out[r]))
+                        .map(|(i, p)| (order.key(p), i))
+                        .collect::<Vec<([u32; 5], usize)>>()
+                });
+                let mut keyed = if keyed.len() == 1 {
+                    keyed.into_iter().next().unwrap_or_default()
+                } else {
+                    keyed.concat()
+                };
                 crate::par::sort_unstable(&mut keyed);
                 keyed.dedup_by_key(|k| k.0);
                 keyed.iter().map(|&(_, i)| out[i]).collect()
