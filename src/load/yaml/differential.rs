@@ -4,7 +4,7 @@
 //! (values, spans, key order) or the same finding (code, message, span). The limits are checked
 //! with small ones, where every threshold can be crossed in a few bytes.
 
-use super::{DOCUMENT, Limits, ParseError, events, parse_node_serde, parse_node_within};
+use super::{DOCUMENT, Limits, ParseError, block, events, parse_node_serde, parse_node_within};
 use crate::load::node::Node;
 use crate::source::SourceId;
 use proptest::prelude::*;
@@ -17,7 +17,16 @@ use std::path::Path;
 /// serde-saphyr's 64 levels in a debug build.
 fn readings(text: &str, l: &Limits) -> (Result<Node, ParseError>, Result<Node, ParseError>, bool) {
     crate::par::with_stack(|| {
-        let taken = events::tree(SourceId(3), 7, text, l).is_some();
+        let built = events::tree(SourceId(3), 7, text, l);
+        // Whenever the block scanner takes a document, it builds the events' tree.
+        if let Some(fast) = block::tree(SourceId(3), 7, text, l) {
+            assert_eq!(
+                Some(&fast),
+                built.as_ref(),
+                "the block scanner's tree differs from the events' on {text:?}"
+            );
+        }
+        let taken = built.is_some();
         let new = parse_node_within(SourceId(3), 7, text, l);
         let old = if taken {
             parse_node_serde(SourceId(3), 7, text, l)

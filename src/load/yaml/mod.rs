@@ -6,6 +6,7 @@
 //! that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which then gives every
 //! finding. Must not know about validation or the model beyond the raw shapes.
 
+mod block;
 #[cfg(test)]
 mod differential;
 mod events;
@@ -193,6 +194,9 @@ fn parse_node_within(
     text: &str,
     l: &Limits,
 ) -> Result<Node, ParseError> {
+    if let Some(node) = block::tree(source, base, text, l) {
+        return Ok(node);
+    }
     match events::tree(source, base, text, l) {
         Some(node) => Ok(node),
         None => parse_node_serde(source, base, text, l),

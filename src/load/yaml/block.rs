@@ -1,0 +1,554 @@
+//! A scanner for the plain block YAML that manifests are almost always written in, in front of the
+//! parser's events (`events.rs`).
+//!
+//! Most of the cost of reading a large estate was the parser itself: its tokens, and the events it
+//! builds and moves, one per value (tests/benches/README.md). This scanner reads a document line by
+//! line, byte by byte, and feeds the same [`Builder`] as `events.rs` (the same limits, the same
+//! checks of keys, the same reading of plain scalars through `scalar.rs`) with the same events,
+//! each with the span granit-parser gives it.
+//!
+//! What it takes: after an optional `---` line (and before an optional `...` line), a block mapping
+//! or a block list at column 0, nested by indentation with spaces: `key: value`, `key:` followed
+//! by a more indented block or by `- ` items at the key's column, `- value`, `- key: value` (a
+//! mapping that starts in an item), `-` followed by a more indented block, and values that are
+//! plain scalars, single- or double-quoted scalars on one line (`''`, and the escapes `\\`, `\"`,
+//! `\/`, `\n`, `\t`, `\r` and `\uXXXX` but for control characters), or the empty `{}` and `[]`.
+//! Comments and blank lines go anywhere a line may.
+//!
+//! What it leaves to the parser, by returning `None` as soon as it meets one: tabs, carriage
+//! returns, control characters, a byte order mark, the line and paragraph separators; flow
+//! collections with content; block scalars (`|`, `>`); scalars over more than one line; any
+//! other escape; anchors, aliases, tags and directives; `?` keys and keys that are not scalars;
+//! a scalar starting with an indicator (`-` followed by a letter, digit or dot aside); `- -`; a
+//! space before a key's `:`; a key of 1,000 bytes or more; a value, a line or a comment where
+//! the block structure does not expect one; and anything the builder gives up on (a null, merge
+//! or repeated key, a non-finite number, a limit approached). `events.rs` (and then serde-saphyr)
+//! reads such a document as before.
+//!
+//! `differential.rs` checks that whenever this scanner takes a document, its tree (values, spans,
+//! key order) is the one `events.rs` builds, on every corpus document, on generated documents and
+//! on mutated manifests.
+
+use super::Limits;
+use super::events::Builder;
+use crate::load::node::Node;
+use crate::source::{SourceId, Span};
+use granit_parser::ScalarStyle;
+use std::borrow::Cow;
+
+/// Keys this long or longer are left to the parser (whose simple keys end within 1,024 characters).
+const MAX_KEY: usize = 1000;
+
+/// The tree of one document's text (located at `base` in `source`), or `None` if `events.rs` is
+/// to read it.
+pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -> Option<Node> {
+    u32::try_from(text.len()).ok()?;
+    if !plain_text(text) {
+        return None;
+    }
+    let mut s = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        source,
+        base,
+        b: Builder::new(limits),
+    };
+    // The stream's start and the document's.
+    s.b.event()?;
+    s.b.event()?;
+    s.document_start();
+    let Next::Line(line) = s.peek()? else {
+        return None;
+    };
+    if line.indent != 0 {
+        return None;
+    }
+    if s.is_entry(line.start) {
+        s.seq(0, line.start, false)?;
+    } else {
+        s.map(0, line.start)?;
+    }
+    if !matches!(s.peek()?, Next::End) {
+        return None;
+    }
+    // The document's end and the stream's.
+    s.b.event()?;
+    s.b.event()?;
+    s.b.into_root()
+}
+
+/// Whether every character of `text` is one this scanner reads as the parser does: printable,
+/// and no line break but `\n` (no tab, carriage return, byte order mark, C1 control, line or
+/// paragraph separator, non-breaking space).
+fn plain_text(text: &str) -> bool {
+    text.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || b == b'\n')
+        || text.chars().all(|c| {
+            c == '\n'
+                || (' '..='~').contains(&c)
+                || (c >= '\u{a1}'
+                    && !matches!(
+                        c,
+                        '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                    ))
+        })
+}
+
+/// A line with content: where it starts and how many spaces indent it.
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    indent: usize,
+}
+
+enum Next {
+    Line(Line),
+    /// The end of the document (of the text, or a `...` line followed only by comments).
+    End,
+}
+
+struct Scanner<'t, 'l> {
+    text: &'t str,
+    bytes: &'t [u8],
+    /// The start of the first line not read yet.
+    pos: usize,
+    source: SourceId,
+    base: usize,
+    b: Builder<'l>,
+}
+
+impl<'t> Scanner<'t, '_> {
+    fn span(&self, at: usize, len: usize) -> Span {
+        Span::new(self.source, self.base + at, len)
+    }
+
+    /// The `\n` ending the line that `at` is on, or the end of the text.
+    fn line_end(&self, at: usize) -> usize {
+        self.bytes[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.bytes.len(), |i| at + i)
+    }
+
+    /// Moves past the line ending at `eol` (a `\n` or the end of the text).
+    fn next_line(&mut self, eol: usize) {
+        self.pos = (eol + 1).min(self.bytes.len());
+    }
+
+    fn skip_spaces(&self, mut at: usize) -> usize {
+        while self.bytes.get(at) == Some(&b' ') {
+            at += 1;
+        }
+        at
+    }
+
+    /// Whether `at` is the end of a line (or of the text).
+    fn at_eol(&self, at: usize) -> bool {
+        matches!(self.bytes.get(at), None | Some(b'\n'))
+    }
+
+    /// Whether a list item starts at `at`: `-` followed by a space or the end of the line.
+    fn is_entry(&self, at: usize) -> bool {
+        self.bytes.get(at) == Some(&b'-')
+            && matches!(self.bytes.get(at + 1), None | Some(b' ' | b'\n'))
+    }
+
+    /// Skips blank and comment lines, then one `---` line, if the document has one.
+    fn document_start(&mut self) {
+        loop {
+            let start = self.pos;
+            let c = self.skip_spaces(start);
+            if c < self.bytes.len() && self.bytes[c] == b'#' {
+                let eol = self.line_end(c);
+                self.next_line(eol);
+            } else if c < self.bytes.len() && self.bytes[c] == b'\n' {
+                self.next_line(c);
+            } else {
+                if c == start && self.bytes[start..].starts_with(b"---") && self.at_eol(start + 3) {
+                    self.next_line(start + 3);
+                }
+                return;
+            }
+        }
+    }
+
+    /// The next line with content, past blank and comment lines (`pos` stays at its start); `None`
+    /// on a document marker this scanner does not take.
+    fn peek(&mut self) -> Option<Next> {
+        loop {
+            let start = self.pos;
+            if start >= self.bytes.len() {
+                return Some(Next::End);
+            }
+            let c = self.skip_spaces(start);
+            match self.bytes.get(c) {
+                None => self.pos = c,
+                Some(b'\n') => self.next_line(c),
+                Some(b'#') => {
+                    let eol = self.line_end(c);
+                    self.next_line(eol);
+                }
+                Some(_) if c == start && self.bytes[c..].starts_with(b"...") => {
+                    // The document's end: only spaces after it, and only comments after it.
+                    let eol = self.skip_spaces(c + 3);
+                    if !self.at_eol(eol) {
+                        return None;
+                    }
+                    self.next_line(eol);
+                    while self.pos < self.bytes.len() {
+                        let c = self.skip_spaces(self.pos);
+                        match self.bytes.get(c) {
+                            None => self.pos = c,
+                            Some(b'\n' | b'#') => {
+                                let eol = self.line_end(c);
+                                self.next_line(eol);
+                            }
+                            Some(_) => return None,
+                        }
+                    }
+                    return Some(Next::End);
+                }
+                Some(_) if c == start && self.bytes[c..].starts_with(b"---") => return None,
+                Some(_) => {
+                    return Some(Next::Line(Line {
+                        start,
+                        indent: c - start,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// A block mapping whose keys are at column `indent`, the first one at `first`.
+    fn map(&mut self, indent: usize, first: usize) -> Option<()> {
+        self.b.event()?;
+        self.b.start(self.span(first, 0), true)?;
+        let mut at = first;
+        loop {
+            let colon = self.key(at)?;
+            self.value(indent, colon)?;
+            match self.peek()? {
+                Next::Line(l) if l.indent == indent && !self.is_entry(l.start + indent) => {
+                    at = l.start + indent;
+                }
+                Next::Line(l) if l.indent < indent => break,
+                Next::End => break,
+                Next::Line(_) => return None,
+            }
+        }
+        self.b.event()?;
+        self.b.end()
+    }
+
+    /// The key at `at`, up to its `:` (followed by a space or the end of the line), whose position
+    /// it returns.
+    fn key(&mut self, at: usize) -> Option<usize> {
+        let colon = match self.bytes[at] {
+            b'\'' | b'"' => {
+                let end = self.quoted(at)?;
+                if end - at >= MAX_KEY || self.bytes.get(end) != Some(&b':') {
+                    return None;
+                }
+                end
+            }
+            _ => {
+                let colon = self.plain_key_end(at)?;
+                self.b.event()?;
+                self.b.scalar(
+                    Cow::Borrowed(&self.text[at..colon]),
+                    ScalarStyle::Plain,
+                    self.span(at, colon - at),
+                )?;
+                colon
+            }
+        };
+        matches!(self.bytes.get(colon + 1), None | Some(b' ' | b'\n')).then_some(colon)
+    }
+
+    /// The `:` ending the plain key at `at`; `None` if the line at `at` is not a plain key this
+    /// scanner takes.
+    fn plain_key_end(&self, at: usize) -> Option<usize> {
+        if !self.plain_start(at) {
+            return None;
+        }
+        let mut i = at;
+        loop {
+            match self.bytes.get(i) {
+                None | Some(b'\n') => return None,
+                Some(b':') if matches!(self.bytes.get(i + 1), None | Some(b' ' | b'\n')) => break,
+                Some(b' ') if self.bytes.get(i + 1) == Some(&b'#') => return None,
+                _ => {}
+            }
+            i += 1;
+            if i - at >= MAX_KEY {
+                return None;
+            }
+        }
+        // `plain_start` refused a `:` at `at`, so `i > at`.
+        (self.bytes[i - 1] != b' ').then_some(i)
+    }
+
+    /// Whether a plain scalar may start at `at`: not at an indicator (but `-` before a letter, a
+    /// digit or a dot, as in `-1`).
+    fn plain_start(&self, at: usize) -> bool {
+        match self.bytes.get(at) {
+            None | Some(b' ' | b'\n') => false,
+            Some(b'-') => self
+                .bytes
+                .get(at + 1)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.'),
+            Some(
+                b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+                | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`',
+            ) => false,
+            Some(_) => true,
+        }
+    }
+
+    /// The value after the key of a mapping at column `indent` whose `:` is at `colon`: on the
+    /// same line, or on the lines below, or none (null).
+    fn value(&mut self, indent: usize, colon: usize) -> Option<()> {
+        let at = self.skip_spaces(colon + 1);
+        if !(self.at_eol(at) || self.bytes[at] == b'#') {
+            return self.inline(at);
+        }
+        let eol = self.line_end(at);
+        self.next_line(eol);
+        match self.peek()? {
+            Next::Line(l) if l.indent > indent => self.block(l),
+            Next::Line(l) if l.indent == indent && self.is_entry(l.start + indent) => {
+                self.seq(indent, l.start + indent, true)
+            }
+            // The parser's empty scalar, at the `:`.
+            _ => self.null(colon),
+        }
+    }
+
+    /// A mapping or a list that starts on line `l`, more indented than the one it is in.
+    fn block(&mut self, l: Line) -> Option<()> {
+        let at = l.start + l.indent;
+        if self.is_entry(at) {
+            self.seq(l.indent, at, false)
+        } else {
+            self.map(l.indent, at)
+        }
+    }
+
+    fn null(&mut self, at: usize) -> Option<()> {
+        self.b.event()?;
+        self.b
+            .scalar(Cow::Borrowed("~"), ScalarStyle::Plain, self.span(at, 0))
+    }
+
+    /// A block list whose `-` are at column `indent`, the first one at `dash`; `indentless` if it
+    /// is a mapping's value at the mapping's own column (the parser then starts it where its first
+    /// item's content starts).
+    fn seq(&mut self, indent: usize, mut dash: usize, indentless: bool) -> Option<()> {
+        let mut first = true;
+        loop {
+            let at = self.skip_spaces(dash + 1);
+            let empty = self.at_eol(at) || self.bytes[at] == b'#';
+            // Where the parser puts the item's start: past the spaces, and past a comment.
+            let entry = if empty { self.line_end(at) } else { at };
+            if first {
+                first = false;
+                self.b.event()?;
+                let start = if indentless { entry } else { dash };
+                self.b.start(self.span(start, 0), false)?;
+            }
+            if empty {
+                self.next_line(entry);
+                match self.peek()? {
+                    Next::Line(l) if l.indent > indent => self.block(l)?,
+                    _ => self.null(entry)?,
+                }
+            } else if self.is_entry(at) {
+                return None;
+            } else if self.item_is_key(at)? {
+                self.map(indent + (at - dash), at)?;
+            } else {
+                self.inline(at)?;
+            }
+            match self.peek()? {
+                Next::Line(l) if l.indent == indent && self.is_entry(l.start + indent) => {
+                    dash = l.start + indent;
+                }
+                Next::Line(l) if l.indent < indent || (indentless && l.indent == indent) => break,
+                Next::End => break,
+                Next::Line(_) => return None,
+            }
+        }
+        self.b.event()?;
+        self.b.end()
+    }
+
+    /// Whether the item content at `at` is a key (`- key: value`); `None` if it is neither a key
+    /// nor a value this scanner takes.
+    fn item_is_key(&self, at: usize) -> Option<bool> {
+        match self.bytes[at] {
+            b'\'' | b'"' => {
+                let end = self.quoted_end(at)?;
+                Some(
+                    self.bytes.get(end) == Some(&b':')
+                        && matches!(self.bytes.get(end + 1), None | Some(b' ' | b'\n')),
+                )
+            }
+            _ => {
+                let mut i = at;
+                loop {
+                    match self.bytes.get(i) {
+                        None | Some(b'\n') => return Some(false),
+                        Some(b':')
+                            if matches!(self.bytes.get(i + 1), None | Some(b' ' | b'\n')) =>
+                        {
+                            return Some(true);
+                        }
+                        Some(b' ') if self.bytes.get(i + 1) == Some(&b'#') => return Some(false),
+                        _ => i += 1,
+                    }
+                }
+            }
+        }
+    }
+
+    /// A value that starts at `at` and ends its line (but for a comment).
+    fn inline(&mut self, at: usize) -> Option<()> {
+        let end = match self.bytes[at] {
+            b'\'' | b'"' => self.quoted(at)?,
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                if self.bytes.get(at + 1) != Some(&close) {
+                    return None;
+                }
+                self.b.event()?;
+                self.b.start(self.span(at, 1), open == b'{')?;
+                self.b.event()?;
+                self.b.end()?;
+                at + 2
+            }
+            _ => return self.plain_value(at),
+        };
+        // Only spaces and a comment after it.
+        let rest = self.skip_spaces(end);
+        if !(self.at_eol(rest) || (rest > end && self.bytes[rest] == b'#')) {
+            return None;
+        }
+        let eol = self.line_end(rest);
+        self.next_line(eol);
+        Some(())
+    }
+
+    /// A plain scalar from `at` to the end of its line or a comment, without its trailing spaces.
+    fn plain_value(&mut self, at: usize) -> Option<()> {
+        if !self.plain_start(at) {
+            return None;
+        }
+        let mut end = at;
+        let mut i = at;
+        loop {
+            match self.bytes.get(i) {
+                None | Some(b'\n') => break,
+                Some(b' ') => {
+                    if self.bytes.get(i + 1) == Some(&b'#') {
+                        i = self.line_end(i);
+                        break;
+                    }
+                }
+                Some(b':') if matches!(self.bytes.get(i + 1), None | Some(b' ' | b'\n')) => {
+                    return None;
+                }
+                Some(_) => end = i + 1,
+            }
+            i += 1;
+        }
+        self.b.event()?;
+        self.b.scalar(
+            Cow::Borrowed(&self.text[at..end]),
+            ScalarStyle::Plain,
+            self.span(at, end - at),
+        )?;
+        self.next_line(i);
+        Some(())
+    }
+
+    /// Where the quoted scalar at `at` ends (past its closing quote), if it ends on its line.
+    fn quoted_end(&self, at: usize) -> Option<usize> {
+        let quote = self.bytes[at];
+        let mut i = at + 1;
+        loop {
+            match *self.bytes.get(i)? {
+                b'\n' => return None,
+                b'\'' if quote == b'\'' && self.bytes.get(i + 1) == Some(&b'\'') => i += 2,
+                b'\\' if quote == b'"' => i += 2,
+                c if c == quote => return Some(i + 1),
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// The quoted scalar at `at`, read; returns where it ends (past its closing quote).
+    fn quoted(&mut self, at: usize) -> Option<usize> {
+        let quote = self.bytes[at];
+        let text = self.text;
+        let mut owned: Option<String> = None;
+        let mut from = at + 1;
+        let mut i = at + 1;
+        loop {
+            match *self.bytes.get(i)? {
+                b'\n' => return None,
+                b'\'' if quote == b'\'' && self.bytes.get(i + 1) == Some(&b'\'') => {
+                    owned
+                        .get_or_insert_with(String::new)
+                        .push_str(&text[from..=i]);
+                    i += 2;
+                    from = i;
+                }
+                b'\\' if quote == b'"' => {
+                    let (c, len) = match *self.bytes.get(i + 1)? {
+                        b'\\' => ('\\', 2),
+                        b'"' => ('"', 2),
+                        b'/' => ('/', 2),
+                        b'n' => ('\n', 2),
+                        b't' => ('\t', 2),
+                        b'r' => ('\r', 2),
+                        b'u' => {
+                            let hex = text.get(i + 2..i + 6)?;
+                            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                                return None;
+                            }
+                            let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                            if c.is_control() {
+                                return None;
+                            }
+                            (c, 6)
+                        }
+                        _ => return None,
+                    };
+                    let s = owned.get_or_insert_with(String::new);
+                    s.push_str(&text[from..i]);
+                    s.push(c);
+                    i += len;
+                    from = i;
+                }
+                c if c == quote => break,
+                _ => i += 1,
+            }
+        }
+        let value = match owned {
+            Some(mut s) => {
+                s.push_str(&text[from..i]);
+                Cow::Owned(s)
+            }
+            None => Cow::Borrowed(&text[from..i]),
+        };
+        let style = if quote == b'\'' {
+            ScalarStyle::SingleQuoted
+        } else {
+            ScalarStyle::DoubleQuoted
+        };
+        self.b.event()?;
+        self.b.scalar(value, style, self.span(at, i + 1 - at))?;
+        Some(i + 1)
+    }
+}
