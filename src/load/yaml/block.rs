@@ -552,3 +552,162 @@ impl<'t> Scanner<'t, '_> {
         Some(i + 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::DOCUMENT;
+    use super::super::differential::same;
+    use super::tree;
+    use crate::load::node::{Node, Value};
+    use crate::source::{SourceId, Span};
+
+    fn fast(text: &str) -> Option<Node> {
+        tree(SourceId(3), 7, text, &DOCUMENT)
+    }
+
+    /// Documents the scanner takes, and ones it leaves to the parser's events. `same` checks
+    /// each against serde-saphyr, and (through `differential::readings`) that the scanner's tree
+    /// is the events' whenever it takes one.
+    #[test]
+    fn takes_the_block_subset_and_leaves_the_rest() {
+        let taken = [
+            "a: 1\n",
+            "---\na: 1\n",
+            "# c\n---\n\na: 1\n...\n# after\n",
+            "a: 1",
+            "a:\n  b: 1\n  c:\n    d: x\ne: y\n",
+            "a:\n- 1\n- x\nb: 2\n",
+            "a:\n  - 1\n  -   x  \nb: 2\n",
+            "- a: 1\n  b: 2\n- c\n-\n",
+            "-   a: 1\n    b:\n    - x\n-\n  k: v\n-\n  - y\n- # c\n",
+            "a: 'it''s'\nb: \"\\u00e9 \\\" \\\\ \\/ \\n \\t \\r\"\n'c d': \"e: f\"\n",
+            "a: 'x # y' # z\nb: x#y\nc: x  # y\nd: http://h:1/p?q=a:b\n",
+            "a: {}\nb: []\nc: {}  # c\n",
+            "a:\nb: # c\nc:\n  # c\n\nd: ~\n",
+            "on: 1\nyes: 2\n'null': 3\n'~': 4\n0x1F: 5\n\"0x1E\": 6\nN: 7\n",
+            "a: -1\nb: -.5\nc: 0755\nd: 1e3\ne: yes\nf: Off\ng: 1_000\n",
+            "é: ü\n日本: 語 x\n",
+            "a: b c  d\n",
+            "a[0]: x,y\n",
+        ];
+        for text in taken {
+            assert!(same(text), "the events builder left {text:?}");
+            assert!(fast(text).is_some(), "left: {text:?}");
+        }
+        let left = [
+            // not this scanner's syntax
+            "a:\tb\n",
+            "a: 1\r\n",
+            "\u{feff}a: 1\n",
+            "a: \u{a0}x\n",
+            "a: [1]\n",
+            "a: {b: 1}\n",
+            "a: { }\n",
+            "a: |\n  x\n",
+            "a: >-\n  x\n",
+            "a: b\n  c\n",
+            "a: 'b\n  c'\n",
+            "a: \"b\n  c\"\n",
+            "a: \"\\x41\"\n",
+            "a: \"\\u0001\"\n",
+            "a: &x 1\nb: *x\n",
+            "a: !!str 1\n",
+            "%YAML 1.2\n---\na: 1\n",
+            "--- a: 1\n",
+            "---\n---\na: 1\n",
+            "a: 1\n...\nb: 2\n",
+            "? a\n: 1\n",
+            "a : 1\n",
+            "- - x\n",
+            "  a: 1\n",
+            "a:\n  b\n",
+            "a: 'x'y\n",
+            "a: 'x'#c\n",
+            "a: b: c\n",
+            "a: b:\n",
+            "a: -\n",
+            "a: :x\n",
+            "a: @x\n",
+            "a: ,\n",
+            ": a\n",
+            "a\n",
+            "just a scalar\n",
+            "",
+            "# only a comment\n",
+            // the builder's refusals
+            "a: 1\na: 2\n",
+            "~: a\n",
+            "<<: {}\n",
+            "a: .inf\n",
+            // the block structure broken
+            "a:\n  b: 1\n c: 2\n",
+            "a:\n    b: 1\n  c: 2\n",
+            "- a\nb: c\n",
+            "a: 1\n- b\n",
+            "- a: 1\n   b: 2\n",
+            "- a: 1\n b: 2\n",
+            "a:\n- b\n  - c\n",
+        ];
+        for text in left {
+            same(text);
+            assert!(fast(text).is_none(), "taken: {text:?}");
+        }
+        let long_key = format!("{}: 1\n", "k".repeat(1000));
+        same(&long_key);
+        assert!(fast(&long_key).is_none(), "a key of 1,000 bytes");
+        let key = format!("{}: 1\n", "k".repeat(999));
+        assert!(fast(&key).is_some(), "a key of 999 bytes");
+    }
+
+    /// The spans granit-parser 2.1.0 gives the events the scanner stands in for (its
+    /// `scanner.rs` `fetch_block_entry` and `fetch_value`, `parser.rs` `parse_node` and
+    /// `block_mapping_value`): a block mapping starts, empty, at its first key; a list at its
+    /// first `-`, but one at its mapping's own column where its first item's content starts; a
+    /// missing value is empty at its key's `:`, a missing item at the end of its line; a
+    /// scalar's span is its text, quotes included.
+    #[test]
+    fn spans_are_the_parsers() {
+        let text = "---\nk: v\nl:\n- a: 'q'\n  e:\n- \nm:\n  - x\n";
+        let root = fast(text).expect("taken");
+        let at = |offset: usize, len: usize| Span::new(SourceId(3), 7 + offset, len);
+        assert_eq!(root.span, at(4, 0));
+        let Value::Map(entries) = &root.value else {
+            panic!("a mapping: {root:?}");
+        };
+        assert_eq!(entries[0].key.span, at(4, 1));
+        assert_eq!(entries[0].value.span, at(7, 1));
+        // `l:` at 9, its list at the content of its first item (`a` at 14).
+        let list = &entries[1].value;
+        assert_eq!(list.span, at(14, 0));
+        let Value::Seq(items) = &list.value else {
+            panic!("a list: {list:?}");
+        };
+        assert_eq!(items[0].span, at(14, 0));
+        assert_eq!(items[0].get("a").map(|n| n.span), Some(at(17, 3)));
+        // `e:` at 23, its colon at 24.
+        assert_eq!(items[0].get("e").map(|n| n.span), Some(at(24, 0)));
+        // `- ` at 26: the empty item at the end of its line.
+        assert_eq!(items[1].span, at(28, 0));
+        assert_eq!(items[1].value, Value::Null);
+        // `m:` at 29, its list indented: at its `-` (34).
+        assert_eq!(entries[2].value.span, at(34, 0));
+    }
+
+    /// Documents in the shapes of the synthetic estates (tests/benches: the tenants and default
+    /// shapes): the scanner takes every one.
+    #[test]
+    fn takes_the_synthetic_estates_documents() {
+        let docs = [
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: istio.io/gateway-controller\n",
+            "---\napiVersion: kuadrant.io/v1beta1\nkind: Kuadrant\nmetadata:\n  name: kuadrant\n  namespace: kuadrant-system\nspec: {}\n",
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw-0\n  namespace: ingress-0\nspec:\n  gatewayClassName: istio\n  listeners:\n  - name: l0\n    hostname: \"*.l0.gw0.example.com\"\n    port: 80\n    protocol: HTTP\n    allowedRoutes:\n      namespaces:\n        from: All\n",
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: route-0\n  namespace: team-0\nspec:\n  parentRefs:\n  - name: gw-4\n    namespace: ingress-4\n  hostnames:\n  - r0.l4.gw4.example.com\n  rules:\n  - matches:\n    - path:\n        type: PathPrefix\n        value: /route-0/op0\n      method: GET\n    backendRefs:\n    - name: svc-0\n      port: 8080\n",
+            "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: gw-0-defaults\n  namespace: ingress-0\n  creationTimestamp: \"2024-08-10T13:36:30Z\"\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: Gateway\n    name: gw-0\n  defaults:\n    strategy: merge\n    limits:\n      gw-0:\n        rates:\n        - limit: 762\n          window: 10s\n\n",
+            "---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata:\n  name: gw-0-auth\n  namespace: ingress-0\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: Gateway\n    name: gw-0\n  defaults:\n    rules:\n      authentication:\n        api-key:\n          apiKey:\n            selector:\n              matchLabels:\n                app: platform\n          credentials:\n            authorizationHeader:\n              prefix: APIKEY\n",
+        ];
+        for text in docs {
+            assert!(same(text), "the events builder left {text:?}");
+            assert!(fast(text).is_some(), "left: {text:?}");
+        }
+    }
+}

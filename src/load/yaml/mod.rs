@@ -2,9 +2,10 @@
 //! Cargo.toml for why).
 //!
 //! Parses one document's text into a [`Node`] tree, with every span made absolute in its file, and
-//! classifies parse errors. A document is read straight from the parser's events (`events.rs`) when
-//! that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which then gives every
-//! finding. Must not know about validation or the model beyond the raw shapes.
+//! classifies parse errors. A document in the plain block style of most manifests is read by a
+//! scanner of that subset (`block.rs`); any other is read straight from the parser's events
+//! (`events.rs`) when that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which
+//! then gives every finding. Must not know about validation or the model beyond the raw shapes.
 
 mod block;
 #[cfg(test)]
@@ -184,10 +185,10 @@ pub(super) fn parse_node(source: SourceId, base: usize, text: &str) -> Result<No
     parse_node_within(source, base, text, &DOCUMENT)
 }
 
-/// [`parse_node`] within limits `l` (the tests read with small ones). The tree is built straight
-/// from the parser's events when `events.rs` takes the document (it takes only those serde-saphyr
-/// reads without a finding, exactly as serde-saphyr reads them); serde-saphyr reads every other one,
-/// and gives every finding.
+/// [`parse_node`] within limits `l` (the tests read with small ones). The tree is built by the block
+/// scanner when `block.rs` takes the document, else straight from the parser's events when
+/// `events.rs` takes it (each takes only documents serde-saphyr reads without a finding, exactly
+/// as serde-saphyr reads them); serde-saphyr reads every other one, and gives every finding.
 fn parse_node_within(
     source: SourceId,
     base: usize,
