@@ -652,6 +652,21 @@ mod tests {
             same(text);
             assert!(fast(text).is_none(), "taken: {text:?}");
         }
+        // Long scalars where the parser looks for a key, and comments after `- `.
+        let long = "x".repeat(2000);
+        for text in [
+            format!("a: {long}\n"),
+            format!("- {long}\n"),
+            format!("a:\n- {long}\n"),
+            format!("- a: {long}\n"),
+            format!("a: '{long}'\n- \"{long}\"\n"),
+            format!("a:\n- '{long}'\n"),
+            "a:\n- # c\n  x: 1\n".to_string(),
+            "a:\n- # c\n- b\n".to_string(),
+            "a:\n-    # c\n".to_string(),
+        ] {
+            same(&text);
+        }
         let long_key = format!("{}: 1\n", "k".repeat(1000));
         same(&long_key);
         assert!(fast(&long_key).is_none(), "a key of 1,000 bytes");
