@@ -12,12 +12,15 @@
 //! by a more indented block or by `- ` items at the key's column, `- value`, `- key: value` (a
 //! mapping that starts in an item), `-` followed by a more indented block, and values that are
 //! plain scalars, single- or double-quoted scalars on one line (`''`, and the escapes `\\`, `\"`,
-//! `\/`, `\n`, `\t`, `\r` and `\uXXXX` but for control characters), or the empty `{}` and `[]`.
+//! `\/`, `\n`, `\t`, `\r` and `\uXXXX` but for control characters), or flow collections of such
+//! scalars on one line (`[GET, POST]`, `{app: x}`, `{}`), whose plain scalars are of letters, digits
+//! and `_./-` only.
 //! Comments and blank lines go anywhere a line may.
 //!
 //! What it leaves to the parser, by returning `None` as soon as it meets one: tabs, carriage
 //! returns, control characters, a byte order mark, the line and paragraph separators; flow
-//! collections with content; block scalars (`|`, `>`); scalars over more than one line; any
+//! collections over more than one line, nested ones, other plain scalars in them, a key without
+//! its `: ` or a trailing comma; block scalars (`|`, `>`); scalars over more than one line; any
 //! other escape; anchors, aliases, tags and directives; `?` keys and keys that are not scalars;
 //! a scalar starting with an indicator (`-` followed by a letter, digit or dot aside); `- -`; a
 //! space before a key's `:`; a key of 1,000 bytes or more; a value, a line or a comment where
@@ -387,6 +390,7 @@ impl<'t> Scanner<'t, '_> {
     /// nor a value this scanner takes.
     fn item_is_key(&self, at: usize) -> Option<bool> {
         match self.bytes[at] {
+            b'{' | b'[' => Some(false),
             b'\'' | b'"' => {
                 let end = self.quoted_end(at)?;
                 Some(
@@ -416,17 +420,7 @@ impl<'t> Scanner<'t, '_> {
     fn inline(&mut self, at: usize) -> Option<()> {
         let end = match self.bytes[at] {
             b'\'' | b'"' => self.quoted(at)?,
-            open @ (b'{' | b'[') => {
-                let close = if open == b'{' { b'}' } else { b']' };
-                if self.bytes.get(at + 1) != Some(&close) {
-                    return None;
-                }
-                self.b.event()?;
-                self.b.start(self.span(at, 1), open == b'{')?;
-                self.b.event()?;
-                self.b.end()?;
-                at + 2
-            }
+            b'{' | b'[' => self.flow(at)?,
             _ => return self.plain_value(at),
         };
         // Only spaces and a comment after it.
@@ -470,6 +464,64 @@ impl<'t> Scanner<'t, '_> {
         )?;
         self.next_line(i);
         Some(())
+    }
+
+    /// A flow collection of scalars on one line (`[a, 'b']`, `{k: v, "l": 1}`, `{}`) at `at`,
+    /// read; returns where it ends (past its closing bracket).
+    fn flow(&mut self, at: usize) -> Option<usize> {
+        let map = self.bytes[at] == b'{';
+        let close = if map { b'}' } else { b']' };
+        self.b.event()?;
+        self.b.start(self.span(at, 1), map)?;
+        let mut i = self.skip_spaces(at + 1);
+        if self.bytes.get(i) != Some(&close) {
+            loop {
+                i = self.flow_scalar(i)?;
+                if map {
+                    // `key: value`, the `:` right after the key.
+                    if self.bytes.get(i) != Some(&b':') || self.bytes.get(i + 1) != Some(&b' ') {
+                        return None;
+                    }
+                    i = self.flow_scalar(self.skip_spaces(i + 1))?;
+                }
+                i = self.skip_spaces(i);
+                match self.bytes.get(i) {
+                    Some(b',') => i = self.skip_spaces(i + 1),
+                    Some(&c) if c == close => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.b.event()?;
+        self.b.end()?;
+        Some(i + 1)
+    }
+
+    /// A scalar in a flow collection at `at`, read: quoted, or plain of letters, digits and
+    /// `_./-` only (not starting with `-` but before a letter, a digit or a dot). Returns where it
+    /// ends.
+    fn flow_scalar(&mut self, at: usize) -> Option<usize> {
+        match *self.bytes.get(at)? {
+            b'\'' | b'"' => self.quoted(at),
+            first => {
+                let name =
+                    |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-');
+                if !name(first) || (first == b'-' && !self.plain_start(at)) {
+                    return None;
+                }
+                let mut end = at + 1;
+                while self.bytes.get(end).is_some_and(|&c| name(c)) {
+                    end += 1;
+                }
+                self.b.event()?;
+                self.b.scalar(
+                    Cow::Borrowed(&self.text[at..end]),
+                    ScalarStyle::Plain,
+                    self.span(at, end - at),
+                )?;
+                Some(end)
+            }
+        }
     }
 
     /// Where the quoted scalar at `at` ends (past its closing quote), if it ends on its line.
@@ -589,6 +641,9 @@ mod tests {
             "é: ü\n日本: 語 x\n",
             "a: b c  d\n",
             "a[0]: x,y\n",
+            "a: [1]\nb: {c: d, 'e': \"f\"}\nc: { }\nd: [ a ,b,  -1 , .5, /p, x_y.z-w ]  # c\n",
+            "- [a, 'b']\n- {k: v}\n-   {}\n",
+            "a: [yes, null, 0x1F, 1e3, 'it''s', \"\\u00e9\"]\n",
         ];
         for text in taken {
             assert!(same(text), "the events builder left {text:?}");
@@ -600,9 +655,21 @@ mod tests {
             "a: 1\r\n",
             "\u{feff}a: 1\n",
             "a: \u{a0}x\n",
-            "a: [1]\n",
-            "a: {b: 1}\n",
-            "a: { }\n",
+            "a: [[1]]\n",
+            "a: {b: [1]}\n",
+            "- [a, {b: c}]\n",
+            "a: [1, ]\n",
+            "a: [a b]\n",
+            "a: [a:b]\n",
+            "a: [a: b]\n",
+            "a: {b:1}\n",
+            "a: {\"b\":1}\n",
+            "a: {b}\n",
+            "a: {b: }\n",
+            "a: [1,\n  2]\n",
+            "a: [é]\n",
+            "a: [x#y]\n",
+            "a: [1] x\n",
             "a: |\n  x\n",
             "a: >-\n  x\n",
             "a: b\n  c\n",
