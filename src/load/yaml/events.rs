@@ -14,6 +14,9 @@
 //! error included) it gives up, and `parse_node` reads the document with serde-saphyr, whose
 //! findings, limits and positions are then the only ones. `differential.rs` compares the loader
 //! with serde-saphyr alone on every corpus document and on generated ones.
+//!
+//! Documents in the plain block style most manifests are written in do not reach the parser:
+//! `block.rs` scans them into the same [`Builder`], with the spans the parser's events would have.
 
 use super::Limits;
 use super::scalar::{self, Plain};
