@@ -609,6 +609,7 @@ impl<'t> Scanner<'t, '_> {
 mod tests {
     use super::super::DOCUMENT;
     use super::super::differential::same;
+    use super::super::synth;
     use super::tree;
     use crate::load::node::{Node, Value};
     use crate::source::{SourceId, Span};
@@ -775,21 +776,24 @@ mod tests {
         assert_eq!(entries[2].value.span, at(34, 0));
     }
 
-    /// Documents in the shapes of the synthetic estates (tests/benches: the tenants and default
-    /// shapes): the scanner takes every one.
+    /// Every document of small synthetic estates, from the generator the benchmarks use (the
+    /// default, tenants and #1085 shapes): the scanner takes every one.
     #[test]
     fn takes_the_synthetic_estates_documents() {
-        let docs = [
-            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: istio.io/gateway-controller\n",
-            "---\napiVersion: kuadrant.io/v1beta1\nkind: Kuadrant\nmetadata:\n  name: kuadrant\n  namespace: kuadrant-system\nspec: {}\n",
-            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw-0\n  namespace: ingress-0\nspec:\n  gatewayClassName: istio\n  listeners:\n  - name: l0\n    hostname: \"*.l0.gw0.example.com\"\n    port: 80\n    protocol: HTTP\n    allowedRoutes:\n      namespaces:\n        from: All\n",
-            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: route-0\n  namespace: team-0\nspec:\n  parentRefs:\n  - name: gw-4\n    namespace: ingress-4\n  hostnames:\n  - r0.l4.gw4.example.com\n  rules:\n  - matches:\n    - path:\n        type: PathPrefix\n        value: /route-0/op0\n      method: GET\n    backendRefs:\n    - name: svc-0\n      port: 8080\n",
-            "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: gw-0-defaults\n  namespace: ingress-0\n  creationTimestamp: \"2024-08-10T13:36:30Z\"\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: Gateway\n    name: gw-0\n  defaults:\n    strategy: merge\n    limits:\n      gw-0:\n        rates:\n        - limit: 762\n          window: 10s\n\n",
-            "---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata:\n  name: gw-0-auth\n  namespace: ingress-0\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: Gateway\n    name: gw-0\n  defaults:\n    rules:\n      authentication:\n        api-key:\n          apiKey:\n            selector:\n              matchLabels:\n                app: platform\n          credentials:\n            authorizationHeader:\n              prefix: APIKEY\n",
+        let estates = [
+            synth::estate_text(2, 4, 60, 7).0,
+            synth::tenants_text(2, 10, 60, 7).0,
+            synth::issue1085_text(7).0,
         ];
-        for text in docs {
-            assert!(same(text), "the events builder left {text:?}");
-            assert!(fast(text).is_some(), "left: {text:?}");
+        let mut docs = 0;
+        for text in &estates {
+            for c in crate::load::split::documents(text) {
+                let doc = &text[c.offset..c.offset + c.len];
+                docs += 1;
+                assert!(same(doc), "the events builder left {doc:?}");
+                assert!(fast(doc).is_some(), "left: {doc:?}");
+            }
         }
+        assert!(docs > 300, "{docs} documents");
     }
 }

@@ -12,6 +12,11 @@ mod block;
 mod differential;
 mod events;
 mod scalar;
+// The benchmarks' estate generator, whose documents the block scanner's tests read.
+#[cfg(test)]
+#[path = "../../../tests/synth/synth.rs"]
+#[allow(dead_code, unreachable_pub, clippy::print_stderr)]
+mod synth;
 
 use super::node::Node;
 use crate::diag::Code;
