@@ -3,8 +3,12 @@
 //! makes tricky, `parse_node_within` gives exactly what `parse_node_serde` gives: the same tree
 //! (values, spans, key order) or the same finding (code, message, span). The limits are checked
 //! with small ones, where every threshold can be crossed in a few bytes.
+//!
+//! The block scanner (`block.rs`) is checked against the events' builder on every one of these
+//! documents and on perturbed manifests: whenever it takes a document, its tree is the one
+//! `events.rs` builds (values, spans, key order), and so serde-saphyr's.
 
-use super::{DOCUMENT, Limits, ParseError, events, parse_node_serde, parse_node_within};
+use super::{DOCUMENT, Limits, ParseError, block, events, parse_node_serde, parse_node_within};
 use crate::load::node::Node;
 use crate::source::SourceId;
 use proptest::prelude::*;
@@ -17,7 +21,16 @@ use std::path::Path;
 /// serde-saphyr's 64 levels in a debug build.
 fn readings(text: &str, l: &Limits) -> (Result<Node, ParseError>, Result<Node, ParseError>, bool) {
     crate::par::with_stack(|| {
-        let taken = events::tree(SourceId(3), 7, text, l).is_some();
+        let built = events::tree(SourceId(3), 7, text, l);
+        // Whenever the block scanner takes a document, it builds the events' tree.
+        if let Some(fast) = block::tree(SourceId(3), 7, text, l) {
+            assert_eq!(
+                Some(&fast),
+                built.as_ref(),
+                "the block scanner's tree differs from the events' on {text:?}"
+            );
+        }
+        let taken = built.is_some();
         let new = parse_node_within(SourceId(3), 7, text, l);
         let old = if taken {
             parse_node_serde(SourceId(3), 7, text, l)
@@ -71,6 +84,9 @@ fn every_corpus_document_reads_as_serde_saphyr_reads_it() {
     corpus_files(&root.join("testdata"), &mut files);
     corpus_files(&root.join("tests"), &mut files);
     let (mut docs, mut taken, mut conformance) = (0usize, 0usize, 0usize);
+    // Documents of the files (not of the conformance corpus, mostly small flow-style ones) the
+    // block scanner takes.
+    let mut scanned = 0usize;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -81,7 +97,9 @@ fn every_corpus_document_reads_as_serde_saphyr_reads_it() {
         if !conformance_corpus {
             for c in crate::load::split::documents(&text) {
                 docs += 1;
-                taken += usize::from(same(&text[c.offset..c.offset + c.len]));
+                let doc = &text[c.offset..c.offset + c.len];
+                taken += usize::from(same(doc));
+                scanned += usize::from(block::tree(SourceId(3), 7, doc, &DOCUMENT).is_some());
             }
         } else {
             // Its documents, not the corpus file itself (1.5 MB of JSON, slow in a debug build).
@@ -102,6 +120,12 @@ fn every_corpus_document_reads_as_serde_saphyr_reads_it() {
         taken * 10 > (docs + conformance) * 9,
         "{taken} of {} documents taken",
         docs + conformance
+    );
+    // The block scanner takes 683 of the 814 documents of the files (the others are hostile or
+    // written to exercise YAML beyond the block subset).
+    assert!(
+        scanned * 5 > docs * 4,
+        "{scanned} of {docs} documents scanned"
     );
 }
 
@@ -805,4 +829,205 @@ proptest! {
     fn edited_documents_read_as_serde_saphyr_reads_them(text in mutated()) {
         same_within(&text, &DOCUMENT)?;
     }
+}
+
+// ---------------------------------------------------------------- perturbed manifests
+
+/// A manifest in the block style the scanner takes, one entry a line.
+const MANIFEST: &str = "\
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata:
+  name: p
+  labels:
+    app: x
+  annotations: {}
+  methods: [GET, \"POST\", 'x']
+  tags: {a: b, \"c\": 1}
+spec:
+  targetRef:
+    kind: HTTPRoute
+    name: 'r'
+  limits:
+    a:
+      rates:
+      - limit: 10
+        window: \"10s\"
+      when:
+      - predicate: request.path == '/x'  # c
+    b:
+      rates: []
+  list:
+  - x
+  -
+  - y: 1
+    z: \"2\"
+";
+
+/// What an edit writes: scalars every reader must agree on, and YAML that is not the scanner's.
+const WORDS: &[&str] = &[
+    "on",
+    "yes",
+    "null",
+    "~",
+    "0x1F",
+    "'it''s'",
+    "\"\\u00e9\"",
+    "\"a # b\"",
+    "'a # b'",
+    "a:b",
+    "a: b",
+    "http://x:1",
+    "-1",
+    "-.5",
+    "-",
+    "- x",
+    "{}",
+    "[]",
+    "[a]",
+    "{ }",
+    "''",
+    "\"\"",
+    "'x'y",
+    "\"\\t\"",
+    "\"\\/\"",
+    "\"\\x41\"",
+    "\"\\ud800\"",
+    "\"\\u00\"",
+    ".inf",
+    "<<",
+    "&a x",
+    "*a",
+    "!t x",
+    "|",
+    ">",
+    "#",
+    "a #b",
+    "é",
+    "?x",
+    ":x",
+    "%x",
+    "@x",
+    "`x",
+    "\t",
+    " ",
+    "yes # c",
+    "0755",
+    "1e3",
+    "k: v",
+    "'",
+    "\"",
+    "[a, b]",
+    "{a: b}",
+    "[a,b]",
+    "[ a ,b ]",
+    "[a, [b]]",
+    "{a: {b: c}}",
+    "[a, ]",
+    "{a:b}",
+    "{a}",
+    "[a: b]",
+    "[a b]",
+    "[-a]",
+];
+
+/// [`MANIFEST`] with one to three edits: indentation, quotes, comments, colons, `- ` nesting,
+/// trailing spaces, special keys and values, lines added, repeated or removed.
+fn perturbed() -> impl Strategy<Value = String> {
+    use proptest::sample::Index;
+    proptest::collection::vec((any::<Index>(), 0u8..14, any::<Index>()), 1..4).prop_map(|edits| {
+        let mut lines: Vec<String> = MANIFEST.lines().map(str::to_string).collect();
+        for (line, kind, pick) in edits {
+            if lines.is_empty() {
+                break;
+            }
+            let i = line.index(lines.len());
+            let word = *pick.get(WORDS);
+            let l = lines[i].clone();
+            let colon = l.find(": ").or_else(|| l.strip_suffix(':').map(str::len));
+            let (key, value) = match colon {
+                Some(j) => (&l[..j], l.get(j + 2..).unwrap_or("")),
+                None => (l.as_str(), ""),
+            };
+            let edited = match kind {
+                0 => format!(" {l}"),
+                1 => l.strip_prefix(' ').unwrap_or(&l).to_string(),
+                2 => format!("{key}: '{}'", value.replace('\'', "''")),
+                3 => format!(
+                    "{key}: {}",
+                    serde_json::to_string(value).unwrap_or_default()
+                ),
+                4 => format!("{l} # {word}"),
+                5 => format!("{key}: {word}"),
+                6 => {
+                    let indent = key.len() - key.trim_start().len();
+                    format!("{}{word}: {value}", &key[..indent])
+                }
+                7 => {
+                    let indent = l.len() - l.trim_start().len();
+                    format!("{}- {}", &l[..indent], &l[indent..])
+                }
+                8 => format!("{l}  "),
+                9 => {
+                    lines.insert(i, format!("{}{word}", " ".repeat(pick.index(5))));
+                    continue;
+                }
+                10 => {
+                    lines.insert(i, l);
+                    continue;
+                }
+                11 => {
+                    lines.remove(i);
+                    continue;
+                }
+                12 => {
+                    let at = pick.index(l.len() + 1);
+                    let at = (0..=at).rev().find(|&k| l.is_char_boundary(k)).unwrap_or(0);
+                    format!("{}: {}", &l[..at], &l[at..])
+                }
+                _ => format!("{l}{word}"),
+            };
+            lines[i] = edited;
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        text
+    })
+}
+
+/// Whenever the block scanner takes a perturbed manifest, its tree is the events' (checked in
+/// `readings`), and the loader reads it as serde-saphyr does; the scanner takes a good share of
+/// them and leaves a good share (so that both sides of its line are exercised).
+#[test]
+fn perturbed_manifests_read_alike() {
+    use proptest::test_runner::{Config, TestRunner};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    assert!(block::tree(SourceId(3), 7, MANIFEST, &DOCUMENT).is_some());
+    let (cases, scanned) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: 600,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        proptest::test_runner::TestRng::deterministic_rng(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+        ),
+    );
+    let result = runner.run(&perturbed(), |text| {
+        cases.fetch_add(1, Ordering::Relaxed);
+        let fast = block::tree(SourceId(3), 7, &text, &DOCUMENT).is_some();
+        scanned.fetch_add(usize::from(fast), Ordering::Relaxed);
+        same_within(&text, &DOCUMENT)?;
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let (cases, scanned) = (cases.into_inner(), scanned.into_inner());
+    // It takes about one in five.
+    assert!(
+        scanned * 8 > cases && scanned * 8 < cases * 7,
+        "{scanned} of {cases} perturbed manifests scanned"
+    );
 }

@@ -14,6 +14,9 @@
 //! error included) it gives up, and `parse_node` reads the document with serde-saphyr, whose
 //! findings, limits and positions are then the only ones. `differential.rs` compares the loader
 //! with serde-saphyr alone on every corpus document and on generated ones.
+//!
+//! Documents in the plain block style most manifests are written in do not reach the parser:
+//! `block.rs` scans them into the same [`Builder`], with the spans the parser's events would have.
 
 use super::Limits;
 use super::scalar::{self, Plain};
@@ -28,23 +31,10 @@ use std::borrow::Cow;
 pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -> Option<Node> {
     // serde-saphyr keeps byte positions only below 4 GiB.
     u32::try_from(text.len()).ok()?;
-    let mut b = Builder {
-        limits,
-        open: Vec::new(),
-        items: Vec::new(),
-        entries: Vec::new(),
-        root: None,
-        events: 0,
-        nodes: 0,
-        scalar_bytes: 0,
-        documents: 0,
-    };
+    let mut b = Builder::new(limits);
     for item in Parser::new_from_str_with_options(text, parser_options(limits)) {
         let (event, span) = item.ok()?;
-        b.events += 1;
-        if b.events >= limits.events {
-            return None;
-        }
+        b.event()?;
         let start = span.start.byte_offset()?;
         let at = Span::new(
             source,
@@ -82,11 +72,7 @@ pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -
             _ => return None,
         }
     }
-    if !b.open.is_empty() {
-        return None;
-    }
-    b.root
-        .filter(|r| matches!(r.value, Value::Map(_) | Value::Seq(_)))
+    b.into_root()
 }
 
 /// The parser's options as serde-saphyr sets them from the document's limits (serde-saphyr
@@ -116,7 +102,9 @@ struct MapState {
     integers: Vec<(bool, u128)>,
 }
 
-struct Builder<'l> {
+/// The tree being built from a document's events, in the parser's order (this module's, or
+/// the block scanner's of `block.rs`), with every limit and check of a tree serde-saphyr reads.
+pub(super) struct Builder<'l> {
     limits: &'l Limits,
     open: Vec<Open>,
     /// The items of the open lists, innermost last (one stack for all: each list takes exactly
@@ -131,13 +119,48 @@ struct Builder<'l> {
     documents: usize,
 }
 
-impl Builder<'_> {
+impl<'l> Builder<'l> {
+    pub(super) fn new(limits: &'l Limits) -> Self {
+        Builder {
+            limits,
+            open: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+            root: None,
+            events: 0,
+            nodes: 0,
+            scalar_bytes: 0,
+            documents: 0,
+        }
+    }
+
+    /// Counts one event (each of the stream's and the document's starts and ends included); `None`
+    /// on reaching the events limit.
+    pub(super) fn event(&mut self) -> Option<()> {
+        self.events += 1;
+        (self.events < self.limits.events).then_some(())
+    }
+
+    /// The document's root, if it is a complete mapping or list.
+    pub(super) fn into_root(self) -> Option<Node> {
+        if !self.open.is_empty() {
+            return None;
+        }
+        self.root
+            .filter(|r| matches!(r.value, Value::Map(_) | Value::Seq(_)))
+    }
+
     fn count_node(&mut self) -> Option<()> {
         self.nodes += 1;
         (self.nodes < self.limits.nodes).then_some(())
     }
 
-    fn scalar(&mut self, text: Cow<'_, str>, style: ScalarStyle, at: Span) -> Option<()> {
+    pub(super) fn scalar(
+        &mut self,
+        text: Cow<'_, str>,
+        style: ScalarStyle,
+        at: Span,
+    ) -> Option<()> {
         self.count_node()?;
         self.scalar_bytes += text.len();
         if self.scalar_bytes >= self.limits.scalar_bytes {
@@ -187,7 +210,7 @@ impl Builder<'_> {
         self.finish(Node { span: at, value })
     }
 
-    fn start(&mut self, span: Span, map: bool) -> Option<()> {
+    pub(super) fn start(&mut self, span: Span, map: bool) -> Option<()> {
         self.count_node()?;
         // A mapping or a list as a key.
         if let Some(Open { map: Some(m), .. }) = self.open.last()
@@ -213,7 +236,7 @@ impl Builder<'_> {
         Some(())
     }
 
-    fn end(&mut self) -> Option<()> {
+    pub(super) fn end(&mut self) -> Option<()> {
         let open = self.open.pop()?;
         let value = match open.map {
             Some(m) => {

@@ -2,14 +2,21 @@
 //! Cargo.toml for why).
 //!
 //! Parses one document's text into a [`Node`] tree, with every span made absolute in its file, and
-//! classifies parse errors. A document is read straight from the parser's events (`events.rs`) when
-//! that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which then gives every
-//! finding. Must not know about validation or the model beyond the raw shapes.
+//! classifies parse errors. A document in the plain block style of most manifests is read by a
+//! scanner of that subset (`block.rs`); any other is read straight from the parser's events
+//! (`events.rs`) when that reading is certainly serde-saphyr's, and by serde-saphyr otherwise, which
+//! then gives every finding. Must not know about validation or the model beyond the raw shapes.
 
+mod block;
 #[cfg(test)]
 mod differential;
 mod events;
 mod scalar;
+// The benchmarks' estate generator, whose documents the block scanner's tests read.
+#[cfg(test)]
+#[path = "../../../tests/synth/synth.rs"]
+#[allow(dead_code, unreachable_pub, clippy::print_stderr)]
+mod synth;
 
 use super::node::Node;
 use crate::diag::Code;
@@ -183,16 +190,19 @@ pub(super) fn parse_node(source: SourceId, base: usize, text: &str) -> Result<No
     parse_node_within(source, base, text, &DOCUMENT)
 }
 
-/// [`parse_node`] within limits `l` (the tests read with small ones). The tree is built straight
-/// from the parser's events when `events.rs` takes the document (it takes only those serde-saphyr
-/// reads without a finding, exactly as serde-saphyr reads them); serde-saphyr reads every other one,
-/// and gives every finding.
+/// [`parse_node`] within limits `l` (the tests read with small ones). The tree is built by the block
+/// scanner when `block.rs` takes the document, else straight from the parser's events when
+/// `events.rs` takes it (each takes only documents serde-saphyr reads without a finding, exactly
+/// as serde-saphyr reads them); serde-saphyr reads every other one, and gives every finding.
 fn parse_node_within(
     source: SourceId,
     base: usize,
     text: &str,
     l: &Limits,
 ) -> Result<Node, ParseError> {
+    if let Some(node) = block::tree(source, base, text, l) {
+        return Ok(node);
+    }
     match events::tree(source, base, text, l) {
         Some(node) => Ok(node),
         None => parse_node_serde(source, base, text, l),
