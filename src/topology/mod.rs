@@ -116,6 +116,8 @@ pub struct Topology<'m> {
     listener_nodes: Vec<Vec<Option<NodeIndex>>>,
     route_nodes: Vec<Option<NodeIndex>>,
     rule_nodes: Vec<Vec<Option<NodeIndex>>>,
+    /// Each policy's node, by the model's index.
+    policy_nodes: Vec<Option<NodeIndex>>,
     /// Each route rule's section name (`rule-N`, or its name on 1.5), by model indices; empty for
     /// routes outside the topology.
     rule_names: Vec<Vec<String>>,
@@ -155,6 +157,7 @@ impl<'m> Topology<'m> {
             listener_nodes: Vec::new(),
             route_nodes: Vec::new(),
             rule_nodes: Vec::new(),
+            policy_nodes: Vec::new(),
             rule_names: Vec::new(),
             paths: OnceLock::new(),
         };
@@ -275,14 +278,28 @@ impl<'m> Topology<'m> {
                     .collect()
             })
             .collect();
+        // The rules' locators are built on every core first.
+        let mut rule_locators: Vec<Vec<Locator>> = {
+            let rule_names = &self.rule_names;
+            let routes: Vec<usize> = (0..model.routes.len()).collect();
+            crate::par::map(&routes, 4096, |&ri| {
+                let r = &model.routes[ri];
+                if !route_in_topology(r.spec.kind, version) {
+                    return Vec::new();
+                }
+                let route = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
+                (rule_names[ri].iter())
+                    .map(|name| route.section(name))
+                    .collect()
+            })
+        };
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in model.routes.iter().enumerate() {
                 if r.spec.kind != kind || !route_in_topology(kind, version) {
                     continue;
                 }
-                for xi in 0..r.spec.rules.len() {
-                    let locator = route_locator(kind, &r.meta.namespace, &r.meta.name)
-                        .section(&self.rule_names[ri][xi]);
+                let locators = std::mem::take(&mut rule_locators[ri]);
+                for (xi, locator) in locators.into_iter().enumerate() {
                     self.rule_nodes[ri][xi] = Some(self.add(
                         locator,
                         kind.rule_kind(),
@@ -310,17 +327,24 @@ impl<'m> Topology<'m> {
         let model = self.model;
         // Policies are fed kind by kind in the operator's registration order
         // (state_of_the_world.go `WithPolicyKinds`), which fixes their DOT `n<seq>` numbers.
+        // The locators are built on every core first (a large estate has tens of thousands).
+        let mut locators: Vec<Option<Locator>> =
+            crate::par::map(&model.policies, 4096, |p| Some(p.locator()));
+        self.policy_nodes = vec![None; model.policies.len()];
         for kind in POLICY_REGISTRATION_ORDER {
             for (pi, p) in model.policies.iter().enumerate() {
                 if p.kind != kind {
                     continue;
                 }
-                self.add(
-                    p.locator(),
+                let Some(locator) = locators[pi].take() else {
+                    continue;
+                };
+                self.policy_nodes[pi] = Some(self.add(
+                    locator,
                     p.kind.kind(),
                     NodeRef::Policy(pi),
                     NodeRole::Policy,
-                );
+                ));
             }
         }
     }
@@ -486,11 +510,17 @@ impl<'m> Topology<'m> {
     /// Edges, in policy-machinery's insertion order: policy edges first, then the link functions.
     fn link(&mut self) {
         let m = self.model;
-        for (pi, p) in m.policies.iter().enumerate() {
-            let target = p.target_locator();
-            if let Some(&ix) = self.index.get(&target) {
+        // Each policy's target looked up on every core; the edges added in policy order.
+        let targets: Vec<Option<NodeIndex>> = {
+            let index = &self.index;
+            crate::par::map(&m.policies, 4096, |p| {
+                index.get(&p.target_locator()).copied()
+            })
+        };
+        for (pi, target) in targets.into_iter().enumerate() {
+            if let Some(ix) = target {
                 self.attached.insert(pi, ix);
-                self.edge(&p.locator(), &target, EdgeKind::Policy);
+                self.edge_between(self.policy_nodes[pi], Some(ix), EdgeKind::Policy);
             }
         }
         // Kuadrant → every GatewayClass.
