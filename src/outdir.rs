@@ -295,7 +295,9 @@ pub struct Lock {
 /// file is left in it; the operating system releases it when the process ends, killed or not. A
 /// second run waits for the first, as cargo waits for its build folder: `waiting` is called once
 /// when the lock is held by another run (to say so), and the lock is tried again every 100 ms until
-/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. Without a
+/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. A lock taken
+/// on a folder that is no longer at `dir` (another run renamed a new folder over it, see
+/// [`apply_holding`]) is let go, and the folder now at `dir` is locked instead. Without a
 /// folder (a `--check` before the first run) there is nothing to lock. On systems where a folder
 /// cannot be opened as a file (Windows) no lock is taken.
 pub fn lock(
