@@ -11,8 +11,12 @@
 //!   `syncfs`, then renames them ([`apply`] has the argument). A symlink planted at a temporary-file name is never opened, and
 //!   one at a final name is never followed: symlinks and other non-regular entries are foreign (never
 //!   written through, never pruned). The folder itself must not be a symlink ([`OutDirError::Symlink`]).
+//! - A folder written from scratch ([`apply_holding`]) is written into a staging folder beside it
+//!   (`.<folder>.policyctl-XXXXXX.stage`, unpredictable, created exclusively), made durable, then
+//!   renamed over the empty folder: after a kill the folder is empty or whole.
 //! - Temporary files left by a killed run (`.*.policyctl-*.tmp`) are removed by the next run and
-//!   reported ([`Action::Leftover`]); `--check` counts them as stale.
+//!   reported ([`Action::Leftover`]); `--check` counts them as stale. So are staging folders that
+//!   hold nothing but files policyctl was writing (anything else named like one is left alone).
 //! - A lock ([`lock`]) on the folder: a second run on the same folder waits for the first (up to a
 //!   timeout, then [`OutDirError::Locked`]) instead of interleaving with it.
 //! - A file is policyctl's only when its whole first line is the marker.
@@ -291,7 +295,9 @@ pub struct Lock {
 /// file is left in it; the operating system releases it when the process ends, killed or not. A
 /// second run waits for the first, as cargo waits for its build folder: `waiting` is called once
 /// when the lock is held by another run (to say so), and the lock is tried again every 100 ms until
-/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. Without a
+/// `timeout` has passed; then [`OutDirError::Locked`]. A zero `timeout` does not wait. A lock taken
+/// on a folder that is no longer at `dir` (another run renamed a new folder over it, see
+/// [`apply_holding`]) is let go, and the folder now at `dir` is locked instead. Without a
 /// folder (a `--check` before the first run) there is nothing to lock. On systems where a folder
 /// cannot be opened as a file (Windows) no lock is taken.
 pub fn lock(
@@ -304,7 +310,8 @@ pub fn lock(
     if !cfg!(unix) || (!exclusive && !dir.is_dir()) {
         return Ok(Lock { _file: None });
     }
-    let f = std::fs::File::open(dir).map_err(|e| OutDirError::Read(shown(dir), e))?;
+    let open = || std::fs::File::open(dir).map_err(|e| OutDirError::Read(shown(dir), e));
+    let mut f = open()?;
     let start = std::time::Instant::now();
     let mut waiting = Some(waiting);
     loop {
@@ -314,6 +321,15 @@ pub fn lock(
             f.try_lock_shared()
         };
         match r {
+            // A run that wrote a new folder renamed it over the one we opened (see [`apply_holding`]):
+            // that one is no longer the folder, and its lock guards nothing. The folder now at the
+            // path is locked instead.
+            Ok(()) if !is_at(&f, dir) => {
+                if start.elapsed() >= timeout {
+                    return Err(OutDirError::Locked(shown(dir), timeout.as_secs()));
+                }
+                f = open()?;
+            }
             Ok(()) => return Ok(Lock { _file: Some(f) }),
             Err(std::fs::TryLockError::WouldBlock) => {
                 let waited = start.elapsed();
@@ -329,6 +345,24 @@ pub fn lock(
                 return Err(OutDirError::Write(shown(dir), e));
             }
         }
+    }
+}
+
+/// Whether the open folder `f` is still the one at `dir` (not renamed away, nor replaced).
+fn is_at(f: &std::fs::File, dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let plain: std::path::PathBuf = dir.components().collect();
+        match (f.metadata(), std::fs::symlink_metadata(&plain)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (f, dir);
+        true
     }
 }
 
@@ -374,16 +408,30 @@ fn object_head(o: &Object) -> Cow<'_, Value> {
         Object::Tree(v) => Cow::Borrowed(v),
         Object::Wasm(w) => Cow::Borrowed(&w.shell),
         Object::Limitador(l) => Cow::Borrowed(&l.shell),
-        Object::AuthConfig(_) => Cow::Owned(o.to_value()),
+        Object::AuthConfig(a) => Cow::Owned(auth_config_head(a)),
     }
 }
 
+/// What names an AuthConfig's file (its tree is not built: only its text is needed).
+fn auth_config_head(a: &crate::generate::object::AuthConfig) -> Value {
+    serde_json::json!({
+        "apiVersion": crate::generate::object::AUTH_CONFIG_API_VERSION,
+        "kind": "AuthConfig",
+        "metadata": {"name": a.name, "namespace": &*a.namespace},
+    })
+}
+
 /// [`file_content`] of an object, written from its typed parts (the same text as over its tree:
-/// `crate::render::objects::yaml_objects`).
+/// `crate::render::objects::yaml_objects`) straight after the marker line.
 fn object_file_content(o: &Object) -> String {
-    let text = crate::render::objects::yaml_objects(std::slice::from_ref(o))
-        .unwrap_or_else(|e| format!("# unserialisable: {e}\n"));
-    file_text(&text)
+    let mut out = String::new();
+    out.push_str(MARKER);
+    out.push('\n');
+    if let Err(e) = crate::render::objects::write_yaml_object(&mut out, o) {
+        out.truncate(MARKER.len() + 1);
+        out.push_str(&format!("# unserialisable: {e}\n"));
+    }
+    out
 }
 
 /// A file's text for an object's YAML text: the marker line, then the YAML.
@@ -410,23 +458,31 @@ fn plan_with<T: Sync>(
                 (name, (r.object, content))
             })
             .collect();
-    let (existing, leftovers) = scan(dir)?;
-    // Our files are read and compared on every core too; a file of ours that cannot be read is
-    // not overwritten blindly.
-    let actions = crate::par::map(&want, 64, |(fname, (_, content))| {
-        let old = match existing.get(fname) {
-            None => return Ok(Action::Created),
-            Some(false) => None,
-            Some(true) => std::fs::read_to_string(dir.join(fname)).ok(),
-        };
-        match old {
-            None => Err(OutDirError::Foreign(shown(&dir.join(fname)))),
-            Some(old) if old == *content => Ok(Action::Unchanged),
-            Some(_) => Ok(Action::Updated),
-        }
+    let (entries, leftovers) = scan_entries(dir)?;
+    // Each wanted file that exists is opened once: its size, then (only when that is the desired
+    // text's) its bytes into a buffer each thread reuses, tell unchanged from updated; its first
+    // line whether it is ours (a file of ours that cannot be read is not overwritten blindly).
+    let ranges =
+        crate::par::even_ranges(want.len(), crate::par::cores().min(want.len() / 64).max(1));
+    let actions = crate::par::map_ranges(ranges, |r| {
+        let mut buf = Vec::new();
+        want[r]
+            .iter()
+            .map(|(fname, (_, content))| match entries.get(fname) {
+                None => Ok(Action::Created),
+                Some(&regular) => {
+                    let path = dir.join(fname);
+                    regular
+                        .then(|| compare(&path, content.as_bytes(), &mut buf))
+                        .flatten()
+                        .ok_or_else(|| OutDirError::Foreign(shown(&path)))
+                }
+            })
+            .collect::<Vec<_>>()
     });
     let mut steps = Vec::with_capacity(want.len());
-    for ((fname, (object, content)), action) in want.into_iter().zip(actions) {
+    for ((fname, (object, content)), action) in want.into_iter().zip(actions.into_iter().flatten())
+    {
         steps.push(Step {
             file: fname,
             action: action?,
@@ -435,18 +491,23 @@ fn plan_with<T: Sync>(
         });
     }
     let wanted: std::collections::HashSet<&str> = steps.iter().map(|s| s.file.as_str()).collect();
-    let mut pruned = Vec::new();
-    for (fname, &ours) in &existing {
-        if ours && !wanted.contains(fname.as_str()) {
-            let object = object_of_file(fname);
-            pruned.push(Step {
-                file: fname.clone(),
-                action: Action::Pruned,
-                object,
-                content: None,
-            });
-        }
-    }
+    let others: Vec<&String> = entries
+        .iter()
+        .filter(|&(fname, &regular)| regular && !wanted.contains(fname.as_str()))
+        .map(|(fname, _)| fname)
+        .collect();
+    let ours = crate::par::map(&others, 64, |fname| starts_with_marker(&dir.join(fname)));
+    let pruned: Vec<Step> = others
+        .into_iter()
+        .zip(ours)
+        .filter(|(_, ours)| *ours)
+        .map(|(fname, _)| Step {
+            file: fname.clone(),
+            action: Action::Pruned,
+            object: object_of_file(fname),
+            content: None,
+        })
+        .collect();
     drop(wanted);
     steps.extend(pruned);
     steps.extend(leftovers.into_iter().map(leftover_step));
@@ -484,11 +545,7 @@ pub fn render_objects<O: std::borrow::Borrow<Object> + Sync, X: Send>(
 /// The file an object is written to (an AuthConfig's is named without building its tree).
 pub(crate) fn object_file_name(o: &Object) -> Option<String> {
     match o {
-        Object::AuthConfig(a) => file_name(&serde_json::json!({
-            "apiVersion": crate::generate::object::AUTH_CONFIG_API_VERSION,
-            "kind": "AuthConfig",
-            "metadata": {"name": a.name, "namespace": &*a.namespace},
-        })),
+        Object::AuthConfig(a) => file_name(&auth_config_head(a)),
         _ => file_name(&object_head(o)),
     }
 }
@@ -552,18 +609,71 @@ fn render_with<T: Sync, X: Send>(
 
 /// The step that removes a temporary file an earlier run left.
 fn leftover_step(file: String) -> Step {
+    let object = if is_stage_step(&file) {
+        "staging folder left by an earlier run"
+    } else {
+        "temporary file left by an earlier run"
+    };
     Step {
         file,
         action: Action::Leftover,
-        object: "temporary file left by an earlier run".into(),
+        object: object.into(),
         content: None,
     }
+}
+
+/// Whether the file at `path` holds `want`: `Some(Unchanged)` if so, `Some(Updated)` if it is
+/// another text of ours (its whole first line is the marker), `None` if it is not ours or cannot be
+/// read. The file is opened once, without following a symlink or waiting on a FIFO swapped in since
+/// the folder was listed; its size decides whether its bytes are read (into `buf`) at all.
+fn compare(path: &Path, want: &[u8], buf: &mut Vec<u8>) -> Option<Action> {
+    use std::io::Read;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let f = o.open(path).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let head = MARKER.len() as u64 + 1;
+    // The whole file when it may be `want`, else only its first line.
+    let len = if meta.len() == want.len() as u64 {
+        meta.len()
+    } else {
+        head
+    };
+    buf.clear();
+    // One byte more: a file that grew since `metadata` differs.
+    f.take(len + 1).read_to_end(buf).ok()?;
+    if buf.as_slice() == want {
+        return Some(Action::Unchanged);
+    }
+    let ours = buf.len() as u64 >= head
+        && buf.starts_with(MARKER.as_bytes())
+        && buf[MARKER.len()] == b'\n';
+    ours.then_some(Action::Updated)
 }
 
 /// The folder's `.yaml` files, each with whether it is ours (a regular file, never a symlink, which
 /// is not followed, whose first line is the marker), and the temporary files of earlier runs
 /// (leftovers). A folder that does not exist yet has neither.
 fn scan(dir: &Path) -> Result<(BTreeMap<String, bool>, Vec<String>), OutDirError> {
+    let (mut entries, leftovers) = scan_entries(dir)?;
+    for (fname, ours) in &mut entries {
+        *ours = *ours && starts_with_marker(&dir.join(fname));
+    }
+    Ok((entries, leftovers))
+}
+
+/// The folder's `.yaml` entries, each with whether it is a regular file (never a symlink, which is
+/// not followed), as the listing gives them (no file is opened), and the temporary files of earlier
+/// runs (leftovers). A folder that does not exist yet has neither.
+fn scan_entries(dir: &Path) -> Result<(BTreeMap<String, bool>, Vec<String>), OutDirError> {
     let mut existing: BTreeMap<String, bool> = BTreeMap::new();
     let mut leftovers = Vec::new();
     if dir.is_dir() {
@@ -584,10 +694,10 @@ fn scan(dir: &Path) -> Result<(BTreeMap<String, bool>, Vec<String>), OutDirError
             if !fname.ends_with(".yaml") || ft.is_dir() {
                 continue;
             }
-            let ours = ft.is_file() && starts_with_marker(&entry.path());
-            existing.insert(fname, ours);
+            existing.insert(fname, ft.is_file());
         }
     }
+    leftovers.extend(stage_leftovers(dir));
     Ok((existing, leftovers))
 }
 
@@ -680,6 +790,10 @@ pub(crate) struct FailPoint {
     pub write_index: Option<usize>,
     pub after_bytes: usize,
     pub rename_index: Option<usize>,
+    /// A failed write leaves the staging folder as a killed run would.
+    pub abandon: bool,
+    /// Something writes into the output folder before the staging folder is renamed over it.
+    pub intrude: bool,
 }
 
 /// Carry out a plan: atomic writes for created/updated files, removal of pruned ones. Files are
@@ -801,12 +915,396 @@ pub(crate) fn apply_with(dir: &Path, steps: &[Step], fail: FailPoint) -> Result<
         sync_dir(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
     }
     // 4. The files no longer wanted, and the leftovers of earlier runs.
+    remove_all(dir, steps)
+}
+
+/// Remove the pruned files and the leftovers of earlier runs.
+fn remove_all(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
     for s in steps {
-        if matches!(s.action, Action::Pruned | Action::Leftover) {
-            remove(&dir.join(&s.file))?;
+        match s.action {
+            Action::Leftover if is_stage_step(&s.file) => {
+                let path = s.path(dir);
+                remove_stage(&path).map_err(|e| OutDirError::Write(shown(&path), e))?;
+            }
+            Action::Pruned | Action::Leftover => remove(&dir.join(&s.file))?,
+            _ => {}
         }
     }
     Ok(())
+}
+
+/// Carry out a plan on a folder whose lock the caller holds (see [`lock`]), as [`apply`] does, and
+/// write a folder from scratch faster: when the folder is empty and the plan creates many files,
+/// they are written under their final names into a new folder beside it, made durable together,
+/// and that folder is renamed over the empty one, which `lock` then holds instead.
+///
+/// Crash safety. The new folder has an unpredictable name (`.<folder>.policyctl-XXXXXX.stage`,
+/// created exclusively in the same parent, so on the same file system) that nobody else writes to;
+/// its files are made durable (one `syncfs`; where there is none, an `fsync` of each and of the
+/// folder) before the one `rename` that puts it in place, after which the parent folder is synced.
+/// After a crash at any moment the output folder is either still empty or the complete new one. A
+/// staging folder a crash leaves is found by the next run beside the output folder, removed and
+/// reported ([`Action::Leftover`]), but only while it is a real folder (not a symlink) holding only
+/// regular files policyctl was writing (their first line the marker, or a beginning of it). When
+/// the rename fails because something was written into the output folder meanwhile, the files
+/// are moved into it one by one, none replacing a file that appeared there (where the system can
+/// refuse that: Linux). Fewer operations than [`apply`]'s temporary file and rename per file:
+/// 23.3 → 13.2–14.6 s (system time 11.9 → 4.5–5.3 s) for 138,197 files on a shared box
+/// (`tests/benches/README.md`, "--out-dir from scratch").
+pub fn apply_holding(dir: &Path, steps: &[Step], lock: &mut Lock) -> Result<(), OutDirError> {
+    apply_holding_with(dir, steps, lock, FailPoint::default())
+}
+
+/// [`apply_holding`], with a test hook.
+pub(crate) fn apply_holding_with(
+    dir: &Path,
+    steps: &[Step],
+    lock: &mut Lock,
+    fail: FailPoint,
+) -> Result<(), OutDirError> {
+    check_not_symlink(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    if staged(dir, steps, lock, fail)? {
+        return remove_all(dir, steps);
+    }
+    apply_with(dir, steps, fail)
+}
+
+/// The staging folders' names: `.<folder>.policyctl-XXXXXX.stage` (random letters and digits).
+const STAGE_INFIX: &str = ".policyctl-";
+const STAGE_SUFFIX: &str = ".stage";
+const STAGE_RANDOM: usize = 6;
+
+/// The folder a staging folder for `dir` goes in, and `dir`'s name; `None` when there can be none
+/// (a name too long to take the staging affixes, or not UTF-8, or no name: `/`, `.`, `..`).
+fn stage_site(dir: &Path) -> Option<(std::path::PathBuf, String)> {
+    let plain: std::path::PathBuf = dir.components().collect();
+    let name = plain.file_name()?.to_str()?;
+    let len = 1 + name.len() + STAGE_INFIX.len() + STAGE_RANDOM + STAGE_SUFFIX.len();
+    if len > NAME_MAX {
+        return None;
+    }
+    let parent = match plain.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    Some((parent, name.to_string()))
+}
+
+/// Whether `entry` is the name of a staging folder for the folder called `name`.
+fn is_stage_name(entry: &str, name: &str) -> bool {
+    entry
+        .strip_prefix('.')
+        .and_then(|e| e.strip_suffix(STAGE_SUFFIX))
+        .and_then(|e| e.rsplit_once(STAGE_INFIX))
+        .is_some_and(|(n, random)| {
+            n == name
+                && random.len() == STAGE_RANDOM
+                && random.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+}
+
+/// Whether a leftover step's name is a staging folder's (beside the output folder), not a
+/// temporary file's (in it, always named `….tmp`).
+fn is_stage_step(file: &str) -> bool {
+    file.ends_with(STAGE_SUFFIX)
+}
+
+impl Step {
+    /// Where the step's file is: in the output folder `dir`, or, for a staging folder an earlier
+    /// run left, beside it.
+    pub fn path(&self, dir: &Path) -> std::path::PathBuf {
+        if self.action != Action::Leftover || !is_stage_step(&self.file) {
+            return dir.join(&self.file);
+        }
+        let plain: std::path::PathBuf = dir.components().collect();
+        match plain.parent() {
+            Some(parent) => parent.join(&self.file),
+            None => std::path::PathBuf::from(&self.file),
+        }
+    }
+}
+
+/// The staging folders for `dir` that earlier runs left beside it (only those [`remove_stage`]
+/// would remove).
+fn stage_leftovers(dir: &Path) -> Vec<String> {
+    let Some((parent, name)) = stage_site(dir) else {
+        return Vec::new();
+    };
+    let Ok(rd) = std::fs::read_dir(&parent) else {
+        return Vec::new();
+    };
+    rd.filter_map(|e| {
+        let e = e.ok()?;
+        let n = e.file_name().into_string().ok()?;
+        // The entry itself: a symlink is not a folder here.
+        (is_stage_name(&n, &name)
+            && e.file_type().ok()?.is_dir()
+            && stage_files(&e.path()).is_some())
+        .then_some(n)
+    })
+    .collect()
+}
+
+/// The staging folder at `path`, opened without following a symlink, and its entries when every
+/// one is a file policyctl was writing: a regular file named `….yaml` whose first line is the
+/// marker, or holds a beginning of it (a file a killed run had only begun). `None` otherwise: the
+/// folder is then not ours to remove.
+#[cfg(unix)]
+fn stage_files(path: &Path) -> Option<(rustix::fd::OwnedFd, Vec<std::ffi::CString>)> {
+    use rustix::fs::{Mode, OFlags};
+    let ro = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd =
+        rustix::fs::openat(rustix::fs::CWD, path, ro | OFlags::DIRECTORY, Mode::empty()).ok()?;
+    let mut names = Vec::new();
+    let mut entries = rustix::fs::Dir::read_from(&fd).ok()?;
+    let line = format!("{MARKER}\n");
+    while let Some(e) = entries.read() {
+        let e = e.ok()?;
+        let n = e.file_name();
+        if n == c"." || n == c".." {
+            continue;
+        }
+        if !n.to_bytes().ends_with(b".yaml") {
+            return None;
+        }
+        let f = rustix::fs::openat(&fd, n, ro | OFlags::NONBLOCK, Mode::empty()).ok()?;
+        let st = rustix::fs::fstat(&f).ok()?;
+        if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+            return None;
+        }
+        let mut head = vec![0u8; line.len()];
+        let mut got = 0;
+        while got < head.len() {
+            match rustix::io::read(&f, &mut head[got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => return None,
+            }
+        }
+        if !line.as_bytes().starts_with(&head[..got]) {
+            return None;
+        }
+        names.push(n.to_owned());
+    }
+    Some((fd, names))
+}
+
+#[cfg(not(unix))]
+fn stage_files(_: &Path) -> Option<((), Vec<()>)> {
+    None
+}
+
+/// Remove a staging folder an earlier run left, if it is still one ([`stage_files`]): its files,
+/// then the folder. One that is not (any more) is left alone.
+#[cfg(unix)]
+fn remove_stage(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::AtFlags;
+    let Some((fd, names)) = stage_files(path) else {
+        return Ok(());
+    };
+    for n in names {
+        match rustix::fs::unlinkat(&fd, n.as_c_str(), AtFlags::empty()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    match rustix::fs::unlinkat(rustix::fs::CWD, path, AtFlags::REMOVEDIR) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_stage(_: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Whether `steps` write a folder from scratch: only files to create, enough of them to be worth
+/// a folder of their own (and staging folders of earlier runs to remove).
+fn from_scratch(steps: &[Step]) -> bool {
+    let mut created = 0;
+    for s in steps {
+        match s.action {
+            Action::Created => created += 1,
+            Action::Leftover if is_stage_step(&s.file) => {}
+            _ => return false,
+        }
+    }
+    created >= BATCH
+}
+
+/// Write the plan's files through a staging folder (see [`apply_holding`]) when `dir` is empty
+/// and the plan writes it from scratch: whether it did (`false`: nothing was written, the caller
+/// writes file by file).
+#[cfg(unix)]
+fn staged(
+    dir: &Path,
+    steps: &[Step],
+    lock: &mut Lock,
+    fail: FailPoint,
+) -> Result<bool, OutDirError> {
+    use std::os::unix::fs::MetadataExt;
+    if !from_scratch(steps) {
+        return Ok(false);
+    }
+    let Some((parent, name)) = stage_site(dir) else {
+        return Ok(false);
+    };
+    let plain: std::path::PathBuf = dir.components().collect();
+    let Ok(meta) = std::fs::symlink_metadata(&plain) else {
+        return Ok(false);
+    };
+    let empty = std::fs::read_dir(&plain).is_ok_and(|mut d| d.next().is_none());
+    // A folder that is a mount point cannot be replaced by one from its parent's file system.
+    let same_fs = std::fs::metadata(&parent).is_ok_and(|p| p.dev() == meta.dev());
+    if !meta.is_dir() || !empty || !same_fs {
+        return Ok(false);
+    }
+    let Ok(stage) = tempfile::Builder::new()
+        .prefix(&format!(".{name}{STAGE_INFIX}"))
+        .suffix(STAGE_SUFFIX)
+        .rand_bytes(STAGE_RANDOM)
+        .tempdir_in(&parent)
+    else {
+        return Ok(false);
+    };
+    // The new folder takes the empty one's place: with its owner, group and permissions, or not at
+    // all.
+    let Ok(sm) = std::fs::symlink_metadata(stage.path()) else {
+        return Ok(false);
+    };
+    if (sm.uid(), sm.gid()) != (meta.uid(), meta.gid()) {
+        return Ok(false);
+    }
+    if sm.mode() & 0o7777 != meta.mode() & 0o7777
+        && std::fs::set_permissions(stage.path(), meta.permissions()).is_err()
+    {
+        return Ok(false);
+    }
+    let writes: Vec<&Step> = steps
+        .iter()
+        .filter(|s| s.action == Action::Created)
+        .collect();
+    // 1. Every file under its final name, several at a time; after a failure no further one is
+    // started, and the staging folder is removed (dropped) with what it holds.
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let parts = (writes.len() / 32).clamp(1, STAGE_WRITERS);
+    let written = crate::par::map_ranges(crate::par::even_ranges(writes.len(), parts), |r| {
+        for n in r {
+            if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let s = writes[n];
+            let fail_after = (fail.write_index == Some(n)).then_some(fail.after_bytes);
+            if let Err(e) = write_new(&stage.path().join(&s.file), s.content.as_ref(), fail_after) {
+                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Err(OutDirError::Write(shown(&dir.join(&s.file)), e));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = written.into_iter().collect::<Result<(), _>>() {
+        if fail.abandon {
+            // As a killed run leaves it.
+            let _ = stage.keep();
+        }
+        return Err(e);
+    }
+    // 2. All of them durable at once.
+    sync_staged(stage.path(), &writes).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    // 3. Locked, then renamed over the empty folder: a run that waits for the lock on the empty
+    // folder finds it replaced and waits for this one (see [`lock`]).
+    let held = std::fs::File::open(stage.path())
+        .ok()
+        .filter(|f| f.try_lock().is_ok());
+    if fail.intrude {
+        let _ = std::fs::write(plain.join("intruder.txt"), "not policyctl's\n");
+    }
+    if let Some(held) = held
+        && std::fs::rename(stage.path(), &plain).is_ok()
+    {
+        let _ = stage.keep();
+        lock._file = Some(held);
+        sync_dir(&parent).map_err(|e| OutDirError::Write(shown(&parent), e))?;
+        return Ok(true);
+    }
+    // Something was written into the folder meanwhile: the files move in one by one.
+    for (n, s) in writes.iter().enumerate() {
+        let to = plain.join(&s.file);
+        if fail.rename_index == Some(n) {
+            return Err(OutDirError::Write(
+                shown(&to),
+                std::io::Error::other("injected rename failure"),
+            ));
+        }
+        move_new(&stage.path().join(&s.file), &to)?;
+    }
+    sync_dir(&plain).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    Ok(true)
+}
+
+#[cfg(not(unix))]
+fn staged(_: &Path, _: &[Step], _: &mut Lock, _: FailPoint) -> Result<bool, OutDirError> {
+    Ok(false)
+}
+
+/// Threads writing a staging folder: creating files in one folder is the system's work on the
+/// CPU (the folder's lock, its index, the page cache), not a wait for the disk.
+const STAGE_WRITERS: usize = 2;
+
+/// Move a staged file to `to` without replacing anything there (Linux; elsewhere a plain rename):
+/// a file that appeared at its name meanwhile is not ours to replace.
+fn move_new(from: &Path, to: &Path) -> Result<(), OutDirError> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            Err(rustix::io::Errno::EXIST) => Err(OutDirError::Foreign(shown(to))),
+            Err(e) => Err(OutDirError::Write(shown(to), e.into())),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        std::fs::rename(from, to).map_err(|e| OutDirError::Write(shown(to), e))
+    }
+}
+
+/// Create the file at `path` (exclusively: nothing is there, not even a symlink, which is not
+/// followed) with `text`; a large one is asked to be written to disk as it is written.
+fn write_new(path: &Path, text: Option<&Text>, fail_after: Option<usize>) -> std::io::Result<()> {
+    let empty = Text::Whole(String::new());
+    let text = text.unwrap_or(&empty);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    if let Some(n) = fail_after {
+        return write_failing(&mut f, text, n);
+    }
+    let (_, mut flushed) = write_text(&mut f, text)?;
+    if flushed.started > 0 {
+        flushed.finish(&f);
+    }
+    Ok(())
+}
+
+/// Make a staging folder's files and entries durable: one `syncfs` of its file system (Linux),
+/// else an `fsync` of each file and of the folder.
+fn sync_staged(stage: &Path, writes: &[&Step]) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let d = std::fs::File::open(stage)?;
+        if rustix::fs::syncfs(&d).is_ok() {
+            return Ok(());
+        }
+    }
+    for s in writes {
+        std::fs::File::open(stage.join(&s.file))?.sync_all()?;
+    }
+    sync_dir(stage)
 }
 
 /// Remove a pruned file or a leftover: `remove_file` removes a symlink itself, never its target.
@@ -881,26 +1379,9 @@ fn write_temp(
     }
     let mut f = b.tempfile_in(dir)?;
     if let Some(n) = fail_after {
-        let mut left = n;
-        for p in text.parts() {
-            let k = left.min(p.len());
-            f.write_all(&p.as_bytes()[..k])?;
-            left -= k;
-        }
-        return Err(std::io::Error::other("injected write failure"));
+        return write_failing(f.as_file_mut(), text, n);
     }
-    // The length as written: a text in parts is not walked twice.
-    let mut flushed = Writeback::default();
-    let len = match text {
-        Text::Whole(s) => {
-            for chunk in s.as_bytes().chunks(WRITEBACK_WINDOW) {
-                f.write_all(chunk)?;
-                flushed.wrote(f.as_file(), chunk.len());
-            }
-            s.len()
-        }
-        Text::Parts(p) => write_parts(f.as_file_mut(), p.parts(), &mut flushed)?,
-    };
+    let (len, mut flushed) = write_text(f.as_file_mut(), text)?;
     if sync {
         f.as_file().sync_all()?;
     } else if flushed.started > 0 {
@@ -909,6 +1390,35 @@ fn write_temp(
         flushed.finish(f.as_file());
     }
     Ok((f.into_temp_path(), len))
+}
+
+/// Test hook: write the first `n` bytes of `text`, then fail.
+fn write_failing<T>(f: &mut std::fs::File, text: &Text, n: usize) -> std::io::Result<T> {
+    let mut left = n;
+    for p in text.parts() {
+        let k = left.min(p.len());
+        f.write_all(&p.as_bytes()[..k])?;
+        left -= k;
+    }
+    Err(std::io::Error::other("injected write failure"))
+}
+
+/// Write `text` to `f`, asking the system to start writing each full window of a large text to
+/// disk ([`Writeback`]): the length as written (a text in parts is not walked twice), and what
+/// was asked.
+fn write_text(f: &mut std::fs::File, text: &Text) -> std::io::Result<(usize, Writeback)> {
+    let mut flushed = Writeback::default();
+    let len = match text {
+        Text::Whole(s) => {
+            for chunk in s.as_bytes().chunks(WRITEBACK_WINDOW) {
+                f.write_all(chunk)?;
+                flushed.wrote(f, chunk.len());
+            }
+            s.len()
+        }
+        Text::Parts(p) => write_parts(f, p.parts(), &mut flushed)?,
+    };
+    Ok((len, flushed))
 }
 
 /// Write `parts` one after the other, many to a system call, without joining them; the number of
@@ -1463,5 +1973,232 @@ mod tests {
         assert_eq!(steps[0].action, Action::Pruned);
         std::fs::remove_file(d.join(&steps[0].file)).unwrap();
         apply(d, &steps).unwrap();
+    }
+
+    /// The files of a folder (entries that are not regular files aside), by name.
+    fn files(d: &Path) -> BTreeMap<String, String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| {
+                let n = e.file_name().into_string().unwrap();
+                (n, std::fs::read_to_string(e.path()).unwrap())
+            })
+            .collect()
+    }
+
+    /// The staging folders (or anything named like one) in `parent`.
+    fn stages(parent: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(parent)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(STAGE_SUFFIX))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn many(v: i64) -> Vec<Value> {
+        (0..2 * BATCH).map(|i| obj(&format!("o{i}"), v)).collect()
+    }
+
+    fn held(d: &Path) -> Lock {
+        prepare(d).unwrap();
+        lock(d, true, std::time::Duration::ZERO, || {}).unwrap()
+    }
+
+    /// A folder written from scratch goes through a staging folder renamed into place: the same
+    /// files as written one by one, nothing left beside it, the empty folder's permissions kept,
+    /// and the lock now on the new folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_new_folder_is_staged_beside_it_and_renamed_into_place() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let tmp = tempfile::tempdir().unwrap();
+        let (d, by_file) = (tmp.path().join("out"), tmp.path().join("by-file"));
+        let desired = many(1);
+        apply(&by_file, &plan(&by_file, &desired).unwrap()).unwrap();
+        let mut l = held(&d);
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let before = std::fs::metadata(&d).unwrap().ino();
+        let steps = plan(&d, &desired).unwrap();
+        apply_holding(&d, &steps, &mut l).unwrap();
+        assert_ne!(std::fs::metadata(&d).unwrap().ino(), before, "not staged");
+        assert_eq!(files(&d), files(&by_file));
+        assert_eq!(files(&d).len(), 2 * BATCH);
+        assert!(stages(tmp.path()).is_empty(), "{:?}", stages(tmp.path()));
+        assert_eq!(std::fs::metadata(&d).unwrap().mode() & 0o7777, 0o750);
+        assert!(matches!(
+            lock(&d, true, std::time::Duration::ZERO, || {}),
+            Err(OutDirError::Locked(..))
+        ));
+        drop(l);
+        lock(&d, true, std::time::Duration::ZERO, || {}).unwrap();
+        assert!(
+            plan(&d, &desired)
+                .unwrap()
+                .iter()
+                .all(|s| s.action == Action::Unchanged)
+        );
+    }
+
+    /// A run waiting for the lock on the empty folder when the staging folder replaces it waits
+    /// on for the new folder's lock, instead of taking the dead folder's.
+    #[cfg(unix)]
+    #[test]
+    fn a_run_waiting_on_the_replaced_folder_waits_for_the_new_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("out");
+        let mut l = held(&d);
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let waiter = {
+            let (d, done) = (d.clone(), done.clone());
+            std::thread::spawn(move || {
+                let w = lock(&d, true, std::time::Duration::from_secs(20), || {});
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+                w.map(|_| ())
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        apply_holding(&d, &plan(&d, &many(1)).unwrap(), &mut l).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert!(
+            !done.load(std::sync::atomic::Ordering::SeqCst),
+            "took a lock while the writer held the new folder"
+        );
+        drop(l);
+        waiter.join().unwrap().unwrap();
+    }
+
+    /// A write that fails while staging leaves the folder empty and nothing beside it; one that
+    /// stops as a killed run does leaves the staging folder, which the next run reports (beside
+    /// the folder) and removes before writing the files.
+    #[cfg(unix)]
+    #[test]
+    fn a_staging_run_that_fails_or_is_killed_leaves_the_folder_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("out");
+        let desired = many(1);
+        let mut l = held(&d);
+        let steps = plan(&d, &desired).unwrap();
+        let fail = |abandon| FailPoint {
+            write_index: Some(BATCH + 3),
+            after_bytes: 10,
+            abandon,
+            ..FailPoint::default()
+        };
+        assert!(apply_holding_with(&d, &steps, &mut l, fail(false)).is_err());
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+        assert!(stages(tmp.path()).is_empty());
+        assert!(apply_holding_with(&d, &steps, &mut l, fail(true)).is_err());
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+        let left = stages(tmp.path());
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(is_stage_name(&left[0], "out"), "{left:?}");
+        let steps = plan(&d, &desired).unwrap();
+        let leftover: Vec<&Step> = steps
+            .iter()
+            .filter(|s| s.action == Action::Leftover)
+            .collect();
+        assert_eq!(leftover.len(), 1);
+        assert_eq!(leftover[0].path(&d), tmp.path().join(&left[0]));
+        assert_eq!(leftover[0].object, "staging folder left by an earlier run");
+        apply_holding(&d, &steps, &mut l).unwrap();
+        assert!(stages(tmp.path()).is_empty());
+        assert_eq!(files(&d).len(), 2 * BATCH);
+        assert!(
+            plan(&d, &desired)
+                .unwrap()
+                .iter()
+                .all(|s| s.action == Action::Unchanged)
+        );
+    }
+
+    /// Something written into the empty folder while the files were staged: the rename fails
+    /// safely, the files move in one by one, and what was written stays.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_written_into_while_staging_gets_the_files_one_by_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("out");
+        let desired = many(1);
+        let mut l = held(&d);
+        let steps = plan(&d, &desired).unwrap();
+        let fail = FailPoint {
+            intrude: true,
+            ..FailPoint::default()
+        };
+        apply_holding_with(&d, &steps, &mut l, fail).unwrap();
+        let now = files(&d);
+        assert_eq!(now.len(), 2 * BATCH + 1);
+        assert_eq!(now["intruder.txt"], "not policyctl's\n");
+        assert!(stages(tmp.path()).is_empty());
+        assert!(
+            plan(&d, &desired)
+                .unwrap()
+                .iter()
+                .all(|s| s.action == Action::Unchanged)
+        );
+    }
+
+    /// Only staging folders of this folder's name pattern that are real folders holding only files
+    /// policyctl was writing are leftovers: a symlink at a staging name (never followed), one
+    /// holding a file that is not ours or a subfolder, one of another folder or with another
+    /// name shape is left alone, and writing still works beside them.
+    #[cfg(unix)]
+    #[test]
+    fn only_staging_folders_policyctl_wrote_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path();
+        let d = p.join("out");
+        let mk = |name: &str, files: &[(&str, &str)]| {
+            std::fs::create_dir(p.join(name)).unwrap();
+            for (f, text) in files {
+                std::fs::write(p.join(name).join(f), text).unwrap();
+            }
+        };
+        let ours = format!("{MARKER}\nkind: X\n");
+        mk(
+            ".out.policyctl-abc123.stage",
+            &[("a.yaml", &ours), ("b.yaml", ""), ("c.yaml", &MARKER[..9])],
+        );
+        mk(
+            ".out.policyctl-def456.stage",
+            &[("a.yaml", &ours), ("mine.yaml", "kind: Mine\n")],
+        );
+        mk(
+            ".out.policyctl-ghi789.stage",
+            &[("a.yaml", &ours), ("notes.txt", &ours)],
+        );
+        mk(".out.policyctl-jkl012.stage", &[("a.yaml", &ours)]);
+        std::fs::create_dir(p.join(".out.policyctl-jkl012.stage/sub")).unwrap();
+        mk(".other.policyctl-mno345.stage", &[("a.yaml", &ours)]);
+        mk(".out.policyctl-pq.stage", &[("a.yaml", &ours)]);
+        mk("victim", &[("a.yaml", &ours)]);
+        std::os::unix::fs::symlink(p.join("victim"), p.join(".out.policyctl-rst678.stage"))
+            .unwrap();
+        let mut l = held(&d);
+        let steps = plan(&d, &many(1)).unwrap();
+        let leftovers: Vec<String> = steps
+            .iter()
+            .filter(|s| s.action == Action::Leftover)
+            .map(|s| s.file.clone())
+            .collect();
+        assert_eq!(leftovers, [".out.policyctl-abc123.stage"]);
+        apply_holding(&d, &steps, &mut l).unwrap();
+        assert_eq!(
+            stages(p),
+            [
+                ".other.policyctl-mno345.stage",
+                ".out.policyctl-def456.stage",
+                ".out.policyctl-ghi789.stage",
+                ".out.policyctl-jkl012.stage",
+                ".out.policyctl-pq.stage",
+                ".out.policyctl-rst678.stage",
+            ]
+        );
+        assert_eq!(files(&p.join("victim")).len(), 1);
+        assert_eq!(files(&d).len(), 2 * BATCH);
     }
 }

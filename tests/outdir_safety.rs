@@ -84,8 +84,9 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A run killed with SIGKILL in the middle of a large write leaves temporary files; the next
-/// `--check` counts them as stale, and the next run removes and reports them.
+/// A run killed with SIGKILL in the middle of a large write into a folder that holds something
+/// already (so written file by file) leaves temporary files; the next `--check` counts them as
+/// stale, and the next run removes and reports them.
 #[cfg(unix)]
 #[test]
 fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
@@ -96,6 +97,8 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
     // The kill must land while a file is being written; a few tries make that certain enough.
     for _ in 0..20 {
         let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("README.md"), "not policyctl's\n").unwrap();
         let mut child = common::policyctl_std()
             .args(["compute", "-f"])
             .arg(&input)
@@ -155,6 +158,101 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
         );
     }
     assert!(temp_files(&out).is_empty(), "{:?}", temp_files(&out));
+    policyctl()
+        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .assert()
+        .code(0);
+}
+
+/// The staging folders (named like one) beside `out`.
+fn stages(out: &Path) -> Vec<String> {
+    let name = out.file_name().unwrap().to_str().unwrap();
+    names(out.parent().unwrap())
+        .into_iter()
+        .filter(|n| n.starts_with(&format!(".{name}.policyctl-")) && n.ends_with(".stage"))
+        .collect()
+}
+
+/// A run writing a new folder, killed with SIGKILL while it writes the files into its staging
+/// folder beside the output folder, leaves the output folder empty, never partly written; the
+/// next `--check` counts the staging folder as stale, and the next run removes and reports it.
+#[cfg(unix)]
+#[test]
+fn a_killed_run_from_scratch_leaves_an_empty_folder_and_a_staging_folder_the_next_run_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = estate(dir.path(), 1000);
+    let out = dir.path().join("generated");
+    let mut caught = false;
+    for _ in 0..20 {
+        let _ = std::fs::remove_dir_all(&out);
+        for s in stages(&out) {
+            std::fs::remove_dir_all(dir.path().join(s)).unwrap();
+        }
+        let mut child = common::policyctl_std()
+            .args(["compute", "-f"])
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until the staging folder fills, then kill without warning.
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(60) {
+            let filling = stages(&out)
+                .iter()
+                .any(|s| std::fs::read_dir(dir.path().join(s)).is_ok_and(|d| d.count() > 100));
+            if filling || child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        // Whenever the kill lands, the folder is empty or whole.
+        let files = names(&out).len();
+        assert!(files == 0 || files == 1006, "{files} files after a kill");
+        if files == 0 && !stages(&out).is_empty() {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "no run was killed while it staged its files");
+    let left = stages(&out);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let staged = dir.path().join(&left[0]);
+    let o = out.to_str().unwrap();
+    let i = input.to_str().unwrap();
+    let check = policyctl()
+        .args(["compute", "-f", i, "--out-dir", o, "--check"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let check = text(&check);
+    let line = format!(
+        "stale (removed) {} (staging folder left by an earlier run)",
+        staged.display()
+    );
+    assert!(check.contains(&line), "{check}");
+    assert!(staged.is_dir(), "--check removes nothing");
+    let run = policyctl()
+        .args(["compute", "-f", i, "--out-dir", o])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let run = text(&run);
+    let line = format!(
+        "removed    {} (staging folder left by an earlier run)",
+        staged.display()
+    );
+    assert!(run.contains(&line), "{}", &run[..run.len().min(2000)]);
+    assert!(stages(&out).is_empty(), "{:?}", stages(&out));
+    assert_eq!(names(&out).len(), 1006);
     policyctl()
         .args(["compute", "-f", i, "--out-dir", o, "--check"])
         .assert()

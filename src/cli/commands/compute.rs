@@ -80,7 +80,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, run: &policyctl::Run) -> Result<Outcome, CliEr
         if !a.check {
             outdir::prepare(dir).map_err(io)?;
         }
-        let _lock =
+        let mut lock =
             crate::cli::common::lock_out_dir(ui, dir, !a.check, a.lock_timeout).map_err(io)?;
         let steps = outdir::plan_objects(dir, &generated.objects).map_err(io)?;
         let stale: Vec<_> = steps
@@ -99,7 +99,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, run: &policyctl::Run) -> Result<Outcome, CliEr
             };
             report.push_str(&format!(
                 "{verb:<10} {} ({})\n",
-                shown(&dir.join(&s.file)),
+                shown(&s.path(dir)),
                 s.object
             ));
         }
@@ -122,7 +122,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, run: &policyctl::Run) -> Result<Outcome, CliEr
             }
             return Ok(findings);
         }
-        outdir::apply(dir, &steps).map_err(io)?;
+        outdir::apply_holding(dir, &steps, &mut lock).map_err(io)?;
         ui.out(&report)?;
         return Ok(findings);
     }

@@ -710,6 +710,13 @@ pub fn yaml_objects(objects: &[Object]) -> Result<String, String> {
     String::from_utf8(out).map_err(|e| e.to_string())
 }
 
+/// The text of one object appended to `out`: what [`yaml_objects`] gives for it alone, rendered on
+/// the calling thread (`--out-dir` renders its files on every core already; a thread per object
+/// cost a thread start and an 8 MiB stack mapping per file).
+pub(crate) fn write_yaml_object(out: &mut String, o: &Object) -> Result<(), String> {
+    render_part(out, std::slice::from_ref(o), 0..1)
+}
+
 /// Why [`write_yaml_objects`] stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
