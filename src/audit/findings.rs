@@ -383,28 +383,38 @@ type Shared = BTreeMap<(usize, usize, Sharing), Vec<(String, String, Span)>>;
 /// The findings of [`sharing`], one per route, policy and sharing: the limits of a policy on a
 /// route are usually shared alike.
 fn shared(m: &Model, w: &Walked, out: &mut Diagnostics) {
-    let mut groups: Shared = BTreeMap::new();
-    for ((route, limit), c) in &w.counters {
-        let Some(how) = sharing(m, c) else { continue };
-        let l = &w.names[*limit];
+    // Each counter's sharing read on every core (a large estate has tens of thousands), grouped
+    // here, and each group's finding written on every core, in the groups' order.
+    let counters: Vec<(&(usize, usize), &CounterStats)> = w.counters.iter().collect();
+    let items = crate::par::map(&counters, 4096, |&(&(route, limit), c)| {
+        let how = sharing(m, c)?;
+        let l = &w.names[limit];
         let policy = &m.policies[l.policy];
         let span = limit_of(m, l.policy, &l.name)
             .and_then(|x| x.rates.first())
             .map_or(policy.meta.origin.name, |r| r.span);
-        groups.entry((*route, l.policy, how)).or_default().push((
-            l.name.clone(),
-            c.rates
-                .iter()
-                .map(|(max, s)| format!("{max} per {s}s"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            span,
-        ));
+        let rates = c
+            .rates
+            .iter()
+            .map(|(max, s)| format!("{max} per {s}s"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Some(((route, l.policy, how), (l.name.clone(), rates, span)))
+    });
+    let mut groups: Shared = BTreeMap::new();
+    for (key, limit) in items.into_iter().flatten() {
+        groups.entry(key).or_default().push(limit);
     }
-    for ((route, p, (code, whose, per)), mut limits) in groups {
-        limits.sort();
-        let policy = &m.policies[p];
-        let r = &m.routes[route];
+    let groups: Vec<_> = groups
+        .into_iter()
+        .map(|(key, mut limits)| {
+            limits.sort();
+            (key, limits)
+        })
+        .collect();
+    let findings = crate::par::map(&groups, 1024, |((route, p, (code, whose, per)), limits)| {
+        let policy = &m.policies[*p];
+        let r = &m.routes[*route];
         let key = r.meta.key();
         let on = format!("{} {}", r.spec.kind.kind(), key);
         let msg = match limits.as_slice() {
@@ -422,24 +432,25 @@ fn shared(m: &Model, w: &Walked, out: &mut Diagnostics) {
                 policy.display(),
             ),
         };
-        let help = if code == Code::CounterSharedByGateways {
+        let help = if *code == Code::CounterSharedByGateways {
             "Limitador's namespace is the route: to give each Gateway its own allowance, attach a separate route to each"
         } else {
             "to give each hostname its own allowance, add `request.host` to the limits' counters"
         };
-        let mut d = Diagnostic::new(code, msg)
+        let mut d = Diagnostic::new(*code, msg)
             .object(policy.display())
             .at(limits[0].2, "one counter for all of them");
         for (_, _, span) in &limits[1..] {
             d = d.also(*span, "another counter for all of them");
         }
-        out.push(
-            d.also(
-                r.meta.origin.name,
-                "the route whose namespace the counters are in",
-            )
-            .help(help),
-        );
+        d.also(
+            r.meta.origin.name,
+            "the route whose namespace the counters are in",
+        )
+        .help(help)
+    });
+    for d in findings {
+        out.push(d);
     }
 }
 

@@ -234,41 +234,59 @@ impl<'a> Objects<'a> {
                 .entry((g.meta.namespace.as_str(), g.meta.name.as_str()))
                 .or_insert(i);
         }
-        let mut sets: Vec<Option<SetIndex<'a>>> = (0..m.gateways.len()).map(|_| None).collect();
-        let mut auth_configs = HashMap::new();
-        let mut limits: HashMap<(&str, &str), Vec<&LimitadorLimit>> = HashMap::new();
-        for o in &a.generated.objects {
-            match o {
+        // The gateways' set indices are built on every core while the AuthConfigs and the
+        // Limitador's limits are indexed.
+        let carriers: Vec<(usize, &'a [ActionSet])> = (a.generated.objects.iter())
+            .filter_map(|o| match o {
                 Object::Wasm(w) => {
                     let meta = &w.shell["metadata"];
                     let ns = meta["namespace"].as_str().unwrap_or("");
                     let name = meta["name"].as_str().unwrap_or("");
-                    let Some(g) = name
+                    let g = name
                         .strip_prefix("kuadrant-")
-                        .and_then(|gw| by_key.get(&(ns, gw)))
-                    else {
-                        continue;
-                    };
+                        .and_then(|gw| by_key.get(&(ns, gw)))?;
+                    Some((*g, w.config.action_sets.as_slice()))
+                }
+                _ => None,
+            })
+            .collect();
+        let (indices, (auth_configs, limits)) = crate::par::join(
+            || {
+                crate::par::map(&carriers, 1, |&(g, action_sets)| {
                     let mut index = SetIndex::default();
-                    for s in &w.config.action_sets {
+                    for s in action_sets {
                         index.insert(s);
                     }
-                    sets[*g] = Some(index);
-                }
-                Object::AuthConfig(c) => {
-                    auth_configs.insert(c.name.as_str(), &**c);
-                }
-                Object::Limitador(l) => {
-                    for x in &l.limits {
-                        for c in &x.conditions {
-                            if let Some(id) = limit_condition_id(c) {
-                                limits.entry((&*x.namespace, id)).or_default().push(x);
+                    (g, index)
+                })
+            },
+            || {
+                let mut auth_configs = HashMap::new();
+                let mut limits: HashMap<(&str, &str), Vec<&LimitadorLimit>> = HashMap::new();
+                for o in &a.generated.objects {
+                    match o {
+                        Object::AuthConfig(c) => {
+                            auth_configs.insert(c.name.as_str(), &**c);
+                        }
+                        Object::Limitador(l) => {
+                            for x in &l.limits {
+                                for c in &x.conditions {
+                                    if let Some(id) = limit_condition_id(c) {
+                                        limits.entry((&*x.namespace, id)).or_default().push(x);
+                                    }
+                                }
                             }
                         }
+                        Object::Wasm(_) | Object::Tree(_) => {}
                     }
                 }
-                Object::Tree(_) => {}
-            }
+                (auth_configs, limits)
+            },
+        );
+        let mut sets: Vec<Option<SetIndex<'a>>> = (0..m.gateways.len()).map(|_| None).collect();
+        // In object order, as one pass: a later carrier of the same gateway replaces an earlier.
+        for (g, index) in indices {
+            sets[g] = Some(index);
         }
         Objects {
             sets,

@@ -211,48 +211,26 @@ pub fn write_table(
         "RATE LIMIT",
     ];
     let rows = &a.coverage;
-    let groups = paths(rows);
-    let mut cells = Cells {
-        texts: Vec::new(),
-        by_address: HashMap::new(),
-        last: [(usize::MAX, 0); 8],
-    };
-    let addr = |s: &str| s.as_ptr() as usize;
-    let mut keys: Vec<[usize; 8]> = Vec::with_capacity(groups.len());
-    for g in &groups {
-        let r = &rows[g.start];
-        let host = if g.len() == 1 {
-            let h = r.hostname.as_deref().unwrap_or("-");
-            cells.get(2, addr(h), || h.to_string())
-        } else {
-            // Hostname lists of several rows have no shared address: one cell each.
-            let joined: Vec<&str> = rows[g.clone()]
-                .iter()
-                .map(|x| x.hostname.as_deref().unwrap_or("-"))
-                .collect();
-            cells.add(&joined.join(", "))
-        };
-        keys.push([
-            cells.get(0, addr(&r.gateway), || r.gateway.to_string()),
-            cells.get(1, addr(&r.listener), || r.listener.to_string()),
-            host,
-            cells.get(3, addr(&r.route), || r.route.to_string()),
-            cells.get(4, addr(&r.rule), || r.rule.to_string()),
-            cells.get(
-                5,
-                std::sync::Arc::as_ptr(&r.matches) as *const String as usize,
-                || r.matches.join(" | "),
-            ),
-            cells.get(6, std::sync::Arc::as_ptr(&r.auth) as usize, || {
-                cell(&r.auth)
-            }),
-            cells.get(7, std::sync::Arc::as_ptr(&r.rate_limit) as usize, || {
-                cell(&r.rate_limit)
-            }),
-        ]);
-    }
-    drop(cells.by_address);
-    let texts = &cells.texts;
+    // The summary (and the line index of the files the findings point into) is made on a core of
+    // its own while the table's cells are.
+    let (summary, (texts, keys)) = crate::par::join(
+        || {
+            let mut out = String::from("\n");
+            summary_lines(&mut out, "authentication", rows, |r| &r.auth);
+            summary_lines(&mut out, "rate limiting", rows, |r| &r.rate_limit);
+            let mut warmed = std::collections::BTreeSet::new();
+            for d in a.findings.iter() {
+                if let Some(span) = d.primary_span()
+                    && warmed.insert(span.source)
+                {
+                    sources.position(span);
+                }
+            }
+            out
+        },
+        || table_cells(rows),
+    );
+    let texts = &texts;
     let mut widths = HEADER.map(UnicodeWidthStr::width);
     for k in &keys {
         for (w, key) in widths.iter_mut().zip(k) {
@@ -299,9 +277,7 @@ pub fn write_table(
             }
         }
     }
-    let mut out = String::from("\n");
-    summary_lines(&mut out, "authentication", rows, |r| &r.auth);
-    summary_lines(&mut out, "rate limiting", rows, |r| &r.rate_limit);
+    let mut out = summary;
     if let Some(c) = change {
         out.push('\n');
         out.push_str(&change_text(c));
@@ -318,6 +294,52 @@ pub fn write_table(
         }
     }
     Ok(())
+}
+
+/// The distinct texts of the table's cells (with their widths), and each path's line as the
+/// indices of its eight cells.
+fn table_cells(rows: &[Row]) -> (Vec<(String, usize)>, Vec<[usize; 8]>) {
+    let groups = paths(rows);
+    let mut cells = Cells {
+        texts: Vec::new(),
+        by_address: HashMap::new(),
+        last: [(usize::MAX, 0); 8],
+    };
+    let addr = |s: &str| s.as_ptr() as usize;
+    let mut keys: Vec<[usize; 8]> = Vec::with_capacity(groups.len());
+    for g in &groups {
+        let r = &rows[g.start];
+        let host = if g.len() == 1 {
+            let h = r.hostname.as_deref().unwrap_or("-");
+            cells.get(2, addr(h), || h.to_string())
+        } else {
+            // Hostname lists of several rows have no shared address: one cell each.
+            let joined: Vec<&str> = rows[g.clone()]
+                .iter()
+                .map(|x| x.hostname.as_deref().unwrap_or("-"))
+                .collect();
+            cells.add(&joined.join(", "))
+        };
+        keys.push([
+            cells.get(0, addr(&r.gateway), || r.gateway.to_string()),
+            cells.get(1, addr(&r.listener), || r.listener.to_string()),
+            host,
+            cells.get(3, addr(&r.route), || r.route.to_string()),
+            cells.get(4, addr(&r.rule), || r.rule.to_string()),
+            cells.get(
+                5,
+                std::sync::Arc::as_ptr(&r.matches) as *const String as usize,
+                || r.matches.join(" | "),
+            ),
+            cells.get(6, std::sync::Arc::as_ptr(&r.auth) as usize, || {
+                cell(&r.auth)
+            }),
+            cells.get(7, std::sync::Arc::as_ptr(&r.rate_limit) as usize, || {
+                cell(&r.rate_limit)
+            }),
+        ]);
+    }
+    (cells.texts, keys)
 }
 
 /// Lines written by one thread at least.
