@@ -122,6 +122,16 @@ struct Scanner<'t, 'l> {
 }
 
 impl<'t> Scanner<'t, '_> {
+    /// The plain scalar `text[at..end]`, one event.
+    fn plain_scalar(&mut self, at: usize, end: usize) -> Option<()> {
+        self.b.event()?;
+        self.b.scalar(
+            Cow::Borrowed(&self.text[at..end]),
+            ScalarStyle::Plain,
+            self.span(at, end - at),
+        )
+    }
+
     fn span(&self, at: usize, len: usize) -> Span {
         Span::new(self.source, self.base + at, len)
     }
@@ -257,12 +267,7 @@ impl<'t> Scanner<'t, '_> {
             }
             _ => {
                 let colon = self.plain_key_end(at)?;
-                self.b.event()?;
-                self.b.scalar(
-                    Cow::Borrowed(&self.text[at..colon]),
-                    ScalarStyle::Plain,
-                    self.span(at, colon - at),
-                )?;
+                self.plain_scalar(at, colon)?;
                 colon
             }
         };
@@ -456,12 +461,7 @@ impl<'t> Scanner<'t, '_> {
             }
             i += 1;
         }
-        self.b.event()?;
-        self.b.scalar(
-            Cow::Borrowed(&self.text[at..end]),
-            ScalarStyle::Plain,
-            self.span(at, end - at),
-        )?;
+        self.plain_scalar(at, end)?;
         self.next_line(i);
         Some(())
     }
@@ -513,12 +513,7 @@ impl<'t> Scanner<'t, '_> {
                 while self.bytes.get(end).is_some_and(|&c| name(c)) {
                     end += 1;
                 }
-                self.b.event()?;
-                self.b.scalar(
-                    Cow::Borrowed(&self.text[at..end]),
-                    ScalarStyle::Plain,
-                    self.span(at, end - at),
-                )?;
+                self.plain_scalar(at, end)?;
                 Some(end)
             }
         }

@@ -1168,6 +1168,16 @@ mod tests {
         }
     }
 
+    /// A small deterministic generator of numbers below `n` (a linear congruential one).
+    fn lcg(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        }
+    }
+
     /// A value `certainly_plain_value` lets through is written by serde-saphyr as it is: random
     /// texts built from the bytes that matter (`:`, spaces, `#`, quotes, digits, letters of the
     /// YAML words, a non-ASCII letter), most of them starting with a letter.
@@ -1177,13 +1187,7 @@ mod tests {
             "a", "Z", "x", "e", "0", "7", ":", " ", "#", "-", "/", ".", "'", "\"", "é", "on", "No",
             "true", "null", "~", "[", "{", "0x", "1e", ": ", " #",
         ];
-        let mut seed = 11u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut next = lcg(11);
         let mut plain = 0;
         for _ in 0..20_000 {
             let mut s = String::new();
@@ -1208,13 +1212,7 @@ mod tests {
     #[test]
     fn long_flow_texts_are_written_as_serde_saphyr_does() {
         let printable: Vec<char> = (0x20u8..0x7f).map(char::from).collect();
-        let mut seed = 7u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut next = lcg(7);
         for case in 0..40 {
             let open = if case % 2 == 0 { '{' } else { '[' };
             let len = 4096 + next(3000);
