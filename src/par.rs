@@ -109,6 +109,14 @@ pub(crate) fn map_ranges<R: Send>(
     })
 }
 
+/// The parts of a [`map_ranges`] joined in order; a single part is taken as it is, not copied.
+pub(crate) fn joined<T: Clone>(mut parts: Vec<Vec<T>>) -> Vec<T> {
+    if parts.len() == 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    parts.concat()
+}
+
 /// `v` sorted (`sort_unstable`): with many items, each core sorts a part of it, and the sorted
 /// parts are merged. Items that compare equal may end in any order, as with `sort_unstable`.
 pub(crate) fn sort_unstable<T: Ord + Send + Copy>(v: &mut Vec<T>) {

@@ -434,10 +434,9 @@ fn walks(
             )
     };
     let indices: Vec<usize> = (0..wanted.len().min(m.policies.len())).collect();
-    let mut keys: Vec<Option<Vec<RuleKey>>> = crate::par::map(&indices, 1024, |&pi| {
+    let keys: Vec<Option<Vec<RuleKey>>> = crate::par::map(&indices, 1024, |&pi| {
         walked(pi).then(|| merge::policy_rules(&m.policies[pi]).into_keys().collect())
     });
-    keys.resize(wanted.len(), None);
     let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
         cel_at.entry(c.path).or_default().push(c);
@@ -462,9 +461,10 @@ fn walks(
                 let Some(w) = out.get_mut(pi).and_then(Option::as_mut) else {
                     continue;
                 };
-                let keys = keys[pi].get_or_insert_with(|| {
-                    merge::policy_rules(&m.policies[pi]).into_keys().collect()
-                });
+                // Every wanted policy of a walked kind has its keys.
+                let Some(keys) = keys.get(pi).and_then(Option::as_deref) else {
+                    continue;
+                };
                 walk_path(
                     t,
                     (index, path),

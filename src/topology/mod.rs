@@ -751,11 +751,7 @@ impl<'m> Topology<'m> {
                 })
             },
         );
-        let out = if parts.len() == 1 {
-            parts.into_iter().next().unwrap_or_default()
-        } else {
-            parts.concat()
-        };
+        let out = crate::par::joined(parts);
         // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
         // it, as the insert-if-unseen loop of the operator's map does.
         match order {
@@ -768,11 +764,7 @@ impl<'m> Topology<'m> {
                         .map(|(i, p)| (order.key(p), i))
                         .collect::<Vec<([u32; 5], usize)>>()
                 });
-                let mut keyed = if keyed.len() == 1 {
-                    keyed.into_iter().next().unwrap_or_default()
-                } else {
-                    keyed.concat()
-                };
+                let mut keyed = crate::par::joined(keyed);
                 crate::par::sort_unstable(&mut keyed);
                 keyed.dedup_by_key(|k| k.0);
                 keyed.iter().map(|&(_, i)| out[i]).collect()

@@ -354,49 +354,28 @@ impl Compound<'_> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close(b"]")
-    }
+/// The list-like compounds: each element hashed in turn, then the closing bracket.
+macro_rules! list_like {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Refused;
+            fn $method<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
+                self.element(v)
+            }
+            fn end(self) -> Result<(), Refused> {
+                self.close(b"]")
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close(b"]")
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close(b"]")
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Refused> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close(b"]")
-    }
-}
+list_like!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();

@@ -110,21 +110,13 @@ pub(super) fn limits_policy(
     // The CRD's rules (defaults, overrides and implicit limits exclusive, each non-empty) were
     // checked before (`schema_pass`).
     // Proper(): defaults > overrides > bare.
-    let (block, strat, when, lims) = if let Some(df) = s.defaults {
-        let st = strategy(&df.value.strategy);
+    let (block, strat, when, lims) = if let Some((block, b)) = named_block(s.defaults, s.overrides)
+    {
         (
-            Block::Defaults,
-            st,
-            predicates(df.value.when, df.span, c),
-            limits(df.value.limits, c),
-        )
-    } else if let Some(ov) = s.overrides {
-        let st = strategy(&ov.value.strategy);
-        (
-            Block::Overrides,
-            st,
-            predicates(ov.value.when, ov.span, c),
-            limits(ov.value.limits, c),
+            block,
+            strategy(&b.value.strategy),
+            predicates(b.value.when, b.span, c),
+            limits(b.value.limits, c),
         )
     } else {
         let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
@@ -170,6 +162,16 @@ pub(super) fn auth_rules(r: Option<Sp<RawAuthRules>>) -> Option<Box<AuthRules>> 
     }))
 }
 
+/// The block a policy's rules come from when it names one (`Proper()`): `defaults` before
+/// `overrides`; `None` for bare rules.
+fn named_block<B>(defaults: Option<Sp<B>>, overrides: Option<Sp<B>>) -> Option<(Block, Sp<B>)> {
+    match (defaults, overrides) {
+        (Some(df), _) => Some((Block::Defaults, df)),
+        (None, Some(ov)) => Some((Block::Overrides, ov)),
+        (None, None) => None,
+    }
+}
+
 pub(super) fn auth_policy(
     meta: Meta,
     s: AuthPolicySpec,
@@ -180,34 +182,25 @@ pub(super) fn auth_policy(
     let target = target_ref(ObjectKind::AuthPolicy, s.target_ref, at, version, c);
     // The CRD's rules (defaults, overrides and implicit rules exclusive, each non-empty) were
     // checked before (`schema_pass`).
-    let (block, strat, patterns, when, rules) = if let Some(df) = s.defaults {
-        let st = strategy(&df.value.strategy);
-        (
-            Block::Defaults,
-            st,
-            df.value.patterns.unwrap_or_default(),
-            predicates(df.value.when, df.span, c),
-            auth_rules(df.value.rules),
-        )
-    } else if let Some(ov) = s.overrides {
-        let st = strategy(&ov.value.strategy);
-        (
-            Block::Overrides,
-            st,
-            ov.value.patterns.unwrap_or_default(),
-            predicates(ov.value.when, ov.span, c),
-            auth_rules(ov.value.rules),
-        )
-    } else {
-        let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
-        (
-            Block::Implicit,
-            Strategy::Atomic,
-            s.patterns.map(|p| p.value).unwrap_or_default(),
-            predicates(s.when.map(|w| w.value), wspan, c),
-            auth_rules(s.rules),
-        )
-    };
+    let (block, strat, patterns, when, rules) =
+        if let Some((block, b)) = named_block(s.defaults, s.overrides) {
+            (
+                block,
+                strategy(&b.value.strategy),
+                b.value.patterns.unwrap_or_default(),
+                predicates(b.value.when, b.span, c),
+                auth_rules(b.value.rules),
+            )
+        } else {
+            let wspan = s.when.as_ref().map(|w| w.span).unwrap_or(at);
+            (
+                Block::Implicit,
+                Strategy::Atomic,
+                s.patterns.map(|p| p.value).unwrap_or_default(),
+                predicates(s.when.map(|w| w.value), wspan, c),
+                auth_rules(s.rules),
+            )
+        };
     Some(Validated::Policy(Box::new(Policy {
         kind: PolicyKind::Auth,
         meta,
