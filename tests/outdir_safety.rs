@@ -84,6 +84,44 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `compute -f input --out-dir out`, started and killed with SIGKILL as soon as `busy` holds (or
+/// the run ends, or a minute passes).
+#[cfg(unix)]
+fn killed_when(input: &Path, out: &Path, busy: impl Fn() -> bool) {
+    let mut child = common::policyctl_std()
+        .args(["compute", "-f"])
+        .arg(input)
+        .arg("--out-dir")
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(60) {
+        if busy() || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+}
+
+/// The standard output of `compute -f input --out-dir out EXTRA…`, which must exit with `code`.
+#[cfg(unix)]
+fn out_dir_run(input: &str, out: &str, extra: &[&str], code: i32) -> String {
+    let stdout = policyctl()
+        .args(["compute", "-f", input, "--out-dir", out])
+        .args(extra)
+        .assert()
+        .code(code)
+        .get_output()
+        .stdout
+        .clone();
+    text(&stdout)
+}
+
 /// A run killed with SIGKILL in the middle of a large write into a folder that holds something
 /// already (so written file by file) leaves temporary files; the next `--check` counts them as
 /// stale, and the next run removes and reports them.
@@ -99,25 +137,10 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("README.md"), "not policyctl's\n").unwrap();
-        let mut child = common::policyctl_std()
-            .args(["compute", "-f"])
-            .arg(&input)
-            .arg("--out-dir")
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Wait until the writers are busy, then kill without warning.
-        let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_secs(60) {
-            if out.is_dir() && std::fs::read_dir(&out).unwrap().count() > 100 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
+        // Kill without warning once the writers are busy.
+        killed_when(&input, &out, || {
+            out.is_dir() && std::fs::read_dir(&out).unwrap().count() > 100
+        });
         if !temp_files(&out).is_empty() {
             caught = true;
             break;
@@ -127,14 +150,7 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
     let left = temp_files(&out);
     let o = out.to_str().unwrap();
     let i = input.to_str().unwrap();
-    let check = policyctl()
-        .args(["compute", "-f", i, "--out-dir", o, "--check"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let check = text(&check);
+    let check = out_dir_run(i, o, &["--check"], 1);
     for t in &left {
         assert!(
             check.contains(&format!("stale (removed) {}", out.join(t).display())),
@@ -142,14 +158,7 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
         );
     }
     assert_eq!(temp_files(&out), left, "--check removes nothing");
-    let run = policyctl()
-        .args(["compute", "-f", i, "--out-dir", o])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let run = text(&run);
+    let run = out_dir_run(i, o, &[], 0);
     for t in &left {
         assert!(
             run.contains(&format!("removed    {}", out.join(t).display())),
@@ -188,28 +197,12 @@ fn a_killed_run_from_scratch_leaves_an_empty_folder_and_a_staging_folder_the_nex
         for s in stages(&out) {
             std::fs::remove_dir_all(dir.path().join(s)).unwrap();
         }
-        let mut child = common::policyctl_std()
-            .args(["compute", "-f"])
-            .arg(&input)
-            .arg("--out-dir")
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Wait until the staging folder fills, then kill without warning.
-        let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_secs(60) {
-            let filling = stages(&out)
+        // Kill without warning once the staging folder fills.
+        killed_when(&input, &out, || {
+            stages(&out)
                 .iter()
-                .any(|s| std::fs::read_dir(dir.path().join(s)).is_ok_and(|d| d.count() > 100));
-            if filling || child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        let _ = child.kill();
-        child.wait().unwrap();
+                .any(|s| std::fs::read_dir(dir.path().join(s)).is_ok_and(|d| d.count() > 100))
+        });
         // Whenever the kill lands, the folder is empty or whole.
         let files = names(&out).len();
         assert!(files == 0 || files == 1006, "{files} files after a kill");
@@ -224,28 +217,14 @@ fn a_killed_run_from_scratch_leaves_an_empty_folder_and_a_staging_folder_the_nex
     let staged = dir.path().join(&left[0]);
     let o = out.to_str().unwrap();
     let i = input.to_str().unwrap();
-    let check = policyctl()
-        .args(["compute", "-f", i, "--out-dir", o, "--check"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let check = text(&check);
+    let check = out_dir_run(i, o, &["--check"], 1);
     let line = format!(
         "stale (removed) {} (staging folder left by an earlier run)",
         staged.display()
     );
     assert!(check.contains(&line), "{check}");
     assert!(staged.is_dir(), "--check removes nothing");
-    let run = policyctl()
-        .args(["compute", "-f", i, "--out-dir", o])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let run = text(&run);
+    let run = out_dir_run(i, o, &[], 0);
     let line = format!(
         "removed    {} (staging folder left by an earlier run)",
         staged.display()
