@@ -156,20 +156,29 @@ fn xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
+/// The estate byte and the rest of `data` as text read as the CLI reads a file (UTF-8, lone
+/// carriage returns as line breaks); what the body reports when there is none.
+fn picked_text(data: &[u8]) -> Result<(u8, String), Ran> {
+    let Some((&pick, bytes)) = data.split_first() else {
+        return Err(Ran::default());
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(Ran {
+            refused: Some("not UTF-8 text".into()),
+            ..Ran::default()
+        });
+    };
+    Ok((pick, policyctl::line_feeds(text)))
+}
+
 /// `simulate --requests FILE` against estate `data[0]`: the rest of the bytes are the file, read
 /// as the CLI reads it (UTF-8, lone carriage returns as line breaks; `.yaml` or, when bit 7 of the
 /// first byte is set, `.jsonl`), played request by request and written as text and JSON.
 pub fn request_file(data: &[u8]) -> Ran {
-    let Some((&pick, bytes)) = data.split_first() else {
-        return Ran::default();
+    let (pick, text) = match picked_text(data) {
+        Ok(x) => x,
+        Err(ran) => return ran,
     };
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Ran {
-            refused: Some("not UTF-8 text".into()),
-            ..Ran::default()
-        };
-    };
-    let text = policyctl::line_feeds(text);
     let name = if pick & 0x80 != 0 {
         "requests.jsonl"
     } else {
@@ -227,16 +236,10 @@ pub fn request_file(data: &[u8]) -> Ran {
 /// `test CASES` against estate `data[0]`: the rest of the bytes are one case file, read as the
 /// CLI reads it, every case run on fresh counters, the outcomes written as text and JUnit.
 pub fn test_file(data: &[u8]) -> Ran {
-    let Some((&pick, bytes)) = data.split_first() else {
-        return Ran::default();
+    let (pick, text) = match picked_text(data) {
+        Ok(x) => x,
+        Err(ran) => return ran,
     };
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Ran {
-            refused: Some("not UTF-8 text".into()),
-            ..Ran::default()
-        };
-    };
-    let text = policyctl::line_feeds(text);
     let cs = match cases::parse(&text) {
         Ok(cs) => cs,
         Err(m) => {
