@@ -19,7 +19,7 @@ pub struct Mapped<'m> {
 }
 
 /// Build the topology of `model` and lint it. `load_diagnostics` are the loader's findings, carried
-/// into the result. [`analyze`] starts with this.
+/// into the result. [`analyze`] does the same, with the lint beside the effective policies.
 pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
     let topology = Topology::build(model);
     let mut diagnostics = load_diagnostics.clone();
@@ -51,11 +51,14 @@ pub fn analyze<'m>(
     gen_opts: &GenerateOptions,
     status_opts: &StatusOptions,
 ) -> Analysis<'m> {
-    let Mapped {
-        topology,
-        mut diagnostics,
-    } = map(model, load_diagnostics);
-    let effective = resolve::effective(&topology);
+    let topology = Topology::build(model);
+    // The lint reads the topology while the effective policies are merged.
+    let (lint, effective) = crate::par::join(
+        || topology::lint::lint(&topology),
+        || resolve::effective(&topology),
+    );
+    let mut diagnostics = load_diagnostics.clone();
+    diagnostics.extend(lint);
     // The CEL issues and the data-plane components status reads come from every path, whatever
     // `only` and `gateway` keep of the objects (see `Generated`).
     let mut generated = generate::generate(&topology, &effective, gen_opts);

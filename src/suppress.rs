@@ -58,6 +58,14 @@ pub struct Checked {
 
 /// Every modelled object as findings name it (`Kind namespace/name`), with its metadata.
 fn objects(model: &Model) -> Vec<(String, &Meta)> {
+    metas(model)
+        .into_iter()
+        .map(|(kind, m)| (format!("{kind} {}", m.key()), m))
+        .collect()
+}
+
+/// Every modelled object's kind and metadata, in the order of [`objects`].
+fn metas(model: &Model) -> Vec<(&'static str, &Meta)> {
     let mut all: Vec<(&str, &Meta)> = Vec::with_capacity(model.object_count());
     all.extend(
         model
@@ -81,9 +89,7 @@ fn objects(model: &Model) -> Vec<(String, &Meta)> {
     all.extend(model.kuadrants.iter().map(|o| ("Kuadrant", &o.meta)));
     all.extend(model.limitadors.iter().map(|o| ("Limitador", &o.meta)));
     all.extend(model.authorinos.iter().map(|o| ("Authorino", &o.meta)));
-    all.into_iter()
-        .map(|(kind, m)| (format!("{kind} {}", m.key()), m))
-        .collect()
+    all
 }
 
 /// The objects checked, for reports with one entry per object (JUnit): every modelled object,
@@ -239,10 +245,12 @@ impl<'m, 'r> Suppressor<'m, 'r> {
 /// a code at all is a diagnostic in `extra`.
 fn annotations<'m>(model: &'m Model, extra: &mut Diagnostics) -> Vec<Annotated<'m>> {
     let mut annotated: Vec<Annotated<'m>> = Vec::new();
-    for (object, meta) in objects(model) {
+    // Only an annotated object's name is built: most objects have none.
+    for (kind, meta) in metas(model) {
         let Some(value) = meta.annotations.get(ANNOTATION) else {
             continue;
         };
+        let object = format!("{kind} {}", meta.key());
         let mut codes = Vec::new();
         let mut seen = Vec::new();
         // Items that are no code: the first few get a finding each, the rest one finding that

@@ -29,6 +29,7 @@ use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{KuadrantVersion, Model};
 use crate::source::{SourceId, SourceMap, Span};
 use foldhash::{HashMap, HashMapExt};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use validate::Validated;
@@ -450,7 +451,7 @@ pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, 
         ..Loaded::default()
     };
     let r = match read_found(&found) {
-        Ok(bytes) => decode(&path.display().to_string(), &bytes, &mut out),
+        Ok(bytes) => decode(&path.display().to_string(), Cow::Owned(bytes), &mut out),
         Err(d) => {
             out.diagnostics.push(d);
             None
@@ -494,7 +495,7 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
     // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
     // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.
     let mut seen = std::collections::HashSet::new();
-    let mut add = |name: String, bytes: &[u8], out: &mut Loaded| {
+    let mut add = |name: String, bytes: Cow<'_, [u8]>, out: &mut Loaded| {
         if let Some(t) = decode(&name, bytes, out) {
             let id = out.sources.add(name.clone(), t);
             out.files.push(name);
@@ -508,7 +509,7 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
     };
     for input in inputs {
         match input {
-            Input::Text { name, bytes } => add(name.clone(), bytes, out),
+            Input::Text { name, bytes } => add(name.clone(), Cow::Borrowed(bytes), out),
             Input::Path(p) => {
                 for found in discover(p, &mut out.diagnostics) {
                     if !found.stream
@@ -519,7 +520,7 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::
                     }
                     let name = found.path.display().to_string();
                     match read_found(&found) {
-                        Ok(bytes) => add(name, &bytes, out),
+                        Ok(bytes) => add(name, Cow::Owned(bytes), out),
                         Err(d) => out.diagnostics.push(d),
                     }
                 }
@@ -693,8 +694,12 @@ pub fn special_file(_meta: &std::fs::Metadata) -> Option<bool> {
     None
 }
 
-fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+fn decode(name: &str, bytes: Cow<'_, [u8]>, out: &mut Loaded) -> Option<String> {
+    // The bytes read are the text, without a copy (a large input is tens of megabytes).
+    let mut bytes = bytes.into_owned();
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     if bytes.iter().take(8192).any(|b| *b == 0) {
         out.diagnostics.push(
             Diagnostic::new(
@@ -705,18 +710,19 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
         );
         return None;
     }
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Some(line_feeds(s)),
+    match String::from_utf8(bytes) {
+        Ok(s) => Some(line_feeds_owned(s)),
         Err(e) => {
             // Point at the bad byte: register the readable prefix so the position can be shown.
-            // Slice: `valid_up_to` is at most `bytes.len()`.
-            let good = &bytes[..e.valid_up_to()];
+            let valid = e.utf8_error().valid_up_to();
+            // Slice: `valid_up_to` is at most the length.
+            let good = &e.as_bytes()[..valid];
             let text = String::from_utf8_lossy(good).into_owned();
             let id = out.sources.add(name.to_owned(), text);
             out.diagnostics.push(
                 Diagnostic::new(Code::UnreadableInput, format!("{name} is not valid UTF-8"))
                     .at(
-                        Span::new(id, e.valid_up_to(), 0),
+                        Span::new(id, valid, 0),
                         "invalid UTF-8 byte sequence starts here",
                     )
                     .help(
@@ -726,6 +732,11 @@ fn decode(name: &str, bytes: &[u8], out: &mut Loaded) -> Option<String> {
             None
         }
     }
+}
+
+/// [`line_feeds`] of an owned text: the text itself when it has no carriage return.
+fn line_feeds_owned(s: String) -> String {
+    if s.contains('\r') { line_feeds(&s) } else { s }
 }
 
 /// The text with every lone carriage return (old Mac OS line ends) turned into a line feed. YAML 1.2
@@ -1052,12 +1063,14 @@ pub fn parse_only(inputs: &[Input]) -> usize {
     let mut texts: Vec<String> = Vec::new();
     for input in inputs {
         match input {
-            Input::Text { name, bytes } => texts.extend(decode(name, bytes, &mut scratch)),
+            Input::Text { name, bytes } => {
+                texts.extend(decode(name, Cow::Borrowed(bytes), &mut scratch))
+            }
             Input::Path(p) => {
                 for found in discover(p, &mut scratch.diagnostics) {
                     if let Ok(bytes) = read_found(&found) {
                         let name = found.path.display().to_string();
-                        texts.extend(decode(&name, &bytes, &mut scratch));
+                        texts.extend(decode(&name, Cow::Owned(bytes), &mut scratch));
                     }
                 }
             }

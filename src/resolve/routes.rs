@@ -99,7 +99,7 @@ fn route_path(t: &Topology, route: usize) -> Option<(Vec<NodeIndex>, Vec<usize>)
     ))?;
     let mut nodes = vec![rn];
     let mut gateways = Vec::new();
-    for (gi, li) in t.route_listeners(route) {
+    for &(gi, li) in t.route_listeners(route) {
         let g = &m.gateways[gi];
         let gl = topology::gateway_locator(&g.meta.namespace, &g.meta.name);
         let ll = gl.section(&g.spec.listeners[li].name.value);

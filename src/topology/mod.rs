@@ -108,6 +108,8 @@ pub struct Topology<'m> {
     attached_in_order: HashMap<NodeIndex, Vec<usize>>,
     /// `(namespace, name)` → the first gateway with that key.
     gateway_ix: HashMap<(&'m str, &'m str), usize>,
+    /// Each route's (gateway, listener) pairs ([`Topology::route_listeners`]), by the model's index.
+    route_parents: Vec<Vec<(usize, usize)>>,
     /// Gateway → the first GatewayClass named by its `gatewayClassName`.
     gateway_class_ix: Vec<Option<usize>>,
     /// Nodes of the targetables of a path, by model indices (what a locator lookup would give).
@@ -151,6 +153,7 @@ impl<'m> Topology<'m> {
             attached_at: HashMap::new(),
             attached_in_order: HashMap::new(),
             gateway_ix: HashMap::new(),
+            route_parents: Vec::new(),
             gateway_class_ix: Vec::new(),
             class_nodes: Vec::new(),
             gateway_nodes: Vec::new(),
@@ -172,6 +175,10 @@ impl<'m> Topology<'m> {
             t.gateway_class_ix
                 .push(class_ix.get(g.spec.class_name.value.as_str()).copied());
         }
+        // The listeners of every route, found once on every core: the links, the paths and the
+        // route views read them.
+        t.route_parents = crate::par::map(&model.routes, 4096, |r| t.parents_of(r));
+        t.reserve();
         t.add_objects();
         t.add_targetables();
         t.add_sections();
@@ -555,22 +562,23 @@ impl<'m> Topology<'m> {
                 );
             }
         }
-        // Listener → Route, per parentRef in order (HTTP, then GRPC).
+        // Listener → Route, per parentRef in order (HTTP, then GRPC); then the links of the
+        // routes' rules. Each route's edges are found on every core, then added in that order.
+        let (listener_edges, rule_edges) = self.route_edges();
         for kind in [RouteKind::Http, RouteKind::Grpc] {
             for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
-                    continue;
-                }
-                for (gi, li) in self.route_listeners(ri) {
-                    self.edge_between(
-                        self.listener_nodes[gi][li],
-                        self.route_nodes[ri],
-                        EdgeKind::Link,
-                    );
+                if r.spec.kind == kind {
+                    self.add_edges(&listener_edges[ri]);
                 }
             }
         }
-        self.link_rules();
+        for kind in [RouteKind::Http, RouteKind::Grpc] {
+            for (ri, r) in m.routes.iter().enumerate() {
+                if r.spec.kind == kind {
+                    self.add_edges(&rule_edges[ri]);
+                }
+            }
+        }
         // Service → ServicePort.
         for s in &m.services {
             let sl = Locator::object("Service", "", &s.meta.namespace, &s.meta.name);
@@ -582,9 +590,23 @@ impl<'m> Topology<'m> {
         }
     }
 
-    /// Route → Rule, Rule → ServicePort (backendRefs with a port), Rule → Service (without), route
-    /// kind by kind.
-    fn link_rules(&mut self) {
+    /// Link edges, in the order they are added.
+    fn add_edges(&mut self, edges: &[(NodeIndex, NodeIndex)]) {
+        for &(a, b) in edges {
+            self.graph.add_edge(a, b, EdgeKind::Link);
+        }
+    }
+
+    /// Each route's link edges, by the model's index (none for routes outside the topology): its
+    /// listeners' edges to it, in parentRef order; and Route → Rule, Rule → ServicePort (backendRefs
+    /// with a port), Rule → Service (without).
+    #[allow(clippy::type_complexity)]
+    fn route_edges(
+        &self,
+    ) -> (
+        Vec<Vec<(NodeIndex, NodeIndex)>>,
+        Vec<Vec<(NodeIndex, NodeIndex)>>,
+    ) {
         let m = self.model;
         let mut service_ix: HashMap<(&str, &str), usize> = HashMap::new();
         for (i, s) in m.services.iter().enumerate() {
@@ -592,61 +614,75 @@ impl<'m> Topology<'m> {
                 .entry((s.meta.namespace.as_str(), s.meta.name.as_str()))
                 .or_insert(i);
         }
-        for kind in [RouteKind::Http, RouteKind::Grpc] {
-            for (ri, r) in m.routes.iter().enumerate() {
-                if r.spec.kind != kind || !route_in_topology(kind, self.version()) {
-                    continue;
+        let routes: Vec<usize> = (0..m.routes.len()).collect();
+        crate::par::map(&routes, 4096, |&ri| {
+            let r = &m.routes[ri];
+            let (mut listeners, mut rules) = (Vec::new(), Vec::new());
+            if !route_in_topology(r.spec.kind, self.version()) {
+                return (listeners, rules);
+            }
+            let link = |out: &mut Vec<_>, a: Option<NodeIndex>, b: Option<NodeIndex>| {
+                if let (Some(a), Some(b)) = (a, b) {
+                    out.push((a, b));
                 }
-                for xi in 0..r.spec.rules.len() {
-                    self.edge_between(
-                        self.route_nodes[ri],
-                        self.rule_nodes[ri][xi],
-                        EdgeKind::Link,
-                    );
-                }
-                for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_n = self.rule_nodes[ri][xi];
-                    for b in &rule.backend_refs {
-                        let Some(port) = b.port else { continue };
-                        if !b.group.is_empty() || b.kind != "Service" {
-                            continue;
-                        }
-                        let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        if let Some(s) = service_ix
-                            .get(&(ns, b.name.as_str()))
-                            .map(|&i| &m.services[i])
-                            && let Some((Some(pn), _)) =
-                                s.spec.ports.iter().find(|(_, p)| *p == port)
-                        {
-                            let sl = Locator::object("Service", "", ns, &b.name).section(pn);
-                            let to = self.index.get(&sl).copied();
-                            self.edge_between(rule_n, to, EdgeKind::Link);
-                        }
+            };
+            for &(gi, li) in self.route_listeners(ri) {
+                link(
+                    &mut listeners,
+                    self.listener_nodes[gi][li],
+                    self.route_nodes[ri],
+                );
+            }
+            for xi in 0..r.spec.rules.len() {
+                link(&mut rules, self.route_nodes[ri], self.rule_nodes[ri][xi]);
+            }
+            for (xi, rule) in r.spec.rules.iter().enumerate() {
+                let rule_n = self.rule_nodes[ri][xi];
+                for b in &rule.backend_refs {
+                    let Some(port) = b.port else { continue };
+                    if !b.group.is_empty() || b.kind != "Service" {
+                        continue;
                     }
-                }
-                for (xi, rule) in r.spec.rules.iter().enumerate() {
-                    let rule_n = self.rule_nodes[ri][xi];
-                    for b in &rule.backend_refs {
-                        if b.port.is_some() || !b.group.is_empty() || b.kind != "Service" {
-                            continue;
-                        }
-                        let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
-                        let to = self
-                            .index
-                            .get(&Locator::object("Service", "", ns, &b.name))
-                            .copied();
-                        self.edge_between(rule_n, to, EdgeKind::Link);
+                    let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
+                    if let Some(s) = service_ix
+                        .get(&(ns, b.name.as_str()))
+                        .map(|&i| &m.services[i])
+                        && let Some((Some(pn), _)) = s.spec.ports.iter().find(|(_, p)| *p == port)
+                    {
+                        let sl = Locator::object("Service", "", ns, &b.name).section(pn);
+                        link(&mut rules, rule_n, self.index.get(&sl).copied());
                     }
                 }
             }
-        }
+            for (xi, rule) in r.spec.rules.iter().enumerate() {
+                let rule_n = self.rule_nodes[ri][xi];
+                for b in &rule.backend_refs {
+                    if b.port.is_some() || !b.group.is_empty() || b.kind != "Service" {
+                        continue;
+                    }
+                    let ns = b.namespace.as_deref().unwrap_or(&r.meta.namespace);
+                    let to = self
+                        .index
+                        .get(&Locator::object("Service", "", ns, &b.name))
+                        .copied();
+                    link(&mut rules, rule_n, to);
+                }
+            }
+            (listeners, rules)
+        })
+        .into_iter()
+        .unzip()
     }
 
     /// The (gateway, listener) pairs a route attaches to, one entry per parentRef match, in parentRef
     /// order (duplicates kept, as policy-machinery draws duplicate edges). Port, allowedRoutes and
     /// hostnames are not consulted.
-    pub fn route_listeners(&self, route: usize) -> Vec<(usize, usize)> {
-        let r = &self.model.routes[route];
+    pub fn route_listeners(&self, route: usize) -> &[(usize, usize)] {
+        self.route_parents.get(route).map_or(&[], Vec::as_slice)
+    }
+
+    /// [`Self::route_listeners`] of one route, from the gateway index.
+    fn parents_of(&self, r: &crate::model::Obj<crate::model::Route>) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for pr in &r.spec.parent_refs {
             if pr.group != GATEWAY_API_GROUP || pr.kind != "Gateway" {
@@ -663,6 +699,38 @@ impl<'m> Topology<'m> {
             }
         }
         out
+    }
+
+    /// Room in the graph and the locator index for every node the build adds, and for the links
+    /// of routes and rules (a large estate would otherwise grow them a dozen times over).
+    fn reserve(&mut self) {
+        let m = self.model;
+        let version = m.version;
+        let in_topology = || (m.routes.iter()).filter(|r| route_in_topology(r.spec.kind, version));
+        let listeners: usize = m.gateways.iter().map(|g| g.spec.listeners.len()).sum();
+        let rules: usize = in_topology().map(|r| r.spec.rules.len()).sum();
+        let ports: usize = (m.services.iter())
+            .map(|s| s.spec.ports.iter().filter(|(n, _)| n.is_some()).count())
+            .sum();
+        let nodes = m.kuadrants.len()
+            + m.gateway_classes.len()
+            + m.gateways.len()
+            + in_topology().count()
+            + m.services.len()
+            + listeners
+            + rules
+            + ports
+            + m.policies.len()
+            + m.extensions.len();
+        let parents: usize = self.route_parents.iter().map(Vec::len).sum();
+        let backends: usize = in_topology()
+            .flat_map(|r| &r.spec.rules)
+            .map(|x| x.backend_refs.len())
+            .sum();
+        let edges = m.policies.len() + listeners + parents + rules + backends + ports;
+        self.graph.reserve_nodes(nodes);
+        self.graph.reserve_edges(edges);
+        self.index.reserve(nodes);
     }
 
     /// The nodes `--for` keeps around `focus`: the node itself, its ancestors and descendants along link
@@ -789,7 +857,7 @@ impl<'m> Topology<'m> {
             if !route_in_topology(r.spec.kind, self.version()) {
                 continue;
             }
-            for (gi, li) in self.route_listeners(ri) {
+            for &(gi, li) in self.route_listeners(ri) {
                 let Some(ci) = self.gateway_class_of(gi) else {
                     continue;
                 };
@@ -1086,7 +1154,7 @@ mod tests {
                 if !route_in_topology(r.spec.kind, version) {
                     continue;
                 }
-                for (gi, li) in t.route_listeners(ri) {
+                for &(gi, li) in t.route_listeners(ri) {
                     let Some(ci) = t.gateway_class_of(gi) else {
                         continue;
                     };
