@@ -99,7 +99,10 @@ pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics)
     let derived: std::collections::HashMap<String, &str> = model
         .policies
         .iter()
-        .filter_map(|p| Some((p.display(), p.meta.derived_from.as_deref()?)))
+        .filter_map(|p| {
+            let from = p.meta.derived_from.as_deref()?;
+            Some((p.display(), from))
+        })
         .collect();
     if derived.is_empty() {
         return;

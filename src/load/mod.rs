@@ -964,10 +964,31 @@ fn accept_object(
 /// does not depend on file names or the order of `-f` flags; every other one is reported and left
 /// out.
 fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnostics) -> Model {
-    let mut groups: HashMap<(&str, &str, &str, &str), Vec<usize>> =
-        HashMap::with_capacity(objs.len());
+    // Objects with the same identity, found by a hash of it (computed on every core) and then
+    // compared in full among the objects whose hashes are equal.
+    let hasher = foldhash::fast::FixedState::with_seed(0);
+    let hashes: Vec<u64> = crate::par::map(&objs, 8192, |o| {
+        std::hash::BuildHasher::hash_one(&hasher, o.identity())
+    });
+    let mut first: HashMap<u64, usize> = HashMap::with_capacity(objs.len());
+    let mut same_hash: Vec<usize> = Vec::new();
+    for (i, &h) in hashes.iter().enumerate() {
+        if let Some(&f) = first.get(&h) {
+            // Sorted and de-duplicated below.
+            same_hash.extend([f, i]);
+        } else {
+            first.insert(h, i);
+        }
+    }
+    drop(first);
+    same_hash.sort_unstable();
+    same_hash.dedup();
+    // What one pass over every object in order finds: each identity's objects, and the identities
+    // with two or more, in the order their second object comes.
+    let mut groups: HashMap<(&str, &str, &str, &str), Vec<usize>> = HashMap::new();
     let mut repeated = Vec::new();
-    for (i, o) in objs.iter().enumerate() {
+    for &i in &same_hash {
+        let o = &objs[i];
         let group = groups.entry(o.identity()).or_default();
         group.push(i);
         if group.len() == 2 {

@@ -20,13 +20,15 @@ fn is_marker(line: &str, marker: &str) -> bool {
 pub(super) fn documents(text: &str) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut start = 0;
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        if pos != start && is_marker(line, "---") {
+    // Only a line that starts with `---` can begin a document: the text's first line, and each
+    // `---` after a line feed (found by a substring search, not line by line).
+    let later = text.match_indices("\n---").map(|(i, _)| i + 1);
+    for pos in std::iter::once(0).chain(later) {
+        // Slice: `pos` is 0 or just after a line feed, a char boundary.
+        if pos != start && is_marker(&text[pos..], "---") {
             push(text, start, pos, &mut chunks);
             start = pos;
         }
-        pos += line.len();
     }
     push(text, start, text.len(), &mut chunks);
     chunks
@@ -71,6 +73,39 @@ mod tests {
             texts(s),
             vec!["a: 1\n", "---\nb: '---'\n  ---x\n", "---\nc: 3\n"]
         );
+    }
+
+    /// The split by substring search finds the documents a walk line by line finds, on texts
+    /// made of the pieces that matter (markers, line ends, carriage returns, comments).
+    #[test]
+    fn the_search_finds_what_a_line_walk_finds() {
+        fn by_lines(text: &str) -> Vec<Chunk> {
+            let (mut chunks, mut start, mut pos) = (Vec::new(), 0, 0);
+            for line in text.split_inclusive('\n') {
+                if pos != start && is_marker(line, "---") {
+                    push(text, start, pos, &mut chunks);
+                    start = pos;
+                }
+                pos += line.len();
+            }
+            push(text, start, text.len(), &mut chunks);
+            chunks
+        }
+        let pieces = [
+            "---", "\n", "\r\n", " ", "\t", "a: 1", "#", "...", "--", "-", "\r", "é",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 24) {
+                let i = (seed >> (k % 40)) as usize ^ (k as usize * 7);
+                text.push_str(pieces[i % pieces.len()]);
+            }
+            assert_eq!(documents(&text), by_lines(&text), "{text:?}");
+        }
     }
 
     #[test]

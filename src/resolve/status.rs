@@ -373,7 +373,46 @@ struct Walk {
     enforced_on: Vec<usize>,
     /// Whether some rule of the policy is effective in an effective policy, by address: paths share
     /// effective policies, and what the rules say depends on nothing else.
-    affected_in: HashMap<*const Effective, bool>,
+    affected_in: HashMap<usize, bool>,
+}
+
+impl Walk {
+    fn new() -> Self {
+        Walk {
+            affected_gateways: BTreeSet::new(),
+            overriding: BTreeMap::new(),
+            cel: Vec::new(),
+            cel_not_shown: Vec::new(),
+            enforced_on: Vec::new(),
+            affected_in: HashMap::new(),
+        }
+    }
+
+    /// Continue this walk with `later`, the walk of the same policy over the paths that follow:
+    /// what one walk over both runs of paths finds. An effective policy met in both runs gives
+    /// the same overriders in each; the first locator found is the earlier run's.
+    fn append(&mut self, later: Walk) {
+        self.affected_gateways.extend(later.affected_gateways);
+        for (k, o) in later.overriding {
+            match self.overriding.entry(k) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(o);
+                }
+                std::collections::btree_map::Entry::Occupied(mut e) => {
+                    let e = e.get_mut();
+                    if e.first.is_none() {
+                        e.first = o.first;
+                    }
+                    e.winners.extend(o.winners);
+                    e.sources.extend(o.sources);
+                }
+            }
+        }
+        self.cel.extend(later.cel);
+        self.cel_not_shown.extend(later.cel_not_shown);
+        self.enforced_on.extend(later.enforced_on);
+        self.affected_in.extend(later.affected_in);
+    }
 }
 
 /// Who overrides one rule key of a policy, over all the paths of its walk (each distinct effective
@@ -411,19 +450,6 @@ fn walks(
     wanted: &[bool],
 ) -> Vec<Option<Walk>> {
     let m = t.model;
-    let mut out: Vec<Option<Walk>> = wanted
-        .iter()
-        .map(|&w| {
-            w.then(|| Walk {
-                affected_gateways: BTreeSet::new(),
-                overriding: BTreeMap::new(),
-                cel: Vec::new(),
-                cel_not_shown: Vec::new(),
-                enforced_on: Vec::new(),
-                affected_in: HashMap::new(),
-            })
-        })
-        .collect();
     // The rule keys of every wanted policy of the kinds walked, on every core (a large estate has
     // tens of thousands of policies).
     let walked = |pi: usize| {
@@ -442,40 +468,63 @@ fn walks(
         cel_at.entry(c.path).or_default().push(c);
     }
     let shown = |c: &&CelIssue| shown.is_none_or(|p| c.provider == p);
-    for (index, (path, pe)) in paths.iter().zip(eff).enumerate() {
-        let mut ready = None;
-        for kind in [
-            PolicyKind::RateLimit,
-            PolicyKind::Auth,
-            PolicyKind::TokenRateLimit,
-        ] {
-            let Some(e) = effective_of(pe, kind) else {
-                continue;
-            };
-            let mut seen: Vec<usize> = Vec::new();
-            for &pi in &e.policies {
-                if m.policies[pi].kind != kind || seen.contains(&pi) {
+    // Contiguous runs of paths walked on every core, each run's walks appended to the earlier
+    // runs' in path order.
+    const PATHS_PER_THREAD: usize = 16384;
+    let threads = crate::par::cores()
+        .min(paths.len() / PATHS_PER_THREAD)
+        .max(1);
+    let ranges = crate::par::even_ranges(paths.len(), threads);
+    let fresh = || -> Vec<Option<Walk>> { wanted.iter().map(|&w| w.then(Walk::new)).collect() };
+    let parts = crate::par::map_ranges(ranges, |r| {
+        let mut out = fresh();
+        for index in r {
+            let (path, pe) = (&paths[index], &eff[index]);
+            let mut ready = None;
+            for kind in [
+                PolicyKind::RateLimit,
+                PolicyKind::Auth,
+                PolicyKind::TokenRateLimit,
+            ] {
+                let Some(e) = effective_of(pe, kind) else {
                     continue;
+                };
+                let mut seen: Vec<usize> = Vec::new();
+                for &pi in &e.policies {
+                    if m.policies[pi].kind != kind || seen.contains(&pi) {
+                        continue;
+                    }
+                    seen.push(pi);
+                    let Some(w) = out.get_mut(pi).and_then(Option::as_mut) else {
+                        continue;
+                    };
+                    // Every wanted policy of a walked kind has its keys.
+                    let Some(keys) = keys.get(pi).and_then(Option::as_deref) else {
+                        continue;
+                    };
+                    walk_path(
+                        t,
+                        (index, path),
+                        e,
+                        (cel_at.get(&index), &shown),
+                        opts,
+                        pi,
+                        keys,
+                        w,
+                        &mut ready,
+                    );
                 }
-                seen.push(pi);
-                let Some(w) = out.get_mut(pi).and_then(Option::as_mut) else {
-                    continue;
-                };
-                // Every wanted policy of a walked kind has its keys.
-                let Some(keys) = keys.get(pi).and_then(Option::as_deref) else {
-                    continue;
-                };
-                walk_path(
-                    t,
-                    (index, path),
-                    e,
-                    (cel_at.get(&index), &shown),
-                    opts,
-                    pi,
-                    keys,
-                    w,
-                    &mut ready,
-                );
+            }
+        }
+        out
+    });
+    let mut parts = parts.into_iter();
+    // No path at all: no run, and every wanted policy's walk is empty.
+    let mut out = parts.next().unwrap_or_else(fresh);
+    for part in parts {
+        for (w, later) in out.iter_mut().zip(part) {
+            if let (Some(w), Some(later)) = (w, later) {
+                w.append(later);
             }
         }
     }
@@ -519,7 +568,10 @@ fn walk_path(
         if !*ready.get_or_insert_with(|| path_ready(t, path, opts)) {
             return;
         }
-        let seen = w.affected_in.get(&std::ptr::from_ref(e)).copied();
+        let seen = w
+            .affected_in
+            .get(&(std::ptr::from_ref(e) as usize))
+            .copied();
         let mut affected = seen.unwrap_or(p.kind == PolicyKind::Auth && e.rules.is_empty());
         if seen.is_none() && !affected {
             for k in keys {
@@ -553,7 +605,8 @@ fn walk_path(
                 }
             }
         }
-        w.affected_in.insert(std::ptr::from_ref(e), affected);
+        w.affected_in
+            .insert(std::ptr::from_ref(e) as usize, affected);
         if affected {
             w.affected_gateways.insert(path.gateway);
             w.enforced_on.push(index);
@@ -730,13 +783,22 @@ pub fn status(
     let paths = t.path_list();
     let has = |p: Provider| cel.iter().any(|c| c.provider == p);
     let shown = (has(Provider::Istio) && has(Provider::EnvoyGateway)).then_some(Provider::Istio);
-    let acc: Vec<Condition> = (0..m.policies.len()).map(|pi| accepted(t, pi)).collect();
+    let indices: Vec<usize> = (0..m.policies.len()).collect();
+    let acc: Vec<Condition> = crate::par::map(&indices, 1024, |&pi| accepted(t, pi));
     let wanted: Vec<bool> = acc
         .iter()
         .zip(&m.policies)
         .map(|(a, p)| a.is_true() && p.kind.is_inherited())
         .collect();
     let mut walks = walks(t, paths, eff, cel, shown, opts, &wanted);
+    // What each walk means, on every core.
+    let mut found: Vec<Option<(Condition, Vec<String>)>> = crate::par::map(&indices, 1024, |&pi| {
+        let w = walks[pi].as_ref()?;
+        Some((
+            enforced(t, &m.policies[pi], w, components),
+            overridden_by(m, w),
+        ))
+    });
     acc.into_iter()
         .enumerate()
         .map(|(pi, acc)| {
@@ -771,11 +833,9 @@ pub fn status(
                     cel_not_shown: None,
                 };
             }
-            let Some(w) = walks[pi].take() else {
+            let (Some(w), Some((enf, overridden_by))) = (walks[pi].take(), found[pi].take()) else {
                 unreachable!("every accepted inherited policy is walked")
             };
-            let enf = enforced(t, p, &w, components);
-            let overridden_by = overridden_by(m, &w);
             PolicyStatus {
                 policy: pi,
                 accepted: acc,

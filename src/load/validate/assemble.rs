@@ -37,16 +37,39 @@ pub(crate) fn sort_model(m: &mut Model) {
     fn by_key<T>(a: &Obj<T>, b: &Obj<T>) -> std::cmp::Ordering {
         (&a.meta.namespace, &a.meta.name).cmp(&(&b.meta.namespace, &b.meta.name))
     }
+    fn route_order(a: &Obj<Route>, b: &Obj<Route>) -> std::cmp::Ordering {
+        a.spec.kind.cmp(&b.spec.kind).then_with(|| by_key(a, b))
+    }
+    fn policy_order(a: &Policy, b: &Policy) -> std::cmp::Ordering {
+        (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
+    }
+    // The three long lists of a large estate are ordered on every core, then moved.
+    let (routes, (policies, services)) = if m.routes.len() + m.policies.len() >= PARALLEL_FROM {
+        let m = &*m;
+        crate::par::join(
+            || order_of(&m.routes, route_order),
+            || {
+                crate::par::join(
+                    || order_of(&m.policies, policy_order),
+                    || order_of(&m.services, by_key),
+                )
+            },
+        )
+    } else {
+        (
+            order_of(&m.routes, route_order),
+            (
+                order_of(&m.policies, policy_order),
+                order_of(&m.services, by_key),
+            ),
+        )
+    };
+    apply_order(&mut m.routes, &routes);
+    apply_order(&mut m.policies, &policies);
+    apply_order(&mut m.services, &services);
     sort_moving_once(&mut m.gateway_classes, by_key);
     sort_moving_once(&mut m.gateways, by_key);
-    sort_moving_once(&mut m.routes, |a, b| {
-        a.spec.kind.cmp(&b.spec.kind).then_with(|| by_key(a, b))
-    });
     sort_moving_once(&mut m.namespaces, by_key);
-    sort_moving_once(&mut m.services, by_key);
-    sort_moving_once(&mut m.policies, |a, b| {
-        (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
-    });
     sort_moving_once(&mut m.kuadrants, by_key);
     sort_moving_once(&mut m.limitadors, by_key);
     sort_moving_once(&mut m.authorinos, by_key);
@@ -59,15 +82,27 @@ pub(crate) fn sort_model(m: &mut Model) {
     m.skipped.sort();
 }
 
+/// Routes and policies together from which [`sort_model`] orders the long lists on every core.
+const PARALLEL_FROM: usize = 8192;
+
 /// A stable sort of `v` by `cmp` that moves each element a fixed number of times: the model's
-/// objects are large, and a merge sort would move them about log n times each. The order is applied
-/// in place, cycle by cycle, so no second vector of objects is allocated (fresh memory costs a page
-/// fault per page).
+/// objects are large, and a merge sort would move them about log n times each.
 pub(super) fn sort_moving_once<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
-    // order[i]: the index of the element that belongs at i.
+    let order = order_of(v, cmp);
+    apply_order(v, &order);
+}
+
+/// The stable order of `v` by `cmp`: `order[i]` is the index of the element that belongs at `i`.
+fn order_of<T>(v: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..v.len()).collect();
     // Index: `order` holds indices of `v`.
     order.sort_by(|&a, &b| cmp(&v[a], &v[b]));
+    order
+}
+
+/// Put `v` in `order` (from [`order_of`] on `v`) in place, cycle by cycle, so no second vector of
+/// objects is allocated (fresh memory costs a page fault per page).
+fn apply_order<T>(v: &mut [T], order: &[usize]) {
     let mut placed = vec![false; v.len()];
     for start in 0..v.len() {
         // Index: `order` is a permutation of `0..v.len()`, so every index below is in range.
