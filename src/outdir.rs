@@ -568,8 +568,10 @@ fn render_with<T: Sync, X: Send>(
     text: impl Fn(&T, &Value) -> String + Sync,
     note: impl Fn(&str, &str) -> (X, bool) + Sync,
 ) -> Result<BTreeMap<String, Rendered<X>>, OutDirError> {
-    // File texts are rendered on every core: a large estate's are hundreds of megabytes.
-    let rendered = crate::par::map(desired, 64, |item| {
+    // File texts are rendered on every core: a large estate's are hundreds of megabytes, most
+    // of them in a few objects (each gateway's wasm configuration), so the cores take small
+    // chunks in turn rather than a half each.
+    let rendered = crate::par::map_chunked(desired, 16, |item| {
         let v = head(item);
         let name = file_name(&v)?;
         let content = text(item, &v);
@@ -577,33 +579,60 @@ fn render_with<T: Sync, X: Send>(
         let content = keep.then_some(Text::Whole(content));
         Some((name, key_of(&v)?, display(&v), content, x))
     });
-    let mut want: BTreeMap<String, Rendered<X>> = BTreeMap::new();
-    let mut keys: BTreeMap<String, crate::diff::ObjectKey> = BTreeMap::new();
-    for r in rendered {
-        let (name, key, object, content, note) = r.ok_or(OutDirError::Unnamed)?;
-        // Two objects, one file: one would silently replace the other. (The same object twice keeps
-        // the last, as before.)
-        if let Some(k) = keys.get(&name)
-            && *k != key
+    // What one pass in order would find first: an object without a file name, or two objects,
+    // one file (one would silently replace the other; the same object twice keeps the last).
+    // Found from the files' names sorted (on every core), not by a map built item by item.
+    let unnamed = rendered.iter().position(Option::is_none);
+    let mut names: Vec<(&str, usize)> = (rendered.iter().enumerate())
+        .filter_map(|(i, r)| Some((r.as_ref()?.0.as_str(), i)))
+        .collect();
+    crate::par::sort_unstable(&mut names);
+    // The earliest item whose file an earlier item with another key already has, and that item.
+    let mut collision: Option<(usize, usize)> = None;
+    for group in names.chunk_by(|a, b| a.0 == b.0) {
+        let key_of = |i: usize| rendered[i].as_ref().map(|r| &r.1);
+        let first_key = key_of(group[0].1);
+        if let Some(w) = group.windows(2).find(|w| key_of(w[1].1) != first_key)
+            && collision.is_none_or(|(at, _)| w[1].1 < at)
         {
-            let (a, b) = (&want[&name].object, &object);
+            collision = Some((w[1].1, w[0].1));
+        }
+    }
+    match (collision, unnamed) {
+        (Some((at, before)), u) if u.is_none_or(|u| at < u) => {
+            let object = |i: usize| rendered[i].as_ref().map_or("", |r| r.2.as_str());
+            let (a, b) = (object(before), object(at));
             let (a, b) = if a <= b { (a, b) } else { (b, a) };
+            let name = rendered[at].as_ref().map_or("", |r| r.0.as_str());
             return Err(OutDirError::Collision {
-                file: shown(&dir.join(&name)),
+                file: shown(&dir.join(name)),
                 object_a: crate::render::terminal::line(a).into_owned(),
                 object_b: crate::render::terminal::line(b).into_owned(),
             });
         }
-        keys.insert(name.clone(), key);
-        want.insert(
-            name,
-            Rendered {
-                object,
-                content,
-                note,
-            },
-        );
+        (_, Some(_)) => return Err(OutDirError::Unnamed),
+        _ => {}
     }
+    // Each file once, the last of its items, in name order.
+    let last: Vec<usize> = names
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter_map(|g| g.last().map(|&(_, i)| i))
+        .collect();
+    let mut rendered = rendered;
+    let want: BTreeMap<String, Rendered<X>> = last
+        .into_iter()
+        .filter_map(|i| {
+            let (name, _, object, content, note) = rendered[i].take()?;
+            Some((
+                name,
+                Rendered {
+                    object,
+                    content,
+                    note,
+                },
+            ))
+        })
+        .collect();
     Ok(want)
 }
 
@@ -933,6 +962,24 @@ fn remove_all(dir: &Path, steps: &[Step]) -> Result<(), OutDirError> {
     Ok(())
 }
 
+/// What a run with `steps` reports, a line each: the action (with `check`, `stale (<action>)`, and
+/// nothing for an unchanged file), the path in `dir` (control characters escaped) and the object.
+/// The lines of a large plan are written on every core.
+pub fn report(dir: &Path, steps: &[Step], check: bool) -> String {
+    let lines = crate::par::map(steps, 4096, |s| {
+        if check && s.action == Action::Unchanged {
+            return String::new();
+        }
+        let verb = if check {
+            format!("stale ({})", s.action.as_str())
+        } else {
+            s.action.as_str().to_string()
+        };
+        format!("{verb:<10} {} ({})\n", shown(&s.path(dir)), s.object)
+    });
+    lines.concat()
+}
+
 /// Carry out a plan on a folder whose lock the caller holds (see [`lock`]), as [`apply`] does, and
 /// write a folder from scratch faster: when the folder is empty and the plan creates many files,
 /// they are written under their final names into a new folder beside it, made durable together,
@@ -1187,24 +1234,40 @@ fn staged(
         .iter()
         .filter(|s| s.action == Action::Created)
         .collect();
+    // The handle the files are made durable through, opened before any is written: a `syncfs`
+    // reports the write-back errors that happened since its handle was opened.
+    let Ok(sync_handle) = std::fs::File::open(stage.path()) else {
+        return Ok(false);
+    };
     // 1. Every file under its final name, several at a time; after a failure no further one is
-    // started, and the staging folder is removed (dropped) with what it holds.
+    // started, and the staging folder is removed (dropped) with what it holds. Meanwhile the
+    // files written so far are sent to the disk (see [`flush_behind`]).
     let failed = std::sync::atomic::AtomicBool::new(false);
+    let progress = Progress::default();
     let parts = (writes.len() / 32).clamp(1, STAGE_WRITERS);
-    let written = crate::par::map_ranges(crate::par::even_ranges(writes.len(), parts), |r| {
-        for n in r {
-            if failed.load(std::sync::atomic::Ordering::Relaxed) {
-                break;
-            }
-            let s = writes[n];
-            let fail_after = (fail.write_index == Some(n)).then_some(fail.after_bytes);
-            if let Err(e) = write_new(&stage.path().join(&s.file), s.content.as_ref(), fail_after) {
-                failed.store(true, std::sync::atomic::Ordering::Relaxed);
-                return Err(OutDirError::Write(shown(&dir.join(&s.file)), e));
-            }
-        }
-        Ok(())
-    });
+    let ((), written) = crate::par::join(
+        || flush_behind(stage.path(), &progress),
+        || {
+            // The flusher stops however the writers end.
+            let _finish = progress.finish_on_drop();
+            crate::par::map_ranges(crate::par::even_ranges(writes.len(), parts), |r| {
+                for n in r {
+                    if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                    let s = writes[n];
+                    let fail_after = (fail.write_index == Some(n)).then_some(fail.after_bytes);
+                    let path = stage.path().join(&s.file);
+                    if let Err(e) = write_new(&path, s.content.as_ref(), fail_after) {
+                        failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(OutDirError::Write(shown(&dir.join(&s.file)), e));
+                    }
+                    progress.wrote(s.content.as_ref().map_or(0, Text::len));
+                }
+                Ok(())
+            })
+        },
+    );
     if let Err(e) = written.into_iter().collect::<Result<(), _>>() {
         if fail.abandon {
             // As a killed run leaves it.
@@ -1213,7 +1276,8 @@ fn staged(
         return Err(e);
     }
     // 2. All of them durable at once.
-    sync_staged(stage.path(), &writes).map_err(|e| OutDirError::Write(shown(dir), e))?;
+    sync_staged(stage.path(), &sync_handle, &writes)
+        .map_err(|e| OutDirError::Write(shown(dir), e))?;
     // 3. Locked, then renamed over the empty folder: a run that waits for the lock on the empty
     // folder finds it replaced and waits for this one (see [`lock`]).
     let held = std::fs::File::open(stage.path())
@@ -1291,16 +1355,71 @@ fn write_new(path: &Path, text: Option<&Text>, fail_after: Option<usize>) -> std
     Ok(())
 }
 
-/// Make a staging folder's files and entries durable: one `syncfs` of its file system (Linux),
-/// else an `fsync` of each file and of the folder.
-fn sync_staged(stage: &Path, writes: &[&Step]) -> std::io::Result<()> {
+/// How much of a staging folder its writers have written, and whether they are done.
+#[derive(Default)]
+struct Progress {
+    bytes: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn wrote(&self, bytes: usize) {
+        self.bytes
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A guard that marks the writing done when it is dropped.
+    fn finish_on_drop(&self) -> impl Drop + '_ {
+        struct Finish<'p>(&'p Progress);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                self.0
+                    .done
+                    .store(true, std::sync::atomic::Ordering::Release);
+            }
+        }
+        Finish(self)
+    }
+}
+
+/// Written bytes after which [`flush_behind`] sends what is written to the disk.
+const FLUSH_EVERY: usize = 64 << 20;
+
+/// While a staging folder is written, send what is written to the disk every [`FLUSH_EVERY`]
+/// bytes (Linux: a `syncfs`, which waits for it on this thread only), so that the disk works while
+/// the writers do and the `syncfs` that makes the folder durable has little left to wait for.
+/// Its errors are not lost: [`sync_staged`]'s handle was opened before the first file.
+fn flush_behind(stage: &Path, progress: &Progress) {
     #[cfg(target_os = "linux")]
     {
-        let d = std::fs::File::open(stage)?;
-        if rustix::fs::syncfs(&d).is_ok() {
+        use std::sync::atomic::Ordering;
+        let Ok(d) = std::fs::File::open(stage) else {
+            return;
+        };
+        let mut flushed = 0;
+        while !progress.done.load(Ordering::Acquire) {
+            let now = progress.bytes.load(Ordering::Relaxed);
+            if now - flushed >= FLUSH_EVERY {
+                let _ = rustix::fs::syncfs(&d);
+                flushed = now;
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+    let _ = (stage, progress);
+}
+
+/// Make a staging folder's files and entries durable: one `syncfs` of its file system through
+/// `handle` (Linux), else an `fsync` of each file and of the folder.
+fn sync_staged(stage: &Path, handle: &std::fs::File, writes: &[&Step]) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        if rustix::fs::syncfs(handle).is_ok() {
             return Ok(());
         }
     }
+    let _ = handle;
     for s in writes {
         std::fs::File::open(stage.join(&s.file))?.sync_all()?;
     }
@@ -1760,6 +1879,24 @@ mod tests {
             plan(dir.path(), &[named("a"), named("a")]).unwrap().len(),
             1
         );
+        // The error is the one a pass in input order meets first, whatever the names' order.
+        let first = plan(
+            dir.path(),
+            &[named("z/b"), named("z-b"), named("a/b"), named("a-b")],
+        );
+        assert!(
+            matches!(&first, Err(e) if e.to_string().contains("ConfigMap ns/z-b and ConfigMap ns/z/b")),
+            "{first:?}"
+        );
+        let unnamed = json!({"kind": "ConfigMap"});
+        assert!(matches!(
+            plan(dir.path(), &[unnamed.clone(), named("a/b"), named("a-b")]),
+            Err(OutDirError::Unnamed)
+        ));
+        assert!(matches!(
+            plan(dir.path(), &[named("a/b"), named("a-b"), unnamed]),
+            Err(OutDirError::Collision { .. })
+        ));
     }
 
     /// Anything a name can hold gives one safe file name: no separator, no control character, no

@@ -109,6 +109,38 @@ pub(crate) fn map_ranges<R: Send>(
     })
 }
 
+/// `f` over `items` in order, like [`map`], for items whose costs differ widely (a gateway's wasm
+/// configuration beside thousands of small objects): the threads take chunks of `chunk` items one
+/// after another until none is left, so none waits idle while another has a long run to go.
+pub(crate) fn map_chunked<T: Sync, R: Send>(
+    items: &[T],
+    chunk: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let chunk = chunk.max(1);
+    let chunks = items.len().div_ceil(chunk);
+    let threads = cores().min(chunks).max(1);
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let taken = map_ranges(even_ranges(threads, threads), |_| {
+        let mut got: Vec<(usize, Vec<R>)> = Vec::new();
+        loop {
+            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if c >= chunks {
+                return got;
+            }
+            let start = c * chunk;
+            let end = (start + chunk).min(items.len());
+            got.push((c, items[start..end].iter().map(&f).collect()));
+        }
+    });
+    let mut taken: Vec<(usize, Vec<R>)> = taken.into_iter().flatten().collect();
+    taken.sort_unstable_by_key(|(c, _)| *c);
+    taken.into_iter().flat_map(|(_, r)| r).collect()
+}
+
 /// The parts of a [`map_ranges`] joined in order; a single part is taken as it is, not copied.
 pub(crate) fn joined<T: Clone>(mut parts: Vec<Vec<T>>) -> Vec<T> {
     if parts.len() == 1 {
@@ -176,6 +208,20 @@ pub(crate) fn sort_unstable<T: Ord + Send + Copy>(v: &mut Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chunked map gives the items' results in their order, whatever the lengths and chunk
+    /// sizes (chunks of one, a last partial chunk, fewer items than threads).
+    #[test]
+    fn chunked_map_keeps_the_order() {
+        for len in [0, 1, 2, 3, 7, 64, 100, 1000] {
+            let items: Vec<usize> = (0..len).collect();
+            for chunk in [0, 1, 3, 16, 64, 5000] {
+                let got = map_chunked(&items, chunk, |&i| i * 3 + 1);
+                let want: Vec<usize> = items.iter().map(|&i| i * 3 + 1).collect();
+                assert_eq!(got, want, "len {len}, chunk {chunk}");
+            }
+        }
+    }
 
     /// The parallel sort gives `sort_unstable`'s order, for lengths around every cut.
     #[test]

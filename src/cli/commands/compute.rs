@@ -87,22 +87,7 @@ fn emit(a: &ComputeArgs, ui: &Ui, run: &policyctl::Run) -> Result<Outcome, CliEr
             .iter()
             .filter(|s| s.action != outdir::Action::Unchanged)
             .collect();
-        let mut report = String::new();
-        for s in &steps {
-            if a.check && s.action == outdir::Action::Unchanged {
-                continue;
-            }
-            let verb = if a.check {
-                format!("stale ({})", s.action.as_str())
-            } else {
-                s.action.as_str().to_string()
-            };
-            report.push_str(&format!(
-                "{verb:<10} {} ({})\n",
-                shown(&s.path(dir)),
-                s.object
-            ));
-        }
+        let report = outdir::report(dir, &steps, a.check);
         if a.check {
             if stale.is_empty() {
                 ui.out(&format!(
