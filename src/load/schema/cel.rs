@@ -468,21 +468,19 @@ fn select<'a>(v: &V<'a>, field: &str) -> V<'a> {
             let Value::Map(entries) = &n.value else {
                 return err(format!("no such key: {field}"));
             };
-            let child = s.child(field);
-            match entries.iter().find(|e| e.key.value == field) {
+            let declared = s.property(field);
+            let child = declared.or_else(|| s.additional());
+            match entries.iter().find(|e| same(&e.key.value, field)) {
                 Some(e)
                     if !matches!(e.value.value, Value::Null)
                         || child.is_some_and(|c| c.nullable) =>
                 {
-                    match child {
-                        Some(c) => of_node(&e.value, c),
-                        None => of_node(&e.value, ANY.get_or_init(super::Schema::any)),
-                    }
+                    of_node(
+                        &e.value,
+                        child.unwrap_or_else(|| ANY.get_or_init(super::Schema::any)),
+                    )
                 }
-                _ => match s
-                    .property(field)
-                    .and_then(|p| p.default.as_ref().map(|d| (d, p)))
-                {
+                _ => match declared.and_then(|p| p.default.as_ref().map(|d| (d, p))) {
                     Some((d, p)) => of_node(d, p),
                     None => err(format!("no such key: {field}")),
                 },
@@ -493,6 +491,12 @@ fn select<'a>(v: &V<'a>, field: &str) -> V<'a> {
     }
 }
 
+/// Whether two names are equal, their lengths and first bytes compared before their text (the
+/// keys of a mapping are short and often of the same length).
+pub(super) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
 static ANY: std::sync::OnceLock<Schema> = std::sync::OnceLock::new();
 
 fn has(v: &V<'_>, field: &str) -> V<'static> {
@@ -501,7 +505,7 @@ fn has(v: &V<'_>, field: &str) -> V<'static> {
             Value::Map(entries) => V::Bool(
                 entries
                     .iter()
-                    .any(|e| e.key.value == field && !matches!(e.value.value, Value::Null))
+                    .any(|e| same(&e.key.value, field) && !matches!(e.value.value, Value::Null))
                     || s.property(field).is_some_and(|p| p.default.is_some()),
             ),
             _ => err("invalid type for field selection"),
@@ -566,9 +570,7 @@ fn comprehension<'a>(c: &'a Comp, vars: &mut Vec<V<'a>>) -> V<'a> {
         match &range {
             V::Node(n, s) => match &n.value {
                 Value::Seq(items) => {
-                    let schema = s
-                        .items
-                        .as_deref()
+                    let schema = s.items()
                         .unwrap_or_else(|| ANY.get_or_init(Schema::any));
                     items.get(i).map_or(V::Null, |x| of_node(x, schema))
                 }
@@ -699,9 +701,7 @@ fn apply<'a>(f: F, a: V<'a>, b: V<'a>) -> V<'a> {
             V::List(l) => V::Bool(l.iter().any(|x| equal(x, &a))),
             V::Node(n, s) => match &n.value {
                 Value::Seq(items) => {
-                    let item = s
-                        .items
-                        .as_deref()
+                    let item = s.items()
                         .unwrap_or_else(|| ANY.get_or_init(Schema::any));
                     V::Bool(items.iter().any(|x| equal(&of_node(x, item), &a)))
                 }
@@ -756,9 +756,7 @@ fn index<'a>(a: &V<'a>, b: &V<'a>) -> V<'a> {
             .unwrap_or_else(|| err(format!("index out of bounds: {i}"))),
         (V::Node(n, s), V::Int(i)) => match &n.value {
             Value::Seq(items) => {
-                let item = s
-                    .items
-                    .as_deref()
+                let item = s.items()
                     .unwrap_or_else(|| ANY.get_or_init(Schema::any));
                 usize::try_from(*i)
                     .ok()
@@ -856,9 +854,7 @@ fn elements<'a>(v: &V<'a>) -> Option<Vec<V<'a>>> {
         V::List(l) => Some(l.as_ref().clone()),
         V::Node(n, s) => match &n.value {
             Value::Seq(items) => {
-                let item = s
-                    .items
-                    .as_deref()
+                let item = s.items()
                     .unwrap_or_else(|| ANY.get_or_init(Schema::any));
                 Some(items.iter().map(|x| of_node(x, item)).collect())
             }
@@ -881,9 +877,9 @@ mod tests {
         fn walk(s: &Schema, out: &mut std::collections::BTreeSet<String>) {
             out.extend(s.rules.iter().map(|r| r.source.clone()));
             for (_, c) in &s.properties {
-                walk(c, out);
+                walk(c.get(), out);
             }
-            for c in s.items.iter().chain(s.additional.iter()) {
+            for c in s.items().into_iter().chain(s.additional()) {
                 walk(c, out);
             }
         }
