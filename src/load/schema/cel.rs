@@ -468,9 +468,19 @@ fn select<'a>(v: &V<'a>, field: &str) -> V<'a> {
             let Value::Map(entries) = &n.value else {
                 return err(format!("no such key: {field}"));
             };
+            let found = entries.iter().find(|e| same(&e.key.value, field));
+            // A string or a boolean reads the same whatever its schema: its schema is not
+            // looked up.
+            if let Some(e) = found {
+                match &e.value.value {
+                    Value::Str(x) => return V::Str(Cow::Borrowed(x)),
+                    Value::Bool(b) => return V::Bool(*b),
+                    _ => {}
+                }
+            }
             let declared = s.property(field);
             let child = declared.or_else(|| s.additional());
-            match entries.iter().find(|e| same(&e.key.value, field)) {
+            match found {
                 Some(e)
                     if !matches!(e.value.value, Value::Null)
                         || child.is_some_and(|c| c.nullable) =>
@@ -533,14 +543,19 @@ fn ev<'a>(e: &'a E, vars: &mut Vec<V<'a>>) -> V<'a> {
             .get(*i)
             .cloned()
             .unwrap_or_else(|| err("unbound variable")),
-        E::Select(o, f) => {
-            let v = ev(o, vars);
-            select(&v, f)
-        }
-        E::Has(o, f) => {
-            let v = ev(o, vars);
-            has(&v, f)
-        }
+        // A field of a variable is read from the variable in place (not from a copy of it).
+        E::Select(o, f) => match o.as_ref() {
+            E::Var(i) => vars
+                .get(*i)
+                .map_or_else(|| err("unbound variable"), |v| select(v, f)),
+            _ => select(&ev(o, vars), f),
+        },
+        E::Has(o, f) => match o.as_ref() {
+            E::Var(i) => vars
+                .get(*i)
+                .map_or_else(|| err("unbound variable"), |v| has(v, f)),
+            _ => has(&ev(o, vars), f),
+        },
         E::List(items) => V::List(Rc::new(items.iter().map(|x| ev(x, vars)).collect())),
         E::Matches(t, re) => match (ev(t, vars), re) {
             (V::Str(s), Ok(re)) => V::Bool(re.is_match(&s)),

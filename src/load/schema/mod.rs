@@ -265,7 +265,7 @@ impl Schema {
             #[serde(rename = "x-policyctl-since")]
             since: Option<Json>,
             #[serde(borrow)]
-            properties: Option<&'a RawValue>,
+            properties: Props<'a>,
             #[serde(rename = "additionalProperties", borrow)]
             additional: Option<&'a RawValue>,
             required: Option<Json>,
@@ -333,17 +333,13 @@ impl Schema {
         s.int_or_string = flag(&m.int_or_string);
         s.embedded = flag(&m.embedded);
         s.since = text(&m.since);
-        // Keys in order (a JSON object's keys are unique).
-        if let Some(p) = m.properties.and_then(|p| {
-            serde_json::from_str::<std::collections::BTreeMap<String, &'static RawValue>>(p.get())
-                .ok()
-        }) {
-            s.properties = p.into_iter().map(|(k, v)| (k, Sub::lazy(v))).collect();
-            s.index = (s.properties.iter().enumerate())
-                .map(|(i, (n, _))| (fingerprint(n), i as u32))
-                .collect();
-            s.index.sort_unstable();
-        }
+        s.properties = (m.properties.0.into_iter())
+            .map(|(k, v)| (k, Sub::lazy(v)))
+            .collect();
+        s.index = (s.properties.iter().enumerate())
+            .map(|(i, (n, _))| (fingerprint(n), i as u32))
+            .collect();
+        s.index.sort_unstable();
         if let Some(a) = m.additional {
             let text = a.get().trim_start();
             if text.starts_with('{') {
@@ -405,6 +401,55 @@ impl Schema {
         // int-or-string).
         s.preserve_unknown = flag(&m.preserve_unknown);
         s
+    }
+}
+
+/// A schema's `properties`, each property's schema as text, sorted by name (the last of a repeated
+/// name kept, as a JSON object keeps it); a value that is not an object declares none. Read in the
+/// same pass as the schema's other keywords.
+#[derive(Default)]
+struct Props<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Props<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Read<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Read<'a> {
+            type Value = Props<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Props<'a>, M::Error> {
+                let mut out = std::collections::BTreeMap::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.insert(k, v);
+                }
+                Ok(Props(out.into_iter().collect()))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut q: S) -> Result<Props<'a>, S::Error> {
+                while q.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Props::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_unit<E>(self) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+        }
+        d.deserialize_any(Read(std::marker::PhantomData))
     }
 }
 
