@@ -72,9 +72,12 @@ impl Rule {
             {
                 return c;
             }
-            let compiled = Arc::new(
-                precompiled(&self.source).unwrap_or_else(|| Compiled::parse(&self.source)),
-            );
+            let mut compiled =
+                precompiled(&self.source).unwrap_or_else(|| Compiled::parse(&self.source));
+            if let Ok(program) = &mut compiled.program {
+                memoize(program);
+            }
+            let compiled = Arc::new(compiled);
             if let Ok(mut m) = parsed.lock() {
                 m.insert(self.source.clone(), compiled.clone());
             }
@@ -171,6 +174,10 @@ pub(crate) enum E {
     /// `x in [literals]`, without building the list.
     InLits(Box<E>, Vec<Lit>),
     Comp(Box<Comp>),
+    /// A field (or a chain of fields, or `has`) of a variable bound outside the comprehension
+    /// whose loop reads it: evaluated the first time the loop reads it, kept in its slot until
+    /// the comprehension ends ([`memoize`]).
+    Memo(usize, Box<E>),
 }
 
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -182,6 +189,10 @@ pub(crate) struct Comp {
     cond: E,
     step: E,
     result: E,
+    /// The slots of the loop-invariant fields read in the loop ([`memoize`]), emptied when the
+    /// comprehension starts.
+    #[serde(skip)]
+    memos: Vec<usize>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -288,6 +299,7 @@ impl Compiler {
                     cond,
                     step,
                     result,
+                    memos: vec![],
                 }))
             }
             Expr::Call(call) => {
@@ -359,6 +371,80 @@ impl Compiler {
     }
 }
 
+/// Mark the loop-invariant fields of each comprehension's loop: a chain of field selections or
+/// `has` tests that starts from a variable bound outside the comprehension (`self`, or an outer
+/// comprehension's variable) reads the same value at every turn of the loop, so it is evaluated
+/// once per run of the comprehension, when the loop first reads it. Gateway's listener rules
+/// compare every listener with every other (`self.all(l1, self.exists_one(l2, l1.name ==
+/// l2.name))`): `l1`'s fields were read again for each `l2`. The rules are pure and their
+/// errors are values, so the verdicts are those of the rule as written.
+fn memoize(program: &mut E) {
+    fn children(e: &mut E) -> Vec<&mut E> {
+        match e {
+            E::Lit(_) | E::Var(_) => vec![],
+            E::Select(o, _) | E::Has(o, _) | E::Matches(o, _) | E::InLits(o, _) => vec![&mut **o],
+            E::Memo(_, x) => vec![&mut **x],
+            E::Call(_, args) | E::List(args) => args.iter_mut().collect(),
+            E::Comp(c) => {
+                let c = &mut **c;
+                vec![
+                    &mut c.range,
+                    &mut c.init,
+                    &mut c.cond,
+                    &mut c.step,
+                    &mut c.result,
+                ]
+            }
+        }
+    }
+    fn max_slot(e: &mut E) -> usize {
+        let own = match e {
+            E::Var(j) | E::Memo(j, _) => *j,
+            E::Comp(c) => c.iter,
+            _ => 0,
+        };
+        children(e).into_iter().map(max_slot).fold(own, usize::max)
+    }
+    /// The variable a chain of selections and `has` tests starts from.
+    fn root(e: &E) -> Option<usize> {
+        match e {
+            E::Var(j) => Some(*j),
+            E::Select(o, _) | E::Has(o, _) => root(o),
+            _ => None,
+        }
+    }
+    /// Wrap the largest chains of `e` that start from a variable below `limit`.
+    fn wrap(e: &mut E, limit: usize, next: &mut usize, memos: &mut Vec<usize>) {
+        if matches!(e, E::Select(..) | E::Has(..)) && root(e).is_some_and(|j| j < limit) {
+            let chain = std::mem::replace(e, E::Lit(Lit::Null));
+            *e = E::Memo(*next, Box::new(chain));
+            memos.push(*next);
+            *next += 1;
+            return;
+        }
+        if matches!(e, E::Memo(..)) {
+            return;
+        }
+        for c in children(e) {
+            wrap(c, limit, next, memos);
+        }
+    }
+    fn visit(e: &mut E, next: &mut usize) {
+        if let E::Comp(c) = e {
+            let c = &mut **c;
+            let mut memos = vec![];
+            wrap(&mut c.cond, c.accu, next, &mut memos);
+            wrap(&mut c.step, c.accu, next, &mut memos);
+            c.memos = memos;
+        }
+        for c in children(e) {
+            visit(c, next);
+        }
+    }
+    let mut next = max_slot(program) + 1;
+    visit(program, &mut next);
+}
+
 /// A property name as the rule writes it: Kubernetes escapes CEL reserved words as `__word__`
 /// and `_`, `.`, `-`, `/` as `__underscores__`, `__dot__`, `__dash__`, `__slash__`.
 fn unescape(field: &str) -> String {
@@ -416,6 +502,9 @@ pub(crate) enum V<'a> {
     Node(&'a Node, &'a Schema),
     List(Rc<Vec<V<'a>>>),
     Err(Rc<str>),
+    /// The slot of a loop-invariant field not read yet in this run of its comprehension (never
+    /// the value of an expression).
+    Unset,
 }
 
 fn err<'a>(m: impl Into<String>) -> V<'a> {
@@ -564,6 +653,17 @@ fn ev<'a>(e: &'a E, vars: &mut Vec<V<'a>>) -> V<'a> {
             _ => err("no such overload: matches"),
         },
         E::Comp(c) => comprehension(c, vars),
+        E::Memo(slot, x) => match vars.get(*slot) {
+            Some(V::Unset) => {
+                let v = ev(x, vars);
+                if let Some(m) = vars.get_mut(*slot) {
+                    *m = v.clone();
+                }
+                v
+            }
+            Some(v) => v.clone(),
+            None => ev(x, vars),
+        },
         E::Call(f, args) => call(*f, args, vars),
     }
 }
@@ -600,7 +700,15 @@ fn comprehension<'a>(c: &'a Comp, vars: &mut Vec<V<'a>>) -> V<'a> {
     };
     let init = ev(&c.init, vars);
     let depth = vars.len();
-    vars.resize(c.iter + 1, V::Null);
+    // The loop's variables, and the slots of its loop-invariant fields (above every other slot:
+    // the vector only grows here, and is cut back to its length when the comprehension ends).
+    let need = (c.memos.iter()).fold(c.iter + 1, |n, m| n.max(m + 1));
+    if vars.len() < need {
+        vars.resize(need, V::Null);
+    }
+    for m in &c.memos {
+        vars[*m] = V::Unset;
+    }
     vars[c.accu] = init;
     for i in 0..len {
         vars[c.iter] = item(i);
@@ -932,6 +1040,62 @@ mod tests {
         for source in &sources {
             assert!(precompiled(source).is_some(), "{source}");
         }
+    }
+
+    /// A rule whose loops read fields of outer variables once per run of the loop gives what the
+    /// rule as written gives (the same evaluator without [`memoize`]), on lists that pass and
+    /// fail, with fields missing (errors) and defaulted.
+    #[test]
+    fn memoized_loops_agree_with_the_rule_as_written() {
+        let rules = [
+            // Gateway's listener rules (gateway-api v1.2.1 standard channel CRD, spec.listeners).
+            "self.all(l1, self.exists_one(l2, l1.name == l2.name))",
+            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
+             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
+             : !has(l1.hostname) && !has(l2.hostname))))",
+            // Outer fields in nested, sibling and filtering loops; a chain; errors kept and
+            // absorbed.
+            "self.all(a, self.all(b, a.t.p == b.t.p) && self.exists(c, c.name == a.name))",
+            "self.exists_one(a, a.missing == 1) || self.all(a, self.all(b, a.port + b.port > 0))",
+            "self.filter(a, self.exists(b, b.port == a.port + 1)).size() == 1",
+            "self.all(a, self.exists(b, has(b.t) && has(a.t) && b.t.p == a.t.p))",
+        ];
+        let lists = [
+            serde_json::json!([
+                {"name": "a", "port": 80, "protocol": "HTTP", "hostname": "x", "t": {"p": 1}},
+                {"name": "b", "port": 81, "protocol": "HTTP", "t": {"p": 1}},
+                {"name": "c", "port": 80, "protocol": "HTTPS", "hostname": "y", "t": {"p": 1}}
+            ]),
+            serde_json::json!([
+                {"name": "a", "port": 80, "protocol": "HTTP", "hostname": "x", "t": {"p": 1}},
+                {"name": "a", "port": 80, "protocol": "HTTP", "hostname": "x", "t": {"p": 2}}
+            ]),
+            serde_json::json!([
+                {"name": "a", "port": 80, "protocol": "HTTP"},
+                {"name": "b", "port": 80, "protocol": "HTTP"},
+                {"name": "c", "protocol": "HTTP", "t": {"q": 1}}
+            ]),
+            serde_json::json!([{"name": "a", "port": 1}]),
+            serde_json::json!([]),
+        ];
+        let schema = Schema::any();
+        let mut memoized = 0;
+        for rule in rules {
+            let plain = Compiled::parse(rule).program.unwrap();
+            let mut memo = Compiled::parse(rule).program.unwrap();
+            memoize(&mut memo);
+            let text = format!("{memo:?}");
+            memoized += usize::from(text.contains("Memo("));
+            for list in &lists {
+                let this = Node::from_json(list, crate::source::Span::default());
+                let (mut v1, mut v2) = (Vec::new(), Vec::new());
+                let want = format!("{:?}", eval(&plain, &this, &schema, &mut v1));
+                let got = format!("{:?}", eval(&memo, &this, &schema, &mut v2));
+                assert_eq!(got, want, "{rule} on {list}");
+            }
+        }
+        // Every rule has a field of an outer variable in a loop.
+        assert_eq!(memoized, rules.len());
     }
 
     /// The evaluator's semantics on the functions and macros the CRDs' rules use. Each expected

@@ -693,6 +693,35 @@ mod tests {
         }
     }
 
+    /// A property is found by its name alone: names of the same length and the same first seven
+    /// bytes (one fingerprint) are told apart, a short name is not confused with a longer one that
+    /// starts like it, and a subschema compiled when first read is the one written under its name.
+    #[test]
+    fn properties_by_name() {
+        let raw: &'static RawValue = serde_json::from_str(
+            r#"{"type": "object", "properties": {
+                "listener": {"type": "string"}, "listenerA": {"type": "integer"},
+                "listenerB": {"type": "boolean"}, "listen": {"type": "number"},
+                "port": {"type": "array", "items": {"type": "integer"}}}}"#,
+        )
+        .unwrap();
+        let s = Schema::compile(raw);
+        let ty = |name: &str| s.property(name).map(|p| p.ty);
+        assert_eq!(ty("listener"), Some(Ty::String));
+        assert_eq!(ty("listenerA"), Some(Ty::Integer));
+        assert_eq!(ty("listenerB"), Some(Ty::Boolean));
+        assert_eq!(ty("listen"), Some(Ty::Number));
+        assert_eq!(ty("listenerC"), None);
+        assert_eq!(ty("listene"), None);
+        assert_eq!(ty(""), None);
+        let port = s.property("port").unwrap();
+        assert_eq!(port.ty, Ty::Array);
+        assert_eq!(port.items().map(|i| i.ty), Some(Ty::Integer));
+        // Names in order, for the suggestions of an unknown field.
+        let names: Vec<&str> = s.properties.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["listen", "listener", "listenerA", "listenerB", "port"]);
+    }
+
     #[test]
     fn suggestions() {
         assert_eq!(did_you_mean("limts", ["limits", "when"]), Some("limits"));
