@@ -4,8 +4,8 @@
 //! `x-kubernetes-validations` CEL rules ([`cel`]).
 //!
 //! The schemas are data generated from the upstream CRDs by `schemas/generate.py` (one file per
-//! release, embedded in the binary); each kind is compiled once per run, the first time an object
-//! of that kind is read. Must not know about the model: it walks a [`Node`] tree and returns
+//! release, embedded in the binary); each schema node is compiled once per run, the first time an
+//! object reaches it ([`Sub`]). Must not know about the model: it walks a [`Node`] tree and returns
 //! [`Finding`]s, each with the API server's message and the span of the offending field.
 
 pub(crate) mod cel;
@@ -719,7 +719,10 @@ mod tests {
         assert_eq!(port.items().map(|i| i.ty), Some(Ty::Integer));
         // Names in order, for the suggestions of an unknown field.
         let names: Vec<&str> = s.properties.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["listen", "listener", "listenerA", "listenerB", "port"]);
+        assert_eq!(
+            names,
+            ["listen", "listener", "listenerA", "listenerB", "port"]
+        );
     }
 
     #[test]
