@@ -143,7 +143,7 @@ fn unknown<'a>(w: &mut Walk<'a>, e: &'a Entry, parent: &'a Schema) {
 fn present(entries: &[Entry], key: &str, s: &Schema) -> bool {
     let p = s.property(key);
     entries.iter().any(|e| {
-        e.key.value == key
+        cel::same(&e.key.value, key)
             && (!matches!(e.value.value, Value::Null) || p.is_some_and(|p| p.nullable))
     }) || p.is_some_and(|p| p.default.is_some())
 }
@@ -316,7 +316,7 @@ fn object<'a>(w: &mut Walk<'a>, n: &'a Node, entries: &'a [Entry], s: &'a Schema
             }
             node(w, &e.value, c, e.key.span);
             w.path.pop();
-        } else if let Some(c) = s.additional.as_deref() {
+        } else if let Some(c) = s.additional() {
             w.path.push(Seg::MapKey(k));
             node(w, &e.value, c, e.key.span);
             w.path.pop();
@@ -371,7 +371,7 @@ fn counted(
 fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
     let count = items.len() as u64;
     counted(w, at, count, (s.min_items, s.max_items), "items");
-    if let Some(item) = s.items.as_deref() {
+    if let Some(item) = s.items() {
         for (i, x) in items.iter().enumerate() {
             w.path.push(Seg::Index(i));
             node(w, x, item, x.span);
@@ -438,8 +438,7 @@ fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
 }
 
 fn item_default(s: &Schema, key: &str) -> Option<serde_json::Value> {
-    s.items
-        .as_deref()?
+    s.items()?
         .property(key)?
         .default
         .as_ref()
@@ -471,7 +470,7 @@ fn string<'a>(w: &mut Walk<'a>, n: &'a Node, v: &str, s: &'a Schema, at: Span) {
             ),
         );
     }
-    if let Some((pattern, Some(re))) = &s.pattern
+    if let Some((pattern, Some(re))) = s.pattern()
         && !re.is_match(v)
     {
         let p = w.path(false);
@@ -702,7 +701,7 @@ fn prune_node(n: &mut Node, s: &Schema) {
             }
         }
         Value::Seq(items) => {
-            if let Some(item) = s.items.as_deref() {
+            if let Some(item) = s.items() {
                 for x in items {
                     prune_node(x, item);
                 }

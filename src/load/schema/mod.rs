@@ -4,8 +4,8 @@
 //! `x-kubernetes-validations` CEL rules ([`cel`]).
 //!
 //! The schemas are data generated from the upstream CRDs by `schemas/generate.py` (one file per
-//! release, embedded in the binary); each kind is compiled once per run, the first time an object
-//! of that kind is read. Must not know about the model: it walks a [`Node`] tree and returns
+//! release, embedded in the binary); each schema node is compiled once per run, the first time an
+//! object reaches it ([`Sub`]). Must not know about the model: it walks a [`Node`] tree and returns
 //! [`Finding`]s, each with the API server's message and the span of the offending field.
 
 pub(crate) mod cel;
@@ -16,8 +16,9 @@ use super::node::Node;
 use crate::model::KuadrantVersion;
 use crate::source::Span;
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 pub(crate) use check::{FindingKind, prune, validate};
 
@@ -87,6 +88,39 @@ pub(crate) enum ListType {
     Map(Vec<String>),
 }
 
+/// A schema of a property, an array's items or a map's values, compiled the first time it is
+/// read: an object uses a few branches of its kind's schema (an AuthPolicy one of `defaults`,
+/// `overrides` and `rules`, and a few of the auth methods), and compiling the whole schema took
+/// half of the schema check's time on kuadrant-operator #1085's shape.
+#[derive(Debug)]
+pub(crate) struct Sub {
+    /// The schema's JSON text in the embedded data (`None`: already compiled).
+    raw: Option<&'static RawValue>,
+    compiled: OnceLock<Schema>,
+}
+
+impl Sub {
+    fn lazy(raw: &'static RawValue) -> Sub {
+        Sub {
+            raw: Some(raw),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn ready(s: Schema) -> Sub {
+        Sub {
+            raw: None,
+            compiled: OnceLock::from(s),
+        }
+    }
+
+    /// The compiled schema.
+    pub(crate) fn get(&self) -> &Schema {
+        self.compiled
+            .get_or_init(|| self.raw.map_or_else(Schema::any, Schema::compile))
+    }
+}
+
 /// One compiled schema node.
 #[derive(Debug)]
 pub(crate) struct Schema {
@@ -99,13 +133,16 @@ pub(crate) struct Schema {
     /// the CRDs that declare it (`x-policyctl-since`, see `schemas/generate.py`).
     pub since: Option<String>,
     /// Sorted by name.
-    pub properties: Vec<(String, Schema)>,
-    pub additional: Option<Box<Schema>>,
+    pub properties: Vec<(String, Sub)>,
+    /// The properties' [`fingerprint`]s with their index in `properties`, sorted: a name is
+    /// looked up by comparing integers, and its text compared once at most.
+    index: Vec<(u64, u32)>,
+    additional: Option<Box<Sub>>,
     pub required: Vec<String>,
-    pub items: Option<Box<Schema>>,
+    items: Option<Box<Sub>>,
     pub enum_values: Vec<Json>,
-    /// The pattern as written, and compiled (`None` if the `regex` crate cannot read it).
-    pub pattern: Option<(String, Option<regex::Regex>)>,
+    /// The pattern as written, and compiled when first used ([`Schema::pattern`]).
+    pattern: Option<(String, OnceLock<Option<regex::Regex>>)>,
     pub format: Option<String>,
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,
@@ -128,16 +165,51 @@ pub(crate) struct Schema {
 
 impl Schema {
     pub(crate) fn property(&self, name: &str) -> Option<&Schema> {
-        self.properties
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.properties[i].1)
+        let f = fingerprint(name);
+        let from = self.index.partition_point(|(x, _)| *x < f);
+        self.index[from..]
+            .iter()
+            .take_while(|(x, _)| *x == f)
+            .filter_map(|(_, i)| self.properties.get(*i as usize))
+            // A fingerprint is the whole name when the name is short.
+            .find(|(n, _)| name.len() < 8 || n == name)
+            .map(|(_, s)| s.get())
     }
 
     /// The schema of a mapping's value under `key`: a declared property, else
     /// `additionalProperties`.
     pub(crate) fn child(&self, key: &str) -> Option<&Schema> {
-        self.property(key).or(self.additional.as_deref())
+        self.property(key).or_else(|| self.additional())
+    }
+
+    /// `additionalProperties`: the schema of a map's values.
+    pub(crate) fn additional(&self) -> Option<&Schema> {
+        self.additional.as_deref().map(Sub::get)
+    }
+
+    /// `items`: the schema of an array's items.
+    pub(crate) fn items(&self) -> Option<&Schema> {
+        self.items.as_deref().map(Sub::get)
+    }
+
+    /// The pattern as written, and compiled (`None` if the `regex` crate cannot read it). Each
+    /// pattern is compiled once per run, the first time a value is checked against it.
+    pub(crate) fn pattern(&self) -> Option<(&str, Option<&regex::Regex>)> {
+        let (p, re) = self.pattern.as_ref()?;
+        let re = re.get_or_init(|| {
+            type Compiled = HashMap<String, Option<regex::Regex>>;
+            static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+            let compiled = COMPILED.get_or_init(Mutex::default);
+            if let Some(re) = compiled.lock().ok().and_then(|m| m.get(p).cloned()) {
+                return re;
+            }
+            let re = regex::Regex::new(p).ok();
+            if let Ok(mut m) = compiled.lock() {
+                m.insert(p.clone(), re.clone());
+            }
+            re
+        });
+        Some((p, re.as_ref()))
     }
 
     pub(crate) fn any() -> Schema {
@@ -149,6 +221,7 @@ impl Schema {
             embedded: false,
             since: None,
             properties: vec![],
+            index: vec![],
             additional: None,
             required: vec![],
             items: None,
@@ -173,14 +246,81 @@ impl Schema {
         }
     }
 
-    /// Compile a schema node of the generated data.
-    fn compile(j: &Json, regexes: &mut HashMap<String, Option<regex::Regex>>) -> Schema {
+    /// Compile a schema node of the generated data. Its subschemas are kept as text, compiled
+    /// when first read ([`Sub`]); the other keywords are read as JSON values.
+    fn compile(raw: &'static RawValue) -> Schema {
+        /// The keywords of a schema node, subschemas as text.
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct Keywords<'a> {
+            #[serde(rename = "type")]
+            ty: Option<Json>,
+            nullable: Option<Json>,
+            #[serde(rename = "x-kubernetes-int-or-string")]
+            int_or_string: Option<Json>,
+            #[serde(rename = "x-kubernetes-preserve-unknown-fields")]
+            preserve_unknown: Option<Json>,
+            #[serde(rename = "x-kubernetes-embedded-resource")]
+            embedded: Option<Json>,
+            #[serde(rename = "x-policyctl-since")]
+            since: Option<Json>,
+            #[serde(borrow)]
+            properties: Props<'a>,
+            #[serde(rename = "additionalProperties", borrow)]
+            additional: Option<&'a RawValue>,
+            required: Option<Json>,
+            #[serde(borrow)]
+            items: Option<&'a RawValue>,
+            #[serde(rename = "enum")]
+            enum_values: Option<Json>,
+            pattern: Option<Json>,
+            format: Option<Json>,
+            #[serde(rename = "minLength")]
+            min_length: Option<Json>,
+            #[serde(rename = "maxLength")]
+            max_length: Option<Json>,
+            #[serde(rename = "minItems")]
+            min_items: Option<Json>,
+            #[serde(rename = "maxItems")]
+            max_items: Option<Json>,
+            #[serde(rename = "minProperties")]
+            min_properties: Option<Json>,
+            #[serde(rename = "maxProperties")]
+            max_properties: Option<Json>,
+            minimum: Option<Json>,
+            maximum: Option<Json>,
+            #[serde(rename = "exclusiveMinimum")]
+            exclusive_minimum: Option<Json>,
+            #[serde(rename = "exclusiveMaximum")]
+            exclusive_maximum: Option<Json>,
+            default: Option<Json>,
+            #[serde(rename = "x-kubernetes-list-type")]
+            list_type: Option<Json>,
+            #[serde(rename = "x-kubernetes-list-map-keys")]
+            list_map_keys: Option<Json>,
+            #[serde(rename = "x-kubernetes-validations")]
+            validations: Option<Json>,
+            #[serde(rename = "anyOf", borrow)]
+            any_of: Option<&'a RawValue>,
+            #[serde(rename = "oneOf", borrow)]
+            one_of: Option<&'a RawValue>,
+            #[serde(rename = "allOf", borrow)]
+            all_of: Option<&'a RawValue>,
+            #[serde(borrow)]
+            not: Option<&'a RawValue>,
+        }
         let mut s = Schema::any();
-        let Some(m) = j.as_object() else {
+        // Only an object is a schema (the embedded data has no other), and its keys are unique.
+        if !raw.get().trim_start().starts_with('{') {
+            return s;
+        }
+        let Ok(m) = serde_json::from_str::<Keywords<'static>>(raw.get()) else {
             return s;
         };
-        let u = |k: &str| m.get(k).and_then(Json::as_u64);
-        s.ty = match m.get("type").and_then(Json::as_str) {
+        let u = |v: &Option<Json>| v.as_ref().and_then(Json::as_u64);
+        let flag = |v: &Option<Json>| v.as_ref().and_then(Json::as_bool).unwrap_or(false);
+        let text = |v: &Option<Json>| v.as_ref().and_then(Json::as_str).map(String::from);
+        s.ty = match m.ty.as_ref().and_then(Json::as_str) {
             Some("object") => Ty::Object,
             Some("array") => Ty::Array,
             Some("string") => Ty::String,
@@ -189,99 +329,139 @@ impl Schema {
             Some("boolean") => Ty::Boolean,
             _ => Ty::Any,
         };
-        let flag = |k: &str| m.get(k).and_then(Json::as_bool).unwrap_or(false);
-        s.nullable = flag("nullable");
-        s.int_or_string = flag("x-kubernetes-int-or-string");
-        s.preserve_unknown = flag("x-kubernetes-preserve-unknown-fields");
-        s.embedded = flag("x-kubernetes-embedded-resource");
-        s.since = m
-            .get("x-policyctl-since")
-            .and_then(Json::as_str)
-            .map(String::from);
-        if let Some(p) = m.get("properties").and_then(Json::as_object) {
-            s.properties = p
-                .iter()
-                .map(|(k, v)| (k.clone(), Schema::compile(v, regexes)))
-                .collect();
-            s.properties.sort_by(|a, b| a.0.cmp(&b.0));
+        s.nullable = flag(&m.nullable);
+        s.int_or_string = flag(&m.int_or_string);
+        s.embedded = flag(&m.embedded);
+        s.since = text(&m.since);
+        s.properties = (m.properties.0.into_iter())
+            .map(|(k, v)| (k, Sub::lazy(v)))
+            .collect();
+        s.index = (s.properties.iter().enumerate())
+            .map(|(i, (n, _))| (fingerprint(n), i as u32))
+            .collect();
+        s.index.sort_unstable();
+        if let Some(a) = m.additional {
+            let text = a.get().trim_start();
+            if text.starts_with('{') {
+                s.additional = Some(Box::new(Sub::lazy(a)));
+            } else if matches!(serde_json::from_str(text), Ok(Json::Bool(true))) {
+                s.additional = Some(Box::new(Sub::ready(Schema::any())));
+            }
         }
-        match m.get("additionalProperties") {
-            Some(Json::Bool(true)) => s.additional = Some(Box::new(Schema::any())),
-            Some(v @ Json::Object(_)) => s.additional = Some(Box::new(Schema::compile(v, regexes))),
-            _ => {}
-        }
-        if let Some(r) = m.get("required").and_then(Json::as_array) {
+        if let Some(Json::Array(r)) = &m.required {
             s.required = r
                 .iter()
                 .filter_map(|x| x.as_str().map(String::from))
                 .collect();
         }
-        if let Some(i) = m.get("items") {
-            s.items = Some(Box::new(Schema::compile(i, regexes)));
+        s.items = m.items.map(|i| Box::new(Sub::lazy(i)));
+        if let Some(Json::Array(e)) = m.enum_values {
+            s.enum_values = e;
         }
-        if let Some(e) = m.get("enum").and_then(Json::as_array) {
-            s.enum_values = e.clone();
-        }
-        if let Some(p) = m.get("pattern").and_then(Json::as_str) {
-            let re = regexes
-                .entry(p.to_string())
-                .or_insert_with(|| regex::Regex::new(p).ok())
-                .clone();
-            s.pattern = Some((p.to_string(), re));
-        }
-        s.format = m.get("format").and_then(Json::as_str).map(String::from);
-        s.min_length = u("minLength");
-        s.max_length = u("maxLength");
-        s.min_items = u("minItems");
-        s.max_items = u("maxItems");
-        s.min_properties = u("minProperties");
-        s.max_properties = u("maxProperties");
-        s.minimum = m
-            .get("minimum")
+        s.pattern = text(&m.pattern).map(|p| (p, OnceLock::new()));
+        s.format = text(&m.format);
+        s.min_length = u(&m.min_length);
+        s.max_length = u(&m.max_length);
+        s.min_items = u(&m.min_items);
+        s.max_items = u(&m.max_items);
+        s.min_properties = u(&m.min_properties);
+        s.max_properties = u(&m.max_properties);
+        s.minimum = (m.minimum.as_ref())
             .and_then(Json::as_f64)
-            .map(|v| (v, flag("exclusiveMinimum")));
-        s.maximum = m
-            .get("maximum")
+            .map(|v| (v, flag(&m.exclusive_minimum)));
+        s.maximum = (m.maximum.as_ref())
             .and_then(Json::as_f64)
-            .map(|v| (v, flag("exclusiveMaximum")));
-        s.default = m
-            .get("default")
-            .map(|d| Node::from_json(d, Span::default()));
-        s.list_type = match m.get("x-kubernetes-list-type").and_then(Json::as_str) {
+            .map(|v| (v, flag(&m.exclusive_maximum)));
+        s.default = m.default.map(|d| Node::from_json(&d, Span::default()));
+        s.list_type = match m.list_type.as_ref().and_then(Json::as_str) {
             Some("set") => ListType::Set,
-            Some("map") => ListType::Map(
-                m.get("x-kubernetes-list-map-keys")
-                    .and_then(Json::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            ),
+            Some("map") => ListType::Map(match &m.list_map_keys {
+                Some(Json::Array(a)) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect(),
+                _ => vec![],
+            }),
             _ => ListType::Atomic,
         };
-        if let Some(rules) = m.get("x-kubernetes-validations").and_then(Json::as_array) {
+        if let Some(Json::Array(rules)) = &m.validations {
             s.rules = rules.iter().filter_map(cel::Rule::compile).collect();
         }
-        let list = |k: &str, regexes: &mut HashMap<String, Option<regex::Regex>>| -> Vec<Schema> {
-            m.get(k)
-                .and_then(Json::as_array)
-                .map(|a| a.iter().map(|x| Schema::compile(x, regexes)).collect())
+        let list = |v: Option<&'static RawValue>| -> Vec<Schema> {
+            v.and_then(|v| serde_json::from_str::<Vec<&'static RawValue>>(v.get()).ok())
+                .map(|a| a.into_iter().map(Schema::compile).collect())
                 .unwrap_or_default()
         };
-        s.any_of = list("anyOf", regexes);
-        s.one_of = list("oneOf", regexes);
-        s.all_of = list("allOf", regexes);
-        s.not = m.get("not").map(|n| Box::new(Schema::compile(n, regexes)));
+        s.any_of = list(m.any_of);
+        s.one_of = list(m.one_of);
+        s.all_of = list(m.all_of);
+        s.not = m.not.map(|n| Box::new(Schema::compile(n)));
         // A schema's own keywords decide what it checks; only a schema without a type and
         // without properties lets anything through (`x-kubernetes-preserve-unknown-fields` or
         // int-or-string).
-        if !flag("x-kubernetes-preserve-unknown-fields") {
-            s.preserve_unknown = false;
-        }
+        s.preserve_unknown = flag(&m.preserve_unknown);
         s
     }
+}
+
+/// A schema's `properties`, each property's schema as text, sorted by name (the last of a repeated
+/// name kept, as a JSON object keeps it); a value that is not an object declares none. Read in the
+/// same pass as the schema's other keywords.
+#[derive(Default)]
+struct Props<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Props<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Read<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Read<'a> {
+            type Value = Props<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Props<'a>, M::Error> {
+                let mut out = std::collections::BTreeMap::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.insert(k, v);
+                }
+                Ok(Props(out.into_iter().collect()))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut q: S) -> Result<Props<'a>, S::Error> {
+                while q.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Props::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+            fn visit_unit<E>(self) -> Result<Props<'a>, E> {
+                Ok(Props::default())
+            }
+        }
+        d.deserialize_any(Read(std::marker::PhantomData))
+    }
+}
+
+/// A name's length (capped at 255) and its first seven bytes in one integer: equal names have
+/// equal fingerprints, and names shorter than eight bytes are equal when their fingerprints are.
+pub(crate) fn fingerprint(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let mut f = (b.len().min(255) as u64) << 56;
+    for (i, c) in b.iter().take(7).enumerate() {
+        f |= u64::from(*c) << (8 * i);
+    }
+    f
 }
 
 /// One version of a kind, as its CRD declares it.
@@ -290,23 +470,17 @@ pub(crate) struct Version {
     pub served: bool,
     /// Whether the CRD has a status subresource (then the API server ignores `status` on create).
     pub status_subresource: bool,
-    /// The schema's JSON text, read into a tree and compiled only for a kind the input holds.
-    raw: Option<Box<serde_json::value::RawValue>>,
+    /// The schema's JSON text, compiled only for a kind the input holds.
+    raw: Option<&'static RawValue>,
     compiled: OnceLock<Schema>,
 }
 
 impl Version {
     /// The compiled schema (compiled the first time it is asked for).
     pub(crate) fn schema(&self) -> &Schema {
-        self.compiled.get_or_init(|| {
-            // The embedded data is valid JSON (a test reads every schema of both releases).
-            let tree: Json = self
-                .raw
-                .as_ref()
-                .and_then(|raw| serde_json::from_str(raw.get()).ok())
-                .unwrap_or_default();
-            Schema::compile(&tree, &mut HashMap::new())
-        })
+        // The embedded data is valid JSON (a test reads every schema of both releases).
+        self.compiled
+            .get_or_init(|| self.raw.map_or_else(Schema::any, Schema::compile))
     }
 }
 
@@ -332,32 +506,35 @@ impl Release {
     /// Read a release's data. The envelope is read straight into its fields and each schema is
     /// kept as its JSON text: every run of every command reads this, and a kind's schema is read
     /// into a tree and compiled only when an object of that kind is read.
-    fn parse(text: &str) -> Release {
+    fn parse(text: &'static str) -> Release {
         /// The file as `schemas/generate.py` writes it (fields policyctl does not read skipped).
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct File {
+        struct File<'a> {
             operator: String,
             #[serde(rename = "gatewayApi")]
             gateway_api: String,
             known: indexmap::IndexMap<String, Vec<String>>,
-            kinds: indexmap::IndexMap<String, KindData>,
+            #[serde(borrow)]
+            kinds: indexmap::IndexMap<String, KindData<'a>>,
         }
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct KindData {
+        struct KindData<'a> {
             group: String,
             kind: String,
             scope: String,
-            versions: Vec<VersionData>,
+            #[serde(borrow)]
+            versions: Vec<VersionData<'a>>,
         }
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct VersionData {
+        struct VersionData<'a> {
             name: String,
             served: bool,
             status: bool,
-            schema: Option<Box<serde_json::value::RawValue>>,
+            #[serde(borrow)]
+            schema: Option<&'a RawValue>,
         }
         let file: File = serde_json::from_str(text).unwrap_or_default();
         Release {
@@ -465,7 +642,7 @@ mod tests {
             for k in &r.kinds {
                 for ver in &k.versions {
                     // The text kept for later is a JSON object (read as such when compiled).
-                    let raw = ver.raw.as_ref().map(|raw| raw.get()).unwrap_or_default();
+                    let raw = ver.raw.map(RawValue::get).unwrap_or_default();
                     assert!(
                         matches!(serde_json::from_str(raw), Ok(Json::Object(_))),
                         "{}/{} {}: {raw:.80}",
@@ -473,7 +650,10 @@ mod tests {
                         k.kind,
                         ver.name
                     );
+                    // No keyword's value is null (a null reads as an absent keyword when
+                    // compiled).
                     let mut bad = vec![];
+                    no_nulls(&serde_json::from_str(raw).unwrap_or_default(), "", &mut bad);
                     check_compiled(ver.schema(), &mut bad);
                     assert!(
                         bad.is_empty(),
@@ -487,9 +667,18 @@ mod tests {
         }
     }
 
+    fn no_nulls(j: &Json, at: &str, bad: &mut Vec<String>) {
+        match j {
+            Json::Null => bad.push(format!("null at {at}")),
+            Json::Array(a) => (a.iter()).for_each(|x| no_nulls(x, &format!("{at}[]"), bad)),
+            Json::Object(m) => (m.iter()).for_each(|(k, x)| no_nulls(x, &format!("{at}.{k}"), bad)),
+            _ => {}
+        }
+    }
+
     fn check_compiled(s: &Schema, bad: &mut Vec<String>) {
-        if let Some((p, None)) = &s.pattern {
-            bad.push(p.clone());
+        if let Some((p, None)) = s.pattern() {
+            bad.push(p.to_string());
         }
         for r in &s.rules {
             if let Err(e) = r.program() {
@@ -497,11 +686,43 @@ mod tests {
             }
         }
         for (_, c) in &s.properties {
+            check_compiled(c.get(), bad);
+        }
+        for c in s.items().into_iter().chain(s.additional()) {
             check_compiled(c, bad);
         }
-        for c in s.items.iter().chain(s.additional.iter()) {
-            check_compiled(c, bad);
-        }
+    }
+
+    /// A property is found by its name alone: names of the same length and the same first seven
+    /// bytes (one fingerprint) are told apart, a short name is not confused with a longer one that
+    /// starts like it, and a subschema compiled when first read is the one written under its name.
+    #[test]
+    fn properties_by_name() {
+        let raw: &'static RawValue = serde_json::from_str(
+            r#"{"type": "object", "properties": {
+                "listener": {"type": "string"}, "listenerA": {"type": "integer"},
+                "listenerB": {"type": "boolean"}, "listen": {"type": "number"},
+                "port": {"type": "array", "items": {"type": "integer"}}}}"#,
+        )
+        .unwrap();
+        let s = Schema::compile(raw);
+        let ty = |name: &str| s.property(name).map(|p| p.ty);
+        assert_eq!(ty("listener"), Some(Ty::String));
+        assert_eq!(ty("listenerA"), Some(Ty::Integer));
+        assert_eq!(ty("listenerB"), Some(Ty::Boolean));
+        assert_eq!(ty("listen"), Some(Ty::Number));
+        assert_eq!(ty("listenerC"), None);
+        assert_eq!(ty("listene"), None);
+        assert_eq!(ty(""), None);
+        let port = s.property("port").unwrap();
+        assert_eq!(port.ty, Ty::Array);
+        assert_eq!(port.items().map(|i| i.ty), Some(Ty::Integer));
+        // Names in order, for the suggestions of an unknown field.
+        let names: Vec<&str> = s.properties.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["listen", "listener", "listenerA", "listenerB", "port"]
+        );
     }
 
     #[test]
