@@ -129,6 +129,9 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     // dominates loading), then the objects are numbered and collected in input order. A window of
     // documents at a time, so that the parsed documents of the whole input are never all held
     // beside the model they become.
+    // About one object a document: room for them up front (objects are large, and a vector
+    // grown by doubling would copy them again and again).
+    validated.reserve(docs.len());
     for window in docs.chunks(window.max(1)) {
         let done = parse_documents(window, opts);
         for one in done {
@@ -953,6 +956,10 @@ fn accept_object(
     }
     out.objects_seen += 1;
     if let Some(v) = validate::object(node, out.objects_seen, place, opts, &mut out.diagnostics) {
+        // Most documents hold one object, and an object is large: room for one, not four.
+        if out.objects.capacity() == 0 {
+            out.objects.reserve_exact(1);
+        }
         out.objects.push(v);
     }
 }
