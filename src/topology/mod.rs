@@ -819,25 +819,29 @@ impl<'m> Topology<'m> {
                 })
             },
         );
-        let out = crate::par::joined(parts);
         // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
         // it, as the insert-if-unseen loop of the operator's map does.
         match order {
             Some(order) => {
-                // Each key computed once (on every core); the enumeration index makes the
-                // unstable sort stable.
-                let ranges = crate::par::even_ranges(out.len(), threads);
-                let keyed = crate::par::map_ranges(ranges, |r| {
-                    (r.clone().zip(&out[r]))
-                        .map(|(i, p)| (order.key(p), i))
-                        .collect::<Vec<([u32; 5], usize)>>()
-                });
+                // Each key computed once, a part on each core, with the path's place (part, then
+                // index in it: the enumeration order), which makes the unstable sort stable.
+                let keyed =
+                    crate::par::map_ranges(crate::par::even_ranges(parts.len(), threads), |r| {
+                        let mut keyed: Vec<([u32; 5], (usize, usize))> = Vec::new();
+                        for k in r {
+                            keyed.extend(
+                                (parts[k].iter().enumerate()).map(|(i, p)| (order.key(p), (k, i))),
+                            );
+                        }
+                        keyed
+                    });
                 let mut keyed = crate::par::joined(keyed);
                 crate::par::sort_unstable(&mut keyed);
                 keyed.dedup_by_key(|k| k.0);
-                keyed.iter().map(|&(_, i)| out[i]).collect()
+                keyed.iter().map(|&(_, (k, i))| parts[k][i]).collect()
             }
             None => {
+                let out = crate::par::joined(parts);
                 // A name with a `|` (which no valid object has): compare the ids themselves.
                 let mut keyed: Vec<(String, Path)> =
                     out.into_iter().map(|p| (self.path_id(&p), p)).collect();
