@@ -49,13 +49,35 @@ pub(crate) fn sha256_hex(s: &str) -> String {
 /// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`. The digest input is fed in
 /// pieces: there is one per action set, and the joined text is never needed.
 pub(crate) fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
-    let mut h = Sha256::new();
-    h.update(path_id.as_bytes());
-    h.update(b"|");
-    h.update(decimal(match_index.saturating_add(1), &mut [0u8; 20]));
-    h.update(b"|");
-    h.update(hostname.as_bytes());
-    HexDigest::of_digest(h)
+    PathNames::new(path_id).action_set_name(match_index, hostname)
+}
+
+/// The names hashed from one PathID ([`auth_config_name`], [`action_set_name`]): the PathID's
+/// text is fed to the digest once, and each name only adds what follows it.
+#[derive(Clone)]
+pub(crate) struct PathNames(Sha256);
+
+impl PathNames {
+    pub(crate) fn new(path_id: &str) -> Self {
+        let mut h = Sha256::new();
+        h.update(path_id.as_bytes());
+        PathNames(h)
+    }
+
+    /// [`auth_config_name`] of the PathID.
+    pub(crate) fn auth_config_name(&self) -> String {
+        HexDigest::of_digest(self.0.clone()).as_str().to_string()
+    }
+
+    /// [`action_set_name`] of the PathID.
+    pub(crate) fn action_set_name(&self, match_index: usize, hostname: &str) -> HexDigest {
+        let mut h = self.0.clone();
+        h.update(b"|");
+        h.update(decimal(match_index.saturating_add(1), &mut [0u8; 20]));
+        h.update(b"|");
+        h.update(hostname.as_bytes());
+        HexDigest::of_digest(h)
+    }
 }
 
 /// The decimal digits of `n`, written at the end of `buf` (20 digits hold any `u64`).
@@ -241,6 +263,9 @@ mod tests {
                 HexDigest::of(&format!("a|b#c|{want}|*.example.com")),
             );
         }
+        let names = PathNames::new("a|b#c");
+        assert_eq!(names.auth_config_name(), auth_config_name("a|b#c"));
+        assert_eq!(names.action_set_name(2, "x"), HexDigest::of("a|b#c|3|x"));
         assert_eq!(
             decimal(usize::MAX, &mut [0; 20]),
             usize::MAX.to_string().as_bytes()

@@ -377,6 +377,9 @@ impl<'a> PathPass<'_, 'a> {
                 t.path_id_with(p, &ctx.gateway_keys[p.gateway], &ctx.route_keys[p.route])
             })
         };
+        // The names hashed from the id, which share the digest of its text.
+        let hashed = std::cell::OnceCell::new();
+        let hashed = || -> &names::PathNames { hashed.get_or_init(|| names::PathNames::new(id())) };
 
         // Limitador limits: every path, whatever the class (1.5: valid paths only).
         if counts && selected {
@@ -384,7 +387,7 @@ impl<'a> PathPass<'_, 'a> {
         }
 
         // The AuthConfig name, also the auth action's scope: valid paths with an AuthPolicy.
-        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(id()));
+        let auth_name = (valid && pe.auth.is_some()).then(|| hashed().auth_config_name());
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
         if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, self.ctx.emit[p.gateway]) {
@@ -405,7 +408,7 @@ impl<'a> PathPass<'_, 'a> {
 
         // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
         if counts {
-            self.action_sets((index, p, &id), pe, provider, &hosts, auth_name);
+            self.action_sets((index, p, &id, &hashed), pe, provider, &hosts, auth_name);
         }
     }
 
@@ -523,7 +526,12 @@ impl<'a> PathPass<'_, 'a> {
     /// match).
     fn action_sets<'i>(
         &mut self,
-        (index, p, id): (usize, &'a Path, &'i dyn Fn() -> &'i str),
+        (index, p, id, hashed): (
+            usize,
+            &'a Path,
+            &'i dyn Fn() -> &'i str,
+            &'i dyn Fn() -> &'i names::PathNames,
+        ),
         pe: &'a PathEffective,
         provider: Provider,
         hosts: &[&'a str],
@@ -603,7 +611,7 @@ impl<'a> PathPass<'_, 'a> {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);
                 let value = ActionSet {
-                    name: names::action_set_name(id(), i, h),
+                    name: hashed().action_set_name(i, h),
                     hostname: Arc::clone(self.host_texts.entry(h).or_insert_with(|| Arc::from(h))),
                     predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),
