@@ -100,8 +100,10 @@ fn path_hostnames<'a>(t: &Topology<'a>, p: &Path) -> Vec<&'a str> {
     let g = &m.gateways[p.gateway];
     let l = &g.spec.listeners[p.listener];
     let r = &m.routes[p.route];
-    let hs: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
-    hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &hs)
+    hostnames::select_in(
+        l.hostname.as_ref().map(|h| h.as_str()),
+        r.spec.hostnames.iter().map(|h| h.as_str()),
+    )
 }
 
 fn cel_kind(service: &str) -> PolicyKind {
@@ -168,8 +170,8 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
 }
 
 /// CEL validation results by expression and environment: the same predicates recur on every path
-/// of a route, and parsing is the expensive part.
-/// One map per environment (`auth`, `ratelimit`), looked up without copying the expression.
+/// of a route, and parsing is the expensive part. One map per environment (`auth`, `ratelimit`),
+/// looked up without copying the expression.
 #[derive(Default)]
 struct CelMemo([HashMap<String, Result<(), String>>; 4]);
 
