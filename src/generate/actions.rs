@@ -5,8 +5,30 @@
 use super::names;
 use crate::model::{KuadrantVersion, Model};
 use crate::resolve::{Effective, PathEffective};
+use foldhash::HashMap;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
+use std::sync::Arc;
+
+/// Limit identifiers ([`names::limit_identifier`]) by token or not, source policy and limit name,
+/// each computed once: a limit's wasm actions and its Limitador limits both carry it.
+#[derive(Default)]
+pub(crate) struct LimitIds<'e>(HashMap<(bool, usize, &'e str), Arc<str>>);
+
+impl<'e> LimitIds<'e> {
+    pub(crate) fn get(
+        &mut self,
+        m: &Model,
+        token: bool,
+        source: usize,
+        name: &'e str,
+    ) -> &Arc<str> {
+        self.0.entry((token, source, name)).or_insert_with(|| {
+            let p = &m.policies[source];
+            names::limit_identifier(token, &p.meta.namespace, &p.meta.name, name).into()
+        })
+    }
+}
 
 pub(crate) const AUTH_SERVICE: &str = "auth-service";
 pub(crate) const RATELIMIT_SERVICE: &str = "ratelimit-service";
@@ -125,12 +147,17 @@ pub(crate) fn auth_action(eff: &Effective) -> Action {
 }
 
 /// One spec per limit (by name, the canonical order at both versions), each with one conditionalData.
-pub(crate) fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+fn rate_limit_actions<'e>(
+    model: &Model,
+    scope: &str,
+    eff: &'e Effective,
+    ids: &mut LimitIds<'e>,
+) -> Vec<Action> {
     let top = strings(eff.top_level_when());
     eff.limits()
         .map(|(name, limit, source)| {
             let p = &model.policies[source];
-            let id = names::limit_identifier(false, &p.meta.namespace, &p.meta.name, name);
+            let id = ids.get(model, false, source, name).to_string();
             let mut predicates = top.clone();
             predicates.extend(strings(&limit.when));
             let mut data = vec![(id, "1".to_string())];
@@ -153,12 +180,17 @@ pub(crate) fn rate_limit_actions(model: &Model, scope: &str, eff: &Effective) ->
 
 /// Two specs per TokenRateLimitPolicy limit: check (`hits_addend` 0) then report (the response's
 /// `usage.total_tokens`).
-pub(crate) fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effective) -> Vec<Action> {
+fn token_rate_limit_actions<'e>(
+    model: &Model,
+    scope: &str,
+    eff: &'e Effective,
+    ids: &mut LimitIds<'e>,
+) -> Vec<Action> {
     let top = strings(eff.top_level_when());
     let mut out = Vec::new();
     for (name, limit, source) in eff.limits() {
         let p = &model.policies[source];
-        let id = names::limit_identifier(true, &p.meta.namespace, &p.meta.name, name);
+        let id = ids.get(model, true, source, name).to_string();
         let mut predicates = top.clone();
         predicates.extend(strings(&limit.when));
         for (service, hits) in [
@@ -193,7 +225,12 @@ pub(crate) fn token_rate_limit_actions(model: &Model, scope: &str, eff: &Effecti
 
 /// The specs of a path in the operator's order: `[auth]`, then the rate-limit specs appended when any
 /// reads `auth.` data, else prepended; then the token-rate-limit specs by the same rule.
-pub(crate) fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective) -> Vec<Action> {
+pub(crate) fn path_actions<'e>(
+    model: &Model,
+    route_scope: &str,
+    eff: &'e PathEffective,
+    ids: &mut LimitIds<'e>,
+) -> Vec<Action> {
     let mut list: Vec<Action> = eff.auth.iter().map(|a| auth_action(a)).collect();
     let place = |specs: Vec<Action>, list: &mut Vec<Action>| {
         if specs.iter().any(Action::has_auth_access) {
@@ -205,10 +242,13 @@ pub(crate) fn path_actions(model: &Model, route_scope: &str, eff: &PathEffective
         }
     };
     if let Some(rl) = &eff.rate_limit {
-        place(rate_limit_actions(model, route_scope, rl), &mut list);
+        place(rate_limit_actions(model, route_scope, rl, ids), &mut list);
     }
     if let Some(trl) = &eff.token_rate_limit {
-        place(token_rate_limit_actions(model, route_scope, trl), &mut list);
+        place(
+            token_rate_limit_actions(model, route_scope, trl, ids),
+            &mut list,
+        );
     }
     list
 }

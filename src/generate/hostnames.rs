@@ -7,11 +7,19 @@ pub(crate) use crate::model::hostname_subset_of as subset_of;
 /// route hostnames that are a subset of the listener hostname, in route order. Empty means the path is
 /// invalid (no action set, and on 1.5 no limits or cluster objects either).
 pub(crate) fn select<'a>(listener: Option<&'a str>, route: &[&'a str]) -> Vec<&'a str> {
+    select_in(listener, route.iter().copied())
+}
+
+/// [`select`] over the route hostnames as they come.
+pub(crate) fn select_in<'a>(
+    listener: Option<&'a str>,
+    route: impl ExactSizeIterator<Item = &'a str>,
+) -> Vec<&'a str> {
     let l = listener.unwrap_or("*");
-    if route.is_empty() {
+    if route.len() == 0 {
         return vec![l];
     }
-    route.iter().copied().filter(|h| subset_of(h, l)).collect()
+    route.filter(|h| subset_of(h, l)).collect()
 }
 
 /// The number of DNS labels of a hostname.

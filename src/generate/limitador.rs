@@ -68,14 +68,23 @@ pub(super) fn window_diagnostics(m: &Model) -> Vec<Diagnostic> {
 
 /// The canonical order of Limitador limits (`docs/output-conventions.md`): name, namespace, max_value, seconds, conditions,
 /// variables (lists by length, then element by element).
+/// Every field takes part (the pattern below names them all), so limits it finds equal are alike.
 pub(crate) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::Ordering {
     fn head(l: &LimitadorLimit) -> (&str, &str, i64, i64, usize) {
+        let LimitadorLimit {
+            conditions,
+            max_value,
+            name,
+            namespace,
+            seconds,
+            variables: _,
+        } = l;
         (
-            l.name.as_str(),
-            &l.namespace,
-            l.max_value,
-            l.seconds,
-            l.conditions.len(),
+            name.as_str(),
+            namespace,
+            *max_value,
+            *seconds,
+            conditions.len(),
         )
     }
     head(a)
@@ -86,9 +95,10 @@ pub(crate) fn limit_order(a: &LimitadorLimit, b: &LimitadorLimit) -> std::cmp::O
 }
 
 /// The Limitador CR: a tree when it has no limits, else a carrier of its limits in the canonical
-/// order (a stable sort: equal limits keep their order).
+/// order. [`limit_order`] compares every field, so limits it finds equal are alike and the order
+/// they come in does not matter.
 pub(super) fn limitador(rt: &Runtime<'_>, mut limits: Vec<LimitadorLimit>) -> Object {
-    limits.sort_by(limit_order);
+    limits.sort_unstable_by(limit_order);
     let mut spec = json!({"metricLabelsDefault": "descriptors[1]"});
     if !limits.is_empty() {
         // The placeholder the limits are written in.

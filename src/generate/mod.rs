@@ -50,6 +50,7 @@ use limitador::limitador;
 use object::Object;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 pub const DEFAULT_KUADRANT_NAMESPACE: &str = "kuadrant-system";
 pub const ISTIO_CONTROLLER: &str = "istio.io/gateway-controller";
@@ -287,10 +288,14 @@ fn generate_in_runs(
         })
         .collect();
     let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    let route_namespaces: Vec<Arc<str>> =
+        route_keys.iter().map(|k| Arc::from(k.as_str())).collect();
     let ctx = paths::PassContext {
         t,
         rt: &rt,
         route_keys: &route_keys,
+        route_namespaces: &route_namespaces,
+        gateway_keys: &m.gateways.iter().map(|g| g.meta.key()).collect::<Vec<_>>(),
         providers: &providers,
         selected: &selected,
         emit: &emit,
@@ -314,9 +319,12 @@ fn generate_in_runs(
         || shim::diagnostics(t, shim_rules, shim_actions),
         || {
             let threat_gateways = carriers.all(pass.gateways, &mut out);
-            let limitador = opts
-                .wants(Family::Limitador)
-                .then(|| limitador(&rt, pass.limits.into_values().flatten().collect()));
+            let limitador = opts.wants(Family::Limitador).then(|| {
+                limitador(
+                    &rt,
+                    pass.limits.into_iter().flat_map(|l| l.entries).collect(),
+                )
+            });
             (threat_gateways, limitador)
         },
     );

@@ -10,9 +10,16 @@ pub struct HexDigest([u8; 64]);
 
 impl HexDigest {
     pub fn of(s: &str) -> Self {
+        let mut h = Sha256::new();
+        h.update(s.as_bytes());
+        Self::of_digest(h)
+    }
+
+    /// The digest of what `h` was fed.
+    fn of_digest(h: Sha256) -> Self {
         let mut buf = [0u8; 64];
         // Cannot fail: 32 bytes need exactly 64 hex digits.
-        let _ = hex::encode_to_slice(Sha256::digest(s.as_bytes()), &mut buf);
+        let _ = hex::encode_to_slice(h.finalize(), &mut buf);
         HexDigest(buf)
     }
 
@@ -39,9 +46,53 @@ pub(crate) fn sha256_hex(s: &str) -> String {
     HexDigest::of(s).as_str().to_string()
 }
 
-/// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`.
+/// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`. The digest input is fed in
+/// pieces: there is one per action set, and the joined text is never needed.
 pub(crate) fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
-    HexDigest::of(&format!("{path_id}|{}|{hostname}", match_index + 1))
+    PathNames::new(path_id).action_set_name(match_index, hostname)
+}
+
+/// The names hashed from one PathID ([`auth_config_name`], [`action_set_name`]): the PathID's
+/// text is fed to the digest once, and each name only adds what follows it.
+#[derive(Clone)]
+pub(crate) struct PathNames(Sha256);
+
+impl PathNames {
+    pub(crate) fn new(path_id: &str) -> Self {
+        let mut h = Sha256::new();
+        h.update(path_id.as_bytes());
+        PathNames(h)
+    }
+
+    /// [`auth_config_name`] of the PathID.
+    pub(crate) fn auth_config_name(&self) -> String {
+        HexDigest::of_digest(self.0.clone()).as_str().to_string()
+    }
+
+    /// [`action_set_name`] of the PathID.
+    pub(crate) fn action_set_name(&self, match_index: usize, hostname: &str) -> HexDigest {
+        let mut h = self.0.clone();
+        h.update(b"|");
+        h.update(decimal(match_index.saturating_add(1), &mut [0u8; 20]));
+        h.update(b"|");
+        h.update(hostname.as_bytes());
+        HexDigest::of_digest(h)
+    }
+}
+
+/// The decimal digits of `n`, written at the end of `buf` (20 digits hold any `u64`).
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        // A digit: `n % 10` is below 10.
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    &buf[at..]
 }
 
 /// AuthConfig name (and the auth action's scope): `sha256(PathID)`.
@@ -49,19 +100,17 @@ pub fn auth_config_name(path_id: &str) -> String {
     sha256_hex(path_id)
 }
 
-/// Go's `unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'` keeps the code point; anything else
-/// becomes `_`. `IsDigit` is the Nd category only, which `char::is_numeric` over-approximates (it also
+/// A limit name's characters as the operator sanitises them: Go's `unicode.IsLetter(r) ||
+/// unicode.IsDigit(r) || r == '_'` keeps the code point; anything else becomes `_`. `IsDigit` is the Nd category only, which `char::is_numeric` over-approximates (it also
 /// accepts Nl/No), so digits are tested through `is_decimal_digit`.
-pub(crate) fn sanitise(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c == '_' || c.is_alphabetic() && is_letter(c) || is_decimal_digit(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+fn sanitised(name: &str) -> impl Iterator<Item = char> + '_ {
+    name.chars().map(|c| {
+        if c == '_' || c.is_alphabetic() && is_letter(c) || is_decimal_digit(c) {
+            c
+        } else {
+            '_'
+        }
+    })
 }
 
 /// Unicode category L* (Go `unicode.IsLetter`). Rust's `is_alphabetic` is the `Alphabetic` property,
@@ -123,15 +172,30 @@ fn is_decimal_digit(c: char) -> bool {
 /// Limit identifier: `limit.` (or `tokenlimit.`) + sanitised name + `__` + the first 8 hex of
 /// `sha256("<policyNs>/<policyName>/<limitName>")` of the policy the limit was written in.
 pub fn limit_identifier(token: bool, policy_ns: &str, policy_name: &str, limit: &str) -> String {
-    let hash = sha256_hex(&format!("{policy_ns}/{policy_name}/{limit}"));
+    let mut h = Sha256::new();
+    for part in [policy_ns, "/", policy_name, "/", limit] {
+        h.update(part.as_bytes());
+    }
+    let mut hash = [0u8; 8];
+    // Cannot fail: 4 bytes need exactly 8 hex digits.
+    let _ = hex::encode_to_slice(&h.finalize()[..4], &mut hash);
     let prefix = if token { "tokenlimit." } else { "limit." };
-    // Slice: a SHA-256 hex digest is 64 ASCII characters.
-    format!("{prefix}{}__{}", sanitise(limit), &hash[..8])
+    let mut id = String::with_capacity(prefix.len() + limit.len() + 10);
+    id.push_str(prefix);
+    id.extend(sanitised(limit));
+    id.push_str("__");
+    // Always ASCII hex digits.
+    id.push_str(std::str::from_utf8(&hash).unwrap_or_default());
+    id
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sanitise(name: &str) -> String {
+        sanitised(name).collect()
+    }
 
     #[test]
     fn g1_limit_identifiers() {
@@ -187,6 +251,26 @@ mod tests {
         assert_eq!(sanitise("Ⅻ"), "_"); // Nl: Alphabetic in Rust, not a letter in Go
         assert_eq!(sanitise("क्"), "क_"); // virama is a mark (Mn)
         assert_eq!(sanitise("日本"), "日本");
+    }
+
+    #[test]
+    fn action_set_names_hash_the_joined_text() {
+        // The pieces hash as the text `<PathID>|<matchIndex+1>|<hostname>` does
+        // (kuadrant-operator v1.5.2 internal/wasm/utils.go `ActionSetNameForPath`).
+        for (i, want) in [(0, "1"), (8, "9"), (9, "10"), (99, "100"), (12345, "12346")] {
+            assert_eq!(
+                action_set_name("a|b#c", i, "*.example.com"),
+                HexDigest::of(&format!("a|b#c|{want}|*.example.com")),
+            );
+        }
+        let names = PathNames::new("a|b#c");
+        assert_eq!(names.auth_config_name(), auth_config_name("a|b#c"));
+        assert_eq!(names.action_set_name(2, "x"), HexDigest::of("a|b#c|3|x"));
+        assert_eq!(
+            decimal(usize::MAX, &mut [0; 20]),
+            usize::MAX.to_string().as_bytes()
+        );
+        assert_eq!(decimal(0, &mut [0; 20]), b"0");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::resolve::{CelIssue, Effective, PathEffective, Provider, RuleValue};
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One action set before sorting.
@@ -40,6 +40,13 @@ pub(super) struct GatewayOut<'a> {
 
 /// A rule's matches: their predicates and sort keys.
 type RuleMatchList<'a> = Vec<(Arc<[String]>, SortKey<'a>)>;
+
+/// A rule's matches, and whether a value of them may break the CEL string it is copied into (only
+/// such rules can give the shim check a finding).
+struct RuleMatchesOf<'a> {
+    list: RuleMatchList<'a>,
+    may_break: bool,
+}
 
 /// The matches of a rule as the operator iterates them: their predicates and sort keys (with an
 /// empty hostname, set per action set). They depend only on the route and the rule.
@@ -93,8 +100,10 @@ fn path_hostnames<'a>(t: &Topology<'a>, p: &Path) -> Vec<&'a str> {
     let g = &m.gateways[p.gateway];
     let l = &g.spec.listeners[p.listener];
     let r = &m.routes[p.route];
-    let hs: Vec<&str> = r.spec.hostnames.iter().map(|h| h.as_str()).collect();
-    hostnames::select(l.hostname.as_ref().map(|h| h.as_str()), &hs)
+    hostnames::select_in(
+        l.hostname.as_ref().map(|h| h.as_str()),
+        r.spec.hostnames.iter().map(|h| h.as_str()),
+    )
 }
 
 fn cel_kind(service: &str) -> PolicyKind {
@@ -161,16 +170,20 @@ fn validate_actions(eff: &PathEffective, list: Vec<Action>, memo: &mut CelMemo) 
 }
 
 /// CEL validation results by expression and environment: the same predicates recur on every path
-/// of a route, and parsing is the expensive part.
+/// of a route, and parsing is the expensive part. One map per environment (`auth`, `ratelimit`),
+/// looked up without copying the expression.
 #[derive(Default)]
-struct CelMemo(HashMap<(String, bool, bool), Result<(), String>>);
+struct CelMemo([HashMap<String, Result<(), String>>; 4]);
 
 impl CelMemo {
     fn validate(&mut self, expr: &str, env: crate::cel::CelEnv) -> &Result<(), String> {
-        let key = (expr.to_string(), env.auth, env.ratelimit);
-        self.0
-            .entry(key)
-            .or_insert_with(|| crate::cel::validate(expr, env))
+        let memo = &mut self.0[usize::from(env.auth) * 2 + usize::from(env.ratelimit)];
+        if !memo.contains_key(expr) {
+            memo.insert(expr.to_string(), crate::cel::validate(expr, env));
+        }
+        // Present: found or inserted above.
+        static VALID: Result<(), String> = Ok(());
+        memo.get(expr).unwrap_or(&VALID)
     }
 }
 
@@ -180,6 +193,10 @@ pub(super) struct PassContext<'a> {
     pub(super) rt: &'a Runtime<'a>,
     /// `ns/name` of every route (the sort keys borrow them).
     pub(super) route_keys: &'a [String],
+    /// The same, shared by the route's Limitador limits.
+    pub(super) route_namespaces: &'a [Arc<str>],
+    /// `ns/name` of every gateway.
+    pub(super) gateway_keys: &'a [String],
     /// Per gateway class: its wasm provider, if any.
     pub(super) providers: &'a [Option<Provider>],
     /// Per gateway: whether `opts.gateway` keeps its paths (limits, findings and objects).
@@ -192,18 +209,30 @@ pub(super) struct PassContext<'a> {
 #[derive(Default)]
 pub(super) struct PathsOut<'a> {
     pub(super) gateways: BTreeMap<usize, GatewayOut<'a>>,
-    /// Limitador index: "<routeNs>/<routeName>/<identifier>" → entries.
-    pub(super) limits: BTreeMap<String, Vec<LimitadorLimit>>,
+    /// The Limitador's limits, by route and limit identifier (the operator's index
+    /// "<routeNs>/<routeName>/<identifier>"), each key once, in the order first met.
+    pub(super) limits: Vec<RouteLimits>,
     /// AuthConfigs (names unique: one per PathID).
     pub(super) auth_configs: Vec<object::AuthConfig>,
     /// In PathID order.
     pub(super) cel_issues: Vec<CelIssue>,
-    /// What the wasm-shim of each gateway parses: the route rules with action sets there, and the
-    /// effective policies whose actions survived validation (see `shim`).
-    pub(super) shim_rules: BTreeSet<(usize, usize, usize)>,
+    /// What the wasm-shim of each gateway parses: the route rules with action sets there that have a
+    /// value that may break its CEL string (gateway, route, rule; merged: sorted, each once), and
+    /// the effective policies whose actions survived validation (see `shim`).
+    pub(super) shim_rules: Vec<(usize, usize, usize)>,
     pub(super) shim_actions: Vec<ShimActions<'a>>,
-    /// Merged parts: the gateways and effective policies in `shim_actions`.
+    /// The gateways and effective policies in `shim_actions`.
     shim_seen: HashSet<(usize, [usize; 3])>,
+    /// The keys in `limits`.
+    limit_keys: HashSet<(usize, Arc<str>)>,
+}
+
+/// The Limitador entries of one limit of a route's effective RateLimitPolicy or
+/// TokenRateLimitPolicy.
+pub(super) struct RouteLimits {
+    route: usize,
+    identifier: Arc<str>,
+    pub(super) entries: Vec<LimitadorLimit>,
 }
 
 impl<'a> PathsOut<'a> {
@@ -219,15 +248,21 @@ impl<'a> PathsOut<'a> {
         }
         for (gi, go) in part.gateways {
             let into = self.gateways.entry(gi).or_default();
-            into.action_sets.extend(go.action_sets);
+            if into.action_sets.is_empty() {
+                into.action_sets = go.action_sets;
+            } else {
+                into.action_sets.extend(go.action_sets);
+            }
             into.has_sets |= go.has_sets;
             into.rate_limit |= go.rate_limit;
             into.auth |= go.auth;
             into.any_policy |= go.any_policy;
         }
         // The same key always has the same entries; the first is kept, as in one pass.
-        for (k, v) in part.limits {
-            self.limits.entry(k).or_insert(v);
+        for l in part.limits {
+            if self.limit_keys.insert((l.route, Arc::clone(&l.identifier))) {
+                self.limits.push(l);
+            }
         }
         self.auth_configs.extend(part.auth_configs);
         self.cel_issues.extend(part.cel_issues);
@@ -255,10 +290,13 @@ pub(super) fn run<'a>(
     let parts: Vec<PathsOut<'_>> = crate::par::map_ranges(runs, |r| {
         path_pass(ctx, r.start, &paths[r.clone()], &eff[r])
     });
-    let mut out = PathsOut::default();
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_default();
     for part in parts {
         out.merge(part);
     }
+    out.shim_rules.sort_unstable();
+    out.shim_rules.dedup();
     out
 }
 
@@ -276,13 +314,13 @@ fn path_pass<'a>(
         cel_memo: CelMemo::default(),
         auth_specs: HashMap::new(),
         limits_done: HashSet::new(),
+        limit_ids: actions::LimitIds::default(),
         route_actions: HashMap::new(),
         no_scope: Arc::from(""),
         namespace: Arc::from(ctx.rt.namespace.as_str()),
         annotations: HashMap::new(),
         host_texts: HashMap::new(),
         rule_matches: HashMap::new(),
-        shim_seen: HashSet::new(),
     };
     for (i, (p, pe)) in paths.iter().zip(eff).enumerate() {
         pass.path(first + i, p, pe);
@@ -299,6 +337,8 @@ struct PathPass<'c, 'a> {
     auth_specs: HashMap<usize, Arc<Map<String, Value>>>,
     /// (route, effective RateLimitPolicy / TokenRateLimitPolicy) whose limits are indexed.
     limits_done: HashSet<(usize, usize)>,
+    /// The limit identifiers met so far.
+    limit_ids: actions::LimitIds<'a>,
     /// The merged, validated actions by route and effective policies.
     route_actions: HashMap<(usize, [usize; 3]), RouteActions>,
     no_scope: Arc<str>,
@@ -309,9 +349,7 @@ struct PathPass<'c, 'a> {
     /// Each hostname's text, shared by its action sets.
     host_texts: HashMap<&'a str, Arc<str>>,
     /// Each rule's matches.
-    rule_matches: HashMap<(usize, usize), RuleMatchList<'a>>,
-    /// Gateway and effective policies whose actions were recorded for the shim check.
-    shim_seen: HashSet<(usize, [usize; 3])>,
+    rule_matches: HashMap<(usize, usize), RuleMatchesOf<'a>>,
 }
 
 impl<'a> PathPass<'_, 'a> {
@@ -335,7 +373,15 @@ impl<'a> PathPass<'_, 'a> {
         let counts = valid || t.model.version != KuadrantVersion::V1_5;
         // The path's id, built once if anything needs it: most paths of a large estate do not.
         let id = std::cell::OnceCell::new();
-        let id = || -> &str { id.get_or_init(|| t.path_id(p)) };
+        let ctx = self.ctx;
+        let id = || -> &str {
+            id.get_or_init(|| {
+                t.path_id_with(p, &ctx.gateway_keys[p.gateway], &ctx.route_keys[p.route])
+            })
+        };
+        // The names hashed from the id, which share the digest of its text.
+        let hashed = std::cell::OnceCell::new();
+        let hashed = || -> &names::PathNames { hashed.get_or_init(|| names::PathNames::new(id())) };
 
         // Limitador limits: every path, whatever the class (1.5: valid paths only).
         if counts && selected {
@@ -343,7 +389,7 @@ impl<'a> PathPass<'_, 'a> {
         }
 
         // The AuthConfig name, also the auth action's scope: valid paths with an AuthPolicy.
-        let auth_name = (valid && pe.auth.is_some()).then(|| names::auth_config_name(id()));
+        let auth_name = (valid && pe.auth.is_some()).then(|| hashed().auth_config_name());
 
         // AuthConfigs: valid paths with an effective AuthPolicy.
         if let (Some(name), Some(a), true) = (&auth_name, &pe.auth, self.ctx.emit[p.gateway]) {
@@ -364,14 +410,13 @@ impl<'a> PathPass<'_, 'a> {
 
         // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
         if counts {
-            self.action_sets((index, p, &id), pe, provider, &hosts, auth_name);
+            self.action_sets((index, p, &id, &hashed), pe, provider, &hosts, auth_name);
         }
     }
 
     /// The Limitador limits of a path's effective RateLimitPolicy and TokenRateLimitPolicy.
-    fn limits(&mut self, p: &Path, pe: &PathEffective) {
+    fn limits(&mut self, p: &Path, pe: &'a PathEffective) {
         let m = self.ctx.t.model;
-        let route_scope = &self.ctx.route_keys[p.route];
         for (eff_kind, token) in [(&pe.rate_limit, false), (&pe.token_rate_limit, true)] {
             let Some(e) = eff_kind else { continue };
             // Same route and policies: the same keys and entries again.
@@ -379,23 +424,22 @@ impl<'a> PathPass<'_, 'a> {
                 continue;
             }
             for (name, limit, source) in e.limits() {
-                let sp = &m.policies[source];
-                let id = names::limit_identifier(token, &sp.meta.namespace, &sp.meta.name, name);
-                let key = format!("{route_scope}/{id}");
+                let id = self.limit_ids.get(m, token, source, name);
                 // The entries depend only on the key's parts (route, source policy, limit name),
                 // so the other paths of the route would write the same value again.
-                if self.out.limits.contains_key(&key) {
+                if !self.out.limit_keys.insert((p.route, Arc::clone(id))) {
                     continue;
                 }
-                let namespace: Arc<str> = Arc::from(route_scope.as_str());
+                let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
+                let namespace = &self.ctx.route_namespaces[p.route];
                 let entries: Vec<LimitadorLimit> = limit
                     .rates
                     .iter()
                     .map(|rate| LimitadorLimit {
-                        conditions: vec![format!("descriptors[0][\"{id}\"] == \"1\"")],
+                        conditions: vec![condition.clone()],
                         max_value: rate.max_value(),
                         name: name.to_string(),
-                        namespace: namespace.clone(),
+                        namespace: Arc::clone(namespace),
                         seconds: rate.seconds(),
                         variables: limit
                             .counters
@@ -404,7 +448,11 @@ impl<'a> PathPass<'_, 'a> {
                             .collect(),
                     })
                     .collect();
-                self.out.limits.insert(key, entries);
+                self.out.limits.push(RouteLimits {
+                    route: p.route,
+                    identifier: Arc::clone(id),
+                    entries,
+                });
             }
         }
     }
@@ -480,7 +528,12 @@ impl<'a> PathPass<'_, 'a> {
     /// match).
     fn action_sets<'i>(
         &mut self,
-        (index, p, id): (usize, &'a Path, &'i dyn Fn() -> &'i str),
+        (index, p, id, hashed): (
+            usize,
+            &'a Path,
+            &'i dyn Fn() -> &'i str,
+            &'i dyn Fn() -> &'i names::PathNames,
+        ),
         pe: &'a PathEffective,
         provider: Provider,
         hosts: &[&'a str],
@@ -491,11 +544,15 @@ impl<'a> PathPass<'_, 'a> {
         let route_keys: &'a [String] = self.ctx.route_keys;
         let route_scope = &route_keys[p.route];
         let cel_memo = &mut self.cel_memo;
+        let limit_ids = &mut self.limit_ids;
         let ra = self
             .route_actions
             .entry((p.route, identities(pe)))
             .or_insert_with(|| {
-                let built = actions::merge(actions::path_actions(m, route_scope, pe), m.version);
+                let built = actions::merge(
+                    actions::path_actions(m, route_scope, pe, limit_ids),
+                    m.version,
+                );
                 validate_actions(pe, built, cel_memo)
             });
         self.out
@@ -516,13 +573,24 @@ impl<'a> PathPass<'_, 'a> {
             Some(name) => name.into(),
             None => Arc::clone(&self.no_scope),
         };
-        let matches = self
+        let RuleMatchesOf {
+            list: matches,
+            may_break,
+        } = self
             .rule_matches
             .entry((p.route, p.rule))
-            .or_insert_with(|| rule_matches(t, p, route_scope));
+            .or_insert_with(|| RuleMatchesOf {
+                list: rule_matches(t, p, route_scope),
+                may_break: super::shim::may_break_rule(
+                    &m.routes[p.route].spec.rules[p.rule].matches,
+                ),
+            });
         if !matches.is_empty() && selected {
-            self.out.shim_rules.insert((p.gateway, p.route, p.rule));
-            if self.shim_seen.insert((p.gateway, identities(pe))) {
+            // The shim check reads the rule's values only if one may break its CEL string.
+            if *may_break {
+                self.out.shim_rules.push((p.gateway, p.route, p.rule));
+            }
+            if self.out.shim_seen.insert((p.gateway, identities(pe))) {
                 let has = |f: &dyn Fn(&str) -> bool| ra.list.iter().any(|a| f(a.service));
                 self.out.shim_actions.push(ShimActions {
                     gateway: p.gateway,
@@ -545,7 +613,7 @@ impl<'a> PathPass<'_, 'a> {
             for (i, (predicates, key)) in matches.iter().enumerate() {
                 let key = key.with_hostname(h);
                 let value = ActionSet {
-                    name: names::action_set_name(id(), i, h),
+                    name: hashed().action_set_name(i, h),
                     hostname: Arc::clone(self.host_texts.entry(h).or_insert_with(|| Arc::from(h))),
                     predicates: Arc::clone(predicates),
                     actions: Arc::clone(&ra.list),

@@ -38,7 +38,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// quote or a line break can (the lexer takes any other character inside `'…'`), so predicates built
 /// from other values are not parsed at all.
 fn may_break(value: &str) -> bool {
-    value.contains(['\\', '\'', '\n', '\r'])
+    // Bytewise: in UTF-8 these ASCII bytes only ever stand for themselves.
+    value
+        .bytes()
+        .any(|b| matches!(b, b'\\' | b'\'' | b'\n' | b'\r'))
 }
 
 /// One field whose CEL text the shim cannot parse, and the gateways whose configuration carries it.
@@ -59,31 +62,33 @@ struct Findings {
 }
 
 impl Findings {
-    /// Record `expr` of the field at `span` for `gateway` if the shim cannot parse it.
+    /// Record `expr` of the field at `span` for `gateway` if the shim cannot parse it; `object`
+    /// and `what` name the field (only asked for a finding).
     fn check(
         &mut self,
         span: Span,
-        object: &str,
-        what: String,
-        expr: String,
+        (object, what): (&dyn Fn() -> String, &dyn Fn() -> String),
+        expr: &str,
         route_field: bool,
         gateway: usize,
     ) {
-        let Some(error) = self
-            .memo
-            .entry(expr.clone())
-            .or_insert_with(|| parse(&expr))
-            .clone()
-            .err()
-        else {
+        let parsed = match self.memo.get(expr) {
+            Some(parsed) => parsed,
+            None => self
+                .memo
+                .entry(expr.to_string())
+                .or_insert_with(|| parse(expr)),
+        };
+        let Err(error) = parsed else {
             return;
         };
+        let error = error.clone();
         self.found
-            .entry((span, expr.clone()))
+            .entry((span, expr.to_string()))
             .or_insert_with(|| Finding {
-                object: object.to_string(),
-                what,
-                expr,
+                object: object(),
+                what: what(),
+                expr: expr.to_string(),
                 error,
                 route_field,
                 gateways: BTreeSet::new(),
@@ -95,19 +100,20 @@ impl Findings {
 
 /// PCTL3008 for every route match value and policy expression that reaches a gateway's wasm
 /// configuration and that the shim cannot parse; one diagnostic per field, naming the gateways.
+/// `rules` may leave out rules none of whose values may break a CEL string ([`may_break_rule`]).
 /// Also the gateways whose configuration is refused (those the diagnostics name).
 pub(super) fn diagnostics(
     t: &Topology<'_>,
-    rules: &BTreeSet<(usize, usize, usize)>,
+    rules: &[(usize, usize, usize)],
     actions: &[ShimActions<'_>],
 ) -> (Vec<Diagnostic>, BTreeSet<usize>) {
     let m = t.model;
     let mut findings = Findings::default();
     for &(gateway, route, rule) in rules {
         let r = &m.routes[route];
-        let object = format!("{} {}", r.spec.kind.kind(), r.meta.key());
+        let object = || format!("{} {}", r.spec.kind.kind(), r.meta.key());
         for (span, what, expr) in route_fields(&r.spec.rules[rule].matches) {
-            findings.check(span, &object, what, expr, true, gateway);
+            findings.check(span, (&object, &|| what.clone()), &expr, true, gateway);
         }
     }
     for a in actions {
@@ -123,9 +129,10 @@ pub(super) fn diagnostics(
             for (source, what, sp) in expressions(e) {
                 findings.check(
                     sp.span,
-                    &m.policies[source].display(),
-                    format!("{what} `{}`", sp.value),
-                    sp.value.clone(),
+                    (&|| m.policies[source].display(), &|| {
+                        format!("{what} `{}`", sp.value)
+                    }),
+                    &sp.value,
                     false,
                     a.gateway,
                 );
@@ -190,6 +197,12 @@ fn header_field(x: &KeyValueMatch) -> Option<(Span, String, String)> {
             predicates::header_predicate(&x.name, &x.value),
         )
     })
+}
+
+/// Whether a value of a rule's matches may break the CEL string it is copied into: whether
+/// [`route_fields`] has any.
+pub(super) fn may_break_rule(matches: &RuleMatches) -> bool {
+    !route_fields(matches).is_empty()
 }
 
 /// The fields of a rule's matches whose values may break the CEL string they are copied into:

@@ -896,9 +896,18 @@ impl<'m> Topology<'m> {
     /// A path's `PathID` (`docs/semantics/paths.md`): `class|ns/gw|ns/gw#listener|ns/route|ns/route#rule`.
     pub fn path_id(&self, p: &Path) -> String {
         let m = self.model;
+        let (gk, rk) = (
+            m.gateways[p.gateway].meta.key(),
+            m.routes[p.route].meta.key(),
+        );
+        self.path_id_with(p, &gk, &rk)
+    }
+
+    /// [`Topology::path_id`] with the `namespace/name` of the path's gateway and route given.
+    pub(crate) fn path_id_with(&self, p: &Path, gk: &str, rk: &str) -> String {
+        let m = self.model;
         let class = &m.gateway_classes[p.class].meta.name;
         let g = &m.gateways[p.gateway];
-        let (gk, rk) = (g.meta.key(), m.routes[p.route].meta.key());
         let listener = &g.spec.listeners[p.listener].name.value;
         let rule = self.rule_name(p);
         let mut id = String::with_capacity(
@@ -907,15 +916,15 @@ impl<'m> Topology<'m> {
         for part in [
             class.as_str(),
             "|",
-            &gk,
+            gk,
             "|",
-            &gk,
+            gk,
             "#",
             listener,
             "|",
-            &rk,
+            rk,
             "|",
-            &rk,
+            rk,
             "#",
             rule,
         ] {
