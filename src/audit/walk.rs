@@ -580,12 +580,14 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             return;
         }
         let id = self.s.a.topology.path_id(p);
+        // The PathID fed to the digest once for all the path's set names.
+        let path_names = names::PathNames::new(&id);
         let mut found = std::mem::take(&mut self.found);
         let mut key = std::mem::take(&mut self.key);
         for &h in hosts.iter() {
             found.clear();
             for i in 0..matches.len() {
-                let name = names::action_set_name(&id, i, h);
+                let name = path_names.action_set_name(i, h);
                 let set = self.s.objects.sets[p.gateway]
                     .as_ref()
                     .and_then(|s| s.get(name.as_str()));

@@ -47,7 +47,9 @@ pub(crate) fn sha256_hex(s: &str) -> String {
 }
 
 /// Action-set name: `sha256("<PathID>|<matchIndex+1>|<hostname>")`. The digest input is fed in
-/// pieces: there is one per action set, and the joined text is never needed.
+/// pieces: there is one per action set, and the joined text is never needed. (The stages name a
+/// path's sets through [`PathNames`]; the tests check both.)
+#[cfg(test)]
 pub(crate) fn action_set_name(path_id: &str, match_index: usize, hostname: &str) -> HexDigest {
     PathNames::new(path_id).action_set_name(match_index, hostname)
 }

@@ -300,6 +300,27 @@ pub fn write_table(
 /// indices of its eight cells.
 fn table_cells(rows: &[Row]) -> (Vec<(String, usize)>, Vec<[usize; 8]>) {
     let groups = paths(rows);
+    // Runs of lines on the cores, each with its own cells; a cell both runs show is made twice,
+    // with the same text.
+    let runs = crate::par::cores().min(groups.len() / LINES_PER_RUN).max(1);
+    let parts = crate::par::map_ranges(crate::par::even_ranges(groups.len(), runs), |r| {
+        run_cells(rows, &groups[r])
+    });
+    let mut texts = Vec::new();
+    let mut keys = Vec::with_capacity(groups.len());
+    for (t, k) in parts {
+        let offset = texts.len();
+        texts.extend(t);
+        keys.extend(k.into_iter().map(|line| line.map(|i| i + offset)));
+    }
+    (texts, keys)
+}
+
+/// The cells of the lines of `groups` (runs of rows), and each line's cells.
+fn run_cells(
+    rows: &[Row],
+    groups: &[std::ops::Range<usize>],
+) -> (Vec<(String, usize)>, Vec<[usize; 8]>) {
     let mut cells = Cells {
         texts: Vec::new(),
         by_address: HashMap::new(),
@@ -307,7 +328,7 @@ fn table_cells(rows: &[Row]) -> (Vec<(String, usize)>, Vec<[usize; 8]>) {
     };
     let addr = |s: &str| s.as_ptr() as usize;
     let mut keys: Vec<[usize; 8]> = Vec::with_capacity(groups.len());
-    for g in &groups {
+    for g in groups {
         let r = &rows[g.start];
         let host = if g.len() == 1 {
             let h = r.hostname.as_deref().unwrap_or("-");
