@@ -152,14 +152,29 @@ impl Carriers<'_> {
         gateways: BTreeMap<usize, GatewayOut<'_>>,
         out: &mut Generated,
     ) -> Vec<(usize, bool)> {
-        gateways
+        // Each gateway's objects made on the cores (sorting a large gateway's action sets and
+        // building its configuration), then added in gateway order.
+        let queue: Vec<std::sync::Mutex<Option<(usize, GatewayOut<'_>)>>> = gateways
             .into_iter()
-            .filter_map(|(gi, go)| Some((gi, self.gateway(gi, go, out)?)))
-            .collect()
+            .map(|g| std::sync::Mutex::new(Some(g)))
+            .collect();
+        let built = crate::par::map_chunked(&queue, 1, |slot| {
+            let (gi, go) = slot.lock().ok()?.take()?;
+            let mut part = Generated::default();
+            let has_sets = self.gateway(gi, go, &mut part)?;
+            Some((gi, has_sets, part))
+        });
+        let mut found = Vec::with_capacity(built.len());
+        for (gi, has_sets, part) in built.into_iter().flatten() {
+            out.components.extend(part.components);
+            out.objects.extend(part.objects);
+            found.push((gi, has_sets));
+        }
+        found
     }
 
-    /// The objects and components of gateway `gi`; `None` when it has no wasm provider, else
-    /// whether it has action sets.
+    /// The objects and components of gateway `gi` (into `out`'s `objects` and `components`);
+    /// `None` when it has no wasm provider, else whether it has action sets.
     fn gateway(&self, gi: usize, mut go: GatewayOut<'_>, out: &mut Generated) -> Option<bool> {
         let m = self.m;
         let v15 = m.version == KuadrantVersion::V1_5;

@@ -315,18 +315,25 @@ fn generate_in_runs(
     // Limitador are built: neither reads the other.
     let (shim_rules, shim_actions) = (&pass.shim_rules, &pass.shim_actions);
     let at = out.diagnostics.len();
-    let ((shim_diagnostics, rejected), (threat_gateways, limitador)) = crate::par::join(
-        || shim::diagnostics(t, shim_rules, shim_actions),
+    // The Limitador (its limits sorted) is made on the shim check's thread, after it.
+    let limits = std::sync::Mutex::new(Some(pass.limits));
+    let (((shim_diagnostics, rejected), limitador), threat_gateways) = crate::par::join(
         || {
-            let threat_gateways = carriers.all(pass.gateways, &mut out);
+            let shim = shim::diagnostics(t, shim_rules, shim_actions);
+            let limits = limits.lock().ok().and_then(|mut l| l.take());
             let limitador = opts.wants(Family::Limitador).then(|| {
                 limitador(
                     &rt,
-                    pass.limits.into_iter().flat_map(|l| l.entries).collect(),
+                    limits
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|l| l.entries)
+                        .collect(),
                 )
             });
-            (threat_gateways, limitador)
+            (shim, limitador)
         },
+        || carriers.all(pass.gateways, &mut out),
     );
     // In the order of a run on one thread: the shim's findings before the carriers'.
     out.diagnostics.splice(at..at, shim_diagnostics);
