@@ -1769,12 +1769,7 @@ mod tests {
             "the failed file"
         );
         apply(d, &rest).unwrap();
-        assert!(
-            plan(d, &new)
-                .unwrap()
-                .iter()
-                .all(|s| s.action == Action::Unchanged)
-        );
+        assert!(up_to_date(d, &new));
     }
 
     /// A batch is written whole before any file is renamed: a failed write leaves every file old;
@@ -2136,6 +2131,14 @@ mod tests {
         v
     }
 
+    /// Whether a plan for `desired` finds every file of `d` as it should be.
+    fn up_to_date(d: &Path, desired: &[Value]) -> bool {
+        plan(d, desired)
+            .unwrap()
+            .iter()
+            .all(|s| s.action == Action::Unchanged)
+    }
+
     fn many(v: i64) -> Vec<Value> {
         (0..2 * BATCH).map(|i| obj(&format!("o{i}"), v)).collect()
     }
@@ -2172,12 +2175,7 @@ mod tests {
         ));
         drop(l);
         lock(&d, true, std::time::Duration::ZERO, || {}).unwrap();
-        assert!(
-            plan(&d, &desired)
-                .unwrap()
-                .iter()
-                .all(|s| s.action == Action::Unchanged)
-        );
+        assert!(up_to_date(&d, &desired));
     }
 
     /// A run waiting for the lock on the empty folder when the staging folder replaces it waits
@@ -2244,12 +2242,7 @@ mod tests {
         apply_holding(&d, &steps, &mut l).unwrap();
         assert!(stages(tmp.path()).is_empty());
         assert_eq!(files(&d).len(), 2 * BATCH);
-        assert!(
-            plan(&d, &desired)
-                .unwrap()
-                .iter()
-                .all(|s| s.action == Action::Unchanged)
-        );
+        assert!(up_to_date(&d, &desired));
     }
 
     /// Something written into the empty folder while the files were staged: the rename fails
@@ -2271,12 +2264,7 @@ mod tests {
         assert_eq!(now.len(), 2 * BATCH + 1);
         assert_eq!(now["intruder.txt"], "not policyctl's\n");
         assert!(stages(tmp.path()).is_empty());
-        assert!(
-            plan(&d, &desired)
-                .unwrap()
-                .iter()
-                .all(|s| s.action == Action::Unchanged)
-        );
+        assert!(up_to_date(&d, &desired));
     }
 
     /// Only staging folders of this folder's name pattern that are real folders holding only files

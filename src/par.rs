@@ -74,6 +74,16 @@ pub(crate) fn join<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) 
     })
 }
 
+/// [`join`] when `parallel`, else `a` then `b` on the calling thread: for work whose size decides
+/// whether a thread pays for itself.
+pub(crate) fn join_if<A: Send, B>(
+    parallel: bool,
+    a: impl Fn() -> A + Sync,
+    b: impl FnOnce() -> B,
+) -> (A, B) {
+    if parallel { join(a, b) } else { (a(), b()) }
+}
+
 /// `f` on every range, each on a thread of its own, the results in range order. One range runs on
 /// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
 /// sized for it: `load::yaml`); a thread that cannot start leaves its range to the calling thread,

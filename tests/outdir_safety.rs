@@ -84,11 +84,10 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `compute -f input --out-dir out`, started and killed with SIGKILL as soon as `busy` holds (or
-/// the run ends, or a minute passes).
+/// `compute -f input --out-dir out` started, its output discarded.
 #[cfg(unix)]
-fn killed_when(input: &Path, out: &Path, busy: impl Fn() -> bool) {
-    let mut child = common::policyctl_std()
+fn spawned(input: &Path, out: &Path) -> std::process::Child {
+    common::policyctl_std()
         .args(["compute", "-f"])
         .arg(input)
         .arg("--out-dir")
@@ -96,7 +95,14 @@ fn killed_when(input: &Path, out: &Path, busy: impl Fn() -> bool) {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// `compute -f input --out-dir out`, started and killed with SIGKILL as soon as `busy` holds (or
+/// the run ends, or a minute passes).
+#[cfg(unix)]
+fn killed_when(input: &Path, out: &Path, busy: impl Fn() -> bool) {
+    let mut child = spawned(input, out);
     let start = std::time::Instant::now();
     while start.elapsed() < std::time::Duration::from_secs(60) {
         if busy() || child.try_wait().unwrap().is_some() {
@@ -167,10 +173,7 @@ fn a_killed_run_leaves_temp_files_that_check_sees_and_the_next_run_removes() {
         );
     }
     assert!(temp_files(&out).is_empty(), "{:?}", temp_files(&out));
-    policyctl()
-        .args(["compute", "-f", i, "--out-dir", o, "--check"])
-        .assert()
-        .code(0);
+    out_dir_run(i, o, &["--check"], 0);
 }
 
 /// The staging folders (named like one) beside `out`.
@@ -232,10 +235,7 @@ fn a_killed_run_from_scratch_leaves_an_empty_folder_and_a_staging_folder_the_nex
     assert!(run.contains(&line), "{}", &run[..run.len().min(2000)]);
     assert!(stages(&out).is_empty(), "{:?}", stages(&out));
     assert_eq!(names(&out).len(), 1006);
-    policyctl()
-        .args(["compute", "-f", i, "--out-dir", o, "--check"])
-        .assert()
-        .code(0);
+    out_dir_run(i, o, &["--check"], 0);
 }
 
 /// Every file of `dir` (temporary files aside), by name.
@@ -259,13 +259,7 @@ fn a_killed_update_leaves_each_file_old_or_new() {
     let dir = tempfile::tempdir().unwrap();
     let input = estate(dir.path(), 300);
     let run = |out: &Path| {
-        policyctl()
-            .args(["compute", "-f"])
-            .arg(&input)
-            .arg("--out-dir")
-            .arg(out)
-            .assert()
-            .code(0);
+        out_dir_run(input.to_str().unwrap(), out.to_str().unwrap(), &[], 0);
     };
     let old_dir = dir.path().join("old");
     run(&old_dir);
@@ -288,15 +282,7 @@ fn a_killed_update_leaves_each_file_old_or_new() {
         for (n, b) in &old {
             std::fs::write(out.join(n), b).unwrap();
         }
-        let mut child = common::policyctl_std()
-            .args(["compute", "-f"])
-            .arg(&input)
-            .arg("--out-dir")
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawned(&input, &out);
         // From the first temporary file on, wait `delay_ms`, then kill without warning.
         let start = std::time::Instant::now();
         while start.elapsed() < std::time::Duration::from_secs(60) && temp_files(&out).is_empty() {

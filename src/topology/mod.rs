@@ -95,6 +95,9 @@ pub struct Path {
     pub valid: bool,
 }
 
+/// Link edges (from, to), in the order they are added.
+type Edges = Vec<(NodeIndex, NodeIndex)>;
+
 /// The topology of one model.
 pub struct Topology<'m> {
     pub model: &'m Model,
@@ -600,13 +603,7 @@ impl<'m> Topology<'m> {
     /// Each route's link edges, by the model's index (none for routes outside the topology): its
     /// listeners' edges to it, in parentRef order; and Route → Rule, Rule → ServicePort (backendRefs
     /// with a port), Rule → Service (without).
-    #[allow(clippy::type_complexity)]
-    fn route_edges(
-        &self,
-    ) -> (
-        Vec<Vec<(NodeIndex, NodeIndex)>>,
-        Vec<Vec<(NodeIndex, NodeIndex)>>,
-    ) {
+    fn route_edges(&self) -> (Vec<Edges>, Vec<Edges>) {
         let m = self.model;
         let mut service_ix: HashMap<(&str, &str), usize> = HashMap::new();
         for (i, s) in m.services.iter().enumerate() {

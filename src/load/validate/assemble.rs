@@ -43,27 +43,19 @@ pub(crate) fn sort_model(m: &mut Model) {
     fn policy_order(a: &Policy, b: &Policy) -> std::cmp::Ordering {
         (a.kind, &a.meta.namespace, &a.meta.name).cmp(&(b.kind, &b.meta.namespace, &b.meta.name))
     }
-    // The three long lists of a large estate are ordered on every core, then moved.
-    let (routes, (policies, services)) = if m.routes.len() + m.policies.len() >= PARALLEL_FROM {
-        let m = &*m;
-        crate::par::join(
-            || order_of(&m.routes, route_order),
-            || {
-                crate::par::join(
-                    || order_of(&m.policies, policy_order),
-                    || order_of(&m.services, by_key),
-                )
-            },
-        )
-    } else {
-        (
-            order_of(&m.routes, route_order),
+    // The three long lists of a large estate are ordered on both cores, then moved.
+    let parallel = m.routes.len() + m.policies.len() >= PARALLEL_FROM;
+    let lists = &*m;
+    let (routes, (policies, services)) = crate::par::join_if(
+        parallel,
+        || order_of(&lists.routes, route_order),
+        || {
             (
-                order_of(&m.policies, policy_order),
-                order_of(&m.services, by_key),
-            ),
-        )
-    };
+                order_of(&lists.policies, policy_order),
+                order_of(&lists.services, by_key),
+            )
+        },
+    );
     apply_order(&mut m.routes, &routes);
     apply_order(&mut m.policies, &policies);
     apply_order(&mut m.services, &services);
