@@ -95,8 +95,13 @@ pub struct Loaded {
 
 /// Documents per parsing thread at the least (fewer stay on the calling thread).
 const PARSE_MIN_PER_THREAD: usize = 64;
-/// Documents parsed before they are validated (and their parsed form dropped).
-const PARSE_WINDOW: usize = 4096;
+/// Documents a parsing thread takes at a time from a window: documents differ widely in cost (a
+/// Gateway with dozens of listeners beside Services of a few lines), and threads that each take one
+/// half of a window wait for the slower half.
+const PARSE_CHUNK: usize = 128;
+/// Documents parsed before their objects are moved into one list (a window's results are held
+/// beside that list until then).
+const PARSE_WINDOW: usize = 16384;
 
 /// Load every input. Never fails as a whole: problems become diagnostics.
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
@@ -332,7 +337,7 @@ fn json_chunks(
 /// Parse and validate documents on the parsing threads (documents are independent); the results
 /// in input order.
 fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<OneDocument> {
-    crate::par::map(docs, PARSE_MIN_PER_THREAD, |&(id, base, text)| {
+    let one = |&(id, base, text): &(SourceId, usize, &str)| {
         let mut one = OneDocument::default();
         parse_chunk(
             id,
@@ -343,7 +348,14 @@ fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<
             &mut one,
         );
         one
-    })
+    };
+    // `par::map` keeps a few documents on one thread with the stack the parser's depth budget is
+    // sized for; more are taken a chunk at a time by every core.
+    if docs.len() < 2 * PARSE_CHUNK || crate::par::cores() < 2 {
+        crate::par::map(docs, PARSE_MIN_PER_THREAD, one)
+    } else {
+        crate::par::map_chunked(docs, PARSE_CHUNK, one)
+    }
 }
 
 /// One file read on its own (`watch` keeps one per file and parses again only the files that
@@ -1240,13 +1252,32 @@ mod tests {
     #[test]
     fn windows_do_not_change_the_result() {
         let root = env!("CARGO_MANIFEST_DIR");
+        // Enough documents for the parsing threads to take them a chunk at a time, some of them
+        // invalid (a port out of range, a YAML syntax error).
+        let mut many = String::new();
+        for i in 0..3 * PARSE_CHUNK {
+            let port = if i % 50 == 7 { 70000 } else { 8000 + i };
+            let bad = if i % 97 == 5 { "  x: [\n" } else { "" };
+            many.push_str(&format!(
+                "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i}\n  namespace: ns\n{bad}spec:\n  ports:\n  - port: {port}\n"
+            ));
+        }
         let inputs = [
             Input::Path(format!("{root}/testdata/examples").into()),
             Input::Path(format!("{root}/testdata/invalid/schema").into()),
+            Input::Text {
+                name: "many.yaml".into(),
+                bytes: many.into_bytes(),
+            },
         ];
         let opts = LoadOptions::default();
         let whole = load_in_windows(&inputs, &opts, usize::MAX);
-        assert!(whole.documents > 20, "{} documents", whole.documents);
+        assert!(
+            whole.documents > 3 * PARSE_CHUNK,
+            "{} documents",
+            whole.documents
+        );
+        assert!(whole.model.services.len() > 2 * PARSE_CHUNK);
         assert!(!whole.diagnostics.is_empty());
         let text = |l: &Loaded| format!("{:?}\n{:?}\n{}", l.model, l.diagnostics, l.documents);
         let expected = text(&whole);
@@ -1263,7 +1294,7 @@ mod tests {
         seqs.dedup();
         assert!(n > 5, "{n} objects");
         assert_eq!(seqs.len(), n, "object numbers repeat");
-        for window in [1, 2, 7, PARSE_WINDOW] {
+        for window in [1, 2, 7, PARSE_CHUNK + 1, 2 * PARSE_CHUNK, PARSE_WINDOW] {
             assert_eq!(
                 text(&load_in_windows(&inputs, &opts, window)),
                 expected,

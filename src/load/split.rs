@@ -22,7 +22,7 @@ pub(super) fn documents(text: &str) -> Vec<Chunk> {
     let mut start = 0;
     // Only a line that starts with `---` can begin a document: the text's first line, and each
     // `---` after a line feed (found by a substring search, not line by line).
-    let later = text.match_indices("\n---").map(|(i, _)| i + 1);
+    let later = memchr::memmem::find_iter(text.as_bytes(), b"\n---").map(|i| i + 1);
     for pos in std::iter::once(0).chain(later) {
         // Slice: `pos` is 0 or just after a line feed, a char boundary.
         if pos != start && is_marker(&text[pos..], "---") {
