@@ -763,24 +763,118 @@ impl Buffer for Vec<u8> {
 }
 
 /// Render `objects` into `w` in order, a batch of about 8 MB at a time, each batch split into
-/// contiguous parts of about the same size that `render` writes on the available cores.
+/// contiguous parts of about the same size that `render` writes on the available cores. With more
+/// than one batch and core, the batches are rendered on a thread of their own one batch ahead of
+/// the writing, so the cores render while the calling thread waits on `w` (a pipe drained by
+/// another process, a terminal); at most three batches' texts exist at a time.
 fn write_in_batches<B: Buffer>(
     objects: &[Object],
     w: &mut impl std::io::Write,
     render: impl Fn(&mut B, std::ops::Range<usize>) -> Result<(), String> + Sync,
 ) -> Result<(), WriteError> {
-    const BATCH: usize = 8 << 20;
-    let threads = crate::par::cores();
+    write_in_batches_of(objects, 8 << 20, w, render)
+}
+
+/// [`write_in_batches`] with batches of about `batch` bytes of text.
+fn write_in_batches_of<B: Buffer>(
+    objects: &[Object],
+    batch: usize,
+    w: &mut impl std::io::Write,
+    render: impl Fn(&mut B, std::ops::Range<usize>) -> Result<(), String> + Sync,
+) -> Result<(), WriteError> {
+    let batches = batches(objects, batch);
     // Text buffers, reused batch after batch: fresh memory costs a page fault per page, and the
     // output is ten times the input.
-    let buffers = std::sync::Mutex::new(Vec::<B>::new());
+    let spare = std::sync::Mutex::new(Vec::<B>::new());
+    let render_batch = |parts: Vec<std::ops::Range<usize>>| {
+        crate::par::map_ranges(parts, |r| {
+            let mut out = spare
+                .lock()
+                .map(|mut b| b.pop().unwrap_or_default())
+                .unwrap_or_default();
+            render(&mut out, r).map(|()| out)
+        })
+    };
+    let give_back = |mut text: B| {
+        text.clear();
+        if let Ok(mut b) = spare.lock() {
+            b.push(text);
+        }
+    };
+    if batches.len() < 2 || crate::par::cores() < 2 {
+        for parts in batches {
+            write_texts(w, render_batch(parts), &give_back)?;
+        }
+        return Ok(());
+    }
+    // At most one rendered batch waits while another is written and a third is rendered.
+    let (ready, received) = std::sync::mpsc::sync_channel(1);
+    let (all, render_batch) = (&batches, &render_batch);
+    std::thread::scope(|scope| {
+        // The renderer owns the sending end: when it is done, the writer's loop ends.
+        let renderer = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, move || {
+                for parts in all.iter().cloned() {
+                    // The writer stopped (an error): nothing more is wanted.
+                    if ready.send(render_batch(parts)).is_err() {
+                        return;
+                    }
+                }
+            });
+        if renderer.is_err() {
+            // No thread could start: render and write in turn on this one.
+            drop(received);
+            for parts in all.iter().cloned() {
+                write_texts(w, render_batch(parts), &give_back)?;
+            }
+            return Ok(());
+        }
+        // `received` is dropped when this returns, before the scope waits for the renderer: a
+        // renderer blocked on a full channel then finds the writer gone and stops.
+        write_received(w, received, &give_back)
+    })
+}
+
+/// Write the batches' texts `received` (until the renderer is done) into `w`, handing each
+/// buffer back once written.
+fn write_received<B: Buffer>(
+    w: &mut impl std::io::Write,
+    received: std::sync::mpsc::Receiver<Vec<Result<B, String>>>,
+    give_back: &impl Fn(B),
+) -> Result<(), WriteError> {
+    for texts in received {
+        write_texts(w, texts, give_back)?;
+    }
+    Ok(())
+}
+
+/// Write one batch's texts into `w` in order: the first failure to render stops the writing there.
+fn write_texts<B: Buffer>(
+    w: &mut impl std::io::Write,
+    texts: Vec<Result<B, String>>,
+    give_back: &impl Fn(B),
+) -> Result<(), WriteError> {
+    for t in texts {
+        let text = t.map_err(WriteError::Render)?;
+        w.write_all(text.bytes())?;
+        give_back(text);
+    }
+    Ok(())
+}
+
+/// The batches of [`write_in_batches`]: runs of objects of about `batch` bytes of text (at least
+/// one object each), each cut into contiguous parts of about the same size, one a core.
+fn batches(objects: &[Object], batch: usize) -> Vec<Vec<std::ops::Range<usize>>> {
+    let threads = crate::par::cores();
     let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
+    let mut out = Vec::new();
     let mut start = 0;
     while start < objects.len() {
         // The batch: objects up to about BATCH bytes (at least one).
         let mut end = start;
         let mut total = 0;
-        while end < objects.len() && (end == start || total < BATCH) {
+        while end < objects.len() && (end == start || total < batch) {
             total += sizes[end];
             end += 1;
         }
@@ -799,24 +893,10 @@ fn write_in_batches<B: Buffer>(
         if part_start < end {
             parts.push(part_start..end);
         }
-        let texts = crate::par::map_ranges(parts, |r| {
-            let mut out = buffers
-                .lock()
-                .map(|mut b| b.pop().unwrap_or_default())
-                .unwrap_or_default();
-            render(&mut out, r).map(|()| out)
-        });
-        for t in texts {
-            let mut text = t.map_err(WriteError::Render)?;
-            w.write_all(text.bytes())?;
-            text.clear();
-            if let Ok(mut b) = buffers.lock() {
-                b.push(text);
-            }
-        }
+        out.push(parts);
         start = end;
     }
-    Ok(())
+    out
 }
 
 /// [`json_list`] of the objects' trees into `w`, streamed like [`write_yaml_objects`]: only the
@@ -1501,6 +1581,75 @@ mod tests {
                 crate::render::terminal::json(serde_json::to_string_pretty(&list).unwrap()) + "\n";
             prop_assert_eq!(String::from_utf8(out).unwrap(), want);
         }
+    }
+
+    /// Objects for the streaming tests: small trees, each its own document.
+    fn numbered(n: usize) -> Vec<Object> {
+        (0..n)
+            .map(|i| Object::Tree(json!({"kind": "ConfigMap", "metadata": {"name": format!("c{i}")}, "data": {"i": i}})))
+            .collect()
+    }
+
+    /// Batches rendered ahead of the writing give the text of one rendering, in order, whatever
+    /// the batch size (one object a batch, a few, all in one).
+    #[test]
+    fn batches_written_in_order_are_the_whole_text() {
+        let objects = numbered(200);
+        let want = yaml_objects(&objects).unwrap();
+        for batch in [1, 64, 1_000, usize::MAX] {
+            let mut out = Vec::new();
+            write_in_batches_of(&objects, batch, &mut out, |o: &mut String, r| {
+                render_part(o, &objects, r)
+            })
+            .unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), want, "batch {batch}");
+        }
+    }
+
+    /// A writer that fails (a closed pipe) stops the rendering: the error comes back, nothing
+    /// waits for ever on the batches rendered ahead.
+    #[test]
+    fn a_failing_writer_stops_the_batches() {
+        struct Closes(usize);
+        impl std::io::Write for Closes {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::ErrorKind::BrokenPipe.into());
+                }
+                let n = b.len().min(self.0);
+                self.0 -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let objects = numbered(500);
+        for after in [0, 10, 5_000] {
+            let got = write_in_batches_of(&objects, 1, &mut Closes(after), |o: &mut String, r| {
+                render_part(o, &objects, r)
+            });
+            assert!(matches!(got, Err(WriteError::Io(_))), "{after}: {got:?}");
+        }
+    }
+
+    /// A rendering failure in a later batch stops the writing after the batches before it.
+    #[test]
+    fn a_failing_batch_stops_the_writing_there() {
+        let objects = numbered(300);
+        let mut out = Vec::new();
+        let got = write_in_batches_of(&objects, 1, &mut out, |o: &mut String, r| {
+            if r.contains(&250) {
+                return Err("object 250".into());
+            }
+            render_part(o, &objects, r)
+        });
+        assert!(
+            matches!(&got, Err(WriteError::Render(m)) if m == "object 250"),
+            "{got:?}"
+        );
+        let want = yaml_objects(&objects[..250]).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
     }
 
     #[test]
