@@ -151,6 +151,26 @@ pub(crate) fn map_chunked<T: Sync, R: Send>(
     taken.into_iter().flat_map(|(_, r)| r).collect()
 }
 
+/// Free `items` on up to [`cores`] threads when each gets at least `min_per_thread` of them (items
+/// that own many allocations: freeing is most of their cost), else on the calling thread.
+pub(crate) fn drop_in_parts<T: Send>(mut items: Vec<T>, min_per_thread: usize) {
+    let threads = cores().min(items.len() / min_per_thread.max(1));
+    if threads < 2 {
+        return;
+    }
+    let per = items.len().div_ceil(threads);
+    let mut parts = Vec::with_capacity(threads);
+    while items.len() > per {
+        parts.push(items.split_off(items.len() - per));
+    }
+    parts.push(items);
+    let parts = std::sync::Mutex::new(parts);
+    map_ranges(even_ranges(threads, threads), |_| {
+        let part = parts.lock().ok().and_then(|mut p| p.pop());
+        drop(part);
+    });
+}
+
 /// The parts of a [`map_ranges`] joined in order; a single part is taken as it is, not copied.
 pub(crate) fn joined<T: Clone>(mut parts: Vec<Vec<T>>) -> Vec<T> {
     if parts.len() == 1 {
@@ -229,6 +249,23 @@ mod tests {
                 let got = map_chunked(&items, chunk, |&i| i * 3 + 1);
                 let want: Vec<usize> = items.iter().map(|&i| i * 3 + 1).collect();
                 assert_eq!(got, want, "len {len}, chunk {chunk}");
+            }
+        }
+    }
+
+    /// Every item is freed, whatever the length and the number of parts.
+    #[test]
+    fn dropped_in_parts_is_every_item() {
+        let one = std::sync::Arc::new(());
+        for len in [0, 1, 2, 3, 9, 100, 1001] {
+            for min in [0, 1, 2, 50, 5000] {
+                let items: Vec<_> = (0..len).map(|_| one.clone()).collect();
+                drop_in_parts(items, min);
+                assert_eq!(
+                    std::sync::Arc::strong_count(&one),
+                    1,
+                    "len {len}, min {min}"
+                );
             }
         }
     }

@@ -790,65 +790,49 @@ pub fn status(
         .zip(&m.policies)
         .map(|(a, p)| a.is_true() && p.kind.is_inherited())
         .collect();
-    let mut walks = walks(t, paths, eff, cel, shown, opts, &wanted);
-    // What each walk means, on every core.
-    let mut found: Vec<Option<(Condition, Vec<String>)>> = crate::par::map(&indices, 1024, |&pi| {
-        let w = walks[pi].as_ref()?;
-        Some((
-            enforced(t, &m.policies[pi], w, components),
-            overridden_by(m, w),
-        ))
+    let walks = walks(t, paths, eff, cel, shown, opts, &wanted);
+    // What each walk means, and each policy's status, on every core; the walks (tens of thousands
+    // of maps for a large estate) are then freed on every core too.
+    let statuses = crate::par::map(&indices, 1024, |&pi| {
+        let p = &m.policies[pi];
+        let acc = &acc[pi];
+        let mut status = PolicyStatus {
+            policy: pi,
+            accepted: acc.clone(),
+            enforced: None,
+            note: None,
+            enforced_on: vec![],
+            overridden_by: vec![],
+            cel_not_shown: None,
+        };
+        if !acc.is_true() {
+            return status;
+        }
+        if !p.kind.is_inherited() {
+            status.note = Some(format!(
+                "{} Enforced depends on {} in the cluster and is not predicted offline",
+                p.kind.kind(),
+                if p.kind == PolicyKind::Dns {
+                    "DNSRecords"
+                } else {
+                    "cert-manager Certificates"
+                }
+            ));
+            return status;
+        }
+        let Some(w) = walks[pi].as_ref() else {
+            unreachable!("every accepted inherited policy is walked")
+        };
+        status.enforced = Some(enforced(t, p, w, components));
+        status.overridden_by = overridden_by(m, w);
+        status.enforced_on = w.enforced_on.clone();
+        status.cel_not_shown = (shown.is_some()
+            && !(w.cel.is_empty() && w.cel_not_shown.is_empty()))
+        .then(|| w.cel_not_shown.clone());
+        status
     });
-    acc.into_iter()
-        .enumerate()
-        .map(|(pi, acc)| {
-            let p = &m.policies[pi];
-            if !acc.is_true() {
-                return PolicyStatus {
-                    policy: pi,
-                    accepted: acc,
-                    enforced: None,
-                    note: None,
-                    enforced_on: vec![],
-                    overridden_by: vec![],
-                    cel_not_shown: None,
-                };
-            }
-            if !p.kind.is_inherited() {
-                return PolicyStatus {
-                    policy: pi,
-                    accepted: acc,
-                    enforced: None,
-                    note: Some(format!(
-                        "{} Enforced depends on {} in the cluster and is not predicted offline",
-                        p.kind.kind(),
-                        if p.kind == PolicyKind::Dns {
-                            "DNSRecords"
-                        } else {
-                            "cert-manager Certificates"
-                        }
-                    )),
-                    enforced_on: vec![],
-                    overridden_by: vec![],
-                    cel_not_shown: None,
-                };
-            }
-            let (Some(w), Some((enf, overridden_by))) = (walks[pi].take(), found[pi].take()) else {
-                unreachable!("every accepted inherited policy is walked")
-            };
-            PolicyStatus {
-                policy: pi,
-                accepted: acc,
-                enforced: Some(enf),
-                note: None,
-                enforced_on: w.enforced_on,
-                overridden_by,
-                cel_not_shown: (shown.is_some()
-                    && !(w.cel.is_empty() && w.cel_not_shown.is_empty()))
-                .then_some(w.cel_not_shown),
-            }
-        })
-        .collect()
+    crate::par::drop_in_parts(walks, 1024);
+    statuses
 }
 
 /// Diagnostics for the predicted statuses: PCTL3001 overridden, PCTL3002 partially enforced, PCTL3003
