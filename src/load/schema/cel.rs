@@ -85,14 +85,21 @@ impl Rule {
         })
     }
 
-    /// The compiled expression, or why it could not be compiled.
-    pub(crate) fn program(&self) -> &Result<E, String> {
-        &self.compiled().program
+    /// The rule's compiled form, as shared by every place of the schemas that writes its text.
+    fn shared(&self) -> Arc<Compiled> {
+        self.compiled();
+        self.compiled.get().cloned().unwrap_or_else(|| {
+            Arc::new(Compiled {
+                program: Err("not compiled".into()),
+                transition: false,
+            })
+        })
     }
 
-    /// A transition rule (reads `oldSelf`): not evaluated on create.
-    pub(crate) fn transition(&self) -> bool {
-        self.compiled().transition
+    /// The compiled expression, or why it could not be compiled.
+    #[cfg(test)]
+    pub(crate) fn program(&self) -> &Result<E, String> {
+        &self.compiled().program
     }
 }
 
@@ -457,45 +464,105 @@ fn memoize(program: &mut E) {
 /// pure and their errors are values, so each verdict is that of the rule as written.
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
-    programs: Vec<Option<E>>,
+    programs: Vec<Option<Program>>,
     /// The slots of the shared parts (above every slot a rule uses).
     shared: std::ops::Range<usize>,
+}
+
+/// A rule's program: as compiled for its text when no part of it is shared, else rewritten.
+#[derive(Debug)]
+enum Program {
+    Whole(Arc<Compiled>),
+    Rewritten(E),
+}
+
+impl Program {
+    fn get(&self) -> Option<&E> {
+        match self {
+            Program::Whole(c) => c.program.as_ref().ok(),
+            Program::Rewritten(e) => Some(e),
+        }
+    }
+}
+
+/// A place of a rule outside its loops, in the order [`survey`] meets them.
+struct Place {
+    digest: u64,
+    /// Whether the place reads only `self` and is more than a literal or `self` itself.
+    shareable: bool,
+    /// How many places its part spans (itself included).
+    len: usize,
 }
 
 impl Rules {
     /// The rules of a schema node, compiled together.
     pub(super) fn compile(rules: &[Rule]) -> Rules {
-        let mut programs: Vec<Option<E>> = rules
-            .iter()
-            .map(|r| match (r.transition(), r.program()) {
-                (false, Ok(p)) => Some(p.clone()),
-                _ => None,
+        let compiled: Vec<Option<Arc<Compiled>>> = (rules.iter())
+            .map(|r| {
+                let c = r.shared();
+                (!c.transition && c.program.is_ok()).then_some(c)
             })
             .collect();
-        // The shareable parts by digest, each with the distinct parts of that digest and how
-        // many times each is written.
-        let mut found: std::collections::HashMap<u64, Vec<(&E, usize)>> = Default::default();
-        for p in programs.iter().flatten() {
-            find_shareable(p, &mut found);
+        // Every place outside the rules' loops, once, with its digest computed from its parts'.
+        let mut places = vec![];
+        let mut refs = vec![];
+        let mut starts = vec![];
+        for c in &compiled {
+            starts.push(places.len());
+            if let Some(Ok(p)) = c.as_ref().map(|c| &c.program) {
+                survey(p, &mut places, &mut refs);
+            }
         }
-        // In the order of their digests: the slots are the same from run to run.
-        let mut found: Vec<_> = found.into_iter().collect();
-        found.sort_unstable_by_key(|(digest, _)| *digest);
-        let shared: Vec<(u64, E)> = (found.into_iter())
-            .flat_map(|(digest, parts)| {
-                (parts.into_iter())
-                    .filter(|(_, n)| *n > 1)
-                    .map(move |(part, _)| (digest, part.clone()))
+        // The distinct shareable parts by digest (the place of the first of each) and how many
+        // times each is written.
+        let mut found: std::collections::HashMap<u64, Vec<(usize, usize)>> = Default::default();
+        for (i, place) in places.iter().enumerate() {
+            if !place.shareable {
+                continue;
+            }
+            let parts = found.entry(place.digest).or_default();
+            match parts.iter_mut().find(|(j, _)| same_expr(refs[*j], refs[i])) {
+                Some((_, n)) => *n += 1,
+                None => parts.push((i, 1)),
+            }
+        }
+        // In the order of their first places: the slots are the same from run to run.
+        let mut shared: Vec<usize> = (found.into_values().flatten())
+            .filter(|(_, n)| *n > 1)
+            .map(|(i, _)| i)
+            .collect();
+        shared.sort_unstable();
+        let slot_of: Vec<Option<usize>> = (places.iter().enumerate())
+            .map(|(i, place)| {
+                if !place.shareable {
+                    return None;
+                }
+                (shared.iter())
+                    .position(|j| places[*j].digest == place.digest && same_expr(refs[*j], refs[i]))
             })
             .collect();
-        let first = (programs.iter().flatten())
+        let first = (compiled.iter().flatten())
+            .filter_map(|c| c.program.as_ref().ok())
             .map(slots_used)
             .max()
             .unwrap_or(0)
             + 1;
-        for p in programs.iter_mut().flatten() {
-            share(p, &shared, first);
-        }
+        let ends = starts.iter().skip(1).copied().chain([places.len()]);
+        let programs = (compiled.into_iter().zip(starts.iter().copied().zip(ends)))
+            .map(|(c, (from, to))| {
+                let c = c?;
+                if slot_of
+                    .get(from..to)
+                    .is_none_or(|s| s.iter().all(Option::is_none))
+                {
+                    return Some(Program::Whole(c));
+                }
+                let mut e = c.program.as_ref().ok()?.clone();
+                let mut at = from;
+                rewrite(&mut e, &mut at, &places, &slot_of, first);
+                Some(Program::Rewritten(e))
+            })
+            .collect();
         Rules {
             programs,
             shared: first..first + shared.len(),
@@ -518,28 +585,11 @@ impl Rules {
             vars.resize(self.shared.end, V::Unset);
         }
         for (i, p) in self.programs.iter().enumerate() {
-            if let Some(p) = p {
+            if let Some(p) = p.as_ref().and_then(Program::get) {
                 verdict(i, ev(p, vars));
             }
         }
     }
-}
-
-/// Whether an expression reads nothing but `self` (or nothing at all) and holds no loop: its
-/// value is the same wherever the rules of one value read it.
-fn self_only(e: &E) -> bool {
-    match e {
-        E::Lit(_) => true,
-        E::Var(j) => *j == 0,
-        E::Select(o, _) | E::Has(o, _) | E::Matches(o, _) | E::InLits(o, _) => self_only(o),
-        E::Call(_, args) | E::List(args) => args.iter().all(self_only),
-        E::Comp(_) | E::Memo(..) => false,
-    }
-}
-
-/// The parts of a rule worth sharing: reading only `self`, more than a literal or `self` itself.
-fn shareable(e: &E) -> bool {
-    !matches!(e, E::Lit(_) | E::Var(_)) && self_only(e)
 }
 
 /// The places of a rule outside its loops (a loop's own fields of outer variables are kept per
@@ -562,66 +612,130 @@ fn outside_loops_mut(e: &mut E) -> Vec<&mut E> {
     }
 }
 
-/// Count the shareable parts of `e` (and of its parts) by digest and structure.
-fn find_shareable<'e>(e: &'e E, found: &mut std::collections::HashMap<u64, Vec<(&'e E, usize)>>) {
-    if shareable(e) {
-        let parts = found.entry(digest(e)).or_default();
-        match parts.iter_mut().find(|(p, _)| same_expr(p, e)) {
-            Some((_, n)) => *n += 1,
-            None => parts.push((e, 1)),
+/// Record the places of `e` outside its loops, in order, each with its digest (equal parts have
+/// equal digests), computed once from its parts'. Returns the digest of `e` and whether it reads
+/// nothing but `self` (or nothing at all) and holds no loop: then its value is the same wherever
+/// the rules of one value read it.
+fn survey<'e>(e: &'e E, places: &mut Vec<Place>, refs: &mut Vec<&'e E>) -> (u64, bool) {
+    let i = places.len();
+    places.push(Place {
+        digest: 0,
+        shareable: false,
+        len: 1,
+    });
+    refs.push(e);
+    let mut h = Digest::default();
+    h.word(discriminant_index(e));
+    let mut only = match e {
+        E::Lit(l) => {
+            h.lit(l);
+            true
         }
-    }
-    for c in outside_loops(e) {
-        find_shareable(c, found);
-    }
-}
-
-/// Wrap the largest parts written more than once in a slot each (one slot per distinct part).
-fn share(e: &mut E, shared: &[(u64, E)], first: usize) {
-    if shareable(e) {
-        let d = digest(e);
-        if let Some(i) = (shared.iter()).position(|(x, p)| *x == d && same_expr(p, e)) {
-            let part = std::mem::replace(e, E::Lit(Lit::Null));
-            *e = E::Memo(first + i, Box::new(part));
-            return;
+        E::Var(j) => {
+            h.word(*j as u64);
+            *j == 0
         }
-    }
-    for c in outside_loops_mut(e) {
-        share(c, shared, first);
-    }
-}
-
-/// A digest of an expression's structure (equal expressions have equal digests).
-fn digest(e: &E) -> u64 {
-    use std::hash::{Hash, Hasher};
-    fn feed(e: &E, h: &mut std::collections::hash_map::DefaultHasher) {
-        std::mem::discriminant(e).hash(h);
-        match e {
-            E::Lit(l) => lit_key(l).hash(h),
-            E::Var(j) | E::Memo(j, _) => j.hash(h),
-            E::Select(_, f) | E::Has(_, f) => f.hash(h),
-            E::Call(f, args) => {
-                std::mem::discriminant(f).hash(h);
-                args.len().hash(h);
+        E::Select(_, f) | E::Has(_, f) => {
+            h.text(f);
+            true
+        }
+        E::Call(f, args) => {
+            h.word(*f as u64);
+            h.word(args.len() as u64);
+            true
+        }
+        E::List(args) => {
+            h.word(args.len() as u64);
+            true
+        }
+        E::Matches(_, re) => {
+            match re {
+                Ok(re) => h.text(re.as_str()),
+                Err(e) => h.text(e),
             }
-            E::Matches(_, re) => re.as_ref().map(regex::Regex::as_str).hash(h),
-            E::List(args) => args.len().hash(h),
-            E::InLits(_, lits) => lits.iter().for_each(|l| lit_key(l).hash(h)),
-            E::Comp(_) => {}
+            true
         }
-        let children: Vec<&E> = match e {
-            E::Comp(c) => vec![&c.range, &c.init, &c.cond, &c.step, &c.result],
-            E::Memo(_, x) => vec![&**x],
-            _ => outside_loops(e),
-        };
-        children.into_iter().for_each(|c| feed(c, h));
+        E::InLits(_, lits) => {
+            lits.iter().for_each(|l| h.lit(l));
+            true
+        }
+        E::Comp(_) | E::Memo(..) => false,
+    };
+    for c in outside_loops(e) {
+        let (d, o) = survey(c, places, refs);
+        h.word(d);
+        only &= o;
     }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    feed(e, &mut h);
-    h.finish()
+    let len = places.len() - i;
+    if let Some(place) = places.get_mut(i) {
+        *place = Place {
+            digest: h.0,
+            shareable: only && !matches!(e, E::Lit(_) | E::Var(_)),
+            len,
+        };
+    }
+    (h.0, only)
 }
 
-/// A literal as a key for [`digest`] and [`same_expr`] (a double by its bits).
+/// Wrap each place that has a slot in it (its parts are not visited), in [`survey`]'s order.
+fn rewrite(e: &mut E, at: &mut usize, places: &[Place], slot_of: &[Option<usize>], first: usize) {
+    let i = *at;
+    if let Some(Some(k)) = slot_of.get(i) {
+        *at += places.get(i).map_or(1, |p| p.len);
+        let part = std::mem::replace(e, E::Lit(Lit::Null));
+        *e = E::Memo(first + k, Box::new(part));
+        return;
+    }
+    *at += 1;
+    for c in outside_loops_mut(e) {
+        rewrite(c, at, places, slot_of, first);
+    }
+}
+
+/// A digest of a part's structure (FNV-1a over its words and texts).
+struct Digest(u64);
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Digest {
+    fn byte(&mut self, b: u8) {
+        self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    fn word(&mut self, w: u64) {
+        w.to_le_bytes().into_iter().for_each(|b| self.byte(b));
+    }
+    fn text(&mut self, t: &str) {
+        self.word(t.len() as u64);
+        t.bytes().for_each(|b| self.byte(b));
+    }
+    fn lit(&mut self, l: &Lit) {
+        let (kind, word, text) = lit_key(l);
+        self.byte(kind);
+        self.word(word);
+        self.text(text);
+    }
+}
+
+fn discriminant_index(e: &E) -> u64 {
+    match e {
+        E::Lit(_) => 0,
+        E::Var(_) => 1,
+        E::Select(..) => 2,
+        E::Has(..) => 3,
+        E::Call(..) => 4,
+        E::Matches(..) => 5,
+        E::List(_) => 6,
+        E::InLits(..) => 7,
+        E::Comp(_) => 8,
+        E::Memo(..) => 9,
+    }
+}
+
+/// A literal as a key for [`Digest`] and [`same_expr`] (a double by its bits).
 fn lit_key(l: &Lit) -> (u8, u64, &str) {
     match l {
         Lit::Null => (0, 0, ""),
@@ -865,8 +979,18 @@ fn contains(s: &str, t: &str) -> bool {
     if h.len() > 256 || n.len() > 16 {
         return s.contains(t);
     }
-    (0..(h.len() + 1).saturating_sub(n.len()))
-        .any(|i| h[i] == first && h.get(i..i + n.len()).is_some_and(|w| eq_bytes(w, n)))
+    let Some(last) = h.len().checked_sub(n.len()) else {
+        return false;
+    };
+    let mut from = 0;
+    while let Some(at) = (h.get(from..=last)).and_then(|x| x.iter().position(|c| *c == first)) {
+        let at = from + at;
+        if h.get(at..at + n.len()).is_some_and(|w| eq_bytes(w, n)) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 static ANY: std::sync::OnceLock<Schema> = std::sync::OnceLock::new();
