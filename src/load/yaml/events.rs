@@ -218,7 +218,14 @@ impl<'l> Builder<'l> {
             }
             let entries = &self.entries[*first..];
             // Small mappings are checked here; larger ones when they end (`end`).
-            if entries.len() < SMALL_MAP && entries.iter().any(|e| e.key.value == *text) {
+            if entries.len() < SMALL_MAP
+                && entries.iter().any(|e| {
+                    let k = e.key.value.as_bytes();
+                    k.len() == text.len()
+                        && k.first() == text.as_bytes().first()
+                        && *k == *text.as_bytes()
+                })
+            {
                 return None;
             }
             if plain
