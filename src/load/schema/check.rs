@@ -50,6 +50,8 @@ enum Seg<'a> {
 struct Walk<'a> {
     path: Vec<Seg<'a>>,
     out: Vec<Finding>,
+    /// The rules' scratch space, kept from value to value.
+    vars: Vec<V<'a>>,
 }
 
 impl Walk<'_> {
@@ -97,10 +99,15 @@ impl Walk<'_> {
 /// Validate an object (the whole document: `apiVersion`, `kind`, `metadata`, `spec`, …) against
 /// its kind's schema. `metadata` is not walked (ObjectMeta is checked on its own); `status` is not
 /// when the CRD has a status subresource (the API server ignores it on create).
-pub(crate) fn validate(root: &Node, schema: &Schema, status_subresource: bool) -> Vec<Finding> {
+pub(crate) fn validate<'a>(
+    root: &'a Node,
+    schema: &'a Schema,
+    status_subresource: bool,
+) -> Vec<Finding> {
     let mut w = Walk {
         path: vec![],
         out: vec![],
+        vars: vec![],
     };
     let Value::Map(entries) = &root.value else {
         return w.out;
@@ -570,10 +577,11 @@ fn numeric<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
 
 /// Whether a value passes a schema's own value checks (type, enum, pattern, bounds), for
 /// `anyOf` / `oneOf` / `not`.
-fn passes(n: &Node, s: &Schema) -> bool {
+fn passes<'a>(n: &'a Node, s: &'a Schema) -> bool {
     let mut w = Walk {
         path: vec![],
         out: vec![],
+        vars: vec![],
     };
     node(&mut w, n, s, n.span);
     w.out
@@ -637,15 +645,11 @@ fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
     if s.rules.is_empty() {
         return;
     }
-    let mut vars = Vec::with_capacity(8);
-    for r in &s.rules {
-        if r.transition() {
-            continue;
-        }
-        let Ok(program) = r.program() else { continue };
-        let verdict = cel::eval(program, n, s, &mut vars);
+    let mut vars = std::mem::take(&mut w.vars);
+    s.rule_set().eval(n, s, &mut vars, |i, verdict| {
+        let Some(r) = s.rules.get(i) else { return };
         let detail = match verdict {
-            V::Bool(true) => continue,
+            V::Bool(true) => return,
             V::Err(e) => format!("{e} evaluating rule: {}", r.message),
             _ => r.message.clone(),
         };
@@ -658,7 +662,9 @@ fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
             span: at,
             suggestion: None,
         });
-    }
+    });
+    vars.clear();
+    w.vars = vars;
 }
 
 /// Drop the fields the schema does not declare (the API server's pruning, with `--validate=warn`

@@ -155,6 +155,8 @@ pub(crate) struct Schema {
     pub default: Option<Node>,
     pub list_type: ListType,
     pub rules: Vec<cel::Rule>,
+    /// The rules compiled together for evaluation, when a value first reaches them.
+    rule_set: OnceLock<cel::Rules>,
     /// `anyOf`, `oneOf`, `allOf`, `not`: value validation only (structural schemas declare no
     /// fields in them).
     pub any_of: Vec<Schema>,
@@ -190,6 +192,12 @@ impl Schema {
     /// `items`: the schema of an array's items.
     pub(crate) fn items(&self) -> Option<&Schema> {
         self.items.as_deref().map(Sub::get)
+    }
+
+    /// The schema's `x-kubernetes-validations` rules compiled together ([`cel::Rules`]).
+    pub(crate) fn rule_set(&self) -> &cel::Rules {
+        self.rule_set
+            .get_or_init(|| cel::Rules::compile(&self.rules))
     }
 
     /// The pattern as written, and compiled (`None` if the `regex` crate cannot read it). Each
@@ -239,6 +247,7 @@ impl Schema {
             default: None,
             list_type: ListType::Atomic,
             rules: vec![],
+            rule_set: OnceLock::new(),
             any_of: vec![],
             one_of: vec![],
             all_of: vec![],

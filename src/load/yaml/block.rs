@@ -85,17 +85,21 @@ pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -
 /// and no line break but `\n` (no tab, carriage return, byte order mark, C1 control, line or
 /// paragraph separator, non-breaking space).
 fn plain_text(text: &str) -> bool {
-    text.bytes()
-        .all(|b| (b' '..=b'~').contains(&b) || b == b'\n')
-        || text.chars().all(|c| {
-            c == '\n'
-                || (' '..='~').contains(&c)
-                || (c >= '\u{a1}'
-                    && !matches!(
-                        c,
-                        '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-                    ))
+    // Runs of bytes checked without stopping at the first bad one: the compiler checks a run's
+    // bytes many at a time.
+    text.as_bytes().chunks(64).all(|run| {
+        run.iter().fold(true, |ok, &b| {
+            ok & ((b' '..=b'~').contains(&b) | (b == b'\n'))
         })
+    }) || text.chars().all(|c| {
+        c == '\n'
+            || (' '..='~').contains(&c)
+            || (c >= '\u{a1}'
+                && !matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ))
+    })
 }
 
 /// A line with content: where it starts and how many spaces indent it.

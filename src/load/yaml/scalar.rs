@@ -21,17 +21,20 @@ pub(super) enum Plain {
 /// The value of a plain scalar, or `None` for one the tree builder leaves to serde-saphyr (a
 /// non-finite number: `.inf`, `.nan`, `1e999`, which serde-saphyr refuses as an untyped value).
 pub(super) fn resolve(text: &str) -> Option<Plain> {
-    if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
+    if is_null(text) {
         return Some(Plain::Null);
     }
     let t = trim(text);
     let Some(&first) = t.as_bytes().first() else {
         return Some(Plain::Str);
     };
-    // Most scalars are names: a letter that starts no boolean is text (numbers start with a digit,
-    // a sign or a dot; serde-saphyr reads no alphabetic number such as `inf` or `nan`).
-    if first.is_ascii_alphabetic() && !b"yYnNtTfFoO".contains(&first) {
-        return Some(Plain::Str);
+    // Most scalars are names: what starts with a letter is a boolean or text (numbers start with
+    // a digit, a sign or a dot; serde-saphyr reads no alphabetic number such as `inf` or `nan`).
+    if first.is_ascii_alphabetic() {
+        if !b"yYnNtTfFoO".contains(&first) {
+            return Some(Plain::Str);
+        }
+        return Some(yaml11_bool(t).map_or(Plain::Str, Plain::Bool));
     }
     if let Some(b) = yaml11_bool(t) {
         return Some(Plain::Bool(b));
@@ -57,8 +60,20 @@ pub(super) fn key_integer(text: &str) -> Option<(bool, u128)> {
     Some((negative && magnitude != 0, magnitude))
 }
 
-/// The ASCII padding serde-saphyr trims before reading a number or a boolean.
+/// Whether a plain scalar is null (the only plain scalars [`resolve`] reads as null): what a
+/// key must not be.
+pub(super) fn is_null(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// The ASCII padding serde-saphyr trims before reading a number or a boolean (a scalar that
+/// neither starts nor ends with it, as almost all do, is not searched).
 fn trim(s: &str) -> &str {
+    let pad = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let b = s.as_bytes();
+    if b.first().is_some_and(|c| !pad(c)) && b.last().is_some_and(|c| !pad(c)) {
+        return s;
+    }
     s.trim_matches([' ', '\t', '\r', '\n'])
 }
 
@@ -239,6 +254,16 @@ mod tests {
             ("0755", Some(Int(0o755))),
             ("0o17", Some(Int(0o17))),
             ("-+5", Some(Str)),
+            // Words that start as booleans, numbers or nulls do, and are text (the booleans are
+            // the YAML 1.1 words only; Rust's `inf` and `nan` are text, as `NaN` is above).
+            ("no", Some(Bool(false))),
+            ("nope", Some(Str)),
+            ("nan", Some(Str)),
+            ("Infinity", Some(Str)),
+            ("on_", Some(Str)),
+            ("y1", Some(Str)),
+            ("nulls", Some(Str)),
+            ("e5", Some(Str)),
         ];
         for (text, want) in cases {
             assert_eq!(resolve(text), *want, "{text:?}");
