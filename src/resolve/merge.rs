@@ -9,7 +9,9 @@
 use super::{AuthSection, EffectiveRule, KeyOf, RuleKey, RuleValue};
 use crate::model::{Block, Policy, PolicyBody, Strategy};
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// The strategy a policy applies when it is folded in as the source of a merge step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -68,7 +70,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                 let section = AuthSection::Patterns;
                 out.insert(
                     RuleKey::auth(section, name),
-                    RuleValue::Auth(section, v.clone()),
+                    RuleValue::Auth(section, Arc::new(v.clone())),
                 );
             }
             if !s.when.is_empty() {
@@ -87,7 +89,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                     for (name, v) in map {
                         out.insert(
                             RuleKey::auth(section, name),
-                            RuleValue::Auth(section, v.clone()),
+                            RuleValue::Auth(section, Arc::new(v.clone())),
                         );
                     }
                 }
@@ -98,7 +100,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                     if let Some(v) = v {
                         out.insert(
                             RuleKey::auth(section, ""),
-                            RuleValue::Auth(section, v.clone()),
+                            RuleValue::Auth(section, Arc::new(v.clone())),
                         );
                     }
                 }
@@ -224,21 +226,21 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
 }
 
 /// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
-pub(crate) fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+pub(crate) fn fold<I: Borrow<FoldInput>>(inputs: &[I]) -> Option<Folded> {
     fold_tracking(inputs, true)
 }
 
 /// [`fold`] without the record of dropped rules (`losses` stays empty): what the effective
 /// policies of the paths need, and half the work.
-pub(crate) fn fold_rules(inputs: &[FoldInput]) -> Option<Folded> {
+pub(crate) fn fold_rules<I: Borrow<FoldInput>>(inputs: &[I]) -> Option<Folded> {
     fold_tracking(inputs, false)
 }
 
-fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
-    let last = inputs.last()?;
+fn fold_tracking<I: Borrow<FoldInput>>(inputs: &[I], track: bool) -> Option<Folded> {
+    let last = inputs.last()?.borrow();
     let mut acc = stamp(last);
     let mut losses = Vec::new();
-    for source in inputs.iter().rev() {
+    for source in inputs.iter().rev().map(Borrow::borrow) {
         let next = step(source, &acc);
         if !track {
             acc = next;

@@ -107,8 +107,9 @@ pub struct Topology<'m> {
     attached: HashMap<usize, NodeIndex>,
     /// Node → the policies attached to it, in model order.
     attached_at: HashMap<NodeIndex, Vec<usize>>,
-    /// Node → the policies attached to it in `PoliciesInPath` order (creation order, then model order).
-    attached_in_order: HashMap<NodeIndex, Vec<usize>>,
+    /// Node → the policies attached to it in `PoliciesInPath` order (creation order, then model
+    /// order), by node index: every path looks at five nodes.
+    attached_in_order: Vec<Vec<usize>>,
     /// `(namespace, name)` → the first gateway with that key.
     gateway_ix: HashMap<(&'m str, &'m str), usize>,
     /// Each route's (gateway, listener) pairs ([`Topology::route_listeners`]), by the model's index.
@@ -154,7 +155,7 @@ impl<'m> Topology<'m> {
             index: HashMap::new(),
             attached: HashMap::new(),
             attached_at: HashMap::new(),
-            attached_in_order: HashMap::new(),
+            attached_in_order: Vec::new(),
             gateway_ix: HashMap::new(),
             route_parents: Vec::new(),
             gateway_class_ix: Vec::new(),
@@ -406,7 +407,7 @@ impl<'m> Topology<'m> {
         for (&pi, &ix) in &self.attached {
             at.entry(ix).or_default().push(pi);
         }
-        let mut in_order = HashMap::with_capacity(at.len());
+        let mut in_order = vec![Vec::new(); self.graph.node_count()];
         for (ix, v) in at.iter_mut() {
             v.sort_unstable();
             let mut o = v.clone();
@@ -418,7 +419,9 @@ impl<'m> Topology<'m> {
                         .then_with(|| pa.key().cmp(&pb.key()))
                 });
             }
-            in_order.insert(*ix, o);
+            if let Some(slot) = in_order.get_mut(ix.index()) {
+                *slot = o;
+            }
         }
         self.attached_at = at;
         self.attached_in_order = in_order;
@@ -456,7 +459,14 @@ impl<'m> Topology<'m> {
     /// The policies attached to a node in `PoliciesInPath` order: older first, equal instants by
     /// namespace/name, then model order.
     pub fn policies_at_node_in_order(&self, node: NodeIndex) -> &[usize] {
-        self.attached_in_order.get(&node).map_or(&[], Vec::as_slice)
+        self.attached_in_order
+            .get(node.index())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether any policy is attached to a node.
+    pub fn has_policies(&self, node: NodeIndex) -> bool {
+        !self.policies_at_node_in_order(node).is_empty()
     }
 
     /// On 1.4, which names route rules only by position: the `rule-N` of the rule whose `name` a
