@@ -85,7 +85,7 @@ fn fold_with(
         .filter_map(|&i| FoldInput::of(i, &m.policies[i]))
         .collect();
     let folded = fold(&inputs)?;
-    let sources = sources_of(kind, &policies, &folded, |i| m.policies[i].locator());
+    let sources = sources_of(kind, &policies, &folded, |i| t.policy_locator(i));
     Some(Traced {
         effective: Effective {
             kind,
@@ -119,21 +119,19 @@ fn sources_of(
 }
 
 /// What a fold reads of each policy, made on first use and then shared by every list the policy
-/// is in: its rules and strategy, and its locator. (On large estates a gateway's policies are on
-/// thousands of distinct lists.)
-struct PolicyParts<'m> {
-    model: &'m crate::model::Model,
+/// is in: its rules and strategy. (On large estates a gateway's policies are on thousands of
+/// distinct lists.)
+struct PolicyParts<'t, 'm> {
+    t: &'t Topology<'m>,
     inputs: Vec<OnceCell<Option<FoldInput>>>,
-    locators: Vec<OnceCell<Locator>>,
 }
 
-impl<'m> PolicyParts<'m> {
-    fn new(model: &'m crate::model::Model) -> Self {
-        let n = model.policies.len();
+impl<'t, 'm> PolicyParts<'t, 'm> {
+    fn new(t: &'t Topology<'m>) -> Self {
+        let n = t.model.policies.len();
         PolicyParts {
-            model,
+            t,
             inputs: std::iter::repeat_with(OnceCell::new).take(n).collect(),
-            locators: std::iter::repeat_with(OnceCell::new).take(n).collect(),
         }
     }
 
@@ -141,14 +139,8 @@ impl<'m> PolicyParts<'m> {
     fn input(&self, i: usize) -> Option<&FoldInput> {
         // Index: policy indices come from a topology built over this model.
         self.inputs[i]
-            .get_or_init(|| FoldInput::of(i, &self.model.policies[i]))
+            .get_or_init(|| FoldInput::of(i, &self.t.model.policies[i]))
             .as_ref()
-    }
-
-    fn locator(&self, i: usize) -> Locator {
-        self.locators[i]
-            .get_or_init(|| self.model.policies[i].locator())
-            .clone()
     }
 
     /// The effective policy of a path's policies of one kind ([`fold_policies`] without the
@@ -156,7 +148,7 @@ impl<'m> PolicyParts<'m> {
     fn fold_effective(&self, kind: PolicyKind, policies: Vec<usize>) -> Option<Effective> {
         let inputs: Vec<&FoldInput> = policies.iter().filter_map(|&i| self.input(i)).collect();
         let folded = merge::fold_rules(&inputs)?;
-        let sources = sources_of(kind, &policies, &folded, |i| self.locator(i));
+        let sources = sources_of(kind, &policies, &folded, |i| self.t.policy_locator(i));
         Some(Effective {
             kind,
             rules: Rules::from_owned(folded.rules),
@@ -189,7 +181,7 @@ fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
 
 /// [`effective`] of some paths.
 fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
-    let parts = PolicyParts::new(t.model);
+    let parts = PolicyParts::new(t);
     // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
     // list once, and let paths with the same list share the result. Most paths have no policy of a
     // kind at all.

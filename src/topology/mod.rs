@@ -802,6 +802,15 @@ impl<'m> Topology<'m> {
         self.attached.get(&policy).map(|ix| &self.graph[*ix])
     }
 
+    /// A policy's locator ([`crate::model::Policy::locator`]), from its node when it has one (the
+    /// node's locator is the one the policy's was looked up by: equal text).
+    pub fn policy_locator(&self, policy: usize) -> Locator {
+        match self.policy_nodes.get(policy).copied().flatten() {
+            Some(ix) => self.graph[ix].locator.clone(),
+            None => self.model.policies[policy].locator(),
+        }
+    }
+
     /// Every path GatewayClass → Gateway → Listener → Route → Rule, de-duplicated, in PathID order.
     pub fn paths(&self) -> Vec<Path> {
         self.path_list().to_vec()
@@ -1314,6 +1323,26 @@ mod tests {
                 t.path_list().iter().map(|p| (t.path_id(p), *p)).collect();
             assert_eq!(got, want, "{version:?}");
         }
+    }
+
+    /// A policy's locator read from its node is the one built from the policy, for every policy
+    /// of every case estate, those whose target is missing included.
+    #[test]
+    fn policy_locators_from_nodes_are_the_policies_own() {
+        let dir = format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR"));
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let l = load(
+                &[Input::Path(entry.unwrap().path())],
+                &LoadOptions::default(),
+            );
+            let t = Topology::build(&l.model);
+            for (i, p) in l.model.policies.iter().enumerate() {
+                assert_eq!(t.policy_locator(i), p.locator());
+                seen += 1;
+            }
+        }
+        assert!(seen > 20, "{seen}");
     }
 
     /// The comparison of parts without building them is the comparison of the parts built.
