@@ -122,6 +122,9 @@ pub struct Topology<'m> {
     listener_nodes: Vec<Vec<Option<NodeIndex>>>,
     route_nodes: Vec<Option<NodeIndex>>,
     rule_nodes: Vec<Vec<Option<NodeIndex>>>,
+    /// Each service's node, and the nodes of its named ports (`None` for an unnamed one).
+    service_nodes: Vec<Option<NodeIndex>>,
+    port_nodes: Vec<Vec<Option<NodeIndex>>>,
     /// Each policy's node, by the model's index.
     policy_nodes: Vec<Option<NodeIndex>>,
     /// Each route rule's section name (`rule-N`, or its name on 1.5), by model indices; empty for
@@ -164,6 +167,8 @@ impl<'m> Topology<'m> {
             listener_nodes: Vec::new(),
             route_nodes: Vec::new(),
             rule_nodes: Vec::new(),
+            service_nodes: Vec::new(),
+            port_nodes: Vec::new(),
             policy_nodes: Vec::new(),
             rule_names: Vec::new(),
             paths: OnceLock::new(),
@@ -242,25 +247,37 @@ impl<'m> Topology<'m> {
                 NodeRole::Targetable,
             ));
         }
-        for (i, r) in model.routes.iter().enumerate() {
-            if !route_in_topology(r.spec.kind, version) {
+        // The locators of routes and services are built on every core first.
+        let route_locators = crate::par::map(&model.routes, 4096, |r| {
+            route_in_topology(r.spec.kind, version)
+                .then(|| route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name))
+        });
+        for (i, (r, locator)) in model.routes.iter().zip(route_locators).enumerate() {
+            let Some(locator) = locator else {
                 continue;
-            }
+            };
             self.route_nodes[i] = Some(self.add(
-                route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name),
+                locator,
                 r.spec.kind.kind(),
                 NodeRef::Route(i),
                 NodeRole::Targetable,
             ));
         }
-        for (i, s) in model.services.iter().enumerate() {
-            self.add(
-                Locator::object("Service", "", &s.meta.namespace, &s.meta.name),
-                "Service",
-                NodeRef::Service(i),
-                NodeRole::Targetable,
-            );
-        }
+        let service_locators = crate::par::map(&model.services, 4096, |s| {
+            Locator::object("Service", "", &s.meta.namespace, &s.meta.name)
+        });
+        self.service_nodes = service_locators
+            .into_iter()
+            .enumerate()
+            .map(|(i, locator)| {
+                Some(self.add(
+                    locator,
+                    "Service",
+                    NodeRef::Service(i),
+                    NodeRole::Targetable,
+                ))
+            })
+            .collect();
     }
 
     /// The section targetables: listeners, route rules, named service ports.
@@ -320,17 +337,28 @@ impl<'m> Topology<'m> {
                 }
             }
         }
-        for (si, s) in model.services.iter().enumerate() {
-            for (pi, (name, _)) in s.spec.ports.iter().enumerate() {
-                let Some(name) = name else { continue };
-                self.add(
-                    Locator::object("Service", "", &s.meta.namespace, &s.meta.name).section(name),
-                    "ServicePort",
-                    NodeRef::ServicePort(si, pi),
-                    NodeRole::Targetable,
-                );
-            }
-        }
+        let port_locators = crate::par::map(&model.services, 4096, |s| {
+            let service = Locator::object("Service", "", &s.meta.namespace, &s.meta.name);
+            (s.spec.ports.iter())
+                .map(|(name, _)| name.as_ref().map(|n| service.section(n)))
+                .collect::<Vec<_>>()
+        });
+        self.port_nodes = port_locators
+            .into_iter()
+            .enumerate()
+            .map(|(si, ports)| {
+                (ports.into_iter().enumerate())
+                    .map(|(pi, locator)| {
+                        Some(self.add(
+                            locator?,
+                            "ServicePort",
+                            NodeRef::ServicePort(si, pi),
+                            NodeRole::Targetable,
+                        ))
+                    })
+                    .collect()
+            })
+            .collect();
     }
 
     /// The policy nodes.
@@ -592,13 +620,11 @@ impl<'m> Topology<'m> {
                 }
             }
         }
-        // Service → ServicePort.
-        for s in &m.services {
-            let sl = Locator::object("Service", "", &s.meta.namespace, &s.meta.name);
-            for (name, _) in &s.spec.ports {
-                if let Some(n) = name {
-                    self.edge(&sl, &sl.section(n), EdgeKind::Link);
-                }
+        // Service → ServicePort, from the nodes recorded as they were added.
+        for si in 0..m.services.len() {
+            for pi in 0..self.port_nodes[si].len() {
+                let port = self.port_nodes[si][pi];
+                self.edge_between(self.service_nodes[si], port, EdgeKind::Link);
             }
         }
     }
