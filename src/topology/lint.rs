@@ -331,12 +331,7 @@ fn parent_ref(
         return;
     }
     let r = &t.model.routes[route_ix];
-    let c = ParentCheck {
-        t,
-        route_ix,
-        r,
-        pr,
-    };
+    let c = ParentCheck { t, route_ix, r, pr };
     let Some(gi) = c.gateway(d) else {
         return;
     };
