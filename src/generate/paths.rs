@@ -485,7 +485,7 @@ impl<'a> PathPass<'_, 'a> {
             .entry(identity(Some(a)))
             .or_insert_with(|| {
                 let rules = a.rules.values().filter_map(|r| match &r.value {
-                    RuleValue::Auth(section, v) => Some((*section, r.key.name(), v)),
+                    RuleValue::Auth(section, v) => Some((*section, r.key.name(), &**v)),
                     _ => None,
                 });
                 let sections = authconfig::AuthSections::from_rules(rules);

@@ -6,6 +6,7 @@ use super::{Effective, PathEffective, Rules};
 use crate::model::{Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt};
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -71,12 +72,6 @@ pub fn fold_policies(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Op
     fold_with(t, kind, policies, merge::fold)
 }
 
-/// The effective policy of a path's policies of one kind ([`fold_policies`] without the record
-/// of the rules dropped on the way, which only `explain` and the tie check read).
-fn fold_effective(t: &Topology, kind: PolicyKind, policies: Vec<usize>) -> Option<Effective> {
-    fold_with(t, kind, policies, merge::fold_rules).map(|x| x.effective)
-}
-
 fn fold_with(
     t: &Topology,
     kind: PolicyKind,
@@ -90,17 +85,7 @@ fn fold_with(
         .filter_map(|&i| FoldInput::of(i, &m.policies[i]))
         .collect();
     let folded = fold(&inputs)?;
-    let sources: Vec<Locator> = if kind == PolicyKind::TokenRateLimit {
-        policies.iter().map(|&i| m.policies[i].locator()).collect()
-    } else {
-        let mut v: Vec<Locator> = merge::rule_sources(&folded.rules)
-            .into_iter()
-            .map(|i| m.policies[i].locator())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    let sources = sources_of(kind, &policies, &folded, |i| t.policy_locator(i));
     Some(Traced {
         effective: Effective {
             kind,
@@ -110,6 +95,67 @@ fn fold_with(
         },
         folded,
     })
+}
+
+/// The operator's `SourcePolicies` of a fold: every policy of the list for TokenRateLimitPolicy,
+/// else the sorted, de-duplicated locators of the rules' sources.
+fn sources_of(
+    kind: PolicyKind,
+    policies: &[usize],
+    folded: &Folded,
+    locator: impl Fn(usize) -> Locator,
+) -> Vec<Locator> {
+    if kind == PolicyKind::TokenRateLimit {
+        policies.iter().map(|&i| locator(i)).collect()
+    } else {
+        let mut v: Vec<Locator> = merge::rule_sources(&folded.rules)
+            .into_iter()
+            .map(locator)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// What a fold reads of each policy, made on first use and then shared by every list the policy
+/// is in: its rules and strategy. (On large estates a gateway's policies are on thousands of
+/// distinct lists.)
+struct PolicyParts<'t, 'm> {
+    t: &'t Topology<'m>,
+    inputs: Vec<OnceCell<Option<FoldInput>>>,
+}
+
+impl<'t, 'm> PolicyParts<'t, 'm> {
+    fn new(t: &'t Topology<'m>) -> Self {
+        let n = t.model.policies.len();
+        PolicyParts {
+            t,
+            inputs: std::iter::repeat_with(OnceCell::new).take(n).collect(),
+        }
+    }
+
+    /// Policy `i`'s fold input (`None` for a kind that does not merge).
+    fn input(&self, i: usize) -> Option<&FoldInput> {
+        // Index: policy indices come from a topology built over this model.
+        self.inputs[i]
+            .get_or_init(|| FoldInput::of(i, &self.t.model.policies[i]))
+            .as_ref()
+    }
+
+    /// The effective policy of a path's policies of one kind ([`fold_policies`] without the
+    /// record of the rules dropped on the way, which only `explain` and the tie check read).
+    fn fold_effective(&self, kind: PolicyKind, policies: Vec<usize>) -> Option<Effective> {
+        let inputs: Vec<&FoldInput> = policies.iter().filter_map(|&i| self.input(i)).collect();
+        let folded = merge::fold_rules(&inputs)?;
+        let sources = sources_of(kind, &policies, &folded, |i| self.t.policy_locator(i));
+        Some(Effective {
+            kind,
+            rules: Rules::from_owned(folded.rules),
+            sources,
+            policies,
+        })
+    }
 }
 
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
@@ -135,6 +181,7 @@ fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
 
 /// [`effective`] of some paths.
 fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
+    let parts = PolicyParts::new(t);
     // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
     // list once, and let paths with the same list share the result. Most paths have no policy of a
     // kind at all.
@@ -148,32 +195,41 @@ fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
             return None;
         }
         memo.entry((kind, policies))
-            .or_insert_with_key(|(k, list)| fold_effective(t, *k, list.clone()).map(Arc::new))
+            .or_insert_with_key(|(k, list)| parts.fold_effective(*k, list.clone()).map(Arc::new))
             .clone()
     };
     // A path's lists depend only on the nodes of its targetables that hold policies (and, for
     // TokenRateLimitPolicies, on its route being an HTTPRoute): paths through the same such nodes
     // (the listeners of a gateway without listener policies, say) get their results from one look.
+    // Paths come in runs with the same such nodes (a route's rules without policies of their
+    // own), so the previous path's result is tried first.
     const NONE: u32 = u32::MAX;
-    let mut by_nodes: HashMap<([u32; 5], bool), PathEffective> = HashMap::new();
+    type Key = ([u32; 5], bool);
+    let mut by_nodes: HashMap<Key, PathEffective> = HashMap::new();
+    let mut last: Option<(Key, PathEffective)> = None;
     paths
         .iter()
         .map(|p| {
             let nodes = t.path_nodes(p).map(|n| match n {
-                Some(n) if !t.policies_at_node_in_order(n).is_empty() => {
-                    u32::try_from(n.index()).unwrap_or(NONE)
-                }
+                Some(n) if t.has_policies(n) => u32::try_from(n.index()).unwrap_or(NONE),
                 _ => NONE,
             });
-            let http = t.model.routes[p.route].spec.kind == RouteKind::Http;
-            by_nodes
-                .entry((nodes, http))
+            let key = (nodes, t.model.routes[p.route].spec.kind == RouteKind::Http);
+            if let Some((k, e)) = &last
+                && *k == key
+            {
+                return e.clone();
+            }
+            let e = by_nodes
+                .entry(key)
                 .or_insert_with(|| PathEffective {
                     rate_limit: one(p, PolicyKind::RateLimit),
                     auth: one(p, PolicyKind::Auth),
                     token_rate_limit: one(p, PolicyKind::TokenRateLimit),
                 })
-                .clone()
+                .clone();
+            last = Some((key, e.clone()));
+            e
         })
         .collect()
 }
@@ -209,6 +265,151 @@ mod tests {
             }
         }
     }
+
+    /// The shared results (one fold per distinct list, the previous path's result tried first,
+    /// each policy's rules made once) are what folding every path on its own gives, path by path
+    /// and kind by kind: on every case estate, at both releases, and on an estate where
+    /// consecutive paths differ only in a rule's own policy, or only in their route's kind.
+    #[test]
+    fn shared_results_are_each_paths_own_fold() {
+        let mut dirs: Vec<std::path::PathBuf> =
+            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+        dirs.sort();
+        let inputs = dirs.into_iter().map(Input::Path).chain([Input::Text {
+            name: "input.yaml".into(),
+            bytes: RUNS.as_bytes().to_vec(),
+        }]);
+        let mut compared = 0;
+        for input in inputs {
+            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                let l = load(
+                    std::slice::from_ref(&input),
+                    &LoadOptions {
+                        default_namespace: "default".into(),
+                        version,
+                        ..LoadOptions::default()
+                    },
+                );
+                let t = Topology::build(&l.model);
+                let eff = effective(&t);
+                assert_eq!(eff.len(), t.path_list().len());
+                for (p, e) in t.path_list().iter().zip(&eff) {
+                    for (kind, got) in [
+                        (PolicyKind::RateLimit, &e.rate_limit),
+                        (PolicyKind::Auth, &e.auth),
+                        (PolicyKind::TokenRateLimit, &e.token_rate_limit),
+                    ] {
+                        let own = effective_for_path(&t, p, kind).map(|x| x.effective);
+                        assert_eq!(
+                            format!("{:?}", got.as_deref()),
+                            format!("{own:?}"),
+                            "{input:?} {version:?} {} {kind:?}",
+                            t.path_id(p)
+                        );
+                        compared += usize::from(own.is_some());
+                    }
+                }
+            }
+        }
+        assert!(compared > 40, "{compared}");
+        // The runs themselves: rule `two` has its own limit, which discards the gateway's atomic
+        // defaults (kuadrant-operator v1.5.2 api/v1/merge_strategies.go, `AtomicDefaultsMergeStrategy`:
+        // a non-empty target is kept); the rules around it have the gateway's; TokenRateLimitPolicies
+        // apply to HTTPRoute rules only.
+        let l = load_text(RUNS, KuadrantVersion::V1_5);
+        let t = Topology::build(&l.model);
+        let eff = effective(&t);
+        let seen: Vec<(String, Vec<String>, bool)> = (t.path_list().iter().zip(&eff))
+            .map(|(p, e)| {
+                let limits = e.rate_limit.as_ref().unwrap().limits();
+                (
+                    t.path_id(p),
+                    limits.map(|(name, _, _)| name.to_string()).collect(),
+                    e.token_rate_limit.is_some(),
+                )
+            })
+            .collect();
+        let row = |id: &str, limits: &[&str], trl: bool| {
+            (
+                format!("istio|ns/gw|ns/gw#{id}"),
+                limits.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                trl,
+            )
+        };
+        let mut want = Vec::new();
+        for listener in ["a", "b"] {
+            want.extend([
+                row(&format!("{listener}|ns/r|ns/r#one"), &["g"], true),
+                row(&format!("{listener}|ns/r|ns/r#three"), &["g"], true),
+                row(&format!("{listener}|ns/r|ns/r#two"), &["r"], true),
+                row(&format!("{listener}|ns/s|ns/s#one"), &["g"], false),
+                row(&format!("{listener}|ns/s|ns/s#two"), &["s"], false),
+            ]);
+        }
+        assert_eq!(seen, want);
+    }
+
+    /// Two routes on one gateway with a gateway policy of each kind: the HTTPRoute's second rule
+    /// has a policy of its own (its path follows the first rule's), and the GRPCRoute (1.5) has
+    /// no TokenRateLimitPolicy although its nodes hold as many policies as the HTTPRoute's.
+    const RUNS: &str = "apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: ns}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: a, port: 80, protocol: HTTP}, {name: b, port: 81, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{name: one}, {name: two}, {name: three}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: s, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{name: one}, {name: two}]
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: gw-rl, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    limits: {g: {rates: [{limit: 1, window: 1m}]}}
+---
+apiVersion: kuadrant.io/v1alpha1
+kind: TokenRateLimitPolicy
+metadata: {name: gw-trl, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  limits: {t: {rates: [{limit: 1, window: 1m}]}}
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: rule-two, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: two}
+  limits: {r: {rates: [{limit: 2, window: 1m}]}}
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: grpc-two, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: GRPCRoute, name: s, sectionName: two}
+  limits: {s: {rates: [{limit: 3, window: 1m}]}}
+";
 
     fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
         let l = load(

@@ -108,7 +108,7 @@ impl RuleContent {
                 ..Default::default()
             },
             RuleValue::Auth(_, v) => RuleContent {
-                spec: Some(v.clone()),
+                spec: Some((**v).clone()),
                 ..Default::default()
             },
         }

@@ -9,7 +9,9 @@
 use super::{AuthSection, EffectiveRule, KeyOf, RuleKey, RuleValue};
 use crate::model::{Block, Policy, PolicyBody, Strategy};
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// The strategy a policy applies when it is folded in as the source of a merge step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -68,7 +70,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                 let section = AuthSection::Patterns;
                 out.insert(
                     RuleKey::auth(section, name),
-                    RuleValue::Auth(section, v.clone()),
+                    RuleValue::Auth(section, Arc::new(v.clone())),
                 );
             }
             if !s.when.is_empty() {
@@ -87,7 +89,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                     for (name, v) in map {
                         out.insert(
                             RuleKey::auth(section, name),
-                            RuleValue::Auth(section, v.clone()),
+                            RuleValue::Auth(section, Arc::new(v.clone())),
                         );
                     }
                 }
@@ -98,7 +100,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                     if let Some(v) = v {
                         out.insert(
                             RuleKey::auth(section, ""),
-                            RuleValue::Auth(section, v.clone()),
+                            RuleValue::Auth(section, Arc::new(v.clone())),
                         );
                     }
                 }
@@ -195,28 +197,31 @@ fn stamp(input: &FoldInput) -> Acc {
 }
 
 /// One merge step: `source`'s strategy applied to the accumulated `target`.
-fn step(source: &FoldInput, target: &Acc) -> Acc {
-    let src = stamp(source);
+fn step(source: &FoldInput, target: Acc) -> Acc {
     match source.strategy {
         MergeStrategy::AtomicDefaults => {
             if target.keys().any(counts_for_emptiness) {
-                target.clone()
+                target
             } else {
-                src
+                stamp(source)
             }
         }
-        MergeStrategy::AtomicOverrides => src,
+        MergeStrategy::AtomicOverrides => stamp(source),
         MergeStrategy::MergeDefaults => {
-            let mut out = target.clone();
-            for (k, r) in src {
-                out.entry(k).or_insert(r);
+            let mut out = target;
+            for (k, v) in &source.rules {
+                out.entry(k.clone()).or_insert_with(|| EffectiveRule {
+                    key: k.clone(),
+                    source: source.policy,
+                    value: v.clone(),
+                });
             }
             out
         }
         MergeStrategy::MergeOverrides => {
-            let mut out = src;
+            let mut out = stamp(source);
             for (k, r) in target {
-                out.entry(k.clone()).or_insert_with(|| r.clone());
+                out.entry(k).or_insert(r);
             }
             out
         }
@@ -224,26 +229,29 @@ fn step(source: &FoldInput, target: &Acc) -> Acc {
 }
 
 /// `EffectivePolicyForPath`: fold `inputs` (least → most specific) right to left. `None` when empty.
-pub(crate) fn fold(inputs: &[FoldInput]) -> Option<Folded> {
+pub(crate) fn fold<I: Borrow<FoldInput>>(inputs: &[I]) -> Option<Folded> {
     fold_tracking(inputs, true)
 }
 
 /// [`fold`] without the record of dropped rules (`losses` stays empty): what the effective
 /// policies of the paths need, and half the work.
-pub(crate) fn fold_rules(inputs: &[FoldInput]) -> Option<Folded> {
+pub(crate) fn fold_rules<I: Borrow<FoldInput>>(inputs: &[I]) -> Option<Folded> {
     fold_tracking(inputs, false)
 }
 
-fn fold_tracking(inputs: &[FoldInput], track: bool) -> Option<Folded> {
-    let last = inputs.last()?;
+fn fold_tracking<I: Borrow<FoldInput>>(inputs: &[I], track: bool) -> Option<Folded> {
+    let last = inputs.last()?.borrow();
     let mut acc = stamp(last);
     let mut losses = Vec::new();
-    for source in inputs.iter().rev() {
-        let next = step(source, &acc);
+    // The first step folds the last policy onto its own rules, which gives them back whatever its
+    // strategy: only the record of losses (none) goes through it.
+    let first = usize::from(!track);
+    for source in inputs.iter().rev().skip(first).map(Borrow::borrow) {
         if !track {
-            acc = next;
+            acc = step(source, acc);
             continue;
         }
+        let next = step(source, acc.clone());
         let mut candidates: BTreeSet<(RuleKey, usize, bool)> = BTreeSet::new();
         for (k, r) in &acc {
             candidates.insert((k.clone(), r.source, true));
@@ -343,6 +351,56 @@ mod tests {
 
     fn kv(pairs: &[(&str, usize)]) -> Vec<(String, usize)> {
         pairs.iter().map(|(k, s)| (k.to_string(), *s)).collect()
+    }
+
+    /// The fold without the record of losses keeps the rules the full fold keeps, rule by rule
+    /// and source by source, for every strategy at every place of lists of one to three policies
+    /// (with a `when` rule, which does not count for emptiness, and without rules at all).
+    #[test]
+    fn fold_rules_keeps_what_fold_keeps() {
+        use MergeStrategy::*;
+        let strategies = [
+            AtomicDefaults,
+            MergeDefaults,
+            AtomicOverrides,
+            MergeOverrides,
+        ];
+        let keys: [&[&str]; 4] = [&["a", "b"], &["b", "c"], &[], &["a"]];
+        let with_when = |mut i: FoldInput| {
+            i.rules.insert(
+                RuleKey::top_level_predicates(),
+                RuleValue::When(vec![Sp::new("W".to_string(), Default::default())]),
+            );
+            i
+        };
+        let shown = |f: &Folded| -> Vec<(String, usize)> {
+            f.rules
+                .values()
+                .map(|r| (r.key.to_string(), r.source))
+                .collect()
+        };
+        let mut lists: Vec<Vec<FoldInput>> = Vec::new();
+        for (i, &a) in strategies.iter().enumerate() {
+            lists.push(vec![input(0, a, keys[i])]);
+            for (j, &b) in strategies.iter().enumerate() {
+                lists.push(vec![input(0, a, keys[i]), input(1, b, keys[j])]);
+                lists.push(vec![with_when(input(0, a, keys[j])), input(1, b, keys[2])]);
+                for (k, &c) in strategies.iter().enumerate() {
+                    lists.push(vec![
+                        input(0, a, keys[i]),
+                        input(1, b, keys[j]),
+                        input(2, c, keys[k]),
+                    ]);
+                }
+            }
+        }
+        assert_eq!(lists.len(), 4 + 2 * 16 + 64);
+        for list in &lists {
+            let full = fold(list).unwrap();
+            let refs: Vec<&FoldInput> = list.iter().collect();
+            assert_eq!(shown(&fold_rules(&refs).unwrap()), shown(&full), "{list:?}");
+            assert!(fold_rules(&refs).unwrap().losses.is_empty());
+        }
     }
 
     const G: usize = 0;

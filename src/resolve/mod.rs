@@ -35,8 +35,8 @@ pub enum RuleValue {
     /// A top-level `when` (RLP/TRLP key [`TOP_LEVEL_PREDICATES_KEY`], AuthPolicy key [`AUTH_CONDITIONS_KEY`]).
     When(Vec<Sp<String>>),
     /// An AuthPolicy rule kept as written, in its section (the key is `<section>#<name>`, see
-    /// [`RuleKey::auth`]).
-    Auth(AuthSection, Value),
+    /// [`RuleKey::auth`]). Shared: the effective policies of many paths hold the same rule.
+    Auth(AuthSection, Arc<Value>),
 }
 
 /// The section of an AuthPolicy rule: the part of its rule key before `#` (kuadrant-operator
@@ -94,28 +94,29 @@ pub enum KeyOf {
 /// and a rule's section and name are read from here, never parsed back from the text.
 #[derive(Clone, Debug)]
 pub struct RuleKey {
-    text: String,
+    /// Shared: every effective policy that holds the rule holds its key.
+    text: Arc<str>,
     of: KeyOf,
 }
 
 impl RuleKey {
     pub(crate) fn top_level_predicates() -> Self {
         RuleKey {
-            text: TOP_LEVEL_PREDICATES_KEY.to_string(),
+            text: Arc::from(TOP_LEVEL_PREDICATES_KEY),
             of: KeyOf::TopLevelPredicates,
         }
     }
 
     pub(crate) fn auth_conditions() -> Self {
         RuleKey {
-            text: AUTH_CONDITIONS_KEY.to_string(),
+            text: Arc::from(AUTH_CONDITIONS_KEY),
             of: KeyOf::AuthConditions,
         }
     }
 
     pub(crate) fn limit(name: &str) -> Self {
         RuleKey {
-            text: name.to_string(),
+            text: Arc::from(name),
             of: KeyOf::Limit,
         }
     }
@@ -124,7 +125,7 @@ impl RuleKey {
     /// `response.unauthenticated` and `response.unauthorized`).
     pub(crate) fn auth(section: AuthSection, name: &str) -> Self {
         RuleKey {
-            text: format!("{}#{name}", section.as_str()),
+            text: Arc::from(format!("{}#{name}", section.as_str())),
             of: KeyOf::Auth(section),
         }
     }
@@ -208,6 +209,11 @@ impl Rules {
     /// The rules of a merge result, in key order.
     pub fn from_map(rules: &BTreeMap<RuleKey, EffectiveRule>) -> Self {
         Rules(rules.values().cloned().collect())
+    }
+
+    /// [`Rules::from_map`] of a merge result no longer needed.
+    pub fn from_owned(rules: BTreeMap<RuleKey, EffectiveRule>) -> Self {
+        Rules(rules.into_values().collect())
     }
 
     /// The rule of a key.

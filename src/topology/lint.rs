@@ -331,13 +331,7 @@ fn parent_ref(
         return;
     }
     let r = &t.model.routes[route_ix];
-    let c = ParentCheck {
-        t,
-        route_ix,
-        r,
-        pr,
-        object: format!("{} {}", r.spec.kind.kind(), r.meta.key()),
-    };
+    let c = ParentCheck { t, route_ix, r, pr };
     let Some(gi) = c.gateway(d) else {
         return;
     };
@@ -384,11 +378,14 @@ struct ParentCheck<'t> {
     route_ix: usize,
     r: &'t Obj<Route>,
     pr: &'t ParentRef,
-    /// The route, as diagnostics name it.
-    object: String,
 }
 
 impl ParentCheck<'_> {
+    /// The route, as diagnostics name it (made only for a finding: most references have none).
+    fn object(&self) -> String {
+        format!("{} {}", self.r.spec.kind.kind(), self.r.meta.key())
+    }
+
     /// The index of the Gateway the reference names, or `ParentNotFound`.
     fn gateway(&self, d: &mut Diagnostics) -> Option<usize> {
         let (pr, r) = (self.pr, self.r);
@@ -433,7 +430,7 @@ impl ParentCheck<'_> {
                         pr.name
                     ),
                 )
-                .object(self.object.clone())
+                .object(self.object())
                 .at(pr.name_span, "no Gateway with this name")
                 .help(help),
             );
@@ -471,7 +468,7 @@ impl ParentCheck<'_> {
                     names.join(", ")
                 ),
             )
-            .object(self.object.clone())
+            .object(self.object())
             .at(
                 pr.section_span.unwrap_or(pr.span),
                 "no listener with this name",
@@ -511,7 +508,7 @@ impl ParentCheck<'_> {
                         r.spec.kind.kind(),
                     ),
                 )
-                .object(self.object.clone())
+                .object(self.object())
                 .at(pr.name_span, "route not allowed here")
                 .also(gw.spec.listeners[*li].name.span, "listener")
                 .help(
@@ -532,7 +529,7 @@ impl ParentCheck<'_> {
                     ),
                 )
                 .severity(Severity::Info)
-                .object(self.object.clone())
+                .object(self.object())
                 .at(pr.name_span, "allowedRoutes selector not evaluated")
                 .help("pass the Namespace manifest (with its labels) with -f so the selector can be evaluated"),
             );
@@ -598,7 +595,7 @@ impl ParentCheck<'_> {
                 gw.meta.key()
             ),
         )
-        .object(self.object.clone())
+        .object(self.object())
         .at(pr.name_span, "path through this parentRef is invalid for Kuadrant")
         .also(r.spec.hostnames[0].span, "route hostnames");
         if let Some(h) = &l.hostname {
