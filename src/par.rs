@@ -121,7 +121,8 @@ pub(crate) fn map_ranges<R: Send>(
 
 /// `f` over `items` in order, like [`map`], for items whose costs differ widely (a gateway's wasm
 /// configuration beside thousands of small objects): the threads take chunks of `chunk` items one
-/// after another until none is left, so none waits idle while another has a long run to go.
+/// after another until none is left, so none waits idle while another has a long run to go. Like
+/// [`map_ranges`], every item is mapped on a thread with the main thread's 8 MiB stack.
 pub(crate) fn map_chunked<T: Sync, R: Send>(
     items: &[T],
     chunk: usize,
@@ -131,7 +132,8 @@ pub(crate) fn map_chunked<T: Sync, R: Send>(
     let chunks = items.len().div_ceil(chunk);
     let threads = cores().min(chunks).max(1);
     if threads == 1 {
-        return items.iter().map(&f).collect();
+        // With the stack the threads below get (the YAML reader's and the writers' recursion).
+        return with_stack(|| items.iter().map(&f).collect());
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let taken = map_ranges(even_ranges(threads, threads), |_| {

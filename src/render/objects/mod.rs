@@ -787,7 +787,8 @@ fn write_in_batches_of<B: Buffer>(
     // output is ten times the input.
     let spare = std::sync::Mutex::new(Vec::<B>::new());
     let render_batch = |parts: Vec<std::ops::Range<usize>>| {
-        crate::par::map_ranges(parts, |r| {
+        crate::par::map_chunked(&parts, 1, |r| {
+            let r = r.clone();
             let mut out = spare
                 .lock()
                 .map(|mut b| b.pop().unwrap_or_default())
@@ -864,9 +865,11 @@ fn write_texts<B: Buffer>(
 }
 
 /// The batches of [`write_in_batches`]: runs of objects of about `batch` bytes of text (at least
-/// one object each), each cut into contiguous parts of about the same size, one a core.
+/// one object each), each cut into contiguous parts of about the same size, four a core: the
+/// sizes are estimates, and the cores take the parts in turn, so none idles while another renders
+/// a part that was larger than estimated.
 fn batches(objects: &[Object], batch: usize) -> Vec<Vec<std::ops::Range<usize>>> {
-    let threads = crate::par::cores();
+    let threads = 4 * crate::par::cores();
     let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
     let mut out = Vec::new();
     let mut start = 0;
@@ -878,7 +881,7 @@ fn batches(objects: &[Object], batch: usize) -> Vec<Vec<std::ops::Range<usize>>>
             total += sizes[end];
             end += 1;
         }
-        // Its parts: contiguous runs of about total / threads bytes.
+        // Its parts: contiguous runs of about total / threads bytes (`threads` parts at most).
         let mut parts = Vec::new();
         let mut part_start = start;
         let mut acc = 0;
