@@ -53,28 +53,55 @@ pub(crate) fn strategy_of(p: &Policy) -> Option<MergeStrategy> {
 /// The operator's `Rules()` of a policy: rule key → value, from the block that is used (`Proper()`).
 pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
     let mut out = BTreeMap::new();
+    visit_rules(p, true, |k, v| {
+        if let Some(v) = v {
+            out.insert(k, v);
+        }
+    });
+    out
+}
+
+/// The keys of [`policy_rules`], in its order, without copying the rules' values (an AuthPolicy's
+/// rules are JSON trees).
+pub(crate) fn policy_rule_keys(p: &Policy) -> Vec<RuleKey> {
+    let mut out = Vec::new();
+    visit_rules(p, false, |k, _| out.push(k));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Each rule of [`policy_rules`] to `add`, in the order it inserts them: its key, and with
+/// `values` its value.
+fn visit_rules(p: &Policy, values: bool, mut add: impl FnMut(RuleKey, Option<RuleValue>)) {
     match &p.body {
         PolicyBody::RateLimit(s) | PolicyBody::TokenRateLimit(s) => {
             if !s.when.is_empty() {
-                out.insert(
+                add(
                     RuleKey::top_level_predicates(),
-                    RuleValue::When(s.when.clone()),
+                    values.then(|| RuleValue::When(s.when.clone())),
                 );
             }
             for (name, limit) in &s.limits {
-                out.insert(RuleKey::limit(name), RuleValue::Limit(limit.clone()));
+                add(
+                    RuleKey::limit(name),
+                    values.then(|| RuleValue::Limit(limit.clone())),
+                );
             }
         }
         PolicyBody::Auth(s) => {
+            let auth = |section, v: &serde_json::Value| {
+                values.then(|| RuleValue::Auth(section, Arc::new(v.clone())))
+            };
             for (name, v) in &s.patterns {
                 let section = AuthSection::Patterns;
-                out.insert(
-                    RuleKey::auth(section, name),
-                    RuleValue::Auth(section, Arc::new(v.clone())),
-                );
+                add(RuleKey::auth(section, name), auth(section, v));
             }
             if !s.when.is_empty() {
-                out.insert(RuleKey::auth_conditions(), RuleValue::When(s.when.clone()));
+                add(
+                    RuleKey::auth_conditions(),
+                    values.then(|| RuleValue::When(s.when.clone())),
+                );
             }
             if let Some(r) = &s.rules {
                 let sections = [
@@ -87,10 +114,7 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                 ];
                 for (section, map) in sections {
                     for (name, v) in map {
-                        out.insert(
-                            RuleKey::auth(section, name),
-                            RuleValue::Auth(section, Arc::new(v.clone())),
-                        );
+                        add(RuleKey::auth(section, name), auth(section, v));
                     }
                 }
                 for (section, v) in [
@@ -98,17 +122,13 @@ pub(crate) fn policy_rules(p: &Policy) -> BTreeMap<RuleKey, RuleValue> {
                     (AuthSection::Unauthorized, &r.unauthorized),
                 ] {
                     if let Some(v) = v {
-                        out.insert(
-                            RuleKey::auth(section, ""),
-                            RuleValue::Auth(section, Arc::new(v.clone())),
-                        );
+                        add(RuleKey::auth(section, ""), auth(section, v));
                     }
                 }
             }
         }
         PolicyBody::Direct(_) => {}
     }
-    out
 }
 
 /// Whether a rule key counts towards the operator's `Empty()` (RLP/TRLP: limits; AuthPolicy: anything
@@ -508,5 +528,33 @@ mod tests {
         let f = fold(&[input(G, MergeStrategy::AtomicDefaults, &["a"]), r]).unwrap();
         assert_eq!(result(&f), kv(&[("a", G)]));
         assert_eq!(f.losses[0].reason, LossReason::ReplacedByAtomicDefaults);
+    }
+
+    /// The keys alone are the keys of the rules, in the same order, for every policy of every
+    /// case estate (rate limits, top-level `when`, every AuthPolicy section) at both releases.
+    #[test]
+    fn rule_keys_are_the_rules_keys() {
+        let mut cases: Vec<String> =
+            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+                .map(|e| format!("cases/{}", e.unwrap().file_name().to_string_lossy()))
+                .collect();
+        cases.sort();
+        cases.push("examples/toystore".into());
+        let mut seen = 0;
+        for case in &cases {
+            for version in [
+                crate::model::KuadrantVersion::V1_4,
+                crate::model::KuadrantVersion::V1_5,
+            ] {
+                let m = crate::generate::testdata_model(case, version);
+                for p in &m.policies {
+                    let want: Vec<RuleKey> = policy_rules(p).into_keys().collect();
+                    seen += want.len();
+                    assert_eq!(policy_rule_keys(p), want, "{case}: {}", p.display());
+                }
+            }
+        }
+        assert!(seen > 60, "{seen} rule keys");
     }
 }

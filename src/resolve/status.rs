@@ -461,7 +461,7 @@ fn walks(
     };
     let indices: Vec<usize> = (0..wanted.len().min(m.policies.len())).collect();
     let keys: Vec<Option<Vec<RuleKey>>> = crate::par::map(&indices, 1024, |&pi| {
-        walked(pi).then(|| merge::policy_rules(&m.policies[pi]).into_keys().collect())
+        walked(pi).then(|| merge::policy_rule_keys(&m.policies[pi]))
     });
     let mut cel_at: HashMap<usize, Vec<&CelIssue>> = HashMap::new();
     for c in cel {
