@@ -153,6 +153,51 @@ pub(crate) fn map_chunked<T: Sync, R: Send>(
     taken.into_iter().flat_map(|(_, r)| r).collect()
 }
 
+/// `produce` of every item, in order, on a thread of its own that runs one item ahead of
+/// `consume`, which takes the results in order on the calling thread (at most one result waits
+/// while another is consumed and a third is produced). The first error of `consume` stops both: the
+/// producer stops at its next result. On one core, or if no thread can start, the two alternate on
+/// the calling thread.
+pub(crate) fn ahead<T: Sync, R: Send, E>(
+    items: &[T],
+    produce: impl Fn(&T) -> R + Sync,
+    mut consume: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    if items.len() < 2 || cores() < 2 {
+        return items.iter().try_for_each(|x| consume(produce(x)));
+    }
+    let (ready, received) = std::sync::mpsc::sync_channel(1);
+    let produce = &produce;
+    std::thread::scope(|scope| {
+        // The producer owns the sending end: when it is done, the consuming loop ends.
+        let producer = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, move || {
+                for x in items {
+                    // The consumer stopped (an error): nothing more is wanted.
+                    if ready.send(produce(x)).is_err() {
+                        return;
+                    }
+                }
+            });
+        if producer.is_err() {
+            drop(received);
+            return items.iter().try_for_each(|x| consume(produce(x)));
+        }
+        // `received` is dropped when this returns, before the scope waits for the producer: a
+        // producer blocked on the full channel then finds the consumer gone and stops.
+        consume_all(received, consume)
+    })
+}
+
+/// [`ahead`]'s consuming loop, owning the receiving end.
+fn consume_all<R, E>(
+    received: std::sync::mpsc::Receiver<R>,
+    mut consume: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    received.into_iter().try_for_each(&mut consume)
+}
+
 /// Free `items` on up to [`cores`] threads when each gets at least `min_per_thread` of them (items
 /// that own many allocations: freeing is most of their cost), else on the calling thread.
 pub(crate) fn drop_in_parts<T: Send>(mut items: Vec<T>, min_per_thread: usize) {
@@ -253,6 +298,48 @@ mod tests {
                 assert_eq!(got, want, "len {len}, chunk {chunk}");
             }
         }
+    }
+
+    /// Results ahead are consumed in order; an error stops the producer (it is not asked for every
+    /// item), whatever the length.
+    #[test]
+    fn ahead_consumes_in_order_and_stops_at_an_error() {
+        for len in [0, 1, 2, 3, 50] {
+            let items: Vec<usize> = (0..len).collect();
+            let mut got = Vec::new();
+            let r: Result<(), ()> = ahead(
+                &items,
+                |&i| i * 2,
+                |x| {
+                    got.push(x);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Ok(()));
+            assert_eq!(
+                got,
+                items.iter().map(|i| i * 2).collect::<Vec<_>>(),
+                "{len}"
+            );
+        }
+        let items: Vec<usize> = (0..1000).collect();
+        let produced = std::sync::atomic::AtomicUsize::new(0);
+        let mut consumed = 0;
+        let r = ahead(
+            &items,
+            |&i| {
+                produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                i
+            },
+            |i| {
+                consumed += 1;
+                if i == 10 { Err(i) } else { Ok(()) }
+            },
+        );
+        assert_eq!(r, Err(10));
+        assert_eq!(consumed, 11);
+        // At most the item consumed, one waiting, one being made and one refused.
+        assert!(produced.into_inner() <= 14);
     }
 
     /// Every item is freed, whatever the length and the number of parts.

@@ -764,9 +764,9 @@ impl Buffer for Vec<u8> {
 
 /// Render `objects` into `w` in order, a batch of about 8 MB at a time, each batch split into
 /// contiguous parts of about the same size that `render` writes on the available cores. With more
-/// than one batch and core, the batches are rendered on a thread of their own one batch ahead of
-/// the writing, so the cores render while the calling thread waits on `w` (a pipe drained by
-/// another process, a terminal); at most three batches' texts exist at a time.
+/// than one batch and core, the batches are rendered one batch ahead of the writing
+/// ([`crate::par::ahead`]), so the cores render while the calling thread waits on `w` (a pipe
+/// drained by another process, a terminal); at most three batches' texts exist at a time.
 fn write_in_batches<B: Buffer>(
     objects: &[Object],
     w: &mut impl std::io::Write,
@@ -786,8 +786,8 @@ fn write_in_batches_of<B: Buffer>(
     // Text buffers, reused batch after batch: fresh memory costs a page fault per page, and the
     // output is ten times the input.
     let spare = std::sync::Mutex::new(Vec::<B>::new());
-    let render_batch = |parts: Vec<std::ops::Range<usize>>| {
-        crate::par::map_chunked(&parts, 1, |r| {
+    let render_batch = |parts: &Vec<std::ops::Range<usize>>| {
+        crate::par::map_chunked(parts, 1, |r| {
             let r = r.clone();
             let mut out = spare
                 .lock()
@@ -802,52 +802,9 @@ fn write_in_batches_of<B: Buffer>(
             b.push(text);
         }
     };
-    if batches.len() < 2 || crate::par::cores() < 2 {
-        for parts in batches {
-            write_texts(w, render_batch(parts), &give_back)?;
-        }
-        return Ok(());
-    }
-    // At most one rendered batch waits while another is written and a third is rendered.
-    let (ready, received) = std::sync::mpsc::sync_channel(1);
-    let (all, render_batch) = (&batches, &render_batch);
-    std::thread::scope(|scope| {
-        // The renderer owns the sending end: when it is done, the writer's loop ends.
-        let renderer = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, move || {
-                for parts in all.iter().cloned() {
-                    // The writer stopped (an error): nothing more is wanted.
-                    if ready.send(render_batch(parts)).is_err() {
-                        return;
-                    }
-                }
-            });
-        if renderer.is_err() {
-            // No thread could start: render and write in turn on this one.
-            drop(received);
-            for parts in all.iter().cloned() {
-                write_texts(w, render_batch(parts), &give_back)?;
-            }
-            return Ok(());
-        }
-        // `received` is dropped when this returns, before the scope waits for the renderer: a
-        // renderer blocked on a full channel then finds the writer gone and stops.
-        write_received(w, received, &give_back)
+    crate::par::ahead(&batches, render_batch, |texts| {
+        write_texts(w, texts, &give_back)
     })
-}
-
-/// Write the batches' texts `received` (until the renderer is done) into `w`, handing each
-/// buffer back once written.
-fn write_received<B: Buffer>(
-    w: &mut impl std::io::Write,
-    received: std::sync::mpsc::Receiver<Vec<Result<B, String>>>,
-    give_back: &impl Fn(B),
-) -> Result<(), WriteError> {
-    for texts in received {
-        write_texts(w, texts, give_back)?;
-    }
-    Ok(())
 }
 
 /// Write one batch's texts into `w` in order: the first failure to render stops the writing there.
