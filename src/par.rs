@@ -153,6 +153,25 @@ pub(crate) fn map_chunked<T: Sync, R: Send>(
     taken.into_iter().flat_map(|(_, r)| r).collect()
 }
 
+/// [`map_chunked`] over owned items: each item is moved into `f` on the thread that takes it.
+pub(crate) fn map_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    chunk: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    // Each item in a cell of its own, taken out once by the thread that maps it.
+    let cells: Vec<std::sync::Mutex<Option<T>>> = items
+        .into_iter()
+        .map(|x| std::sync::Mutex::new(Some(x)))
+        .collect();
+    map_chunked(&cells, chunk, |cell| {
+        cell.lock().ok().and_then(|mut x| x.take()).map(&f)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// `produce` of every item, in order, on a thread of its own that runs one item ahead of
 /// `consume`, which takes the results in order on the calling thread (at most one result waits
 /// while another is consumed and a third is produced). The first error of `consume` stops both: the
@@ -211,11 +230,7 @@ pub(crate) fn drop_in_parts<T: Send>(mut items: Vec<T>, min_per_thread: usize) {
         parts.push(items.split_off(items.len() - per));
     }
     parts.push(items);
-    let parts = std::sync::Mutex::new(parts);
-    map_ranges(even_ranges(threads, threads), |_| {
-        let part = parts.lock().ok().and_then(|mut p| p.pop());
-        drop(part);
-    });
+    map_owned(parts, 1, drop);
 }
 
 /// The parts of a [`map_ranges`] joined in order; a single part is taken as it is, not copied.
@@ -295,6 +310,19 @@ mod tests {
             for chunk in [0, 1, 3, 16, 64, 5000] {
                 let got = map_chunked(&items, chunk, |&i| i * 3 + 1);
                 let want: Vec<usize> = items.iter().map(|&i| i * 3 + 1).collect();
+                assert_eq!(got, want, "len {len}, chunk {chunk}");
+            }
+        }
+    }
+
+    /// Owned items are each mapped once, in order, whatever the lengths and chunk sizes.
+    #[test]
+    fn owned_map_moves_each_item_once_in_order() {
+        for len in [0, 1, 2, 7, 100] {
+            for chunk in [1, 3, 64] {
+                let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
+                let got = map_owned(items, chunk, |s| s + "!");
+                let want: Vec<String> = (0..len).map(|i| format!("{i}!")).collect();
                 assert_eq!(got, want, "len {len}, chunk {chunk}");
             }
         }

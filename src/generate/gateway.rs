@@ -154,12 +154,7 @@ impl Carriers<'_> {
     ) -> Vec<(usize, bool)> {
         // Each gateway's objects made on the cores (sorting a large gateway's action sets and
         // building its configuration), then added in gateway order.
-        let queue: Vec<std::sync::Mutex<Option<(usize, GatewayOut<'_>)>>> = gateways
-            .into_iter()
-            .map(|g| std::sync::Mutex::new(Some(g)))
-            .collect();
-        let built = crate::par::map_chunked(&queue, 1, |slot| {
-            let (gi, go) = slot.lock().ok()?.take()?;
+        let built = crate::par::map_owned(gateways.into_iter().collect(), 1, |(gi, go)| {
             let mut part = Generated::default();
             let has_sets = self.gateway(gi, go, &mut part)?;
             Some((gi, has_sets, part))

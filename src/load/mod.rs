@@ -349,13 +349,8 @@ fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<
         );
         one
     };
-    // `par::map` keeps a few documents on one thread with the stack the parser's depth budget is
-    // sized for; more are taken a chunk at a time by every core.
-    if docs.len() < 2 * PARSE_CHUNK || crate::par::cores() < 2 {
-        crate::par::map(docs, PARSE_MIN_PER_THREAD, one)
-    } else {
-        crate::par::map_chunked(docs, PARSE_CHUNK, one)
-    }
+    // A chunk at a time by every core, with the stack the parser's depth budget is sized for.
+    crate::par::map_chunked(docs, PARSE_CHUNK, one)
 }
 
 /// One file read on its own (`watch` keeps one per file and parses again only the files that
