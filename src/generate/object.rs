@@ -223,6 +223,14 @@ impl WasmConfig {
         crate::par::cores().min(self.action_sets.len() / PART)
     }
 
+    /// A room for the JSON of `sets` action sets and the other entries that is rarely too small:
+    /// the text is megabytes for a large gateway, and a buffer grown by doubling copies it and
+    /// touches fresh pages (each a page fault) several times over. Room never written costs
+    /// address space only.
+    fn json_capacity(&self, sets: usize) -> usize {
+        4096 + 1024 * sets
+    }
+
     /// [`WasmConfig::to_json`] with the action sets written in `parts` parts (one or none: in one go).
     pub(super) fn to_json_in(&self, parts: usize) -> String {
         let out = self.json_with(Compact, parts).unwrap_or_default();
@@ -231,23 +239,36 @@ impl WasmConfig {
     }
 
     /// The configuration's compact JSON written through `style`, for a caller that wants the text
-    /// in another form (YAML's rendering writes it already escaped inside double quotes). The
-    /// action sets of a large configuration are written in `parts` parts on every core, each
-    /// straight into its own buffer, and the buffers joined. An error of `style` stops the writing.
+    /// in another form (YAML's rendering writes it already escaped inside double quotes): what
+    /// [`WasmConfig::json_into`] writes, in a buffer of its own.
     pub(crate) fn json_with<F: JsonStyle>(
         &self,
         style: F,
         parts: usize,
     ) -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.json_capacity(self.action_sets.len()));
+        self.json_into(style, parts, &mut out)?;
+        Ok(out)
+    }
+
+    /// The configuration's compact JSON written through `style` into `w`. The action sets of a
+    /// large configuration are written in `parts` parts on every core, each into its own buffer,
+    /// and the buffers written in order; with one part (or none) everything goes straight into
+    /// `w`. An error of `style` or of `w` stops the writing, and `w` then holds a part of the text.
+    pub(crate) fn json_into<F: JsonStyle>(
+        &self,
+        style: F,
+        parts: usize,
+        w: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         if parts < 2 {
-            let mut out = Vec::new();
-            self.serialize(&mut serde_json::Serializer::with_formatter(&mut out, style))
-                .map_err(std::io::Error::other)?;
-            return Ok(out);
+            return self
+                .serialize(&mut serde_json::Serializer::with_formatter(w, style))
+                .map_err(std::io::Error::other);
         }
         let sets = &self.action_sets;
         let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-            let mut buf = Vec::new();
+            let mut buf = Vec::with_capacity(self.json_capacity(r.len()));
             for (i, a) in sets[r].iter().enumerate() {
                 if i > 0 {
                     buf.push(b',');
@@ -263,15 +284,11 @@ impl WasmConfig {
                 &mut rest, style,
             ))
             .map_err(std::io::Error::other)?;
-        let mut lens = 0;
-        for t in &texts {
-            lens += t.as_ref().map_or(0, Vec::len);
-        }
-        let mut out: Vec<u8> = Vec::with_capacity(lens + rest.len() + 32);
         // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
-        out.push(b'{');
-        style.literal(b"\"actionSets\"", &mut out);
-        out.extend_from_slice(b":[");
+        let mut head = vec![b'{'];
+        style.literal(b"\"actionSets\"", &mut head);
+        head.extend_from_slice(b":[");
+        w.write_all(&head)?;
         // A part without action sets (more parts than sets) adds nothing.
         let mut first = true;
         for t in texts {
@@ -280,20 +297,19 @@ impl WasmConfig {
                 continue;
             }
             if !first {
-                out.push(b',');
+                w.write_all(b",")?;
             }
             first = false;
-            out.extend_from_slice(&t);
+            w.write_all(&t)?;
         }
-        out.push(b']');
+        w.write_all(b"]")?;
         match rest.strip_prefix(b"{") {
-            Some(b"}") | None => out.push(b'}'),
+            Some(b"}") | None => w.write_all(b"}"),
             Some(entries) => {
-                out.push(b',');
-                out.extend_from_slice(entries);
+                w.write_all(b",")?;
+                w.write_all(entries)
             }
         }
-        Ok(out)
     }
 }
 

@@ -230,24 +230,47 @@ fn wasm_json_value(out: &mut String, config: &WasmConfig) -> Result<(), String> 
     wasm_json_value_in(out, config, config.json_parts())
 }
 
-/// [`wasm_json_value`] with the action sets written in `parts` parts.
+/// [`wasm_json_value`] with the action sets written in `parts` parts. The JSON is written straight
+/// into `out` (megabytes for a large gateway: a copy through a buffer of its own costs as many
+/// fresh pages again), and taken back if it turns out not to be printable ASCII or to be short.
 fn wasm_json_value_in(out: &mut String, config: &WasmConfig, parts: usize) -> Result<(), String> {
     let escapes = std::sync::atomic::AtomicUsize::new(0);
     let style = InDoubleQuotes { escapes: &escapes };
-    if let Ok(quoted) = config.json_with(style, parts) {
+    let mark = out.len();
+    out.push('"');
+    // serde_json writes a few bytes at a time: they are gathered, and checked as UTF-8, 64 KiB at a
+    // time.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, AsciiInto(out));
+    let written = config
+        .json_into(style, parts, &mut w)
+        .and_then(|()| std::io::Write::flush(&mut w));
+    drop(w);
+    if written.is_ok() {
         let added = escapes.load(std::sync::atomic::Ordering::Relaxed);
-        // Only printable ASCII was written (the style stops at anything else).
-        if let Ok(text) = std::str::from_utf8(&quoted)
-            && quoted.len() - added >= LONG_FLOW
-        {
-            out.reserve(text.len() + 2);
-            out.push('"');
-            out.push_str(text);
+        if out.len() - mark - 1 - added >= LONG_FLOW {
             out.push('"');
             return Ok(());
         }
     }
+    out.truncate(mark);
     string_value(out, &config.to_json())
+}
+
+/// A `String` as an [`std::io::Write`] for [`InDoubleQuotes`], which writes printable ASCII only
+/// (so a write cut anywhere is whole characters); anything that is not UTF-8 is refused with an
+/// error, and the caller falls back.
+struct AsciiInto<'s>(&'s mut String);
+
+impl std::io::Write for AsciiInto<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .push_str(std::str::from_utf8(buf).map_err(std::io::Error::other)?);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// serde_json's compact formatter, its output escaped as the inside of a YAML double-quoted scalar
@@ -742,6 +765,8 @@ pub fn write_yaml_objects(
 trait Buffer: Default + Send {
     fn bytes(&self) -> &[u8];
     fn clear(&mut self);
+    /// Room for at least `n` bytes in all.
+    fn room(&mut self, n: usize);
 }
 
 impl Buffer for String {
@@ -751,6 +776,9 @@ impl Buffer for String {
     fn clear(&mut self) {
         String::clear(self);
     }
+    fn room(&mut self, n: usize) {
+        self.reserve(n.saturating_sub(self.len()));
+    }
 }
 
 impl Buffer for Vec<u8> {
@@ -759,6 +787,9 @@ impl Buffer for Vec<u8> {
     }
     fn clear(&mut self) {
         Vec::clear(self);
+    }
+    fn room(&mut self, n: usize) {
+        self.reserve(n.saturating_sub(self.len()));
     }
 }
 
@@ -786,14 +817,17 @@ fn write_in_batches_of<B: Buffer>(
     // Text buffers, reused batch after batch: fresh memory costs a page fault per page, and the
     // output is ten times the input.
     let spare = std::sync::Mutex::new(Vec::<B>::new());
-    let render_batch = |parts: &Vec<std::ops::Range<usize>>| {
-        crate::par::map_chunked(parts, 1, |r| {
-            let r = r.clone();
+    let render_batch = |parts: &Vec<(std::ops::Range<usize>, usize)>| {
+        crate::par::map_chunked(parts, 1, |(r, size)| {
             let mut out = spare
                 .lock()
                 .map(|mut b| b.pop().unwrap_or_default())
                 .unwrap_or_default();
-            render(&mut out, r).map(|()| out)
+            // A quarter more than the estimate: a part's text is hundreds of kilobytes, and a
+            // buffer grown by doubling copies it and touches fresh pages (each a page fault)
+            // several times over. Room never written costs address space only.
+            out.room(size + size / 4);
+            render(&mut out, r.clone()).map(|()| out)
         })
     };
     let give_back = |mut text: B| {
@@ -822,10 +856,10 @@ fn write_texts<B: Buffer>(
 }
 
 /// The batches of [`write_in_batches`]: runs of objects of about `batch` bytes of text (at least
-/// one object each), each cut into contiguous parts of about the same size, four a core: the
-/// sizes are estimates, and the cores take the parts in turn, so none idles while another renders
-/// a part that was larger than estimated.
-fn batches(objects: &[Object], batch: usize) -> Vec<Vec<std::ops::Range<usize>>> {
+/// one object each), each cut into contiguous parts of about the same size, four a core, with
+/// their estimated sizes: the sizes are estimates, and the cores take the parts in turn, so none
+/// idles while another renders a part that was larger than estimated.
+fn batches(objects: &[Object], batch: usize) -> Vec<Vec<(std::ops::Range<usize>, usize)>> {
     let threads = 4 * crate::par::cores();
     let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
     let mut out = Vec::new();
@@ -845,13 +879,13 @@ fn batches(objects: &[Object], batch: usize) -> Vec<Vec<std::ops::Range<usize>>>
         for (i, size) in sizes.iter().enumerate().take(end).skip(start) {
             acc += size;
             if acc >= total / threads && parts.len() + 1 < threads {
-                parts.push(part_start..i + 1);
+                parts.push((part_start..i + 1, acc));
                 part_start = i + 1;
                 acc = 0;
             }
         }
         if part_start < end {
-            parts.push(part_start..end);
+            parts.push((part_start..end, acc));
         }
         out.push(parts);
         start = end;
@@ -1191,7 +1225,8 @@ mod tests {
                     actions.clone(),
                 ));
             }
-            let mut want = String::new();
+            // The value is written after what the buffer holds, which a fallback keeps.
+            let mut want = String::from("key: ");
             string_value(&mut want, &c.to_json()).unwrap();
             assert_eq!(case == "short", c.to_json().len() < LONG_FLOW, "{case}");
             // The one-pass writing stops exactly at text that is not printable ASCII.
@@ -1199,7 +1234,7 @@ mod tests {
             let style = super::InDoubleQuotes { escapes: &escapes };
             assert_eq!(c.json_with(style, 1).is_ok(), odd.is_none(), "{case}");
             for parts in [0, 1, 2, 3, c.action_sets.len() + 2] {
-                let mut got = String::new();
+                let mut got = String::from("key: ");
                 super::wasm_json_value_in(&mut got, &c, parts).unwrap();
                 assert_eq!(got, want, "{case}, {parts} parts");
             }
