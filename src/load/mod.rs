@@ -349,8 +349,12 @@ fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<
         );
         one
     };
-    // A chunk at a time by every core, with the stack the parser's depth budget is sized for.
-    crate::par::map_chunked(docs, PARSE_CHUNK, one)
+    // A chunk at a time by every core, with the stack the parser's depth budget is sized for; a
+    // few hundred documents are cut finer, so that one costly document (#1085's Gateway of 63
+    // listeners, whose rules compare every listener with every other) does not hold a chunk of
+    // others behind it.
+    let chunk = PARSE_CHUNK.min(docs.len().div_ceil(8 * crate::par::cores()));
+    crate::par::map_chunked(docs, chunk, one)
 }
 
 /// One file read on its own (`watch` keeps one per file and parses again only the files that
