@@ -157,7 +157,9 @@ impl<'a> SortKey<'a> {
     }
 }
 
-/// The operator's `Less` (`internal/gatewayapi/types.go`), step by step.
+/// The operator's `Less` (`internal/gatewayapi/types.go`), step by step: the reference [`compare`]
+/// is tested against.
+#[cfg(test)]
 pub(crate) fn less(i: &SortKey, j: &SortKey) -> bool {
     use PathMatchType::*;
     if i.hostname != j.hostname {
@@ -202,13 +204,43 @@ pub(crate) fn less(i: &SortKey, j: &SortKey) -> bool {
 
 /// `less` as a total order for a stable sort: ties (neither is less) compare equal.
 pub(crate) fn compare(i: &SortKey, j: &SortKey) -> Ordering {
-    if less(i, j) {
-        Ordering::Less
-    } else if less(j, i) {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
+    // `Less` in one pass: each of its steps decides when the two keys differ in what the step
+    // reads, and decides both ways (`Less(i, j)` and `Less(j, i)` stop at the same step with
+    // opposite answers), so the first step that tells them apart gives the order. A gateway's
+    // thousands of action sets are sorted with it, and asking `Less` both ways read every step
+    // twice.
+    fn rank(t: PathMatchType) -> u8 {
+        match t {
+            PathMatchType::Exact => 0,
+            PathMatchType::RegularExpression => 1,
+            PathMatchType::PathPrefix => 2,
+        }
     }
+    if i.hostname != j.hostname {
+        // `more_specific_counted`: more labels first, then a hostname without a wildcard, then
+        // the text (the hostnames differ, so this is never `Equal`).
+        return (j.hostname_labels.cmp(&i.hostname_labels))
+            .then_with(|| {
+                i.hostname
+                    .starts_with('*')
+                    .cmp(&j.hostname.starts_with('*'))
+            })
+            .then_with(|| i.hostname.cmp(j.hostname));
+    }
+    let by_type = match (&i.path, &j.path) {
+        (Some((ti, _)), Some((tj, _))) => rank(*ti).cmp(&rank(*tj)),
+        _ => Ordering::Equal,
+    };
+    let length = |k: &SortKey| k.path.map_or(0, |p| p.1);
+    by_type
+        // The longer path, then no method, then more headers, then more query parameters.
+        .then_with(|| length(j).cmp(&length(i)))
+        .then_with(|| i.has_method.cmp(&j.has_method))
+        .then_with(|| j.headers.cmp(&i.headers))
+        .then_with(|| j.query_params.cmp(&i.query_params))
+        // The older route (no timestamp is Go's zero time, before every other), then the name.
+        .then_with(|| i.created.cmp(&j.created))
+        .then_with(|| i.route.cmp(j.route))
 }
 
 #[cfg(test)]
@@ -388,5 +420,59 @@ mod tests {
         new.route = "0/first";
         assert!(less(&old, &new));
         assert!(less(&k, &old));
+    }
+
+    /// The one-pass comparison orders every pair of keys as `Less` asked both ways does, over keys
+    /// that differ in every step (wildcards, label counts, each path type, an empty path value and
+    /// none, methods, headers, query parameters, timestamps and their absence, route names).
+    #[test]
+    fn compare_is_less_asked_both_ways() {
+        use PathMatchType::*;
+        let mut keys = Vec::new();
+        for hostname in ["a.b.c", "*.b.c", "x.b.c", "b.c", "*"] {
+            for path in [
+                None,
+                Some((Exact, 0)),
+                Some((Exact, 3)),
+                Some((RegularExpression, 3)),
+                Some((PathPrefix, 1)),
+                Some((PathPrefix, 3)),
+            ] {
+                for (has_method, headers, query_params) in
+                    [(false, 0, 0), (true, 1, 0), (false, 1, 2)]
+                {
+                    for created in [
+                        None,
+                        Some("2024-01-01T00:00:00Z"),
+                        Some("2025-01-01T00:00:00Z"),
+                    ] {
+                        for route in ["n/a", "n/b"] {
+                            keys.push(SortKey {
+                                hostname,
+                                hostname_labels: super::super::hostnames::labels(hostname),
+                                path,
+                                has_method,
+                                headers,
+                                query_params,
+                                created,
+                                route,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        for i in &keys {
+            for j in &keys {
+                let want = if less(i, j) {
+                    Ordering::Less
+                } else if less(j, i) {
+                    Ordering::Greater
+                } else {
+                    Ordering::Equal
+                };
+                assert_eq!(compare(i, j), want, "{i:?} {j:?}");
+            }
+        }
     }
 }
