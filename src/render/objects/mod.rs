@@ -234,20 +234,20 @@ fn wasm_json_value(out: &mut String, config: &WasmConfig) -> Result<(), String> 
 /// into `out` (megabytes for a large gateway: a copy through a buffer of its own costs as many
 /// fresh pages again), and taken back if it turns out not to be printable ASCII or to be short.
 fn wasm_json_value_in(out: &mut String, config: &WasmConfig, parts: usize) -> Result<(), String> {
-    let escapes = std::sync::atomic::AtomicUsize::new(0);
-    let style = InDoubleQuotes { escapes: &escapes };
     let mark = out.len();
     out.push('"');
     // serde_json writes a few bytes at a time: they are gathered, and checked as UTF-8, 64 KiB at a
     // time.
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, AsciiInto(out));
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, Utf8Into(out));
     let written = config
-        .json_into(style, parts, &mut w)
+        .json_into(InDoubleQuotes, parts, &mut w)
         .and_then(|()| std::io::Write::flush(&mut w));
     drop(w);
     if written.is_ok() {
-        let added = escapes.load(std::sync::atomic::Ordering::Relaxed);
-        if out.len() - mark - 1 - added >= LONG_FLOW {
+        let text = &out[mark + 1..];
+        // serde_json escapes control characters itself: what is left to rule out is DEL and
+        // anything past ASCII, which YAML writes otherwise.
+        if text.is_ascii() && !text.as_bytes().contains(&0x7f) && unescaped_is_long(text) {
             out.push('"');
             return Ok(());
         }
@@ -256,12 +256,30 @@ fn wasm_json_value_in(out: &mut String, config: &WasmConfig, parts: usize) -> Re
     string_value(out, &config.to_json())
 }
 
-/// A `String` as an [`std::io::Write`] for [`InDoubleQuotes`], which writes printable ASCII only
-/// (so a write cut anywhere is whole characters); anything that is not UTF-8 is refused with an
-/// error, and the caller falls back.
-struct AsciiInto<'s>(&'s mut String);
+/// Whether the JSON that [`InDoubleQuotes`] wrote as `escaped` has `LONG_FLOW` characters or more.
+/// Each escape it adds is a backslash before one character of the JSON, so the JSON has at least
+/// half as many characters, and exactly as many as `escaped` has pairs and lone characters.
+fn unescaped_is_long(escaped: &str) -> bool {
+    if escaped.len() / 2 >= LONG_FLOW {
+        return true;
+    }
+    let mut bytes = escaped.bytes();
+    let mut n = 0;
+    while let Some(b) = bytes.next() {
+        if b == b'\\' {
+            bytes.next();
+        }
+        n += 1;
+    }
+    n >= LONG_FLOW
+}
 
-impl std::io::Write for AsciiInto<'_> {
+/// A `String` as an [`std::io::Write`]: a write that is not UTF-8 (a character cut between two
+/// writes, which only text past ASCII can give) is refused with an error, and the caller falls
+/// back.
+struct Utf8Into<'s>(&'s mut String);
+
+impl std::io::Write for Utf8Into<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0
             .push_str(std::str::from_utf8(buf).map_err(std::io::Error::other)?);
@@ -274,42 +292,18 @@ impl std::io::Write for AsciiInto<'_> {
 }
 
 /// serde_json's compact formatter, its output escaped as the inside of a YAML double-quoted scalar
-/// (`"` and `\` after a backslash, as [`write_double_quoted_ascii`] does), counting the backslashes
-/// it adds. A string fragment that is not printable ASCII stops the writing with an error: YAML
-/// writes such text otherwise, and the caller falls back.
+/// (`"` and `\` after a backslash, as [`write_double_quoted_ascii`] does). Its string fragments are
+/// written as they are: the caller checks the whole text once.
 #[derive(Clone, Copy)]
-struct InDoubleQuotes<'c> {
-    escapes: &'c std::sync::atomic::AtomicUsize,
-}
+struct InDoubleQuotes;
 
-impl InDoubleQuotes<'_> {
-    fn added(&self, n: usize) {
-        self.escapes
-            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl serde_json::ser::Formatter for InDoubleQuotes<'_> {
+impl serde_json::ser::Formatter for InDoubleQuotes {
     fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.added(1);
         w.write_all(b"\\\"")
     }
 
     fn end_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.added(1);
         w.write_all(b"\\\"")
-    }
-
-    fn write_string_fragment<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        fragment: &str,
-    ) -> std::io::Result<()> {
-        // serde_json escapes `"`, `\` and control characters itself (`write_char_escape`).
-        if !fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-            return Err(std::io::Error::other("not printable ASCII"));
-        }
-        w.write_all(fragment.as_bytes())
     }
 
     fn write_char_escape<W: ?Sized + std::io::Write>(
@@ -320,18 +314,17 @@ impl serde_json::ser::Formatter for InDoubleQuotes<'_> {
         use serde_json::ser::CharEscape as E;
         // JSON's escape is a backslash and a letter (or `"`, `\`, `/`, `u00XX`); in YAML double
         // quotes its backslash is doubled, and a quote or backslash after it escaped too.
-        let (tail, added): (&[u8], usize) = match escape {
-            E::Quote => (b"\\\"", 2),
-            E::ReverseSolidus => (b"\\\\", 2),
-            E::Solidus => (b"/", 1),
-            E::Backspace => (b"b", 1),
-            E::FormFeed => (b"f", 1),
-            E::LineFeed => (b"n", 1),
-            E::CarriageReturn => (b"r", 1),
-            E::Tab => (b"t", 1),
+        let tail: &[u8] = match escape {
+            E::Quote => b"\\\"",
+            E::ReverseSolidus => b"\\\\",
+            E::Solidus => b"/",
+            E::Backspace => b"b",
+            E::FormFeed => b"f",
+            E::LineFeed => b"n",
+            E::CarriageReturn => b"r",
+            E::Tab => b"t",
             E::AsciiControl(byte) => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                self.added(1);
                 return w.write_all(&[
                     b'\\',
                     b'\\',
@@ -343,17 +336,15 @@ impl serde_json::ser::Formatter for InDoubleQuotes<'_> {
                 ]);
             }
         };
-        self.added(added);
         w.write_all(b"\\\\")?;
         w.write_all(tail)
     }
 }
 
-impl JsonStyle for InDoubleQuotes<'_> {
+impl JsonStyle for InDoubleQuotes {
     fn literal(&self, json: &[u8], out: &mut Vec<u8>) {
         for &b in json {
             if matches!(b, b'"' | b'\\') {
-                self.added(1);
                 out.push(b'\\');
             }
             out.push(b);
@@ -1229,15 +1220,46 @@ mod tests {
             let mut want = String::from("key: ");
             string_value(&mut want, &c.to_json()).unwrap();
             assert_eq!(case == "short", c.to_json().len() < LONG_FLOW, "{case}");
-            // The one-pass writing stops exactly at text that is not printable ASCII.
-            let escapes = std::sync::atomic::AtomicUsize::new(0);
-            let style = super::InDoubleQuotes { escapes: &escapes };
-            assert_eq!(c.json_with(style, 1).is_ok(), odd.is_none(), "{case}");
+            // The text written escaped reads back as the JSON (each escape a backslash before one
+            // character of it).
+            let escaped =
+                String::from_utf8(c.json_with(super::InDoubleQuotes, 1).unwrap()).unwrap();
+            let mut unescaped = String::new();
+            let mut chars = escaped.chars();
+            while let Some(ch) = chars.next() {
+                unescaped.extend(if ch == '\\' { chars.next() } else { Some(ch) });
+            }
+            assert_eq!(unescaped, c.to_json(), "{case}");
+            assert_eq!(
+                super::unescaped_is_long(&escaped),
+                c.to_json().chars().count() >= LONG_FLOW,
+                "{case}"
+            );
             for parts in [0, 1, 2, 3, c.action_sets.len() + 2] {
                 let mut got = String::from("key: ");
                 super::wasm_json_value_in(&mut got, &c, parts).unwrap();
                 assert_eq!(got, want, "{case}, {parts} parts");
             }
+        }
+    }
+
+    /// The length of escaped JSON is read in characters of the JSON, each escape pair counting one,
+    /// on both sides of the threshold and past twice its length (where no pair is counted).
+    #[test]
+    fn escaped_json_length() {
+        for (pairs, chars) in [
+            (1000, LONG_FLOW - 1),
+            (1000, LONG_FLOW),
+            (0, LONG_FLOW - 1),
+            (LONG_FLOW - 1, LONG_FLOW - 1),
+            (LONG_FLOW, LONG_FLOW),
+        ] {
+            let escaped = "\\\"".repeat(pairs) + &"a".repeat(chars - pairs);
+            assert_eq!(
+                super::unescaped_is_long(&escaped),
+                chars >= LONG_FLOW,
+                "{pairs} pairs, {chars} characters"
+            );
         }
     }
 
