@@ -1,7 +1,26 @@
 //! Independent work on the available cores, with results in input order, so that the output never
-//! depends on the number of cores. The one place that starts threads.
+//! depends on the number of cores. The one place that starts threads: a pool of them, one a core,
+//! started once (rayon's), takes every parallel stage's work.
 
+use rayon::prelude::*;
 use std::ops::Range;
+
+/// The pool of the cores' threads, with the main thread's 8 MiB stack (the YAML reader builds a
+/// document's tree recursively, and its depth budget is sized for 8 MiB). Started the first time
+/// work is handed to it; `None` if no thread could start, and the work then runs on the calling
+/// thread.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores())
+            .stack_size(8 << 20)
+            .thread_name(|i| format!("policyctl-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
 
 /// The number of cores to use. Asked once: on Linux the answer reads the cgroup's CPU quota from
 /// files, and a `watch` cycle asks dozens of times.
@@ -36,58 +55,43 @@ pub(crate) fn map<T: Sync, R: Send>(
     .collect()
 }
 
-/// `f` on a thread with the main thread's 8 MiB stack, whatever the caller's (a test's thread has
-/// 2 MiB): the YAML reader builds a document's tree recursively, and its depth budget is sized for
-/// 8 MiB. Runs on the calling thread if no thread can start.
+/// `f` on a thread of the pool, with its 8 MiB stack, whatever the caller's (a test's thread has
+/// 2 MiB); on the calling thread when called from the pool, or if no thread can start.
 pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
-    let f = &f;
-    std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, f)
-        {
-            Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            Err(_) => f(),
-        }
-    })
+    match pool() {
+        Some(p) => p.install(|| f()),
+        None => f(),
+    }
 }
 
-/// `a` on a thread of its own (with the main thread's stack) while `b` runs on the calling thread,
-/// for two independent pieces of work. On one core, or if no thread can start, `a` runs after `b`
-/// on the calling thread; a panic in `a` (a bug) is raised again here.
-pub(crate) fn join<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B) {
-    if cores() < 2 {
-        let y = b();
-        return (a(), y);
+/// `a` and `b` at the same time on the pool's threads, for two independent pieces of work. On one
+/// core, or if no thread can start, `a` runs after `b` on the calling thread; a panic in either (a
+/// bug) is raised again here.
+pub(crate) fn join<A: Send, B: Send>(
+    a: impl Fn() -> A + Sync,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    match pool() {
+        Some(p) if cores() >= 2 => p.join(|| a(), b),
+        _ => {
+            let y = b();
+            (a(), y)
+        }
     }
-    let a = &a;
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, a);
-        let y = b();
-        let x = match spawned {
-            Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            Err(_) => a(),
-        };
-        (x, y)
-    })
 }
 
 /// [`join`] when `parallel`, else `a` then `b` on the calling thread: for work whose size decides
 /// whether a thread pays for itself.
-pub(crate) fn join_if<A: Send, B>(
+pub(crate) fn join_if<A: Send, B: Send>(
     parallel: bool,
     a: impl Fn() -> A + Sync,
-    b: impl FnOnce() -> B,
+    b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     if parallel { join(a, b) } else { (a(), b()) }
 }
 
-/// `f` on every range, each on a thread of its own, the results in range order. One range runs on
-/// the calling thread. Threads get the main thread's 8 MiB stack (the YAML parser's depth budget is
-/// sized for it: `load::yaml`); a thread that cannot start leaves its range to the calling thread,
-/// and a panic in `f` (a bug) is raised again here.
+/// `f` on every range, each a task of the pool's threads, the results in range order. A panic in
+/// `f` (a bug) is raised again here; without threads, the ranges are mapped on the calling thread.
 pub(crate) fn map_ranges<R: Send>(
     ranges: Vec<Range<usize>>,
     f: impl Fn(Range<usize>) -> R + Sync,
@@ -95,62 +99,37 @@ pub(crate) fn map_ranges<R: Send>(
     if ranges.len() <= 1 {
         return with_stack(|| ranges.iter().cloned().map(&f).collect());
     }
-    let f = &f;
-    std::thread::scope(|scope| {
-        let started: Vec<_> = ranges
-            .into_iter()
-            .map(|r| {
-                let spawned = std::thread::Builder::new()
-                    .stack_size(8 << 20)
-                    .spawn_scoped(scope, {
-                        let r = r.clone();
-                        move || f(r)
-                    });
-                (r, spawned)
-            })
-            .collect();
-        started
-            .into_iter()
-            .map(|(r, spawned)| match spawned {
-                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                Err(_) => f(r),
-            })
-            .collect()
-    })
+    match pool() {
+        Some(p) => p.install(|| ranges.into_par_iter().with_max_len(1).map(&f).collect()),
+        None => ranges.into_iter().map(f).collect(),
+    }
 }
 
 /// `f` over `items` in order, like [`map`], for items whose costs differ widely (a gateway's wasm
-/// configuration beside thousands of small objects): the threads take chunks of `chunk` items one
-/// after another until none is left, so none waits idle while another has a long run to go. Like
-/// [`map_ranges`], every item is mapped on a thread with the main thread's 8 MiB stack.
+/// configuration beside thousands of small objects): the pool's threads take chunks of `chunk`
+/// items one after another (each chunk a task) until none is left, so none waits idle while another
+/// has a long run to go. Like [`map_ranges`], every item is mapped with an 8 MiB stack.
 pub(crate) fn map_chunked<T: Sync, R: Send>(
     items: &[T],
     chunk: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let chunk = chunk.max(1);
-    let chunks = items.len().div_ceil(chunk);
-    let threads = cores().min(chunks).max(1);
-    if threads == 1 {
-        // With the stack the threads below get (the YAML reader's and the writers' recursion).
+    if cores() < 2 || items.len() <= chunk {
+        // With the stack the pool's threads have (the YAML reader's and the writers' recursion).
         return with_stack(|| items.iter().map(&f).collect());
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let taken = map_ranges(even_ranges(threads, threads), |_| {
-        let mut got: Vec<(usize, Vec<R>)> = Vec::new();
-        loop {
-            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if c >= chunks {
-                return got;
-            }
-            let start = c * chunk;
-            let end = (start + chunk).min(items.len());
-            got.push((c, items[start..end].iter().map(&f).collect()));
-        }
+    let Some(p) = pool() else {
+        return items.iter().map(f).collect();
+    };
+    let parts: Vec<Vec<R>> = p.install(|| {
+        items
+            .par_chunks(chunk)
+            .with_max_len(1)
+            .map(|c| c.iter().map(&f).collect())
+            .collect()
     });
-    let mut taken: Vec<(usize, Vec<R>)> = taken.into_iter().flatten().collect();
-    taken.sort_unstable_by_key(|(c, _)| *c);
-    taken.into_iter().flat_map(|(_, r)| r).collect()
+    parts.into_iter().flatten().collect()
 }
 
 /// [`map_chunked`] over owned items: each item is moved into `f` on the thread that takes it.
@@ -251,26 +230,11 @@ pub(crate) fn sort_unstable<T: Ord + Send + Copy>(v: &mut Vec<T>) {
         return;
     }
     let per = v.len().div_ceil(threads);
-    let every_part_sorted = std::thread::scope(|scope| {
-        let mut rest: &mut [T] = v;
-        while rest.len() > per {
-            let (part, tail) = rest.split_at_mut(per);
-            if std::thread::Builder::new()
-                .spawn_scoped(scope, move || part.sort_unstable())
-                .is_err()
-            {
-                return false;
-            }
-            rest = tail;
-        }
-        rest.sort_unstable();
-        true
-    });
-    if !every_part_sorted {
-        // A thread could not start: sort the whole on this thread.
+    let Some(p) = pool() else {
         v.sort_unstable();
         return;
-    }
+    };
+    p.install(|| v.par_chunks_mut(per).for_each(|part| part.sort_unstable()));
     // Merge the sorted runs of `per` items, two at a time.
     let mut run = per;
     let mut buf: Vec<T> = Vec::with_capacity(v.len());
