@@ -59,7 +59,7 @@ pub(crate) fn map<T: Sync, R: Send>(
 /// 2 MiB); on the calling thread when called from the pool, or if no thread can start.
 pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
     match pool() {
-        Some(p) => p.install(|| f()),
+        Some(p) => p.install(&f),
         None => f(),
     }
 }
@@ -72,7 +72,7 @@ pub(crate) fn join<A: Send, B: Send>(
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     match pool() {
-        Some(p) if cores() >= 2 => p.join(|| a(), b),
+        Some(p) if cores() >= 2 => p.join(&a, b),
         _ => {
             let y = b();
             (a(), y)
