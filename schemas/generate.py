@@ -4,7 +4,7 @@
     schemas/generate.py --mirrors DIR      # DIR/<owner>+<name>/repo: bare git mirrors of the sources
     schemas/generate.py                    # the same files from raw.githubusercontent.com
 
-Each `kuadrant-<release>.json` holds, for every kind policyctl reads, the structural schema
+Each `kuadrant-<release>.jsonl` holds, for every kind policyctl reads, the structural schema
 (openAPIV3Schema without descriptions) of each version the CRD declares, whether the version is
 served, whether the CRD has a status subresource, and the kinds of every API group policyctl
 models (so that a misspelt kind in those groups is an error, and a real but unmodelled one is
@@ -212,9 +212,22 @@ def main():
             "known": {g: sorted(k) for g, k in sorted(known.items())},
             "kinds": dict(sorted(kinds.items())),
         }
-        with open(os.path.join(args.out, f"kuadrant-{release}.json"), "w") as f:
-            json.dump(out, f, separators=(",", ":"), sort_keys=False)
+        # The envelope on the first line, each version's schema on a line of its own after it
+        # (`"schema"` is the number of that line, counting from 0 after the envelope): a run
+        # reads the envelope and the schemas of the kinds its input holds, without scanning past
+        # the others (JSON text has no raw newline).
+        schemas = []
+        for k in out["kinds"].values():
+            for v in k["versions"]:
+                if v.get("schema") is not None:
+                    schemas.append(json.dumps(v["schema"], separators=(",", ":")))
+                    v["schema"] = len(schemas) - 1
+        with open(os.path.join(args.out, f"kuadrant-{release}.jsonl"), "w") as f:
+            f.write(json.dumps(out, separators=(",", ":"), sort_keys=False))
             f.write("\n")
+            for line in schemas:
+                f.write(line)
+                f.write("\n")
         print(f"{release}: {len(kinds)} kinds", file=sys.stderr)
 
 

@@ -95,14 +95,14 @@ pub(crate) enum ListType {
 #[derive(Debug)]
 pub(crate) struct Sub {
     /// The schema's JSON text in the embedded data (`None`: already compiled).
-    raw: Option<&'static RawValue>,
+    raw: Option<&'static str>,
     compiled: OnceLock<Schema>,
 }
 
 impl Sub {
     fn lazy(raw: &'static RawValue) -> Sub {
         Sub {
-            raw: Some(raw),
+            raw: Some(raw.get()),
             compiled: OnceLock::new(),
         }
     }
@@ -257,7 +257,7 @@ impl Schema {
 
     /// Compile a schema node of the generated data. Its subschemas are kept as text, compiled
     /// when first read ([`Sub`]); the other keywords are read as JSON values.
-    fn compile(raw: &'static RawValue) -> Schema {
+    fn compile(raw: &'static str) -> Schema {
         /// The keywords of a schema node, subschemas as text.
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
@@ -320,10 +320,10 @@ impl Schema {
         }
         let mut s = Schema::any();
         // Only an object is a schema (the embedded data has no other), and its keys are unique.
-        if !raw.get().trim_start().starts_with('{') {
+        if !raw.trim_start().starts_with('{') {
             return s;
         }
-        let Ok(m) = serde_json::from_str::<Keywords<'static>>(raw.get()) else {
+        let Ok(m) = serde_json::from_str::<Keywords<'static>>(raw) else {
             return s;
         };
         let u = |v: &Option<Json>| v.as_ref().and_then(Json::as_u64);
@@ -398,13 +398,13 @@ impl Schema {
         }
         let list = |v: Option<&'static RawValue>| -> Vec<Schema> {
             v.and_then(|v| serde_json::from_str::<Vec<&'static RawValue>>(v.get()).ok())
-                .map(|a| a.into_iter().map(Schema::compile).collect())
+                .map(|a| a.into_iter().map(|r| Schema::compile(r.get())).collect())
                 .unwrap_or_default()
         };
         s.any_of = list(m.any_of);
         s.one_of = list(m.one_of);
         s.all_of = list(m.all_of);
-        s.not = m.not.map(|n| Box::new(Schema::compile(n)));
+        s.not = m.not.map(|n| Box::new(Schema::compile(n.get())));
         // A schema's own keywords decide what it checks; only a schema without a type and
         // without properties lets anything through (`x-kubernetes-preserve-unknown-fields` or
         // int-or-string).
@@ -480,7 +480,7 @@ pub(crate) struct Version {
     /// Whether the CRD has a status subresource (then the API server ignores `status` on create).
     pub status_subresource: bool,
     /// The schema's JSON text, compiled only for a kind the input holds.
-    raw: Option<&'static RawValue>,
+    raw: Option<&'static str>,
     compiled: OnceLock<Schema>,
 }
 
@@ -512,40 +512,43 @@ pub(crate) struct Release {
 }
 
 impl Release {
-    /// Read a release's data. The envelope is read straight into its fields and each schema is
-    /// kept as its JSON text: every run of every command reads this, and a kind's schema is read
-    /// into a tree and compiled only when an object of that kind is read.
+    /// Read a release's data: the envelope on its first line, straight into its fields, and each
+    /// version's schema kept as the text of its own line. Every run of every command reads this:
+    /// the schemas' lines are only cut apart (scanning them as JSON took about a millisecond
+    /// before any document was checked), and a kind's schema is read into a tree and compiled
+    /// only when an object of that kind is read.
     fn parse(text: &'static str) -> Release {
-        /// The file as `schemas/generate.py` writes it (fields policyctl does not read skipped).
+        /// The envelope as `schemas/generate.py` writes it (fields policyctl does not read
+        /// skipped).
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct File<'a> {
+        struct File {
             operator: String,
             #[serde(rename = "gatewayApi")]
             gateway_api: String,
             known: indexmap::IndexMap<String, Vec<String>>,
-            #[serde(borrow)]
-            kinds: indexmap::IndexMap<String, KindData<'a>>,
+            kinds: indexmap::IndexMap<String, KindData>,
         }
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct KindData<'a> {
+        struct KindData {
             group: String,
             kind: String,
             scope: String,
-            #[serde(borrow)]
-            versions: Vec<VersionData<'a>>,
+            versions: Vec<VersionData>,
         }
         #[derive(serde::Deserialize, Default)]
         #[serde(default)]
-        struct VersionData<'a> {
+        struct VersionData {
             name: String,
             served: bool,
             status: bool,
-            #[serde(borrow)]
-            schema: Option<&'a RawValue>,
+            /// The schema's line, counted from 0 after the envelope's.
+            schema: Option<usize>,
         }
-        let file: File = serde_json::from_str(text).unwrap_or_default();
+        let mut lines = text.split('\n');
+        let file: File = serde_json::from_str(lines.next().unwrap_or_default()).unwrap_or_default();
+        let schemas: Vec<&'static str> = lines.collect();
         Release {
             kinds: file
                 .kinds
@@ -561,7 +564,7 @@ impl Release {
                             name: v.name,
                             served: v.served,
                             status_subresource: v.status,
-                            raw: v.schema,
+                            raw: v.schema.and_then(|i| schemas.get(i).copied()),
                             compiled: OnceLock::new(),
                         })
                         .collect(),
@@ -578,10 +581,12 @@ impl Release {
         static V1_4: OnceLock<Release> = OnceLock::new();
         static V1_5: OnceLock<Release> = OnceLock::new();
         match version {
-            KuadrantVersion::V1_4 => V1_4
-                .get_or_init(|| Release::parse(include_str!("../../../schemas/kuadrant-1.4.json"))),
-            KuadrantVersion::V1_5 => V1_5
-                .get_or_init(|| Release::parse(include_str!("../../../schemas/kuadrant-1.5.json"))),
+            KuadrantVersion::V1_4 => V1_4.get_or_init(|| {
+                Release::parse(include_str!("../../../schemas/kuadrant-1.4.jsonl"))
+            }),
+            KuadrantVersion::V1_5 => V1_5.get_or_init(|| {
+                Release::parse(include_str!("../../../schemas/kuadrant-1.5.jsonl"))
+            }),
         }
     }
 
@@ -651,7 +656,7 @@ mod tests {
             for k in &r.kinds {
                 for ver in &k.versions {
                     // The text kept for later is a JSON object (read as such when compiled).
-                    let raw = ver.raw.map(RawValue::get).unwrap_or_default();
+                    let raw = ver.raw.unwrap_or_default();
                     assert!(
                         matches!(serde_json::from_str(raw), Ok(Json::Object(_))),
                         "{}/{} {}: {raw:.80}",
@@ -707,14 +712,12 @@ mod tests {
     /// starts like it, and a subschema compiled when first read is the one written under its name.
     #[test]
     fn properties_by_name() {
-        let raw: &'static RawValue = serde_json::from_str(
+        let s = Schema::compile(
             r#"{"type": "object", "properties": {
                 "listener": {"type": "string"}, "listenerA": {"type": "integer"},
                 "listenerB": {"type": "boolean"}, "listen": {"type": "number"},
                 "port": {"type": "array", "items": {"type": "integer"}}}}"#,
-        )
-        .unwrap();
-        let s = Schema::compile(raw);
+        );
         let ty = |name: &str| s.property(name).map(|p| p.ty);
         assert_eq!(ty("listener"), Some(Ty::String));
         assert_eq!(ty("listenerA"), Some(Ty::Integer));
