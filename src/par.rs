@@ -138,17 +138,15 @@ pub(crate) fn map_owned<T: Send, R: Send>(
     chunk: usize,
     f: impl Fn(T) -> R + Sync,
 ) -> Vec<R> {
-    // Each item in a cell of its own, taken out once by the thread that maps it.
-    let cells: Vec<std::sync::Mutex<Option<T>>> = items
-        .into_iter()
-        .map(|x| std::sync::Mutex::new(Some(x)))
-        .collect();
-    map_chunked(&cells, chunk, |cell| {
-        cell.lock().ok().and_then(|mut x| x.take()).map(&f)
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    let chunk = chunk.max(1);
+    match pool() {
+        Some(p) if cores() >= 2 && items.len() > chunk => {
+            p.install(|| items.into_par_iter().with_max_len(chunk).map(&f).collect())
+        }
+        // One chunk, or one core: in order, with the stack the pool's threads have.
+        Some(p) => p.install(|| items.into_iter().map(&f).collect()),
+        None => items.into_iter().map(f).collect(),
+    }
 }
 
 /// `produce` of every item, in order, on a thread of its own that runs one item ahead of
@@ -220,44 +218,14 @@ pub(crate) fn joined<T: Clone>(mut parts: Vec<Vec<T>>) -> Vec<T> {
     parts.concat()
 }
 
-/// `v` sorted (`sort_unstable`): with many items, each core sorts a part of it, and the sorted
-/// parts are merged. Items that compare equal may end in any order, as with `sort_unstable`.
-pub(crate) fn sort_unstable<T: Ord + Send + Copy>(v: &mut Vec<T>) {
+/// `v` sorted (`sort_unstable`): with many items, on the pool's threads (rayon's parallel sort).
+/// Items that compare equal may end in any order, as with `sort_unstable`: the callers' items that
+/// compare equal are equal.
+pub(crate) fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
     const PER_THREAD: usize = 1 << 16;
-    let threads = cores().min(v.len() / PER_THREAD);
-    if threads < 2 {
-        v.sort_unstable();
-        return;
-    }
-    let per = v.len().div_ceil(threads);
-    let Some(p) = pool() else {
-        v.sort_unstable();
-        return;
-    };
-    p.install(|| v.par_chunks_mut(per).for_each(|part| part.sort_unstable()));
-    // Merge the sorted runs of `per` items, two at a time.
-    let mut run = per;
-    let mut buf: Vec<T> = Vec::with_capacity(v.len());
-    while run < v.len() {
-        buf.clear();
-        for start in (0..v.len()).step_by(2 * run) {
-            let mid = (start + run).min(v.len());
-            let end = (start + 2 * run).min(v.len());
-            let (mut a, mut b) = (&v[start..mid], &v[mid..end]);
-            while let (Some(x), Some(y)) = (a.first(), b.first()) {
-                if y < x {
-                    buf.push(*y);
-                    b = &b[1..];
-                } else {
-                    buf.push(*x);
-                    a = &a[1..];
-                }
-            }
-            buf.extend_from_slice(a);
-            buf.extend_from_slice(b);
-        }
-        std::mem::swap(v, &mut buf);
-        run *= 2;
+    match pool() {
+        Some(p) if cores() >= 2 && v.len() >= 2 * PER_THREAD => p.install(|| v.par_sort_unstable()),
+        _ => v.sort_unstable(),
     }
 }
 

@@ -227,7 +227,7 @@ impl WasmConfig {
     /// the text is megabytes for a large gateway, and a buffer grown by doubling copies it and
     /// touches fresh pages (each a page fault) several times over. Room never written costs
     /// address space only.
-    fn json_capacity(&self, sets: usize) -> usize {
+    fn json_capacity(sets: usize) -> usize {
         4096 + 1024 * sets
     }
 
@@ -246,7 +246,7 @@ impl WasmConfig {
         style: F,
         parts: usize,
     ) -> std::io::Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(self.json_capacity(self.action_sets.len()));
+        let mut out = Vec::with_capacity(Self::json_capacity(self.action_sets.len()));
         self.json_into(style, parts, &mut out)?;
         Ok(out)
     }
@@ -268,7 +268,7 @@ impl WasmConfig {
         }
         let sets = &self.action_sets;
         let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-            let mut buf = Vec::with_capacity(self.json_capacity(r.len()));
+            let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
             for (i, a) in sets[r].iter().enumerate() {
                 if i > 0 {
                     buf.push(b',');

@@ -202,7 +202,7 @@ pub(crate) fn less(i: &SortKey, j: &SortKey) -> bool {
     i.route < j.route
 }
 
-/// `less` as a total order for a stable sort: ties (neither is less) compare equal.
+/// The operator's `Less` as a total order for a stable sort: ties (neither is less) compare equal.
 pub(crate) fn compare(i: &SortKey, j: &SortKey) -> Ordering {
     // `Less` in one pass: each of its steps decides when the two keys differ in what the step
     // reads, and decides both ways (`Less(i, j)` and `Less(j, i)` stop at the same step with

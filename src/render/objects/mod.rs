@@ -242,7 +242,8 @@ fn wasm_json_value_in(out: &mut String, config: &WasmConfig, parts: usize) -> Re
     let written = config
         .json_into(InDoubleQuotes, parts, &mut w)
         .and_then(|()| std::io::Write::flush(&mut w));
-    drop(w);
+    // Taken apart rather than dropped: a drop would write what a failed write left buffered.
+    let _ = w.into_parts();
     if written.is_ok() {
         let text = &out[mark + 1..];
         // serde_json escapes control characters itself: what is left to rule out is DEL and
