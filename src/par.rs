@@ -149,49 +149,82 @@ pub(crate) fn map_owned<T: Send, R: Send>(
     }
 }
 
-/// `produce` of every item, in order, on a thread of its own that runs one item ahead of
-/// `consume`, which takes the results in order on the calling thread (at most one result waits
-/// while another is consumed and a third is produced). The first error of `consume` stops both: the
-/// producer stops at its next result. On one core, or if no thread can start, the two alternate on
-/// the calling thread.
-pub(crate) fn ahead<T: Sync, R: Send, E>(
+/// `produce` of every item, each a task of the pool's threads taken in item order, and `consume`
+/// of the results in item order on the calling thread as soon as each is ready: at most `window`
+/// items are produced ahead of the one consumed, so the cores produce while the caller waits in
+/// `consume` (writing into a pipe drained by another process) and what the results hold stays
+/// bounded. The first error of `consume` stops the producing: items not started are skipped, and
+/// the call returns once the started ones are done. A panic in `produce` (a bug) is raised again
+/// here. On one core, or if no thread can start, the two alternate on the calling thread.
+pub(crate) fn stream<T: Sync, R: Send, E>(
     items: &[T],
+    window: usize,
     produce: impl Fn(&T) -> R + Sync,
     mut consume: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
-    if items.len() < 2 || cores() < 2 {
-        return items.iter().try_for_each(|x| consume(produce(x)));
-    }
-    let (ready, received) = std::sync::mpsc::sync_channel(1);
-    let produce = &produce;
-    std::thread::scope(|scope| {
-        // The producer owns the sending end: when it is done, the consuming loop ends.
-        let producer = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, move || {
-                for x in items {
-                    // The consumer stopped (an error): nothing more is wanted.
-                    if ready.send(produce(x)).is_err() {
-                        return;
-                    }
-                }
-            });
-        if producer.is_err() {
-            drop(received);
-            return items.iter().try_for_each(|x| consume(produce(x)));
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError};
+    let pool = match pool() {
+        Some(p) if cores() >= 2 && items.len() >= 2 => p,
+        _ => {
+            return items
+                .iter()
+                .try_for_each(|x| consume(with_stack(|| produce(x))));
         }
-        // `received` is dropped when this returns, before the scope waits for the producer: a
-        // producer blocked on the full channel then finds the consumer gone and stops.
-        consume_all(received, consume)
-    })
-}
-
-/// [`ahead`]'s consuming loop, owning the receiving end.
-fn consume_all<R, E>(
-    received: std::sync::mpsc::Receiver<R>,
-    mut consume: impl FnMut(R) -> Result<(), E>,
-) -> Result<(), E> {
-    received.into_iter().try_for_each(&mut consume)
+    };
+    // Each item's result (or its panic) once produced; the consumer waits on `ready` for the next.
+    let done: Mutex<Vec<Option<std::thread::Result<R>>>> =
+        Mutex::new(std::iter::repeat_with(|| None).take(items.len()).collect());
+    let ready = Condvar::new();
+    let stop = AtomicBool::new(false);
+    let (produce, done, ready, stop) = (&produce, &done, &ready, &stop);
+    let window = window.max(1);
+    enum End<E> {
+        Done,
+        Failed(E),
+        Panicked(Box<dyn std::any::Any + Send>),
+    }
+    let end = pool.in_place_scope(|scope| {
+        let start = |i: usize| {
+            scope.spawn(move |_| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let r =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| produce(&items[i])));
+                done.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(r);
+                ready.notify_one();
+            });
+        };
+        (0..window.min(items.len())).for_each(start);
+        for i in 0..items.len() {
+            let mut d = done.lock().unwrap_or_else(PoisonError::into_inner);
+            let r = loop {
+                if let Some(r) = d[i].take() {
+                    break r;
+                }
+                d = ready.wait(d).unwrap_or_else(PoisonError::into_inner);
+            };
+            drop(d);
+            let failed = match r {
+                Ok(r) => consume(r).err().map(End::Failed),
+                Err(panic) => Some(End::Panicked(panic)),
+            };
+            if let Some(end) = failed {
+                stop.store(true, Ordering::Relaxed);
+                return end;
+            }
+            if i + window < items.len() {
+                start(i + window);
+            }
+        }
+        End::Done
+    });
+    match end {
+        End::Done => Ok(()),
+        End::Failed(e) => Err(e),
+        End::Panicked(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// Free `items` on up to [`cores`] threads when each gets at least `min_per_thread` of them (items
@@ -260,33 +293,35 @@ mod tests {
         }
     }
 
-    /// Results ahead are consumed in order; an error stops the producer (it is not asked for every
-    /// item), whatever the length.
+    /// Results are consumed in order, whatever the length and the window; an error stops the
+    /// producing (it is not asked for every item) and comes back; a panic in `produce` comes back
+    /// as a panic, not a wait for ever.
     #[test]
-    fn ahead_consumes_in_order_and_stops_at_an_error() {
-        for len in [0, 1, 2, 3, 50] {
-            let items: Vec<usize> = (0..len).collect();
-            let mut got = Vec::new();
-            let r: Result<(), ()> = ahead(
-                &items,
-                |&i| i * 2,
-                |x| {
-                    got.push(x);
-                    Ok(())
-                },
-            );
-            assert_eq!(r, Ok(()));
-            assert_eq!(
-                got,
-                items.iter().map(|i| i * 2).collect::<Vec<_>>(),
-                "{len}"
-            );
+    fn streamed_results_come_in_order_and_stop_at_an_error() {
+        for len in [0, 1, 2, 3, 50, 333] {
+            for window in [0, 1, 2, 7, 1000] {
+                let items: Vec<usize> = (0..len).collect();
+                let mut got = Vec::new();
+                let r: Result<(), ()> = stream(
+                    &items,
+                    window,
+                    |&i| i * 2,
+                    |x| {
+                        got.push(x);
+                        Ok(())
+                    },
+                );
+                assert_eq!(r, Ok(()));
+                let want: Vec<usize> = items.iter().map(|i| i * 2).collect();
+                assert_eq!(got, want, "len {len}, window {window}");
+            }
         }
         let items: Vec<usize> = (0..1000).collect();
         let produced = std::sync::atomic::AtomicUsize::new(0);
         let mut consumed = 0;
-        let r = ahead(
+        let r = stream(
             &items,
+            4,
             |&i| {
                 produced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 i
@@ -298,8 +333,20 @@ mod tests {
         );
         assert_eq!(r, Err(10));
         assert_eq!(consumed, 11);
-        // At most the item consumed, one waiting, one being made and one refused.
-        assert!(produced.into_inner() <= 14);
+        // The items consumed and at most the window's beyond them.
+        assert!(produced.into_inner() <= 11 + 4);
+        let panicked = std::panic::catch_unwind(|| {
+            stream(
+                &items,
+                8,
+                |&i| {
+                    assert!(i != 500, "item 500");
+                    i
+                },
+                |_| Ok::<(), ()>(()),
+            )
+        });
+        assert!(panicked.is_err());
     }
 
     /// Every item is freed, whatever the length and the number of parts.

@@ -261,34 +261,31 @@ impl WasmConfig {
         parts: usize,
         w: &mut impl std::io::Write,
     ) -> std::io::Result<()> {
-        if parts < 2 {
-            return self
-                .serialize(&mut serde_json::Serializer::with_formatter(w, style))
-                .map_err(std::io::Error::other);
-        }
         let sets = &self.action_sets;
-        let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-            let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
-            for (i, a) in sets[r].iter().enumerate() {
-                if i > 0 {
-                    buf.push(b',');
-                }
-                a.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, style))
-                    .map_err(std::io::Error::other)?;
-            }
-            Ok::<_, std::io::Error>(buf)
-        });
+        let texts = if parts < 2 {
+            Vec::new()
+        } else {
+            crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
+                let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
+                sets_into(&sets[r], style, &mut buf)?;
+                Ok::<_, std::io::Error>(buf)
+            })
+        };
+        let json = |e: serde_json::Error| std::io::Error::other(e);
         let mut rest = Vec::new();
         self.rest
             .serialize(&mut serde_json::Serializer::with_formatter(
                 &mut rest, style,
             ))
-            .map_err(std::io::Error::other)?;
+            .map_err(json)?;
         // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
         let mut head = vec![b'{'];
         style.literal(b"\"actionSets\"", &mut head);
         head.extend_from_slice(b":[");
         w.write_all(&head)?;
+        if parts < 2 {
+            sets_into(sets, style, w)?;
+        }
         // A part without action sets (more parts than sets) adds nothing.
         let mut first = true;
         for t in texts {
@@ -311,6 +308,98 @@ impl WasmConfig {
             }
         }
     }
+}
+
+/// The compact JSON of `sets` through `style` into `w`, comma-separated, as serde_json writes
+/// them ([`ActionSet`]'s `Serialize`). The text of an action in a list that other sets share (the
+/// sets of one route's paths, hostnames and matches) is written once and copied after, and so is
+/// a typed action's: the actions are most of a configuration's text. The auth action's scope is
+/// each path's own, so that action is written every time.
+fn sets_into<F: JsonStyle>(
+    sets: &[ActionSet],
+    style: F,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let json = |e: serde_json::Error| std::io::Error::other(e);
+    // The keys, as the mapping writes them: `{"actions":`, `,"name":`, `,"routeRuleConditions":`.
+    let key = |open: u8, name: &[u8]| {
+        let mut k = vec![open];
+        style.literal(name, &mut k);
+        k.push(b':');
+        k
+    };
+    let (actions, name, conditions) = (
+        key(b'{', b"\"actions\""),
+        key(b',', b"\"name\""),
+        key(b',', b"\"routeRuleConditions\""),
+    );
+    // An action's text by its address: the sets that share a list share its actions.
+    let mut written: foldhash::HashMap<usize, Vec<u8>> = foldhash::HashMap::default();
+    let mut f = style;
+    for (i, set) in sets.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        w.write_all(&actions)?;
+        f.begin_array(w)?;
+        let (shared, typed_shared) = (
+            Arc::strong_count(&set.actions) > 1,
+            Arc::strong_count(&set.typed) > 1,
+        );
+        for (k, a) in set.actions.iter().enumerate() {
+            f.begin_array_value(w, k == 0)?;
+            if shared && a.service != AUTH_SERVICE {
+                w.write_all(once(&mut written, std::ptr::from_ref(a) as usize, |t| {
+                    a.with_scope(&a.scope)
+                        .serialize(&mut serde_json::Serializer::with_formatter(t, style))
+                })?)?;
+            } else {
+                a.with_scope(set.scope_of(a))
+                    .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
+                    .map_err(json)?;
+            }
+            f.end_array_value(w)?;
+        }
+        for (k, t) in set.typed.iter().enumerate() {
+            f.begin_array_value(w, k == 0 && set.actions.is_empty())?;
+            if typed_shared {
+                w.write_all(once(&mut written, std::ptr::from_ref(t) as usize, |b| {
+                    t.serialize(&mut serde_json::Serializer::with_formatter(b, style))
+                })?)?;
+            } else {
+                t.serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
+                    .map_err(json)?;
+            }
+            f.end_array_value(w)?;
+        }
+        f.end_array(w)?;
+        w.write_all(&name)?;
+        set.name
+            .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
+            .map_err(json)?;
+        w.write_all(&conditions)?;
+        set.route_rule_conditions()
+            .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
+            .map_err(json)?;
+        w.write_all(b"}")?;
+    }
+    Ok(())
+}
+
+/// The text `write` gives, written the first time `at` is asked for and kept in `written`.
+fn once(
+    written: &mut foldhash::HashMap<usize, Vec<u8>>,
+    at: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+) -> std::io::Result<&[u8]> {
+    Ok(match written.entry(at) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let mut text = Vec::new();
+            write(&mut text).map_err(std::io::Error::other)?;
+            e.insert(text)
+        }
+    })
 }
 
 /// How [`WasmConfig::json_with`] writes JSON: a serde_json formatter, which also says how a piece
@@ -588,4 +677,73 @@ fn to_value<T: Serialize>(t: &T) -> Value {
 /// Trees of a list of objects.
 pub fn values(objects: &[Object]) -> Vec<Value> {
     objects.iter().map(Object::to_value).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::actions::{ConditionalData, RATELIMIT_SERVICE};
+
+    /// Action sets that share their action list (each with its own auth scope) and their typed
+    /// actions, beside sets with lists of their own: the JSON written with each shared action's
+    /// text kept and copied is serde_json's text of the same configuration, in one part or
+    /// several, compact or escaped inside double quotes.
+    #[test]
+    fn shared_actions_written_once_are_serde_json_text() {
+        let action = |service: &'static str, scope: &str, n: usize| Action {
+            service,
+            scope: scope.into(),
+            predicates: vec![format!("request.method == 'GET{n}'")],
+            conditional_data: vec![ConditionalData {
+                predicates: vec!["auth.identity.x == \"y\"".into()],
+                data: vec![(format!("limit.l{n}"), "1".into())],
+            }],
+            sources: vec![format!("ratelimitpolicy.kuadrant.io:ns/p{n}")],
+        };
+        let shared: Arc<[Action]> = Arc::from(vec![
+            action(AUTH_SERVICE, "", 0),
+            action(RATELIMIT_SERVICE, "ns/route", 1),
+            action(RATELIMIT_SERVICE, "ns/route", 2),
+        ]);
+        let typed: Arc<[Value]> = Arc::from(vec![
+            serde_json::json!({"service": "threat", "k": [1, "a\"b"]}),
+        ]);
+        let mut sets = Vec::new();
+        for i in 0..40 {
+            let own: Arc<[Action]> = Arc::from(vec![action(RATELIMIT_SERVICE, "ns/other", i)]);
+            let mut set = ActionSet::for_tests(
+                &format!("set-{i}"),
+                &format!("h{}.example.com", i % 3),
+                if i % 4 == 3 { own } else { Arc::clone(&shared) },
+            );
+            set.auth_scope = Arc::from(format!("scope-{}", i / 2));
+            if i % 2 == 0 {
+                set.typed = Arc::clone(&typed);
+            }
+            if i % 5 == 0 {
+                set.actions = Arc::from(Vec::new());
+            }
+            sets.push(set);
+        }
+        let config = WasmConfig {
+            action_sets: sets,
+            rest: serde_json::from_str(r#"{"services": {"a": {"timeout": "100ms"}}}"#).unwrap(),
+        };
+        let whole = serde_json::to_string(&config).unwrap();
+        for parts in [0, 1, 2, 3, 50] {
+            assert_eq!(config.to_json_in(parts), whole, "{parts} parts");
+            let escaped = String::from_utf8(
+                config
+                    .json_with(crate::render::objects::InDoubleQuotes, parts)
+                    .unwrap(),
+            )
+            .unwrap();
+            let mut unescaped = String::new();
+            let mut chars = escaped.chars();
+            while let Some(ch) = chars.next() {
+                unescaped.extend(if ch == '\\' { chars.next() } else { Some(ch) });
+            }
+            assert_eq!(unescaped, whole, "{parts} parts, escaped");
+        }
+    }
 }

@@ -296,7 +296,7 @@ impl std::io::Write for Utf8Into<'_> {
 /// (`"` and `\` after a backslash, as [`write_double_quoted_ascii`] does). Its string fragments are
 /// written as they are: the caller checks the whole text once.
 #[derive(Clone, Copy)]
-struct InDoubleQuotes;
+pub(crate) struct InDoubleQuotes;
 
 impl serde_json::ser::Formatter for InDoubleQuotes {
     fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
@@ -739,16 +739,16 @@ pub enum WriteError {
     Io(#[from] std::io::Error),
 }
 
-/// [`yaml_objects`] into `w`, a batch of objects at a time, so the whole text is never held in
-/// memory (hundreds of megabytes for large estates). The objects of a batch are split into
-/// contiguous parts of about the same size, rendered on the available cores, and written in order.
+/// [`yaml_objects`] into `w`, a part of the objects at a time, so the whole text is never held in
+/// memory (hundreds of megabytes for large estates): contiguous parts of about the same size are
+/// rendered on the available cores and written in order ([`write_streamed`]).
 /// A failure stops the writing where it is: callers that must not leave partial output write to a
 /// temporary file or a buffer.
 pub fn write_yaml_objects(
     objects: &[Object],
     w: &mut impl std::io::Write,
 ) -> Result<(), WriteError> {
-    write_in_batches(objects, w, |out: &mut String, r| {
+    write_streamed(objects, w, |out: &mut String, r| {
         render_part(out, objects, r)
     })
 }
@@ -785,102 +785,77 @@ impl Buffer for Vec<u8> {
     }
 }
 
-/// Render `objects` into `w` in order, a batch of about 8 MB at a time, each batch split into
-/// contiguous parts of about the same size that `render` writes on the available cores. With more
-/// than one batch and core, the batches are rendered one batch ahead of the writing
-/// ([`crate::par::ahead`]), so the cores render while the calling thread waits on `w` (a pipe
-/// drained by another process, a terminal); at most three batches' texts exist at a time.
-fn write_in_batches<B: Buffer>(
+/// Render `objects` into `w` in order, in contiguous parts of about [`PART`] bytes of text, each
+/// rendered by `render` on the pool's threads and written as soon as it and the parts before it
+/// are done ([`crate::par::stream`]): the cores render while the calling thread writes into `w` (a
+/// pipe drained by another process, a terminal), and at most [`WINDOW`] parts' texts exist at a
+/// time, in buffers reused part after part.
+fn write_streamed<B: Buffer>(
     objects: &[Object],
     w: &mut impl std::io::Write,
     render: impl Fn(&mut B, std::ops::Range<usize>) -> Result<(), String> + Sync,
 ) -> Result<(), WriteError> {
-    write_in_batches_of(objects, 8 << 20, w, render)
+    write_streamed_of(objects, PART, w, render)
 }
 
-/// [`write_in_batches`] with batches of about `batch` bytes of text.
-fn write_in_batches_of<B: Buffer>(
+/// About how much text a part of [`write_streamed`] holds: small enough that the first parts are
+/// written while the next are rendered, large enough that a part's task and hand-over cost nothing
+/// beside its rendering.
+const PART: usize = 256 << 10;
+
+/// How many parts [`write_streamed`] renders ahead of the one being written, a core: enough that
+/// the other cores keep rendering while one renders a single large object (a gateway's wasm
+/// configuration is megabytes of text), few enough that the buffers stay a few megabytes.
+const WINDOW: usize = 8;
+
+/// [`write_streamed`] with parts of about `part` bytes of text.
+fn write_streamed_of<B: Buffer>(
     objects: &[Object],
-    batch: usize,
+    part: usize,
     w: &mut impl std::io::Write,
     render: impl Fn(&mut B, std::ops::Range<usize>) -> Result<(), String> + Sync,
 ) -> Result<(), WriteError> {
-    let batches = batches(objects, batch);
-    // Text buffers, reused batch after batch: fresh memory costs a page fault per page, and the
+    let parts = parts(objects, part);
+    // Text buffers, reused part after part: fresh memory costs a page fault per page, and the
     // output is ten times the input.
     let spare = std::sync::Mutex::new(Vec::<B>::new());
-    let render_batch = |parts: &Vec<(std::ops::Range<usize>, usize)>| {
-        crate::par::map_chunked(parts, 1, |(r, size)| {
-            let mut out = spare
-                .lock()
-                .map(|mut b| b.pop().unwrap_or_default())
-                .unwrap_or_default();
-            // A quarter more than the estimate: a part's text is hundreds of kilobytes, and a
-            // buffer grown by doubling copies it and touches fresh pages (each a page fault)
-            // several times over. Room never written costs address space only.
-            out.room(size + size / 4);
-            render(&mut out, r.clone()).map(|()| out)
-        })
+    let render_part = |(r, size): &(std::ops::Range<usize>, usize)| {
+        let mut out = spare
+            .lock()
+            .map(|mut b| b.pop().unwrap_or_default())
+            .unwrap_or_default();
+        // A quarter more than the estimate: a buffer grown by doubling copies its text and
+        // touches fresh pages (each a page fault) several times over. Room never written costs
+        // address space only.
+        out.room(size + size / 4);
+        render(&mut out, r.clone()).map(|()| out)
     };
-    let give_back = |mut text: B| {
+    let write = |text: Result<B, String>| {
+        let mut text = text.map_err(WriteError::Render)?;
+        w.write_all(text.bytes())?;
         text.clear();
         if let Ok(mut b) = spare.lock() {
             b.push(text);
         }
+        Ok(())
     };
-    crate::par::ahead(&batches, render_batch, |texts| {
-        write_texts(w, texts, &give_back)
-    })
+    crate::par::stream(&parts, WINDOW * crate::par::cores(), render_part, write)
 }
 
-/// Write one batch's texts into `w` in order: the first failure to render stops the writing there.
-fn write_texts<B: Buffer>(
-    w: &mut impl std::io::Write,
-    texts: Vec<Result<B, String>>,
-    give_back: &impl Fn(B),
-) -> Result<(), WriteError> {
-    for t in texts {
-        let text = t.map_err(WriteError::Render)?;
-        w.write_all(text.bytes())?;
-        give_back(text);
-    }
-    Ok(())
-}
-
-/// The batches of [`write_in_batches`]: runs of objects of about `batch` bytes of text (at least
-/// one object each), each cut into contiguous parts of about the same size, four a core, with
-/// their estimated sizes: the sizes are estimates, and the cores take the parts in turn, so none
-/// idles while another renders a part that was larger than estimated.
-fn batches(objects: &[Object], batch: usize) -> Vec<Vec<(std::ops::Range<usize>, usize)>> {
-    let threads = 4 * crate::par::cores();
-    let sizes: Vec<usize> = objects.iter().map(estimated_size).collect();
+/// The parts of [`write_streamed`]: contiguous runs of objects of about `part` bytes of text (at
+/// least one object each; the sizes are estimates), with their estimated sizes.
+fn parts(objects: &[Object], part: usize) -> Vec<(std::ops::Range<usize>, usize)> {
     let mut out = Vec::new();
-    let mut start = 0;
-    while start < objects.len() {
-        // The batch: objects up to about BATCH bytes (at least one).
-        let mut end = start;
-        let mut total = 0;
-        while end < objects.len() && (end == start || total < batch) {
-            total += sizes[end];
-            end += 1;
+    let (mut start, mut acc) = (0, 0);
+    for (i, o) in objects.iter().enumerate() {
+        acc += estimated_size(o);
+        if acc >= part {
+            out.push((start..i + 1, acc));
+            (start, acc) = (i + 1, 0);
         }
-        // Its parts: contiguous runs of about total / threads bytes (`threads` parts at most).
-        let mut parts = Vec::new();
-        let mut part_start = start;
-        let mut acc = 0;
-        for (i, size) in sizes.iter().enumerate().take(end).skip(start) {
-            acc += size;
-            if acc >= total / threads && parts.len() + 1 < threads {
-                parts.push((part_start..i + 1, acc));
-                part_start = i + 1;
-                acc = 0;
-            }
-        }
-        if part_start < end {
-            parts.push((part_start..end, acc));
-        }
-        out.push(parts);
-        start = end;
+    }
+    if start < objects.len() {
+        out.push((start..objects.len(), acc));
     }
     out
 }
@@ -920,7 +895,7 @@ fn write_json_items(
     tail: &str,
 ) -> Result<(), WriteError> {
     w.write_all(head.as_bytes())?;
-    write_in_batches(objects, w, |out: &mut Vec<u8>, r| {
+    write_streamed(objects, w, |out: &mut Vec<u8>, r| {
         for i in r {
             out.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
             let mut ser = serde_json::Serializer::with_formatter(&mut *out, ListItem::default());
@@ -1608,26 +1583,26 @@ mod tests {
             .collect()
     }
 
-    /// Batches rendered ahead of the writing give the text of one rendering, in order, whatever
-    /// the batch size (one object a batch, a few, all in one).
+    /// Parts rendered ahead of the writing give the text of one rendering, in order, whatever
+    /// the part size (one object a part, a few, all in one).
     #[test]
-    fn batches_written_in_order_are_the_whole_text() {
+    fn parts_written_in_order_are_the_whole_text() {
         let objects = numbered(200);
         let want = yaml_objects(&objects).unwrap();
-        for batch in [1, 64, 1_000, usize::MAX] {
+        for part in [1, 64, 1_000, usize::MAX] {
             let mut out = Vec::new();
-            write_in_batches_of(&objects, batch, &mut out, |o: &mut String, r| {
+            write_streamed_of(&objects, part, &mut out, |o: &mut String, r| {
                 render_part(o, &objects, r)
             })
             .unwrap();
-            assert_eq!(String::from_utf8(out).unwrap(), want, "batch {batch}");
+            assert_eq!(String::from_utf8(out).unwrap(), want, "part {part}");
         }
     }
 
     /// A writer that fails (a closed pipe) stops the rendering: the error comes back, nothing
-    /// waits for ever on the batches rendered ahead.
+    /// waits for ever on the parts rendered ahead.
     #[test]
-    fn a_failing_writer_stops_the_batches() {
+    fn a_failing_writer_stops_the_parts() {
         struct Closes(usize);
         impl std::io::Write for Closes {
             fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
@@ -1644,19 +1619,19 @@ mod tests {
         }
         let objects = numbered(500);
         for after in [0, 10, 5_000] {
-            let got = write_in_batches_of(&objects, 1, &mut Closes(after), |o: &mut String, r| {
+            let got = write_streamed_of(&objects, 1, &mut Closes(after), |o: &mut String, r| {
                 render_part(o, &objects, r)
             });
             assert!(matches!(got, Err(WriteError::Io(_))), "{after}: {got:?}");
         }
     }
 
-    /// A rendering failure in a later batch stops the writing after the batches before it.
+    /// A rendering failure in a later part stops the writing after the parts before it.
     #[test]
-    fn a_failing_batch_stops_the_writing_there() {
+    fn a_failing_part_stops_the_writing_there() {
         let objects = numbered(300);
         let mut out = Vec::new();
-        let got = write_in_batches_of(&objects, 1, &mut out, |o: &mut String, r| {
+        let got = write_streamed_of(&objects, 1, &mut out, |o: &mut String, r| {
             if r.contains(&250) {
                 return Err("object 250".into());
             }
