@@ -323,3 +323,34 @@ fn helm_source_comments_name_the_template_in_diagnostics() {
             "toystore/templates/rlp.yaml:8:36: error[PCTL1009]",
         ));
 }
+
+/// `compute` into a pipe widens the pipe's buffer to 1 MiB before it streams (a large estate's
+/// text then reaches the reader in far fewer hand-overs), and the text read through it is the
+/// text written into a file.
+#[cfg(target_os = "linux")]
+#[test]
+fn compute_into_a_pipe_widens_it() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.yaml");
+    let status = common::policyctl_std()
+        .args(["compute", "-f", "testdata/examples/toystore"])
+        .stdout(std::fs::File::create(&file).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (mut pipe, writer) = std::io::pipe().unwrap();
+    let before = rustix::pipe::fcntl_getpipe_size(&pipe).unwrap();
+    assert!(before < 1 << 20, "{before}");
+    let mut child = common::policyctl_std()
+        .args(["compute", "-f", "testdata/examples/toystore"])
+        .stdout(writer)
+        .spawn()
+        .unwrap();
+    let mut text = String::new();
+    pipe.read_to_string(&mut text).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rustix::pipe::fcntl_getpipe_size(&pipe).ok(), Some(1 << 20));
+    assert!(!text.is_empty());
+    assert_eq!(text, std::fs::read_to_string(&file).unwrap());
+}
