@@ -933,7 +933,12 @@ impl<'m> Topology<'m> {
     /// The paths through the routes of `routes`, in route, parent, listener and rule order.
     fn paths_of_routes(&self, routes: std::ops::Range<usize>) -> Vec<Path> {
         let m = self.model;
-        let mut out = Vec::new();
+        // Room for every path up front: a large estate's are hundreds of thousands, and a vector
+        // grown by doubling copies them into fresh memory again and again.
+        let room = (routes.clone())
+            .map(|ri| self.route_listeners(ri).len() * m.routes[ri].spec.rules.len())
+            .sum();
+        let mut out = Vec::with_capacity(room);
         for ri in routes {
             let r = &m.routes[ri];
             if !route_in_topology(r.spec.kind, self.version()) {
