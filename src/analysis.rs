@@ -51,6 +51,10 @@ pub fn analyze<'m>(
     gen_opts: &GenerateOptions,
     status_opts: &StatusOptions,
 ) -> Analysis<'m> {
+    // Policies' predicates are validated by the generator (`generate/paths.rs`).
+    if !model.policies.is_empty() {
+        crate::cel::prepare();
+    }
     let topology = Topology::build(model);
     // The lint reads the topology while the effective policies are merged.
     let (lint, effective) = crate::par::join(

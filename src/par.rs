@@ -64,6 +64,15 @@ pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
     }
 }
 
+/// `f` on a thread of the pool, in the background: for work done ahead of a later stage that
+/// needs its result from a shared place (a cache built once). Nothing waits for it; on one core,
+/// or if no thread can start, it is not done at all.
+pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
+    if let Some(p) = pool().filter(|_| cores() >= 2) {
+        p.spawn(f);
+    }
+}
+
 /// `a` and `b` at the same time on the pool's threads, for two independent pieces of work. On one
 /// core, or if no thread can start, `a` runs after `b` on the calling thread; a panic in either (a
 /// bug) is raised again here.
@@ -347,6 +356,18 @@ mod tests {
             )
         });
         assert!(panicked.is_err());
+    }
+
+    /// Work spawned in the background runs (with two cores or more), whatever waits on it.
+    #[test]
+    fn spawned_work_runs() {
+        let (done, got) = std::sync::mpsc::channel();
+        spawn(move || {
+            let _ = done.send(7);
+        });
+        if cores() >= 2 {
+            assert_eq!(got.recv_timeout(std::time::Duration::from_secs(60)), Ok(7));
+        }
     }
 
     /// Every item is freed, whatever the length and the number of parts.
