@@ -465,6 +465,8 @@ fn memoize(program: &mut E) {
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
     programs: Vec<Option<Program>>,
+    /// Per rule: the uniqueness it states, when it is one of [`Unique`]'s.
+    unique: Vec<Option<Unique>>,
     /// The slots of the shared parts (above every slot a rule uses).
     shared: std::ops::Range<usize>,
 }
@@ -565,6 +567,7 @@ impl Rules {
             .collect();
         Rules {
             programs,
+            unique: rules.iter().map(|r| Unique::of(&r.source)).collect(),
             shared: first..first + shared.len(),
         }
     }
@@ -586,9 +589,84 @@ impl Rules {
         }
         for (i, p) in self.programs.iter().enumerate() {
             if let Some(p) = p.as_ref().and_then(Program::get) {
-                verdict(i, ev(p, vars));
+                let known = self.unique.get(i).copied().flatten();
+                match known.and_then(|u| u.verdict(this, schema)) {
+                    Some(unique) => verdict(i, V::Bool(unique)),
+                    None => verdict(i, ev(p, vars)),
+                }
             }
         }
+    }
+}
+
+/// Rules of the embedded schemas that say every item of a list has a key no other item has,
+/// written as CEL says it: each item against every other (`self.all(l1, self.exists_one(l2,
+/// …))`), as many evaluations as the square of the items (3,969 for #1085's Gateway of 63
+/// listeners, twice). When every item's key reads without an error, the rule holds exactly when
+/// the keys are distinct, which a set of them tells in one pass; otherwise the rule is evaluated
+/// as written (an error in one item's key is the rule's error, whatever the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unique {
+    /// Gateway `spec.listeners`: `name`.
+    ListenerName,
+    /// Gateway `spec.listeners`: `port`, `protocol` and `hostname` (or its absence).
+    ListenerAddress,
+}
+
+impl Unique {
+    /// The uniqueness `source` states, if it is one of these rules (gateway-api v1.2.1 and v1.4.1
+    /// standard channel CRDs, `Gateway.spec.listeners`).
+    fn of(source: &str) -> Option<Unique> {
+        match source {
+            "self.all(l1, self.exists_one(l2, l1.name == l2.name))" => Some(Unique::ListenerName),
+            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
+             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
+             : !has(l1.hostname) && !has(l2.hostname))))" => Some(Unique::ListenerAddress),
+            _ => None,
+        }
+    }
+
+    /// Whether the items of `this` have distinct keys, read as the rule reads them (fields
+    /// through their schema, `has` with defaults); `None` when a key is not read as a plain value
+    /// of the type the rule compares (a field missing, another type): the rule is then evaluated
+    /// as written.
+    fn verdict(self, this: &Node, schema: &Schema) -> Option<bool> {
+        let Value::Seq(items) = &this.value else {
+            return None;
+        };
+        let item_schema = schema
+            .items()
+            .unwrap_or_else(|| ANY.get_or_init(Schema::any));
+        let mut keys = std::collections::HashSet::with_capacity(items.len());
+        let mut distinct = true;
+        for item in items {
+            let v = of_node(item, item_schema);
+            let key = match self {
+                Unique::ListenerName => match select(&v, "name") {
+                    V::Str(name) => (0, name, None),
+                    _ => return None,
+                },
+                Unique::ListenerAddress => {
+                    let (V::Int(port), V::Str(protocol)) =
+                        (select(&v, "port"), select(&v, "protocol"))
+                    else {
+                        return None;
+                    };
+                    let hostname = match has(&v, "hostname") {
+                        V::Bool(false) => None,
+                        V::Bool(true) => match select(&v, "hostname") {
+                            V::Str(h) => Some(h),
+                            _ => return None,
+                        },
+                        _ => return None,
+                    };
+                    (port, protocol, hostname)
+                }
+            };
+            // Every key is read (an error in a later one decides), then the verdict is given.
+            distinct &= keys.insert(key);
+        }
+        Some(distinct)
     }
 }
 
@@ -1406,6 +1484,7 @@ fn elements<'a>(v: &V<'a>) -> Option<Vec<V<'a>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// `schemas/rules.json` is what the parser and the compiler give for every rule of both
     /// releases' schemas, and reads back as written. Stale? Run
@@ -1512,6 +1591,92 @@ mod tests {
         }
         // Every rule has a field of an outer variable in a loop.
         assert_eq!(memoized, rules.len());
+    }
+
+    /// The uniqueness rules decided from a set of keys give the verdict of the rule evaluated
+    /// as written, on lists of listeners with distinct and repeated keys, fields missing, null,
+    /// or of another type (where the set gives no verdict and the rule is evaluated).
+    #[test]
+    fn unique_keys_agree_with_the_rules_as_written() {
+        let rules = [
+            "self.all(l1, self.exists_one(l2, l1.name == l2.name))",
+            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
+             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
+             : !has(l1.hostname) && !has(l2.hostname))))",
+        ];
+        let names = [
+            json!("a"),
+            json!("b"),
+            json!("c"),
+            json!(1),
+            serde_json::Value::Null,
+        ];
+        let ports = [
+            json!(80),
+            json!(81),
+            json!("80"),
+            json!(80.5),
+            serde_json::Value::Null,
+        ];
+        let protocols = [json!("HTTP"), json!("HTTPS"), json!(7)];
+        let hostnames = [json!("x"), json!("y"), serde_json::Value::Null, json!(5)];
+        let mut seed = 7u64;
+        let mut pick = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let schema = Schema::any();
+        let (mut decided, mut distinct, mut repeated) = (0, 0, 0);
+        for _ in 0..3000 {
+            let len = pick(7);
+            let list: Vec<serde_json::Value> = (0..len)
+                .map(|_| {
+                    let mut l = serde_json::Map::new();
+                    // Mostly well-formed, sometimes a field missing or of another type.
+                    let odd = pick(6) == 0;
+                    for (key, values, absent) in [
+                        ("name", &names[..], 5),
+                        ("port", &ports[..], 5),
+                        ("protocol", &protocols[..], 4),
+                        ("hostname", &hostnames[..], 3),
+                    ] {
+                        let i = if odd { pick(values.len() + 1) } else { pick(2) };
+                        if key == "hostname" && pick(absent) == 0 {
+                            continue;
+                        }
+                        if let Some(v) = values.get(i) {
+                            l.insert(key.into(), v.clone());
+                        }
+                    }
+                    serde_json::Value::Object(l)
+                })
+                .collect();
+            let this = Node::from_json(
+                &serde_json::Value::Array(list.clone()),
+                crate::source::Span::default(),
+            );
+            for rule in rules {
+                let u = Unique::of(rule).unwrap();
+                let program = Compiled::parse(rule).program.unwrap();
+                let want = eval(&program, &this, &schema, &mut Vec::new());
+                if let Some(got) = u.verdict(&this, &schema) {
+                    assert_eq!(
+                        format!("{:?}", V::Bool(got)),
+                        format!("{want:?}"),
+                        "{rule} on {list:?}"
+                    );
+                    decided += 1;
+                    if got { distinct += 1 } else { repeated += 1 }
+                }
+            }
+        }
+        // Both verdicts are met, and most lists are decided from their keys.
+        assert!(
+            distinct > 500 && repeated > 500 && decided > 3000,
+            "{decided} {distinct} {repeated}"
+        );
     }
 
     /// A schema node's rules evaluated together, with the parts they share evaluated once per
