@@ -599,6 +599,13 @@ impl Rules {
     }
 }
 
+/// Gateway's listener rules (gateway-api v1.2.1 and v1.4.1 standard channel CRDs,
+/// `spec.listeners`): names are unique, and so are port, protocol and hostname together.
+const LISTENER_NAMES: &str = "self.all(l1, self.exists_one(l2, l1.name == l2.name))";
+const LISTENER_ADDRESSES: &str = "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
+    && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
+    : !has(l1.hostname) && !has(l2.hostname))))";
+
 /// Rules of the embedded schemas that say every item of a list has a key no other item has,
 /// written as CEL says it: each item against every other (`self.all(l1, self.exists_one(l2,
 /// …))`), as many evaluations as the square of the items (3,969 for #1085's Gateway of 63
@@ -618,10 +625,8 @@ impl Unique {
     /// standard channel CRDs, `Gateway.spec.listeners`).
     fn of(source: &str) -> Option<Unique> {
         match source {
-            "self.all(l1, self.exists_one(l2, l1.name == l2.name))" => Some(Unique::ListenerName),
-            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
-             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
-             : !has(l1.hostname) && !has(l2.hostname))))" => Some(Unique::ListenerAddress),
+            LISTENER_NAMES => Some(Unique::ListenerName),
+            LISTENER_ADDRESSES => Some(Unique::ListenerAddress),
             _ => None,
         }
     }
@@ -1543,11 +1548,9 @@ mod tests {
     #[test]
     fn memoized_loops_agree_with_the_rule_as_written() {
         let rules = [
-            // Gateway's listener rules (gateway-api v1.2.1 standard channel CRD, spec.listeners).
-            "self.all(l1, self.exists_one(l2, l1.name == l2.name))",
-            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
-             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
-             : !has(l1.hostname) && !has(l2.hostname))))",
+            // Gateway's listener rules.
+            LISTENER_NAMES,
+            LISTENER_ADDRESSES,
             // Outer fields in nested, sibling and filtering loops; a chain; errors kept and
             // absorbed.
             "self.all(a, self.all(b, a.t.p == b.t.p) && self.exists(c, c.name == a.name))",
@@ -1598,12 +1601,7 @@ mod tests {
     /// or of another type (where the set gives no verdict and the rule is evaluated).
     #[test]
     fn unique_keys_agree_with_the_rules_as_written() {
-        let rules = [
-            "self.all(l1, self.exists_one(l2, l1.name == l2.name))",
-            "self.all(l1, self.exists_one(l2, l1.port == l2.port && l1.protocol == l2.protocol \
-             && (has(l1.hostname) && has(l2.hostname) ? l1.hostname == l2.hostname \
-             : !has(l1.hostname) && !has(l2.hostname))))",
-        ];
+        let rules = [LISTENER_NAMES, LISTENER_ADDRESSES];
         let names = [
             json!("a"),
             json!("b"),
