@@ -164,7 +164,8 @@ pub(crate) fn map_owned<T: Send, R: Send>(
 /// `consume` (writing into a pipe drained by another process) and what the results hold stays
 /// bounded. The first error of `consume` stops the producing: items not started are skipped, and
 /// the call returns once the started ones are done. A panic in `produce` (a bug) is raised again
-/// here. On one core, or if no thread can start, the two alternate on the calling thread.
+/// here. On one core, on a thread of the pool, or if no thread can start, the two alternate on
+/// the calling thread.
 pub(crate) fn stream<T: Sync, R: Send, E>(
     items: &[T],
     window: usize,
@@ -173,8 +174,10 @@ pub(crate) fn stream<T: Sync, R: Send, E>(
 ) -> Result<(), E> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Condvar, Mutex, PoisonError};
+    // From a thread of the pool (a task that streams), the caller would block a thread the tasks
+    // need: the two alternate there.
     let pool = match pool() {
-        Some(p) if cores() >= 2 && items.len() >= 2 => p,
+        Some(p) if cores() >= 2 && items.len() >= 2 && rayon::current_thread_index().is_none() => p,
         _ => {
             return items
                 .iter()
@@ -356,6 +359,22 @@ mod tests {
             )
         });
         assert!(panicked.is_err());
+        // From a task of the pool, on every thread of it at once: each alternates on its own.
+        let sums = map_ranges(even_ranges(8, 8), |r| {
+            let mut sum = 0;
+            let r: Result<(), ()> = stream(
+                &items,
+                2,
+                |&i| i + r.start,
+                |x| {
+                    sum += x;
+                    Ok(())
+                },
+            );
+            r.map(|()| sum)
+        });
+        let want: Vec<Result<usize, ()>> = (0..8).map(|k| Ok(499_500 + 1000 * k)).collect();
+        assert_eq!(sums, want);
     }
 
     /// Work spawned in the background runs (with two cores or more), whatever waits on it.
