@@ -30,16 +30,18 @@ const ACCUMULATOR: &str = "__result__";
 /// Build, on a thread of the pool, what the first [`validate`] of a run would otherwise wait for:
 /// the parser's ANTLR tables, deserialised on first use (about a millisecond of CPU, most of a
 /// small estate's CEL work). Called before the stages that leave a core idle (the topology is
-/// built on one), for a model whose policies the generator will validate.
+/// built on one), for a model whose policies the generator will validate. Once a process: the
+/// tables are kept (a `watch` cycle analyses again).
 pub(crate) fn prepare() {
-    crate::par::spawn(|| {
-        let _ = validate(
-            "request.method != 'GET'",
-            CelEnv {
+    static ASKED: std::sync::Once = std::sync::Once::new();
+    ASKED.call_once(|| {
+        crate::par::spawn(|| {
+            let env = CelEnv {
                 auth: false,
                 ratelimit: true,
-            },
-        );
+            };
+            let _ = validate("request.method != 'GET'", env);
+        });
     });
 }
 

@@ -262,22 +262,8 @@ impl WasmConfig {
         w: &mut impl std::io::Write,
     ) -> std::io::Result<()> {
         let sets = &self.action_sets;
-        let texts = if parts < 2 {
-            Vec::new()
-        } else {
-            crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-                let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
-                sets_into(&sets[r], style, &mut buf)?;
-                Ok::<_, std::io::Error>(buf)
-            })
-        };
-        let json = |e: serde_json::Error| std::io::Error::other(e);
         let mut rest = Vec::new();
-        self.rest
-            .serialize(&mut serde_json::Serializer::with_formatter(
-                &mut rest, style,
-            ))
-            .map_err(json)?;
+        json_of(&self.rest, style, &mut rest)?;
         // `{"actionSets":[…]` then the other entries, as the mapping of `rest` writes them.
         let mut head = vec![b'{'];
         style.literal(b"\"actionSets\"", &mut head);
@@ -285,19 +271,25 @@ impl WasmConfig {
         w.write_all(&head)?;
         if parts < 2 {
             sets_into(sets, style, w)?;
-        }
-        // A part without action sets (more parts than sets) adds nothing.
-        let mut first = true;
-        for t in texts {
-            let t = t?;
-            if t.is_empty() {
-                continue;
+        } else {
+            let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
+                let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
+                sets_into(&sets[r], style, &mut buf)?;
+                Ok::<_, std::io::Error>(buf)
+            });
+            // A part without action sets (more parts than sets) adds nothing.
+            let mut first = true;
+            for t in texts {
+                let t = t?;
+                if t.is_empty() {
+                    continue;
+                }
+                if !first {
+                    w.write_all(b",")?;
+                }
+                first = false;
+                w.write_all(&t)?;
             }
-            if !first {
-                w.write_all(b",")?;
-            }
-            first = false;
-            w.write_all(&t)?;
         }
         w.write_all(b"]")?;
         match rest.strip_prefix(b"{") {
@@ -320,7 +312,6 @@ fn sets_into<F: JsonStyle>(
     style: F,
     w: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
-    let json = |e: serde_json::Error| std::io::Error::other(e);
     // The keys, as the mapping writes them: `{"actions":`, `,"name":`, `,"routeRuleConditions":`.
     let key = |open: u8, name: &[u8]| {
         let mut k = vec![open];
@@ -350,13 +341,10 @@ fn sets_into<F: JsonStyle>(
             f.begin_array_value(w, k == 0)?;
             if shared && a.service != AUTH_SERVICE {
                 w.write_all(once(&mut written, std::ptr::from_ref(a) as usize, |t| {
-                    a.with_scope(&a.scope)
-                        .serialize(&mut serde_json::Serializer::with_formatter(t, style))
+                    json_of(&a.with_scope(&a.scope), style, t)
                 })?)?;
             } else {
-                a.with_scope(set.scope_of(a))
-                    .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
-                    .map_err(json)?;
+                json_of(&a.with_scope(set.scope_of(a)), style, w)?;
             }
             f.end_array_value(w)?;
         }
@@ -364,23 +352,18 @@ fn sets_into<F: JsonStyle>(
             f.begin_array_value(w, k == 0 && set.actions.is_empty())?;
             if typed_shared {
                 w.write_all(once(&mut written, std::ptr::from_ref(t) as usize, |b| {
-                    t.serialize(&mut serde_json::Serializer::with_formatter(b, style))
+                    json_of(t, style, b)
                 })?)?;
             } else {
-                t.serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
-                    .map_err(json)?;
+                json_of(t, style, w)?;
             }
             f.end_array_value(w)?;
         }
         f.end_array(w)?;
         w.write_all(&name)?;
-        set.name
-            .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
-            .map_err(json)?;
+        json_of(&set.name, style, w)?;
         w.write_all(&conditions)?;
-        set.route_rule_conditions()
-            .serialize(&mut serde_json::Serializer::with_formatter(&mut *w, style))
-            .map_err(json)?;
+        json_of(&set.route_rule_conditions(), style, w)?;
         w.write_all(b"}")?;
     }
     Ok(())
@@ -390,16 +373,27 @@ fn sets_into<F: JsonStyle>(
 fn once(
     written: &mut foldhash::HashMap<usize, Vec<u8>>,
     at: usize,
-    write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+    write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
 ) -> std::io::Result<&[u8]> {
     Ok(match written.entry(at) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::hash_map::Entry::Vacant(e) => {
             let mut text = Vec::new();
-            write(&mut text).map_err(std::io::Error::other)?;
+            write(&mut text)?;
             e.insert(text)
         }
     })
+}
+
+/// `value`'s compact JSON through `style` into `w`.
+fn json_of<F: JsonStyle>(
+    value: &impl Serialize,
+    style: F,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    value
+        .serialize(&mut serde_json::Serializer::with_formatter(w, style))
+        .map_err(std::io::Error::other)
 }
 
 /// How [`WasmConfig::json_with`] writes JSON: a serde_json formatter, which also says how a piece
