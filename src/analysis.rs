@@ -55,7 +55,7 @@ pub fn analyze<'m>(
     if !model.policies.is_empty() {
         crate::cel::prepare();
     }
-    let topology = Topology::build(model);
+    let topology = Topology::build_with_paths(model);
     // The lint reads the topology while the effective policies are merged.
     let (lint, effective) = crate::par::join(
         || topology::lint::lint(&topology),

@@ -18,7 +18,7 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// What a node stands for: indices into the [`Model`]'s vectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,10 +112,9 @@ pub struct Topology<'m> {
     attached_in_order: Vec<Vec<usize>>,
     /// `(namespace, name)` → the first gateway with that key.
     gateway_ix: HashMap<(&'m str, &'m str), usize>,
-    /// Each route's (gateway, listener) pairs ([`Topology::route_listeners`]), by the model's index.
-    route_parents: Vec<Vec<(usize, usize)>>,
-    /// Gateway → the first GatewayClass named by its `gatewayClassName`.
-    gateway_class_ix: Vec<Option<usize>>,
+    /// What the paths are found from (shared with the thread that finds them while the graph is
+    /// built).
+    data: Arc<PathData>,
     /// Nodes of the targetables of a path, by model indices (what a locator lookup would give).
     class_nodes: Vec<Option<NodeIndex>>,
     gateway_nodes: Vec<Option<NodeIndex>>,
@@ -127,11 +126,28 @@ pub struct Topology<'m> {
     port_nodes: Vec<Vec<Option<NodeIndex>>>,
     /// Each policy's node, by the model's index.
     policy_nodes: Vec<Option<NodeIndex>>,
+    /// `paths()`, computed once.
+    paths: OnceLock<Vec<Path>>,
+}
+
+/// What the paths are found and named from, apart from the graph: [`Topology::build_with_paths`]
+/// finds them while the graph is built.
+#[derive(Debug, Default)]
+struct PathData {
+    /// Each route's (gateway, listener) pairs ([`Topology::route_listeners`]), by the model's index.
+    route_parents: Vec<Vec<(usize, usize)>>,
+    /// Gateway → the first GatewayClass named by its `gatewayClassName`.
+    gateway_class_ix: Vec<Option<usize>>,
     /// Each route rule's section name (`rule-N`, or its name on 1.5), by model indices; empty for
     /// routes outside the topology.
     rule_names: Vec<Vec<String>>,
-    /// `paths()`, computed once.
-    paths: OnceLock<Vec<Path>>,
+}
+
+/// A model with its [`PathData`]: what finds the paths and builds their ids.
+#[derive(Clone, Copy)]
+struct PathView<'a> {
+    model: &'a Model,
+    data: &'a PathData,
 }
 
 /// The order the operator registers policy kinds in (`WithPolicyKinds`, identical at v1.4.6 and v1.5.2).
@@ -152,6 +168,16 @@ impl<'m> Topology<'m> {
     /// Build the topology. Node insertion order follows policy-machinery: objects, then targetables
     /// (classes, gateways, routes, services, listeners, rules, service ports), then policies.
     pub fn build(model: &'m Model) -> Self {
+        Self::build_then(model, false)
+    }
+
+    /// [`Topology::build`] with the path list ([`Topology::path_list`]) found on another core while
+    /// the graph is built (mostly on one): for callers that walk the paths.
+    pub fn build_with_paths(model: &'m Model) -> Self {
+        Self::build_then(model, true)
+    }
+
+    fn build_then(model: &'m Model, with_paths: bool) -> Self {
         let mut t = Topology {
             model,
             graph: DiGraph::new(),
@@ -160,8 +186,7 @@ impl<'m> Topology<'m> {
             attached_at: HashMap::new(),
             attached_in_order: Vec::new(),
             gateway_ix: HashMap::new(),
-            route_parents: Vec::new(),
-            gateway_class_ix: Vec::new(),
+            data: Arc::default(),
             class_nodes: Vec::new(),
             gateway_nodes: Vec::new(),
             listener_nodes: Vec::new(),
@@ -170,31 +195,55 @@ impl<'m> Topology<'m> {
             service_nodes: Vec::new(),
             port_nodes: Vec::new(),
             policy_nodes: Vec::new(),
-            rule_names: Vec::new(),
             paths: OnceLock::new(),
         };
         let mut class_ix: HashMap<&str, usize> = HashMap::new();
         for (i, c) in model.gateway_classes.iter().enumerate() {
             class_ix.entry(c.meta.name.as_str()).or_insert(i);
         }
+        let mut gateway_class_ix = Vec::with_capacity(model.gateways.len());
         for (i, g) in model.gateways.iter().enumerate() {
             t.gateway_ix
                 .entry((g.meta.namespace.as_str(), g.meta.name.as_str()))
                 .or_insert(i);
-            t.gateway_class_ix
-                .push(class_ix.get(g.spec.class_name.value.as_str()).copied());
+            gateway_class_ix.push(class_ix.get(g.spec.class_name.value.as_str()).copied());
         }
         // The listeners of every route, found once on every core: the links, the paths and the
         // route views read them.
-        t.route_parents = crate::par::map(&model.routes, 4096, |r| t.parents_of(r));
-        t.reserve();
-        t.add_objects();
-        t.add_targetables();
-        t.add_sections();
-        t.add_policies();
-        t.link();
-        t.add_extensions();
-        t.index_attached();
+        let route_parents = crate::par::map(&model.routes, 4096, |r| t.parents_of(r));
+        let version = model.version;
+        let rule_names = crate::par::map(&model.routes, 4096, |r| {
+            if !route_in_topology(r.spec.kind, version) {
+                return Vec::new();
+            }
+            (r.spec.rules.iter().enumerate())
+                .map(|(xi, rule)| rule.section_name(xi, version))
+                .collect()
+        });
+        t.data = Arc::new(PathData {
+            route_parents,
+            gateway_class_ix,
+            rule_names,
+        });
+        let graph = |t: &mut Self| {
+            t.reserve();
+            t.add_objects();
+            t.add_targetables();
+            t.add_sections();
+            t.add_policies();
+            t.link();
+            t.add_extensions();
+            t.index_attached();
+        };
+        if with_paths {
+            let data = Arc::clone(&t.data);
+            let view = PathView { model, data: &data };
+            let (paths, ()) = crate::par::join(|| view.paths(), || graph(&mut t));
+            // Set only here: `t.paths` is fresh.
+            let _ = t.paths.set(paths);
+        } else {
+            graph(&mut t);
+        }
         t
     }
 
@@ -294,21 +343,9 @@ impl<'m> Topology<'m> {
                 ));
             }
         }
-        self.rule_names = model
-            .routes
-            .iter()
-            .map(|r| {
-                if !route_in_topology(r.spec.kind, version) {
-                    return Vec::new();
-                }
-                (r.spec.rules.iter().enumerate())
-                    .map(|(xi, rule)| rule.section_name(xi, version))
-                    .collect()
-            })
-            .collect();
         // The rules' locators are built on every core first.
         let mut rule_locators: Vec<Vec<Locator>> = {
-            let rule_names = &self.rule_names;
+            let rule_names = &self.data.rule_names;
             let routes: Vec<usize> = (0..model.routes.len()).collect();
             crate::par::map(&routes, 4096, |&ri| {
                 let r = &model.routes[ri];
@@ -518,7 +555,7 @@ impl<'m> Topology<'m> {
 
     /// The GatewayClass a gateway names (the first with that name), if any.
     pub fn gateway_class_of(&self, gateway: usize) -> Option<usize> {
-        self.gateway_class_ix.get(gateway).copied().flatten()
+        self.view().gateway_class_of(gateway)
     }
 
     fn add(
@@ -711,7 +748,7 @@ impl<'m> Topology<'m> {
     /// order (duplicates kept, as policy-machinery draws duplicate edges). Port, allowedRoutes and
     /// hostnames are not consulted.
     pub fn route_listeners(&self, route: usize) -> &[(usize, usize)] {
-        self.route_parents.get(route).map_or(&[], Vec::as_slice)
+        self.view().route_listeners(route)
     }
 
     /// [`Self::route_listeners`] of one route, from the gateway index.
@@ -755,7 +792,7 @@ impl<'m> Topology<'m> {
             + ports
             + m.policies.len()
             + m.extensions.len();
-        let parents: usize = self.route_parents.iter().map(Vec::len).sum();
+        let parents: usize = self.data.route_parents.iter().map(Vec::len).sum();
         let backends: usize = in_topology()
             .flat_map(|r| &r.spec.rules)
             .map(|x| x.backend_refs.len())
@@ -844,14 +881,216 @@ impl<'m> Topology<'m> {
 
     /// [`Topology::paths`] without the copy: computed on first use, then kept.
     pub fn path_list(&self) -> &[Path] {
-        self.paths.get_or_init(|| self.compute_paths())
+        self.paths.get_or_init(|| self.view().paths())
     }
 
-    fn compute_paths(&self) -> Vec<Path> {
+    /// The section name of a path's rule: `rule-N`, or the rule's name on 1.5.
+    pub fn rule_name(&self, p: &Path) -> &str {
+        self.view().rule_name(p)
+    }
+
+    /// A path's `PathID` (`docs/semantics/paths.md`): `class|ns/gw|ns/gw#listener|ns/route|ns/route#rule`.
+    pub fn path_id(&self, p: &Path) -> String {
+        self.view().path_id(p)
+    }
+
+    /// [`Topology::path_id`] with the `namespace/name` of the path's gateway and route given.
+    pub(crate) fn path_id_with(&self, p: &Path, gk: &str, rk: &str) -> String {
+        self.view().path_id_with(p, gk, rk)
+    }
+
+    fn view(&self) -> PathView<'_> {
+        PathView {
+            model: self.model,
+            data: &self.data,
+        }
+    }
+
+    /// The locators of a path's five targetables, least specific first.
+    pub fn path_locators(&self, p: &Path) -> [Locator; 5] {
+        let m = self.model;
+        let g = &m.gateways[p.gateway];
+        let r = &m.routes[p.route];
+        let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
+        let rl = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
+        [
+            Locator::object(
+                "GatewayClass",
+                GATEWAY_API_GROUP,
+                "",
+                &m.gateway_classes[p.class].meta.name,
+            ),
+            gl.clone(),
+            gl.section(&g.spec.listeners[p.listener].name.value),
+            rl.clone(),
+            rl.section(self.rule_name(p)),
+        ]
+    }
+}
+
+impl<'a> PathView<'a> {
+    fn version(&self) -> KuadrantVersion {
+        self.model.version
+    }
+
+    /// [`Topology::route_listeners`].
+    fn route_listeners(&self, route: usize) -> &'a [(usize, usize)] {
+        (self.data.route_parents.get(route)).map_or(&[], Vec::as_slice)
+    }
+
+    /// [`Topology::gateway_class_of`].
+    fn gateway_class_of(&self, gateway: usize) -> Option<usize> {
+        self.data.gateway_class_ix.get(gateway).copied().flatten()
+    }
+
+    /// [`Topology::path_list`].
+    fn paths(&self) -> Vec<Path> {
         // Routes in parts on every core, the parts' paths joined in route order.
         const ROUTES_PER_THREAD: usize = 4096;
         let routes = self.model.routes.len();
         let threads = crate::par::cores().min(routes / ROUTES_PER_THREAD).max(1);
+        if let Some(order) = PathOrder::new(self)
+            && let Some(paths) = self.paths_in_order(&order, threads)
+        {
+            return paths;
+        }
+        self.sorted_paths(threads)
+    }
+
+    /// The paths in PathID order by enumerating them in that order, when every name ranks apart
+    /// from the others of its scope (gateways, a gateway's listeners, the routes of the topology, a
+    /// route's rules): a path's key then names one path, and sorting by it is going through the
+    /// gateways in (class, gateway) order, each one's listeners in order, the routes attached to
+    /// each listener in order and their rules in order. A path met twice (a route whose
+    /// `parentRefs` name a listener twice) is the same path: it is kept once, as the sort's
+    /// de-duplication keeps it. `None` when names tie (a GRPCRoute and an HTTPRoute of the same
+    /// name, objects never checked against their schemas): [`Topology::sorted_paths`] decides
+    /// those.
+    fn paths_in_order(&self, order: &PathOrder, threads: usize) -> Option<Vec<Path>> {
+        let m = self.model;
+        let version = self.version();
+        fn distinct(ranks: impl Iterator<Item = u32>) -> bool {
+            let mut v: Vec<u32> = ranks.collect();
+            v.sort_unstable();
+            v.windows(2).all(|w| w[0] != w[1])
+        }
+        let routes: Vec<usize> = (0..m.routes.len())
+            .filter(|&ri| route_in_topology(m.routes[ri].spec.kind, version))
+            .collect();
+        if !distinct(order.gateway.iter().copied())
+            || !order.listener.iter().all(|v| distinct(v.iter().copied()))
+            || !distinct(routes.iter().map(|&ri| order.route[ri]))
+            || !routes
+                .iter()
+                .all(|&ri| distinct(order.rule[ri].iter().copied()))
+        {
+            return None;
+        }
+        // Each listener's routes, in route order (a bucket per listener, gateway by gateway).
+        let mut by_rank = routes;
+        by_rank.sort_unstable_by_key(|&ri| order.route[ri]);
+        let mut first_bucket = Vec::with_capacity(m.gateways.len());
+        let mut buckets = 0;
+        for g in &m.gateways {
+            first_bucket.push(buckets);
+            buckets += g.spec.listeners.len();
+        }
+        let mut attached: Vec<Vec<usize>> = vec![Vec::new(); buckets];
+        for &ri in &by_rank {
+            for &(gi, li) in self.route_listeners(ri) {
+                let bucket = &mut attached[first_bucket[gi] + li];
+                if bucket.last() != Some(&ri) {
+                    bucket.push(ri);
+                }
+            }
+        }
+        // Each route's rules in order (most routes' are in it already: none is kept for them).
+        let rule_order: Vec<Option<Vec<usize>>> = (0..m.routes.len())
+            .map(|ri| {
+                let ranks = &order.rule[ri];
+                if ranks.windows(2).all(|w| w[0] < w[1]) {
+                    return None;
+                }
+                let mut v: Vec<usize> = (0..ranks.len()).collect();
+                v.sort_unstable_by_key(|&xi| ranks[xi]);
+                Some(v)
+            })
+            .collect();
+        // The listeners in order, each with its class, and the paths through each.
+        let mut gateways: Vec<(usize, usize)> = (0..m.gateways.len())
+            .filter_map(|gi| Some((self.gateway_class_of(gi)?, gi)))
+            .collect();
+        gateways.sort_unstable_by_key(|&(ci, gi)| (order.class[ci], order.gateway[gi]));
+        let mut listeners: Vec<(usize, usize, usize, usize)> = Vec::new();
+        let mut total = 0;
+        for (ci, gi) in gateways {
+            let mut lis: Vec<usize> = (0..m.gateways[gi].spec.listeners.len()).collect();
+            lis.sort_unstable_by_key(|&li| order.listener[gi][li]);
+            for li in lis {
+                let n: usize = (attached[first_bucket[gi] + li].iter())
+                    .map(|&ri| m.routes[ri].spec.rules.len())
+                    .sum();
+                total += n;
+                listeners.push((ci, gi, li, n));
+            }
+        }
+        // The listeners cut into runs of about the same number of paths, one per core.
+        let per = total.div_ceil(threads.max(1)).max(1);
+        let mut runs = Vec::new();
+        let (mut start, mut count) = (0, 0);
+        for (i, l) in listeners.iter().enumerate() {
+            count += l.3;
+            if count >= per {
+                runs.push(start..i + 1);
+                (start, count) = (i + 1, 0);
+            }
+        }
+        if start < listeners.len() {
+            runs.push(start..listeners.len());
+        }
+        let parts = crate::par::map_ranges(runs, |r| {
+            let room = listeners[r.clone()].iter().map(|l| l.3).sum();
+            let mut out = Vec::with_capacity(if r.start == 0 { total } else { room });
+            for &(ci, gi, li, _) in &listeners[r] {
+                for &ri in &attached[first_bucket[gi] + li] {
+                    let valid = self.path_valid(ri, gi, li);
+                    let mut push = |xi| {
+                        out.push(Path {
+                            class: ci,
+                            gateway: gi,
+                            listener: li,
+                            route: ri,
+                            rule: xi,
+                            valid,
+                        })
+                    };
+                    match &rule_order[ri] {
+                        None => (0..m.routes[ri].spec.rules.len()).for_each(&mut push),
+                        Some(v) => v.iter().copied().for_each(&mut push),
+                    }
+                }
+            }
+            out
+        });
+        // The first run has room for them all: only the others' paths are copied.
+        let mut parts = parts.into_iter();
+        let mut out = parts.next().unwrap_or_default();
+        parts.for_each(|p| out.extend(p));
+        Some(out)
+    }
+
+    /// Whether the path through a route and a listener is valid ([`Path::valid`]).
+    fn path_valid(&self, ri: usize, gi: usize, li: usize) -> bool {
+        let r = &self.model.routes[ri];
+        let listener = &self.model.gateways[gi].spec.listeners[li];
+        let listener_host = listener.hostname.as_ref().map_or("*", |h| h.value.as_str());
+        r.spec.hostnames.is_empty()
+            || (r.spec.hostnames.iter()).any(|h| hostname_subset_of(&h.value, listener_host))
+    }
+
+    /// The paths enumerated route by route on every core, then sorted into PathID order.
+    fn sorted_paths(&self, threads: usize) -> Vec<Path> {
+        let routes = self.model.routes.len();
         // The order of names is found while the paths are.
         let (order, parts) = crate::par::join(
             || PathOrder::new(self),
@@ -948,11 +1187,7 @@ impl<'m> Topology<'m> {
                 let Some(ci) = self.gateway_class_of(gi) else {
                     continue;
                 };
-                let listener = &m.gateways[gi].spec.listeners[li];
-                let listener_host = listener.hostname.as_ref().map_or("*", |h| h.value.as_str());
-                let valid = r.spec.hostnames.is_empty()
-                    || (r.spec.hostnames.iter())
-                        .any(|h| hostname_subset_of(&h.value, listener_host));
+                let valid = self.path_valid(ri, gi, li);
                 for xi in 0..r.spec.rules.len() {
                     out.push(Path {
                         class: ci,
@@ -969,15 +1204,16 @@ impl<'m> Topology<'m> {
     }
 
     /// The section name of a path's rule: `rule-N`, or the rule's name on 1.5.
-    pub fn rule_name(&self, p: &Path) -> &str {
-        self.rule_names
+    fn rule_name(&self, p: &Path) -> &'a str {
+        self.data
+            .rule_names
             .get(p.route)
             .and_then(|v| v.get(p.rule))
             .map_or("", String::as_str)
     }
 
     /// A path's `PathID` (`docs/semantics/paths.md`): `class|ns/gw|ns/gw#listener|ns/route|ns/route#rule`.
-    pub fn path_id(&self, p: &Path) -> String {
+    fn path_id(&self, p: &Path) -> String {
         let m = self.model;
         let (gk, rk) = (
             m.gateways[p.gateway].meta.key(),
@@ -986,8 +1222,8 @@ impl<'m> Topology<'m> {
         self.path_id_with(p, &gk, &rk)
     }
 
-    /// [`Topology::path_id`] with the `namespace/name` of the path's gateway and route given.
-    pub(crate) fn path_id_with(&self, p: &Path, gk: &str, rk: &str) -> String {
+    /// [`PathView::path_id`] with the `namespace/name` of the path's gateway and route given.
+    fn path_id_with(&self, p: &Path, gk: &str, rk: &str) -> String {
         let m = self.model;
         let class = &m.gateway_classes[p.class].meta.name;
         let g = &m.gateways[p.gateway];
@@ -1015,27 +1251,6 @@ impl<'m> Topology<'m> {
         }
         id
     }
-
-    /// The locators of a path's five targetables, least specific first.
-    pub fn path_locators(&self, p: &Path) -> [Locator; 5] {
-        let m = self.model;
-        let g = &m.gateways[p.gateway];
-        let r = &m.routes[p.route];
-        let gl = gateway_locator(&g.meta.namespace, &g.meta.name);
-        let rl = route_locator(r.spec.kind, &r.meta.namespace, &r.meta.name);
-        [
-            Locator::object(
-                "GatewayClass",
-                GATEWAY_API_GROUP,
-                "",
-                &m.gateway_classes[p.class].meta.name,
-            ),
-            gl.clone(),
-            gl.section(&g.spec.listeners[p.listener].name.value),
-            rl.clone(),
-            rl.section(self.rule_name(p)),
-        ]
-    }
 }
 
 /// The PathID order of paths, without building their ids: each part of an id ends with `|` (the
@@ -1054,7 +1269,7 @@ struct PathOrder {
 }
 
 impl PathOrder {
-    fn new(t: &Topology) -> Option<Self> {
+    fn new(t: &PathView<'_>) -> Option<Self> {
         let m = t.model;
         let gateway_keys: Vec<String> = m.gateways.iter().map(|g| g.meta.key()).collect();
         let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
@@ -1072,7 +1287,7 @@ impl PathOrder {
                     .collect()
             })
             .collect();
-        let rules: Vec<Vec<&str>> = (t.rule_names.iter())
+        let rules: Vec<Vec<&str>> = (t.data.rule_names.iter())
             .map(|v| v.iter().map(String::as_str).collect())
             .collect();
         let bar = |s: &&str| s.contains('|');
@@ -1231,8 +1446,9 @@ mod tests {
     use super::*;
     use crate::load::{Input, LoadOptions, load};
 
-    /// Names that are prefixes of one another and differ by the bytes around `|` and `#`.
-    fn estate() -> String {
+    /// Names that are prefixes of one another and differ by the bytes around `|` and `#`; with
+    /// `grpc`, a GRPCRoute of the same namespace and name as an HTTPRoute.
+    fn estate(grpc: bool) -> String {
         let mut s = String::new();
         for class in ["gc", "gc-a"] {
             s.push_str(&format!(
@@ -1274,7 +1490,8 @@ mod tests {
             ("HTTPRoute", "n", "r.1", "[\"*.example.com\"]"),
             ("GRPCRoute", "n", "r", "[b.example.com]"),
         ];
-        for (i, (kind, ns, name, hosts)) in routes.into_iter().enumerate() {
+        let routes = &routes[..if grpc { 5 } else { 4 }];
+        for (i, &(kind, ns, name, hosts)) in routes.iter().enumerate() {
             // `n` is quoted (kubectl reads a plain `n` as a boolean). The last parentRef names the
             // route's namespace by leaving it out: the CRD's rule that references to one parent all
             // have a sectionName or none compares the written namespaces, so it does not apply.
@@ -1298,15 +1515,20 @@ mod tests {
 
     /// The path list (its order, the paths kept among equal ids, their validity) is what sorting
     /// the built ids of every enumerated path gives, on names whose ids sort differently from
-    /// their parts: `g-1` < `g1` < `g|` inside an id, `rule-1` < `rule-10` < `rule-2`.
-    /// GRPCRoute `n/r` has the ids of HTTPRoute `n/r` on 1.5: the first enumerated is kept.
+    /// their parts: `g-1` < `g1` < `g|` inside an id, `rule-1` < `rule-10` < `rule-2`, and on
+    /// routes naming a listener twice. GRPCRoute `n/r` has the ids of HTTPRoute `n/r` on 1.5: the
+    /// first enumerated is kept. Both ways of finding the list are checked: enumerating in order
+    /// (names that rank apart) and sorting (every estate; the only way with the tie).
     #[test]
     fn path_order_is_the_order_of_the_ids() {
-        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+        let cases = [KuadrantVersion::V1_4, KuadrantVersion::V1_5]
+            .into_iter()
+            .flat_map(|v| [(v, false), (v, true)]);
+        for (version, grpc) in cases {
             let l = load(
                 &[Input::Text {
                     name: "paths.yaml".into(),
-                    bytes: estate().into_bytes(),
+                    bytes: estate(grpc).into_bytes(),
                 }],
                 &LoadOptions {
                     version,
@@ -1350,9 +1572,26 @@ mod tests {
             want.dedup_by(|later, first| later.0 == first.0);
             assert!(want.len() > 300, "{version:?}: {}", want.len());
             assert!(want.iter().any(|w| !w.1.valid) && want.iter().any(|w| w.1.valid));
-            let got: Vec<(String, Path)> =
-                t.path_list().iter().map(|p| (t.path_id(p), *p)).collect();
-            assert_eq!(got, want, "{version:?}");
+            let ids = |paths: &[Path]| -> Vec<(String, Path)> {
+                paths.iter().map(|p| (t.path_id(p), *p)).collect()
+            };
+            assert_eq!(ids(t.path_list()), want, "{version:?}, grpc {grpc}");
+            // Found while the graph is built, the same list.
+            let beside = Topology::build_with_paths(&l.model);
+            assert_eq!(beside.paths.get().map(Vec::as_slice), Some(t.path_list()));
+            assert_eq!(
+                ids(&t.view().sorted_paths(2)),
+                want,
+                "{version:?}, grpc {grpc}"
+            );
+            let order = PathOrder::new(&t.view()).expect("no name has a |");
+            let in_order = t.view().paths_in_order(&order, 2);
+            // The tie exists on 1.5 only (1.4's topology has no GRPCRoute).
+            let tie = grpc && version == KuadrantVersion::V1_5;
+            assert_eq!(in_order.is_none(), tie, "{version:?}, grpc {grpc}");
+            if let Some(paths) = in_order {
+                assert_eq!(ids(&paths), want, "{version:?}, grpc {grpc}");
+            }
         }
     }
 
