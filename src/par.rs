@@ -55,6 +55,89 @@ pub(crate) fn map<T: Sync, R: Send>(
     .collect()
 }
 
+/// `a` and `b` at the same time on the pool's threads when `parallel` (and there are two cores),
+/// else one after the other on the calling thread: for two pieces of work on apart data, each
+/// run once (which [`join`]'s `a`, called again on one core, cannot be).
+pub(crate) fn join_mut_if<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    match pool().filter(|_| parallel && cores() >= 2) {
+        Some(p) => p.join(a, b),
+        None => (a(), b()),
+    }
+}
+
+/// `f` on each item of `items` with the item of `others` at the same index (`others` no longer
+/// than `items`), on the pool's threads when there are at least `min_per_thread` items for each.
+pub(crate) fn zip_mut<A: Send, B: Send>(
+    items: &mut [A],
+    others: Vec<B>,
+    min_per_thread: usize,
+    f: impl Fn(&mut A, B) + Sync + Send,
+) {
+    let parallel = items.len() >= 2 * min_per_thread.max(1);
+    match pool().filter(|_| parallel && cores() >= 2) {
+        Some(p) => p.install(|| {
+            (items.par_iter_mut().zip(others.into_par_iter()))
+                .with_min_len(min_per_thread.max(1))
+                .for_each(|(a, b)| f(a, b))
+        }),
+        None => items.iter_mut().zip(others).for_each(|(a, b)| f(a, b)),
+    }
+}
+
+/// `f` over `items` in order, on at most `runs` contiguous runs of them at once, each run with a
+/// state of its own made by `init` (the first item of a run meets a fresh state). The results are
+/// written in place in the list returned, not gathered from lists of runs. Without threads, or
+/// with one run, every item meets one state on the calling thread.
+pub(crate) fn map_with<T: Sync, S, R: Send>(
+    items: &[T],
+    runs: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, &T) -> R + Sync + Send,
+) -> Vec<R> {
+    let per = items.len().div_ceil(runs.max(1)).max(1);
+    match pool().filter(|_| cores() >= 2 && runs >= 2) {
+        Some(p) => {
+            let mut out = Vec::with_capacity(items.len());
+            p.install(|| {
+                (items.par_iter().with_min_len(per))
+                    .map_init(&init, &f)
+                    .collect_into_vec(&mut out)
+            });
+            out
+        }
+        None => {
+            let mut state = init();
+            items.iter().map(|x| f(&mut state, x)).collect()
+        }
+    }
+}
+
+/// `f` on each `chunk`-long part of `items` (the last one shorter) with its index, the parts
+/// on the pool's threads at once; in order on the calling thread on one core or without a pool.
+/// The results in part order.
+pub(crate) fn chunks_mut<T: Send, R: Send>(
+    items: &mut [T],
+    chunk: usize,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let chunk = chunk.max(1);
+    match pool().filter(|_| cores() >= 2 && items.len() > chunk) {
+        Some(p) => p.install(|| {
+            (items.par_chunks_mut(chunk).enumerate())
+                .with_max_len(1)
+                .map(|(i, c)| f(i, c))
+                .collect()
+        }),
+        None => (items.chunks_mut(chunk).enumerate())
+            .map(|(i, c)| f(i, c))
+            .collect(),
+    }
+}
+
 /// `f` on a thread of the pool, with its 8 MiB stack, whatever the caller's (a test's thread has
 /// 2 MiB); on the calling thread when called from the pool, or if no thread can start.
 pub(crate) fn with_stack<R: Send>(f: impl Fn() -> R + Sync) -> R {
@@ -271,6 +354,21 @@ pub(crate) fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
     match pool() {
         Some(p) if cores() >= 2 && v.len() >= 2 * PER_THREAD => p.install(|| v.par_sort_unstable()),
         _ => v.sort_unstable(),
+    }
+}
+
+/// `v` sorted by `cmp` ([`sort_unstable`] with a comparison): `cmp` must find equal only items
+/// that are alike, so that the order they end in does not matter.
+pub(crate) fn sort_unstable_by<T: Send>(
+    v: &mut [T],
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Sync,
+) {
+    const PER_THREAD: usize = 1 << 14;
+    match pool() {
+        Some(p) if cores() >= 2 && v.len() >= 2 * PER_THREAD => {
+            p.install(|| v.par_sort_unstable_by(&cmp))
+        }
+        _ => v.sort_unstable_by(cmp),
     }
 }
 

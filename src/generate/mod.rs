@@ -287,7 +287,7 @@ fn generate_in_runs(
                 .is_none_or(|s| s.contains(&(g.meta.namespace.clone(), g.meta.name.clone())))
         })
         .collect();
-    let route_keys: Vec<String> = m.routes.iter().map(|r| r.meta.key()).collect();
+    let route_keys: Vec<String> = crate::par::map(&m.routes, 4096, |r| r.meta.key());
     let route_namespaces: Vec<Arc<str>> =
         route_keys.iter().map(|k| Arc::from(k.as_str())).collect();
     let ctx = paths::PassContext {

@@ -115,7 +115,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
-    let mut chunks: Vec<(SourceId, std::sync::Arc<str>, usize, usize)> = Vec::new();
+    let mut chunks: Vec<(SourceId, crate::source::SourceText, usize, usize)> = Vec::new();
     for (id, text) in &texts {
         file_chunks(
             *id,
@@ -277,9 +277,9 @@ fn replace_overwritten(model: &mut Model, v: &Validated, diags: &mut Diagnostics
 /// each object is a document, and broken JSON is reported with serde_json's message.
 fn file_chunks(
     id: SourceId,
-    text: &std::sync::Arc<str>,
+    text: &crate::source::SourceText,
     sources: &mut SourceMap,
-    chunks: &mut Vec<(SourceId, std::sync::Arc<str>, usize, usize)>,
+    chunks: &mut Vec<(SourceId, crate::source::SourceText, usize, usize)>,
     diags: &mut Diagnostics,
 ) {
     if text.trim_start().starts_with('{') {
@@ -305,8 +305,8 @@ fn file_chunks(
 /// The objects of a JSON stream, one chunk each; the first syntax error ends the stream.
 fn json_chunks(
     id: SourceId,
-    text: &std::sync::Arc<str>,
-    chunks: &mut Vec<(SourceId, std::sync::Arc<str>, usize, usize)>,
+    text: &crate::source::SourceText,
+    chunks: &mut Vec<(SourceId, crate::source::SourceText, usize, usize)>,
     diags: &mut Diagnostics,
 ) {
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
@@ -373,7 +373,7 @@ pub(crate) struct ParsedFile {
 /// each file.
 pub(crate) fn parse_file(
     id: SourceId,
-    text: &std::sync::Arc<str>,
+    text: &crate::source::SourceText,
     sources: &mut SourceMap,
     opts: &LoadOptions,
 ) -> ParsedFile {
@@ -504,7 +504,7 @@ fn helm_source(doc: &str) -> Option<(String, usize)> {
 
 /// Read every input into the source map (files in discovery order), recording the file names;
 /// unreadable paths and non-text files become diagnostics.
-fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, std::sync::Arc<str>)> {
+fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, crate::source::SourceText)> {
     let mut texts = Vec::new();
     // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
     // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.
@@ -588,6 +588,12 @@ fn read_regular_or_stream(file: std::fs::File, max: u64) -> Result<Vec<u8>, Stre
     if meta.len() > max {
         return Err(StreamError::TooLarge(max));
     }
+    #[cfg(unix)]
+    if meta.len() >= PARALLEL_READ_FROM
+        && let Some(bytes) = read_in_parts(&file, meta.len())
+    {
+        return Ok(bytes);
+    }
     // The size may change between the check and the read: the read is bounded all the same.
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
     file.take(max.saturating_add(1))
@@ -597,6 +603,31 @@ fn read_regular_or_stream(file: std::fs::File, max: u64) -> Result<Vec<u8>, Stre
         return Err(StreamError::TooLarge(max));
     }
     Ok(bytes)
+}
+
+/// Regular files from this size on are read in parts on every core at once ([`read_in_parts`]).
+#[cfg(unix)]
+const PARALLEL_READ_FROM: u64 = 8 << 20;
+
+/// The `len` bytes of a regular file, its parts read at their offsets on every core at once: the
+/// kernel's copy into fresh memory (a page fault per 4 KiB) is most of a large file's read, and
+/// nothing else can start before it ends. `None` when the file is not exactly `len` bytes long by
+/// the end of the reads (it changed meanwhile) or a read fails: the caller reads it again from the
+/// start, bounded, as it reads any file.
+#[cfg(unix)]
+fn read_in_parts(file: &std::fs::File, len: u64) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let len = usize::try_from(len).ok()?;
+    // Zeroed memory fresh from the system (the allocator does not write it): the reads fault it in.
+    let mut bytes = vec![0u8; len];
+    let part = len.div_ceil(crate::par::cores().max(1)).max(1);
+    let read = crate::par::chunks_mut(&mut bytes, part, |i, chunk| {
+        file.read_exact_at(chunk, (i * part) as u64).is_ok()
+    });
+    // Nothing after the last byte: the file did not grow since its size was read.
+    let mut after = [0u8; 1];
+    let ended = matches!(file.read_at(&mut after, len as u64), Ok(0));
+    (read.iter().all(|ok| *ok) && ended).then_some(bytes)
 }
 
 /// Why a stream could not be read.

@@ -169,69 +169,88 @@ pub fn effective(t: &Topology) -> Vec<PathEffective> {
     effective_in_runs(t, crate::par::cores().min(paths / MIN_PER_THREAD).max(1))
 }
 
-/// [`effective`] on `threads` contiguous runs of paths.
+/// [`effective`] on `threads` contiguous runs of paths, each run's results written in place in
+/// the list (a million paths' results are not copied again from lists of runs).
 fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
-    let paths = t.path_list();
-    let runs = crate::par::even_ranges(paths.len(), threads);
-    crate::par::map_ranges(runs, |r| effective_of(t, &paths[r]))
-        .into_iter()
-        .flatten()
-        .collect()
+    crate::par::map_with(t.path_list(), threads, || Run::new(t), Run::effective)
 }
 
-/// [`effective`] of some paths.
-fn effective_of(t: &Topology, paths: &[Path]) -> Vec<PathEffective> {
-    let parts = PolicyParts::new(t);
+/// The state of one run of paths: each distinct policy list folded once, and the paths that
+/// share their policy nodes sharing one result.
+struct Run<'t, 'm> {
+    t: &'t Topology<'m>,
+    parts: PolicyParts<'t, 'm>,
     // Paths multiply (listeners × routes × rules) but their policy lists repeat: fold each distinct
     // list once, and let paths with the same list share the result. Most paths have no policy of a
     // kind at all.
-    let mut memo: HashMap<(PolicyKind, Vec<usize>), Option<Arc<Effective>>> = HashMap::new();
-    let mut one = |p: &Path, kind: PolicyKind| -> Option<Arc<Effective>> {
-        if !kind_applies(t, p, kind) {
-            return None;
-        }
-        let policies = policies_in_path(t, p, kind);
-        if policies.is_empty() {
-            return None;
-        }
-        memo.entry((kind, policies))
-            .or_insert_with_key(|(k, list)| parts.fold_effective(*k, list.clone()).map(Arc::new))
-            .clone()
-    };
+    memo: HashMap<(PolicyKind, Vec<usize>), Option<Arc<Effective>>>,
     // A path's lists depend only on the nodes of its targetables that hold policies (and, for
     // TokenRateLimitPolicies, on its route being an HTTPRoute): paths through the same such nodes
     // (the listeners of a gateway without listener policies, say) get their results from one look.
     // Paths come in runs with the same such nodes (a route's rules without policies of their
     // own), so the previous path's result is tried first.
-    const NONE: u32 = u32::MAX;
-    type Key = ([u32; 5], bool);
-    let mut by_nodes: HashMap<Key, PathEffective> = HashMap::new();
-    let mut last: Option<(Key, PathEffective)> = None;
-    paths
-        .iter()
-        .map(|p| {
-            let nodes = t.path_nodes(p).map(|n| match n {
-                Some(n) if t.has_policies(n) => u32::try_from(n.index()).unwrap_or(NONE),
-                _ => NONE,
-            });
-            let key = (nodes, t.model.routes[p.route].spec.kind == RouteKind::Http);
-            if let Some((k, e)) = &last
-                && *k == key
-            {
-                return e.clone();
+    by_nodes: HashMap<NodesKey, PathEffective>,
+    last: Option<(NodesKey, PathEffective)>,
+}
+
+/// The nodes of a path's targetables that hold policies, and whether its route is an HTTPRoute.
+type NodesKey = ([u32; 5], bool);
+
+impl<'t, 'm> Run<'t, 'm> {
+    fn new(t: &'t Topology<'m>) -> Self {
+        Run {
+            t,
+            parts: PolicyParts::new(t),
+            memo: HashMap::new(),
+            by_nodes: HashMap::new(),
+            last: None,
+        }
+    }
+
+    fn one(&mut self, p: &Path, kind: PolicyKind) -> Option<Arc<Effective>> {
+        if !kind_applies(self.t, p, kind) {
+            return None;
+        }
+        let policies = policies_in_path(self.t, p, kind);
+        if policies.is_empty() {
+            return None;
+        }
+        let parts = &self.parts;
+        self.memo
+            .entry((kind, policies))
+            .or_insert_with_key(|(k, list)| parts.fold_effective(*k, list.clone()).map(Arc::new))
+            .clone()
+    }
+
+    /// The effective policies of the next path of the run.
+    fn effective(&mut self, p: &Path) -> PathEffective {
+        const NONE: u32 = u32::MAX;
+        let t = self.t;
+        let nodes = t.path_nodes(p).map(|n| match n {
+            Some(n) if t.has_policies(n) => u32::try_from(n.index()).unwrap_or(NONE),
+            _ => NONE,
+        });
+        let key = (nodes, t.model.routes[p.route].spec.kind == RouteKind::Http);
+        if let Some((k, e)) = &self.last
+            && *k == key
+        {
+            return e.clone();
+        }
+        let e = match self.by_nodes.get(&key) {
+            Some(e) => e.clone(),
+            None => {
+                let e = PathEffective {
+                    rate_limit: self.one(p, PolicyKind::RateLimit),
+                    auth: self.one(p, PolicyKind::Auth),
+                    token_rate_limit: self.one(p, PolicyKind::TokenRateLimit),
+                };
+                self.by_nodes.insert(key, e.clone());
+                e
             }
-            let e = by_nodes
-                .entry(key)
-                .or_insert_with(|| PathEffective {
-                    rate_limit: one(p, PolicyKind::RateLimit),
-                    auth: one(p, PolicyKind::Auth),
-                    token_rate_limit: one(p, PolicyKind::TokenRateLimit),
-                })
-                .clone();
-            last = Some((key, e.clone()));
-            e
-        })
-        .collect()
+        };
+        self.last = Some((key, e.clone()));
+        e
+    }
 }
 
 #[cfg(test)]

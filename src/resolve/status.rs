@@ -522,11 +522,12 @@ fn walks(
     // No path at all: no run, and every wanted policy's walk is empty.
     let mut out = parts.next().unwrap_or_else(fresh);
     for part in parts {
-        for (w, later) in out.iter_mut().zip(part) {
+        // Policy by policy on every core.
+        crate::par::zip_mut(&mut out, part, 1024, |w, later| {
             if let (Some(w), Some(later)) = (w, later) {
                 w.append(later);
             }
-        }
+        });
     }
     out
 }

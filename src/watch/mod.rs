@@ -132,7 +132,7 @@ struct FileState {
     /// The file's absolute path, to match change events.
     absolute: PathBuf,
     /// The text last read (parsed or not).
-    text: Arc<str>,
+    text: crate::source::SourceText,
     /// Two source ids used in turn: `ids[current]` holds the text of `good`; a new text is parsed
     /// into the other one, which becomes current when the text parses.
     ids: [SourceId; 2],
@@ -495,8 +495,8 @@ impl Watch {
     /// between listing and reading is left as it was: the next event lists it again.
     fn read(&mut self, p: &Path) -> bool {
         let name = p.display().to_string();
-        let text: Result<Arc<str>, Diagnostics> =
-            load::read_path(p, &mut self.sources).map(Arc::from);
+        let text: Result<crate::source::SourceText, Diagnostics> =
+            load::read_path(p, &mut self.sources).map(Into::into);
         if let Err(d) = &text
             && !p.exists()
             && d.iter().all(|d| d.code == Code::UnreadableInput)
@@ -510,7 +510,7 @@ impl Watch {
                 p.to_path_buf(),
                 FileState {
                     absolute: absolute(p),
-                    text: Arc::from(""),
+                    text: "".into(),
                     ids,
                     current: 0,
                     good: ParsedFile::default(),
