@@ -286,10 +286,29 @@ fn file_chunks(
         json_chunks(id, text, chunks, diags);
         return;
     }
-    for c in split::documents(text) {
-        // Slice: chunks from `split::documents(text)` lie within `text` on line boundaries.
-        let doc = &text[c.offset..c.offset + c.len];
-        match helm_source(doc) {
+    // The documents and their helm markers of a large stream are found in pieces on every core.
+    let pieces = (text.len() >= PARALLEL_SPLIT_FROM)
+        .then(|| split::pieces(text, crate::par::cores()))
+        .filter(|p| p.len() > 1);
+    let in_piece = |r: std::ops::Range<usize>| {
+        // Slice: pieces lie within `text` on line boundaries.
+        let piece = &text[r.clone()];
+        (split::documents(piece).into_iter())
+            .map(|c| {
+                // Slice: chunks from `split::documents(piece)` lie within it on line boundaries.
+                let doc = &piece[c.offset..c.offset + c.len];
+                (r.start + c.offset, c.len, helm_source(doc))
+            })
+            .collect::<Vec<_>>()
+    };
+    let found = match pieces {
+        Some(pieces) => crate::par::map_ranges(pieces, in_piece).concat(),
+        None => in_piece(0..text.len()),
+    };
+    for (offset, len, helm) in found {
+        // Slice: `offset` and `len` are a chunk's, within `text`.
+        let doc = &text[offset..offset + len];
+        match helm {
             Some((template, body_start)) => {
                 let body = &doc[body_start..];
                 let hid = sources.add(template, body);
@@ -297,10 +316,13 @@ fn file_chunks(
                 let len = body.len();
                 chunks.push((hid, body, 0, len));
             }
-            None => chunks.push((id, text.clone(), c.offset, c.len)),
+            None => chunks.push((id, text.clone(), offset, len)),
         }
     }
 }
+
+/// Streams from this size on are split into documents in pieces on every core.
+const PARALLEL_SPLIT_FROM: usize = 8 << 20;
 
 /// The objects of a JSON stream, one chunk each; the first syntax error ends the stream.
 fn json_chunks(

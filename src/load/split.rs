@@ -34,6 +34,34 @@ pub(super) fn documents(text: &str) -> Vec<Chunk> {
     chunks
 }
 
+/// `text` cut into at most `parts` pieces that each begin with a document marker (but the first),
+/// near even offsets: [`documents`] of the pieces, shifted by their starts, are the documents of
+/// the whole (a marker begins a document wherever the stream is read from, and a piece ends where
+/// a line does).
+pub(super) fn pieces(text: &str, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let mut starts = vec![0];
+    let per = text.len() / parts.max(1);
+    for k in 1..parts.max(1) {
+        let from = (k * per).max(starts.last().copied().unwrap_or(0));
+        let marker = memchr::memmem::find_iter(&text.as_bytes()[from..], b"\n---")
+            .map(|i| from + i + 1)
+            // Slice: just after a line feed, a char boundary.
+            .find(|&pos| is_marker(&text[pos..], "---"));
+        match marker {
+            Some(pos) if pos > starts.last().copied().unwrap_or(0) => starts.push(pos),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    starts
+        .iter()
+        .copied()
+        .zip(ends)
+        .map(|(a, b)| a..b)
+        .collect()
+}
+
 fn push(text: &str, start: usize, end: usize, chunks: &mut Vec<Chunk>) {
     // Slice: the splitter only passes line-start offsets and `text.len()`, all char boundaries.
     let body = &text[start..end];
@@ -64,6 +92,36 @@ mod tests {
             .into_iter()
             .map(|c| &s[c.offset..c.offset + c.len])
             .collect()
+    }
+
+    /// The documents of the pieces are those of the whole stream, for every number of pieces,
+    /// on streams whose markers sit near the cuts, at the start and at the end.
+    #[test]
+    fn pieces_split_as_the_whole() {
+        let streams = [
+            "a: 1\n---\nb: 2\n--- \nc: 3\n---\t# x\nd: '---'\n  ---\n---\n",
+            "---\na: 1\n---\n---\n# only\n---\nb: 2",
+            "a: 1\n---x\nb: 2\n----\nc: 3\n",
+            "",
+        ];
+        for s in streams {
+            let whole = documents(s);
+            for parts in 1..=12 {
+                let pieces = pieces(s, parts);
+                assert!(pieces.len() <= parts.max(1), "{s:?} {parts}");
+                assert_eq!(pieces.first().map(|r| r.start), Some(0));
+                assert_eq!(pieces.last().map(|r| r.end), Some(s.len()));
+                let got: Vec<Chunk> = (pieces.iter())
+                    .flat_map(|r| {
+                        documents(&s[r.clone()]).into_iter().map(|c| Chunk {
+                            offset: c.offset + r.start,
+                            len: c.len,
+                        })
+                    })
+                    .collect();
+                assert_eq!(got, whole, "{s:?} in {parts} pieces {pieces:?}");
+            }
+        }
     }
 
     #[test]
