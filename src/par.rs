@@ -378,6 +378,30 @@ mod tests {
 
     /// The chunked map gives the items' results in their order, whatever the lengths and chunk
     /// sizes (chunks of one, a last partial chunk, fewer items than threads).
+    /// Mapped with a state per run, the items give what a plain map gives, in order, whatever the
+    /// number of runs; a run's state is its own (each item sees a count of the items before it in
+    /// its run, never more than the run's length).
+    #[test]
+    fn map_with_states_keeps_the_order() {
+        let items: Vec<usize> = (0..50_000).collect();
+        for runs in [0, 1, 2, 3, 8] {
+            let got = map_with(
+                &items,
+                runs,
+                || 0usize,
+                |seen, &i| {
+                    *seen += 1;
+                    (i * 3 + 1, *seen)
+                },
+            );
+            let values: Vec<usize> = got.iter().map(|g| g.0).collect();
+            let want: Vec<usize> = items.iter().map(|&i| i * 3 + 1).collect();
+            assert_eq!(values, want, "runs {runs}");
+            assert!(got.iter().all(|g| g.1 >= 1 && g.1 <= items.len()));
+            assert_eq!(got.first().map(|g| g.1), Some(1), "runs {runs}");
+        }
+    }
+
     #[test]
     fn chunked_map_keeps_the_order() {
         for len in [0, 1, 2, 3, 7, 64, 100, 1000] {

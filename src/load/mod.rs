@@ -1257,6 +1257,29 @@ pub fn object_value(
 mod tests {
     use super::*;
 
+    /// A file large enough to be read in parts gives its bytes, every one in its place, as the
+    /// sequential read does.
+    #[cfg(unix)]
+    #[test]
+    fn a_large_file_read_in_parts_is_the_file() {
+        let len = PARALLEL_READ_FROM as usize + 12_345;
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4093) as u8).collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("large.yaml");
+        std::fs::write(&path, &bytes).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        assert_eq!(
+            read_in_parts(&file, len as u64).as_deref(),
+            Some(&bytes[..])
+        );
+        // A size that is not the file's (it grew, or shrank, since): none, the caller reads again.
+        assert_eq!(read_in_parts(&file, len as u64 - 1), None);
+        assert_eq!(read_in_parts(&file, len as u64 + 1), None);
+        let file = std::fs::File::open(&path).expect("open");
+        let read = read_regular_or_stream(file, MAX_FILE_BYTES).expect("read");
+        assert!(read == bytes, "the whole read differs");
+    }
+
     /// Current objects are parsed on several threads: they come back in document order, and a bad
     /// document is reported where it is.
     #[test]
