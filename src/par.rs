@@ -55,20 +55,6 @@ pub(crate) fn map<T: Sync, R: Send>(
     .collect()
 }
 
-/// `a` and `b` at the same time on the pool's threads when `parallel` (and there are two cores),
-/// else one after the other on the calling thread: for two pieces of work on apart data, each
-/// run once (which [`join`]'s `a`, called again on one core, cannot be).
-pub(crate) fn join_mut_if<A: Send, B: Send>(
-    parallel: bool,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    match pool().filter(|_| parallel && cores() >= 2) {
-        Some(p) => p.join(a, b),
-        None => (a(), b()),
-    }
-}
-
 /// `f` on each item of `items` with the item of `others` at the same index (`others` no longer
 /// than `items`), on the pool's threads when there are at least `min_per_thread` items for each.
 pub(crate) fn zip_mut<A: Send, B: Send>(
@@ -172,14 +158,18 @@ pub(crate) fn join<A: Send, B: Send>(
     }
 }
 
-/// [`join`] when `parallel`, else `a` then `b` on the calling thread: for work whose size decides
-/// whether a thread pays for itself.
+/// `a` and `b` at the same time on the pool's threads when `parallel` (and there are two cores),
+/// else `a` then `b` on the calling thread: for work whose size decides whether a thread pays for
+/// itself. Each runs once, so either may move what it holds or change data of its own.
 pub(crate) fn join_if<A: Send, B: Send>(
     parallel: bool,
-    a: impl Fn() -> A + Sync,
+    a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
-    if parallel { join(a, b) } else { (a(), b()) }
+    match pool().filter(|_| parallel && cores() >= 2) {
+        Some(p) => p.join(a, b),
+        None => (a(), b()),
+    }
 }
 
 /// `f` on every range, each a task of the pool's threads, the results in range order. A panic in
@@ -338,23 +328,22 @@ pub(crate) fn drop_in_parts<T: Send>(mut items: Vec<T>, min_per_thread: usize) {
     map_owned(parts, 1, drop);
 }
 
-/// The parts of a [`map_ranges`] joined in order; a single part is taken as it is, not copied.
-pub(crate) fn joined<T: Clone>(mut parts: Vec<Vec<T>>) -> Vec<T> {
-    if parts.len() == 1 {
-        return parts.pop().unwrap_or_default();
-    }
-    parts.concat()
+/// The parts of a [`map_ranges`] joined in order into the first: only the later parts are copied
+/// (none when there is one), into the first part's spare room when it was made with room for all.
+pub(crate) fn joined<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let later: usize = parts.iter().skip(1).map(Vec::len).sum();
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_default();
+    out.reserve_exact(later);
+    parts.for_each(|p| out.extend(p));
+    out
 }
 
 /// `v` sorted (`sort_unstable`): with many items, on the pool's threads (rayon's parallel sort).
 /// Items that compare equal may end in any order, as with `sort_unstable`: the callers' items that
 /// compare equal are equal.
 pub(crate) fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
-    const PER_THREAD: usize = 1 << 16;
-    match pool() {
-        Some(p) if cores() >= 2 && v.len() >= 2 * PER_THREAD => p.install(|| v.par_sort_unstable()),
-        _ => v.sort_unstable(),
-    }
+    sort_unstable_by(v, T::cmp);
 }
 
 /// `v` sorted by `cmp` ([`sort_unstable`] with a comparison): `cmp` must find equal only items
@@ -379,8 +368,7 @@ mod tests {
     /// The chunked map gives the items' results in their order, whatever the lengths and chunk
     /// sizes (chunks of one, a last partial chunk, fewer items than threads).
     /// Mapped with a state per run, the items give what a plain map gives, in order, whatever the
-    /// number of runs; a run's state is its own (each item sees a count of the items before it in
-    /// its run, never more than the run's length).
+    /// number of runs, and the first item meets a fresh state.
     #[test]
     fn map_with_states_keeps_the_order() {
         let items: Vec<usize> = (0..50_000).collect();
@@ -397,7 +385,6 @@ mod tests {
             let values: Vec<usize> = got.iter().map(|g| g.0).collect();
             let want: Vec<usize> = items.iter().map(|&i| i * 3 + 1).collect();
             assert_eq!(values, want, "runs {runs}");
-            assert!(got.iter().all(|g| g.1 >= 1 && g.1 <= items.len()));
             assert_eq!(got.first().map(|g| g.1), Some(1), "runs {runs}");
         }
     }

@@ -52,12 +52,6 @@ impl From<&str> for SourceText {
     }
 }
 
-impl From<&String> for SourceText {
-    fn from(s: &String) -> Self {
-        SourceText(Arc::new(s.clone()))
-    }
-}
-
 /// One input: its display name (path, `<stdin>`, or a helm `# Source:` name) and its text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {

@@ -949,12 +949,11 @@ impl<'a> PathView<'a> {
         const ROUTES_PER_THREAD: usize = 4096;
         let routes = self.model.routes.len();
         let threads = crate::par::cores().min(routes / ROUTES_PER_THREAD).max(1);
-        if let Some(order) = PathOrder::new(self)
-            && let Some(paths) = self.paths_in_order(&order, threads)
-        {
+        let order = PathOrder::new(self);
+        if let Some(paths) = (order.as_ref()).and_then(|o| self.paths_in_order(o, threads)) {
             return paths;
         }
-        self.sorted_paths(threads)
+        self.sorted_paths(order, threads)
     }
 
     /// The paths in PathID order by enumerating them in that order, when every name ranks apart
@@ -1049,34 +1048,41 @@ impl<'a> PathView<'a> {
             runs.push(start..listeners.len());
         }
         let parts = crate::par::map_ranges(runs, |r| {
+            // The first run has room for them all: only the others' paths are copied after.
             let room = listeners[r.clone()].iter().map(|l| l.3).sum();
             let mut out = Vec::with_capacity(if r.start == 0 { total } else { room });
             for &(ci, gi, li, _) in &listeners[r] {
                 for &ri in &attached[first_bucket[gi] + li] {
-                    let valid = self.path_valid(ri, gi, li);
-                    let mut push = |xi| {
-                        out.push(Path {
-                            class: ci,
-                            gateway: gi,
-                            listener: li,
-                            route: ri,
-                            rule: xi,
-                            valid,
-                        })
-                    };
+                    let through = (ci, gi, li, ri);
                     match &rule_order[ri] {
-                        None => (0..m.routes[ri].spec.rules.len()).for_each(&mut push),
-                        Some(v) => v.iter().copied().for_each(&mut push),
+                        None => {
+                            self.push_paths(through, 0..m.routes[ri].spec.rules.len(), &mut out)
+                        }
+                        Some(v) => self.push_paths(through, v.iter().copied(), &mut out),
                     }
                 }
             }
             out
         });
-        // The first run has room for them all: only the others' paths are copied.
-        let mut parts = parts.into_iter();
-        let mut out = parts.next().unwrap_or_default();
-        parts.for_each(|p| out.extend(p));
-        Some(out)
+        Some(crate::par::joined(parts))
+    }
+
+    /// The paths through `(class, gateway, listener, route)`, one per rule of `rules`, onto `out`.
+    fn push_paths(
+        &self,
+        (class, gateway, listener, route): (usize, usize, usize, usize),
+        rules: impl Iterator<Item = usize>,
+        out: &mut Vec<Path>,
+    ) {
+        let valid = self.path_valid(route, gateway, listener);
+        out.extend(rules.map(|rule| Path {
+            class,
+            gateway,
+            listener,
+            route,
+            rule,
+            valid,
+        }));
     }
 
     /// Whether the path through a route and a listener is valid ([`Path::valid`]).
@@ -1088,18 +1094,13 @@ impl<'a> PathView<'a> {
             || (r.spec.hostnames.iter()).any(|h| hostname_subset_of(&h.value, listener_host))
     }
 
-    /// The paths enumerated route by route on every core, then sorted into PathID order.
-    fn sorted_paths(&self, threads: usize) -> Vec<Path> {
+    /// The paths enumerated route by route on every core, then sorted into PathID order by `order`
+    /// (`None` when a name holds a `|`: by the ids themselves).
+    fn sorted_paths(&self, order: Option<PathOrder>, threads: usize) -> Vec<Path> {
         let routes = self.model.routes.len();
-        // The order of names is found while the paths are.
-        let (order, parts) = crate::par::join(
-            || PathOrder::new(self),
-            || {
-                crate::par::map_ranges(crate::par::even_ranges(routes, threads), |r| {
-                    self.paths_of_routes(r)
-                })
-            },
-        );
+        let parts = crate::par::map_ranges(crate::par::even_ranges(routes, threads), |r| {
+            self.paths_of_routes(r)
+        });
         // PathID order; a stable sort keeps the first of equal ids first, and `dedup_by` keeps
         // it, as the insert-if-unseen loop of the operator's map does.
         match order {
@@ -1187,17 +1188,7 @@ impl<'a> PathView<'a> {
                 let Some(ci) = self.gateway_class_of(gi) else {
                     continue;
                 };
-                let valid = self.path_valid(ri, gi, li);
-                for xi in 0..r.spec.rules.len() {
-                    out.push(Path {
-                        class: ci,
-                        gateway: gi,
-                        listener: li,
-                        route: ri,
-                        rule: xi,
-                        valid,
-                    });
-                }
+                self.push_paths((ci, gi, li, ri), 0..r.spec.rules.len(), &mut out);
             }
         }
         out
@@ -1579,12 +1570,10 @@ mod tests {
             // Found while the graph is built, the same list.
             let beside = Topology::build_with_paths(&l.model);
             assert_eq!(beside.paths.get().map(Vec::as_slice), Some(t.path_list()));
-            assert_eq!(
-                ids(&t.view().sorted_paths(2)),
-                want,
-                "{version:?}, grpc {grpc}"
-            );
-            let order = PathOrder::new(&t.view()).expect("no name has a |");
+            let order = || PathOrder::new(&t.view());
+            let sorted = t.view().sorted_paths(order(), 2);
+            assert_eq!(ids(&sorted), want, "{version:?}, grpc {grpc}");
+            let order = order().expect("no name has a |");
             let in_order = t.view().paths_in_order(&order, 2);
             // The tie exists on 1.5 only (1.4's topology has no GRPCRoute).
             let tie = grpc && version == KuadrantVersion::V1_5;

@@ -59,7 +59,7 @@ pub(crate) fn sort_model(m: &mut Model) {
     // Moved on both cores too: each list is apart from the others.
     let (model_routes, model_policies, model_services) =
         (&mut m.routes, &mut m.policies, &mut m.services);
-    crate::par::join_mut_if(
+    crate::par::join_if(
         parallel,
         || apply_order(model_routes, &routes),
         || {
