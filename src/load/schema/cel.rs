@@ -469,6 +469,9 @@ pub(crate) struct Rules {
     unique: Vec<Option<Unique>>,
     /// The slots of the shared parts (above every slot a rule uses).
     shared: std::ops::Range<usize>,
+    /// This rule set among those compiled in the process (from 1; 0 for none compiled), for
+    /// `super::verdicts`.
+    id: u64,
 }
 
 /// A rule's program: as compiled for its text when no part of it is shared, else rewritten.
@@ -565,11 +568,18 @@ impl Rules {
                 Some(Program::Rewritten(e))
             })
             .collect();
+        static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Rules {
             programs,
             unique: rules.iter().map(|r| Unique::of(&r.source)).collect(),
             shared: first..first + shared.len(),
+            id: COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// Which rule set this is among those compiled in the process (0: none was).
+    pub(super) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Each rule's verdict on `this`, in the order of the rules (`None` for a rule not

@@ -4,6 +4,7 @@
 //! (`pkg/apiserver/schema/cel/validation.go`) report, with their messages.
 
 use super::cel::{self, V};
+use super::verdicts::{self, Verdict};
 use super::{ListType, Schema, Ty};
 use crate::load::node::{Entry, Node, Value, is_json_integer};
 use crate::source::Span;
@@ -646,12 +647,12 @@ fn rules<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, at: Span) {
         return;
     }
     let mut vars = std::mem::take(&mut w.vars);
-    s.rule_set().eval(n, s, &mut vars, |i, verdict| {
+    verdicts::eval(s.rule_set(), n, s, &mut vars, |i, verdict| {
         let Some(r) = s.rules.get(i) else { return };
         let detail = match verdict {
-            V::Bool(true) => return,
-            V::Err(e) => format!("{e} evaluating rule: {}", r.message),
-            _ => r.message.clone(),
+            Verdict::Holds => return,
+            Verdict::Error(e) => format!("{e} evaluating rule: {}", r.message),
+            Verdict::Fails => r.message.clone(),
         };
         let p = w.path(true);
         let ty = if s.int_or_string { "" } else { s.ty.name() };

@@ -11,6 +11,7 @@
 pub(crate) mod cel;
 mod check;
 pub(crate) mod meta;
+mod verdicts;
 
 use super::node::Node;
 use crate::model::KuadrantVersion;

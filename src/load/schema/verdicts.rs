@@ -1,0 +1,289 @@
+//! The verdicts of a schema node's `x-kubernetes-validations` rules, kept by value.
+//!
+//! A rule's verdict is a function of the value it is evaluated on and of its schema (defaults
+//! included) and of nothing else: the rules are pure, their errors are values, and a transition
+//! rule is never evaluated offline (there is no old object). A large estate repeats small values
+//! under the same rules: each HTTPRoute's `parentRefs` names one of a few Gateways and is checked
+//! by two rules that compare every reference with every other; its `backendRefs` name Services
+//! on the same ports. Each thread keeps the verdicts of the values it met, keyed by the rule set
+//! and an encoding of the value that tells every two different values apart, and gives them again
+//! for an equal value.
+//!
+//! A rule set whose values do not repeat (each route's own path) is evaluated directly once a
+//! thread has seen that few of its values repeat, and a value whose encoding is long is not kept:
+//! the verdicts are the same either way, only the time differs.
+
+use super::Schema;
+use super::cel::{Rules, V};
+use crate::load::node::{Node, Value};
+use foldhash::HashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// A rule's verdict, apart from the value it was reached on.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Verdict {
+    /// The rule evaluated to `true`.
+    Holds,
+    /// It evaluated to anything else: its message is the finding.
+    Fails,
+    /// Its evaluation ended in an error.
+    Error(Rc<str>),
+}
+
+impl Verdict {
+    fn of(v: V<'_>) -> Verdict {
+        match v {
+            V::Bool(true) => Verdict::Holds,
+            V::Err(e) => Verdict::Error(e),
+            _ => Verdict::Fails,
+        }
+    }
+}
+
+/// The longest encoding of a value kept (bytes): the repeated values are small mappings and
+/// lists; a long one costs its encoding on every lookup and is rarely met twice.
+const LONGEST: usize = 512;
+/// The bytes of keys and verdicts one thread keeps; beyond them new values are evaluated and not
+/// kept.
+const MOST_KEPT: usize = 8 << 20;
+/// Values of a rule set looked up before its share of repeats decides whether it is kept.
+const TRIAL: u32 = 64;
+
+/// Each rule's verdict on a value, by rule (the rules evaluated).
+type Verdicts = Box<[(usize, Verdict)]>;
+
+#[derive(Default)]
+struct Memo {
+    /// The encoding of the value looked up (reused from value to value).
+    key: Vec<u8>,
+    seen: HashMap<Box<[u8]>, Verdicts>,
+    /// Per rule set: values looked up, and found.
+    tries: HashMap<u64, (u32, u32)>,
+    kept: usize,
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::default();
+}
+
+/// Each rule's verdict on `this` (`Rules::eval`), given again for a value met before.
+pub(super) fn eval<'a>(
+    rules: &'a Rules,
+    this: &'a Node,
+    schema: &'a Schema,
+    vars: &mut Vec<V<'a>>,
+    mut verdict: impl FnMut(usize, Verdict),
+) {
+    let id = rules.id();
+    // `Some(keep)`: not met before, evaluate (and keep the verdicts when `keep`); `None`: given
+    // again, or evaluated directly.
+    let mut direct = false;
+    let evaluate = MEMO.with_borrow_mut(|m| {
+        let Memo {
+            key,
+            seen,
+            tries,
+            kept,
+        } = m;
+        let (looked, hits) = tries.entry(id).or_default();
+        if id == 0 || (*looked >= TRIAL && *hits * 4 < *looked) {
+            direct = true;
+            return None;
+        }
+        *looked = looked.saturating_add(1);
+        key.clear();
+        key.extend_from_slice(&id.to_le_bytes());
+        if !encode(this, key) {
+            direct = true;
+            return None;
+        }
+        match seen.get(key.as_slice()) {
+            Some(verdicts) => {
+                *hits += 1;
+                for (i, v) in verdicts.iter() {
+                    verdict(*i, v.clone());
+                }
+                None
+            }
+            None => Some(*kept + key.len() <= MOST_KEPT),
+        }
+    });
+    if direct {
+        rules.eval(this, schema, vars, |i, v| verdict(i, Verdict::of(v)));
+        return;
+    }
+    let Some(keep) = evaluate else { return };
+    let mut got = Vec::new();
+    rules.eval(this, schema, vars, |i, v| got.push((i, Verdict::of(v))));
+    for (i, v) in &got {
+        verdict(*i, v.clone());
+    }
+    if keep {
+        MEMO.with_borrow_mut(|m| {
+            m.kept += m.key.len() + got.len() * std::mem::size_of::<(usize, Verdict)>();
+            let key: Box<[u8]> = m.key.as_slice().into();
+            m.seen.insert(key, got.into_boxed_slice());
+        });
+    }
+}
+
+/// Append an encoding of `n`'s value to `out`: a tag per value, lengths before texts, lists and
+/// mappings (entries in their order), so that two values have the same encoding only when they
+/// are equal. False, with part of it appended, when it would be longer than [`LONGEST`].
+fn encode(n: &Node, out: &mut Vec<u8>) -> bool {
+    fn text(s: &str, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    if out.len() > LONGEST {
+        return false;
+    }
+    match &n.value {
+        Value::Null => out.push(0),
+        Value::Bool(b) => out.push(1 + u8::from(*b)),
+        Value::Int(i) => {
+            out.push(3);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::Float(f) => {
+            out.push(4);
+            out.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        Value::Str(s) => {
+            out.push(5);
+            text(s, out);
+        }
+        Value::Seq(items) => {
+            out.push(6);
+            out.extend_from_slice(&(items.len() as u64).to_le_bytes());
+            for item in items {
+                if !encode(item, out) {
+                    return false;
+                }
+            }
+        }
+        Value::Map(entries) => {
+            out.push(7);
+            out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+            for e in entries {
+                text(&e.key.value, out);
+                if !encode(&e.value, out) {
+                    return false;
+                }
+            }
+        }
+    }
+    out.len() <= LONGEST
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::schema::cel::Rule;
+    use crate::source::Span;
+    use serde_json::json;
+
+    fn node(v: serde_json::Value) -> Node {
+        Node::from_json(&v, Span::default())
+    }
+
+    fn key(n: &Node) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        encode(n, &mut out).then_some(out)
+    }
+
+    /// Values that differ have different encodings, including those a plain concatenation of
+    /// their texts would not tell apart, and numbers of different types; an equal value has the
+    /// same one; a long value has none.
+    #[test]
+    fn encodings_tell_values_apart() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(1),
+            json!(1.0),
+            json!("1"),
+            json!(""),
+            json!([]),
+            json!({}),
+            json!(["ab", "c"]),
+            json!(["a", "bc"]),
+            json!(["abc"]),
+            json!([["a"], "b"]),
+            json!([["a", "b"]]),
+            json!({"a": "b"}),
+            json!({"ab": ""}),
+            json!({"a": {"b": null}}),
+            json!({"a": null, "b": null}),
+            json!({"b": null, "a": null}),
+            json!([{"name": "gw", "namespace": "ns"}]),
+            json!([{"name": "gw", "namespace": "ns"}, {"name": "gw", "namespace": "ns"}]),
+        ];
+        let keys: Vec<Vec<u8>> = values
+            .iter()
+            .map(|v| key(&node(v.clone())).unwrap())
+            .collect();
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate() {
+                assert_eq!(a == b, i == j, "{} and {}", values[i], values[j]);
+            }
+            assert_eq!(key(&node(values[i].clone())).as_ref(), Some(a));
+        }
+        assert_eq!(key(&node(json!("x".repeat(LONGEST)))), None);
+        assert_eq!(key(&node(json!(vec!["abc"; LONGEST / 8]))), None);
+    }
+
+    /// Kept or not, the verdicts are those of the rules evaluated on the value: for values met
+    /// again and again (given again), for values each met once, and for rules that hold, fail or
+    /// end in an error.
+    #[test]
+    fn verdicts_given_again_are_the_rules_verdicts() {
+        let rules: Vec<Rule> = [
+            "self.all(p1, self.exists_one(p2, p1.name == p2.name))",
+            "self.size() < 3",
+            "self[0].port > 0",
+        ]
+        .iter()
+        .filter_map(|r| Rule::compile(&json!({ "rule": r })))
+        .collect();
+        assert_eq!(rules.len(), 3);
+        let set = Rules::compile(&rules);
+        assert_ne!(set.id(), 0);
+        let schema = Schema::any();
+        let repeated = [
+            json!([{"name": "a", "port": 1}]),
+            json!([{"name": "a"}, {"name": "a"}]),
+            json!([{"name": "a", "port": 0}, {"name": "b"}, {"name": "c"}]),
+            json!([]),
+        ];
+        let once = (0..3 * TRIAL).map(|i| json!([{"name": format!("r{i}"), "port": i}]));
+        let values: Vec<serde_json::Value> = (0..TRIAL as usize * 2)
+            .map(|i| repeated[i % repeated.len()].clone())
+            .chain(once)
+            .collect();
+        let mut found = std::collections::BTreeSet::new();
+        for v in &values {
+            let this = node(v.clone());
+            let mut vars = Vec::new();
+            let mut want = Vec::new();
+            set.eval(&this, &schema, &mut vars, |i, v| {
+                want.push((i, Verdict::of(v)))
+            });
+            let mut got = Vec::new();
+            eval(&set, &this, &schema, &mut vars, |i, v| got.push((i, v)));
+            assert_eq!(got, want, "{v}");
+            found.extend(
+                got.iter()
+                    .map(|(_, v)| format!("{v:?}").chars().take(5).collect::<String>()),
+            );
+        }
+        assert_eq!(found.len(), 3, "holds, fails and errors: {found:?}");
+        let (looked, hits) = MEMO.with_borrow(|m| m.tries[&set.id()]);
+        assert!(
+            hits as usize >= 2 * TRIAL as usize - repeated.len(),
+            "{hits} found of {looked}"
+        );
+    }
+}
