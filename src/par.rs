@@ -142,6 +142,15 @@ pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Free `x` on a thread of the pool, in the background (a large map of keys whose freeing would
+/// hold up the calling thread); on one core, or if no thread can start, here and now.
+pub(crate) fn drop_later<T: Send + 'static>(x: T) {
+    match pool().filter(|_| cores() >= 2) {
+        Some(p) => p.spawn(move || drop(x)),
+        None => drop(x),
+    }
+}
+
 /// `a` and `b` at the same time on the pool's threads, for two independent pieces of work. On one
 /// core, or if no thread can start, `a` runs after `b` on the calling thread; a panic in either (a
 /// bug) is raised again here.

@@ -342,8 +342,9 @@ fn generate_in_runs(
         .extend(threat::diagnostics(m, &threat_gateways));
     out.objects.extend(limitador);
     if opts.wants(Family::AuthConfig) {
-        let mut auth_configs = pass.auth_configs;
-        auth_configs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        // Sorted by name by the pass.
+        let auth_configs = pass.auth_configs;
+        debug_assert!(auth_configs.is_sorted_by(|a, b| a.name < b.name));
         out.objects.extend(
             auth_configs
                 .into_iter()
@@ -359,6 +360,8 @@ fn generate_in_runs(
             Object::AuthConfig(_) => {}
         }
     }
+    // A key per route: freed while the caller goes on.
+    crate::par::drop_later((route_keys, route_namespaces));
     out
 }
 

@@ -212,7 +212,7 @@ pub(super) struct PathsOut<'a> {
     /// The Limitador's limits, by route and limit identifier (the operator's index
     /// "<routeNs>/<routeName>/<identifier>"), each key once, in the order first met.
     pub(super) limits: Vec<RouteLimits>,
-    /// AuthConfigs (names unique: one per PathID).
+    /// AuthConfigs (names unique: one per PathID), sorted by name.
     pub(super) auth_configs: Vec<object::AuthConfig>,
     /// In PathID order.
     pub(super) cel_issues: Vec<CelIssue>,
@@ -221,10 +221,55 @@ pub(super) struct PathsOut<'a> {
     /// the effective policies whose actions survived validation (see `shim`).
     pub(super) shim_rules: Vec<(usize, usize, usize)>,
     pub(super) shim_actions: Vec<ShimActions<'a>>,
-    /// The gateways and effective policies in `shim_actions`.
-    shim_seen: HashSet<(usize, [usize; 3])>,
-    /// The keys in `limits`.
-    limit_keys: HashSet<(usize, Arc<str>)>,
+    /// What each run merged here met, in run order.
+    seen: Vec<Seen>,
+}
+
+/// What one run of paths met, so that runs merge into what one pass over them all gives.
+#[derive(Default)]
+struct Seen {
+    /// The gateways and effective policies of its `shim_actions`.
+    shim: HashSet<(usize, [usize; 3])>,
+    /// The keys of its `limits`.
+    limits: HashSet<(usize, Arc<str>)>,
+    /// Per gateway: whether `shim` has a key of it.
+    gateways: Vec<bool>,
+    /// Per route: whether `limits` has a key of it.
+    routes: Vec<bool>,
+}
+
+impl Seen {
+    /// Record the shim's key `(gateway, identities)`; false if it was met before.
+    fn shim(&mut self, key: (usize, [usize; 3])) -> bool {
+        mark(&mut self.gateways, key.0);
+        self.shim.insert(key)
+    }
+
+    /// Record the limit key `(route, identifier)`; false if it was met before.
+    fn limit(&mut self, route: usize, identifier: &Arc<str>) -> bool {
+        mark(&mut self.routes, route);
+        self.limits.insert((route, Arc::clone(identifier)))
+    }
+
+    /// Whether the run met the shim's key. The runs are contiguous in path order and paths are in
+    /// gateway order, so another run rarely has a key of the same gateway: the set is read only
+    /// for those.
+    fn has_shim(&self, key: &(usize, [usize; 3])) -> bool {
+        self.gateways.get(key.0) == Some(&true) && self.shim.contains(key)
+    }
+
+    /// Whether the run met the limit key; a route's paths are mostly in one run ([`Seen::has_shim`]).
+    fn has_limit(&self, route: usize, identifier: &Arc<str>) -> bool {
+        self.routes.get(route) == Some(&true)
+            && self.limits.contains(&(route, Arc::clone(identifier)))
+    }
+}
+
+fn mark(v: &mut Vec<bool>, i: usize) {
+    if v.len() <= i {
+        v.resize(i + 1, false);
+    }
+    v[i] = true;
 }
 
 /// The Limitador entries of one limit of a route's effective RateLimitPolicy or
@@ -241,11 +286,12 @@ impl<'a> PathsOut<'a> {
         self.shim_rules.extend(part.shim_rules);
         // A gateway's effective policies are recorded once, at their first path (as one pass
         // does), whichever run met them.
-        for a in part.shim_actions {
-            if self.shim_seen.insert((a.gateway, identities(a.effective))) {
-                self.shim_actions.push(a);
-            }
-        }
+        let earlier = &self.seen;
+        self.shim_actions
+            .extend(part.shim_actions.into_iter().filter(|a| {
+                let key = (a.gateway, identities(a.effective));
+                !earlier.iter().any(|s| s.has_shim(&key))
+            }));
         for (gi, go) in part.gateways {
             let into = self.gateways.entry(gi).or_default();
             if into.action_sets.is_empty() {
@@ -259,14 +305,36 @@ impl<'a> PathsOut<'a> {
             into.any_policy |= go.any_policy;
         }
         // The same key always has the same entries; the first is kept, as in one pass.
-        for l in part.limits {
-            if self.limit_keys.insert((l.route, Arc::clone(&l.identifier))) {
-                self.limits.push(l);
-            }
-        }
-        self.auth_configs.extend(part.auth_configs);
+        self.limits.extend(
+            (part.limits.into_iter())
+                .filter(|l| !earlier.iter().any(|s| s.has_limit(l.route, &l.identifier))),
+        );
+        self.seen.extend(part.seen);
+        // Each run's are sorted by name (names are unique).
+        let mine = std::mem::take(&mut self.auth_configs);
+        self.auth_configs = merge_sorted(mine, part.auth_configs, |a, b| a.name < b.name);
         self.cel_issues.extend(part.cel_issues);
     }
+}
+
+/// Two lists sorted by `less` merged into one sorted list (an item of `a` before an equal one of
+/// `b`).
+fn merge_sorted<T>(a: Vec<T>, b: Vec<T>, less: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if less(y, x) { b.next() } else { a.next() };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
 }
 
 /// The effective policies of a path whose merged actions reach a gateway's wasm configuration.
@@ -295,6 +363,8 @@ pub(super) fn run<'a>(
     for part in parts {
         out.merge(part);
     }
+    // Tens of thousands of keys for a large estate: freed while the objects are made.
+    crate::par::drop_later(std::mem::take(&mut out.seen));
     out.shim_rules.sort_unstable();
     out.shim_rules.dedup();
     out
@@ -311,6 +381,7 @@ fn path_pass<'a>(
     let mut pass = PathPass {
         ctx,
         out: PathsOut::default(),
+        seen: Seen::default(),
         cel_memo: CelMemo::default(),
         auth_specs: HashMap::new(),
         limits_done: HashSet::new(),
@@ -325,13 +396,19 @@ fn path_pass<'a>(
     for (i, (p, pe)) in paths.iter().zip(eff).enumerate() {
         pass.path(first + i, p, pe);
     }
-    pass.out
+    let mut out = pass.out;
+    out.seen.push(pass.seen);
+    // Sorted here, on the run's thread; the runs' lists are merged in order.
+    out.auth_configs
+        .sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 /// The state of the pass over one run of paths: its output and what it computes once and reuses.
 struct PathPass<'c, 'a> {
     ctx: &'c PassContext<'a>,
     out: PathsOut<'a>,
+    seen: Seen,
     cel_memo: CelMemo,
     /// Encoded AuthConfig specs by effective AuthPolicy.
     auth_specs: HashMap<usize, Arc<Map<String, Value>>>,
@@ -427,7 +504,7 @@ impl<'a> PathPass<'_, 'a> {
                 let id = self.limit_ids.get(m, token, source, name);
                 // The entries depend only on the key's parts (route, source policy, limit name),
                 // so the other paths of the route would write the same value again.
-                if !self.out.limit_keys.insert((p.route, Arc::clone(id))) {
+                if !self.seen.limit(p.route, id) {
                     continue;
                 }
                 let condition = format!("descriptors[0][\"{id}\"] == \"1\"");
@@ -590,7 +667,7 @@ impl<'a> PathPass<'_, 'a> {
             if *may_break {
                 self.out.shim_rules.push((p.gateway, p.route, p.rule));
             }
-            if self.out.shim_seen.insert((p.gateway, identities(pe))) {
+            if self.seen.shim((p.gateway, identities(pe))) {
                 let has = |f: &dyn Fn(&str) -> bool| ra.list.iter().any(|a| f(a.service));
                 self.out.shim_actions.push(ShimActions {
                     gateway: p.gateway,
