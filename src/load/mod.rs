@@ -137,8 +137,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     // About one object a document: room for them up front (objects are large, and a vector
     // grown by doubling would copy them again and again).
     validated.reserve(docs.len());
-    for window in docs.chunks(window.max(1)) {
-        let done = parse_documents(window, opts);
+    let mut collect = |done: Vec<OneDocument>| {
         for one in done {
             out.documents += 1;
             // Numbered from 1 within the document: shift past the objects before it.
@@ -149,7 +148,19 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
             seq += one.objects_seen;
             out.diagnostics.extend(one.diagnostics);
         }
+    };
+    // A window's objects are moved into the list (on one thread) while the next window is parsed.
+    let mut parsed: Option<Vec<OneDocument>> = None;
+    for window in docs.chunks(window.max(1)) {
+        let earlier = parsed.take();
+        let (done, ()) = crate::par::join_if(
+            earlier.is_some(),
+            || parse_documents(window, opts),
+            || earlier.into_iter().for_each(&mut collect),
+        );
+        parsed = Some(done);
     }
+    parsed.into_iter().for_each(&mut collect);
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
     out
