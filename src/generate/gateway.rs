@@ -170,7 +170,7 @@ impl Carriers<'_> {
 
     /// The objects and components of gateway `gi` (into `out`'s `objects` and `components`);
     /// `None` when it has no wasm provider, else whether it has action sets.
-    fn gateway(&self, gi: usize, mut go: GatewayOut<'_>, out: &mut Generated) -> Option<bool> {
+    fn gateway(&self, gi: usize, go: GatewayOut<'_>, out: &mut Generated) -> Option<bool> {
         let m = self.m;
         let v15 = m.version == KuadrantVersion::V1_5;
         let g = &m.gateways[gi];
@@ -199,8 +199,10 @@ impl Carriers<'_> {
         if !self.selected[gi] {
             return Some(has_sets);
         }
-        go.action_sets
-            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
+        // In order (the per-path pass sorts them).
+        debug_assert!(
+            (go.action_sets).is_sorted_by(|a, b| predicates::compare(&a.key, &b.key).is_le())
+        );
         let sets: Vec<ActionSet> = go.action_sets.into_iter().map(|e| e.value).collect();
         let config = self.config(&shell, sets);
         let (wasm_family, cluster_family) = families(prov);

@@ -29,7 +29,8 @@ pub(super) struct ActionSetEntry<'a> {
 /// Per-gateway accumulation.
 #[derive(Default)]
 pub(super) struct GatewayOut<'a> {
-    /// Its action sets; only for a gateway whose objects are emitted.
+    /// Its action sets, in order (`predicates::compare`, equal keys in path order); only for a
+    /// gateway whose objects are emitted.
     pub(super) action_sets: Vec<ActionSetEntry<'a>>,
     /// Whether it has action sets (emitted or not: its components need it).
     pub(super) has_sets: bool,
@@ -294,11 +295,12 @@ impl<'a> PathsOut<'a> {
             }));
         for (gi, go) in part.gateways {
             let into = self.gateways.entry(gi).or_default();
-            if into.action_sets.is_empty() {
-                into.action_sets = go.action_sets;
-            } else {
-                into.action_sets.extend(go.action_sets);
-            }
+            // Each run's are in order ([`path_pass`]): merged, they are the stable sort of the
+            // runs' sets one after the other.
+            let mine = std::mem::take(&mut into.action_sets);
+            into.action_sets = merge_sorted(mine, go.action_sets, |a, b| {
+                predicates::compare(&a.key, &b.key).is_lt()
+            });
             into.has_sets |= go.has_sets;
             into.rate_limit |= go.rate_limit;
             into.auth |= go.auth;
@@ -398,9 +400,14 @@ fn path_pass<'a>(
     }
     let mut out = pass.out;
     out.seen.push(pass.seen);
-    // Sorted here, on the run's thread; the runs' lists are merged in order.
+    // Sorted here, on the run's thread; the runs' lists are merged in order. The action sets in
+    // the order the operator sorts them (a stable sort: equal keys stay in path order).
     out.auth_configs
         .sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    for go in out.gateways.values_mut() {
+        go.action_sets
+            .sort_by(|a, b| predicates::compare(&a.key, &b.key));
+    }
     out
 }
 

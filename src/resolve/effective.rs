@@ -189,8 +189,11 @@ struct Run<'t, 'm> {
     // (the listeners of a gateway without listener policies, say) get their results from one look.
     // Paths come in runs with the same such nodes (a route's rules without policies of their
     // own), so the previous path's result is tried first.
-    by_nodes: HashMap<NodesKey, PathEffective>,
-    last: Option<(NodesKey, PathEffective)>,
+    // The results by nodes (an index into `results`): a path takes one copy of its result (an
+    // increment of each of its counts), the previous path's is not copied again.
+    by_nodes: HashMap<NodesKey, usize>,
+    results: Vec<PathEffective>,
+    last: Option<(NodesKey, usize)>,
 }
 
 /// The nodes of a path's targetables that hold policies, and whether its route is an HTTPRoute.
@@ -203,6 +206,7 @@ impl<'t, 'm> Run<'t, 'm> {
             parts: PolicyParts::new(t),
             memo: HashMap::new(),
             by_nodes: HashMap::new(),
+            results: Vec::new(),
             last: None,
         }
     }
@@ -231,25 +235,25 @@ impl<'t, 'm> Run<'t, 'm> {
             _ => NONE,
         });
         let key = (nodes, t.model.routes[p.route].spec.kind == RouteKind::Http);
-        if let Some((k, e)) = &self.last
-            && *k == key
-        {
-            return e.clone();
-        }
-        let e = match self.by_nodes.get(&key) {
-            Some(e) => e.clone(),
-            None => {
-                let e = PathEffective {
-                    rate_limit: self.one(p, PolicyKind::RateLimit),
-                    auth: self.one(p, PolicyKind::Auth),
-                    token_rate_limit: self.one(p, PolicyKind::TokenRateLimit),
-                };
-                self.by_nodes.insert(key, e.clone());
-                e
-            }
+        let at = match self.last {
+            Some((k, at)) if k == key => at,
+            _ => match self.by_nodes.get(&key) {
+                Some(&at) => at,
+                None => {
+                    let e = PathEffective {
+                        rate_limit: self.one(p, PolicyKind::RateLimit),
+                        auth: self.one(p, PolicyKind::Auth),
+                        token_rate_limit: self.one(p, PolicyKind::TokenRateLimit),
+                    };
+                    self.results.push(e);
+                    self.by_nodes.insert(key, self.results.len() - 1);
+                    self.results.len() - 1
+                }
+            },
         };
-        self.last = Some((key, e.clone()));
-        e
+        self.last = Some((key, at));
+        // Present: every index above is of a pushed result.
+        self.results.get(at).cloned().unwrap_or_default()
     }
 }
 
