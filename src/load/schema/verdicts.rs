@@ -58,8 +58,8 @@ struct Memo {
     /// The encoding of the value looked up (reused from value to value).
     key: Vec<u8>,
     seen: HashMap<Box<[u8]>, Verdicts>,
-    /// Per rule set: values looked up, and found.
-    tries: HashMap<u64, (u32, u32)>,
+    /// Per rule set (by its id, a small number): values looked up, and found.
+    tries: Vec<(u32, u32)>,
     kept: usize,
 }
 
@@ -86,7 +86,14 @@ pub(super) fn eval<'a>(
             tries,
             kept,
         } = m;
-        let (looked, hits) = tries.entry(id).or_default();
+        let Ok(at) = usize::try_from(id) else {
+            direct = true;
+            return None;
+        };
+        if tries.len() <= at {
+            tries.resize(at + 1, (0, 0));
+        }
+        let (looked, hits) = &mut tries[at];
         if id == 0 || (*looked >= TRIAL && *hits * 4 < *looked) {
             direct = true;
             return None;
@@ -280,7 +287,7 @@ mod tests {
             );
         }
         assert_eq!(found.len(), 3, "holds, fails and errors: {found:?}");
-        let (looked, hits) = MEMO.with_borrow(|m| m.tries[&set.id()]);
+        let (looked, hits) = MEMO.with_borrow(|m| m.tries[set.id() as usize]);
         assert!(
             hits as usize >= 2 * TRIAL as usize - repeated.len(),
             "{hits} found of {looked}"
