@@ -85,12 +85,13 @@ fn certainly_plain_value(s: &str) -> bool {
         let printable = b
             .iter()
             .fold(true, |ok, &c| ok & (c.wrapping_sub(0x20) < 0x5f));
+        // Neither `: ` nor ` #`, pair by pair (the values are short: a substring search is set
+        // up for each call).
+        let no_pair = b.windows(2).fold(true, |ok, w| {
+            ok & !matches!((w[0], w[1]), (b':', b' ') | (b' ', b'#'))
+        });
         let last = b[b.len() - 1];
-        return printable
-            && !matches!(last, b':' | b' ')
-            && !s.contains(": ")
-            && !s.contains(" #")
-            && not_a_word(s);
+        return printable && no_pair && !matches!(last, b':' | b' ') && not_a_word(s);
     }
     first.is_ascii_digit()
         && b.len() > 1
