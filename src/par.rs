@@ -142,10 +142,11 @@ pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// Free `x` on a thread of the pool, in the background (a large map of keys whose freeing would
-/// hold up the calling thread); on one core, or if no thread can start, here and now.
-pub(crate) fn drop_later<T: Send + 'static>(x: T) {
-    match pool().filter(|_| cores() >= 2) {
+/// Free `x` on a thread of the pool, in the background, when it holds at least `min` items (a
+/// large map of keys whose freeing would hold up the calling thread); else, on one core, or if no
+/// thread can start, here and now (a thread woken for a small job costs more than the job).
+pub(crate) fn drop_later<T: Send + 'static>(x: T, items: usize, min: usize) {
+    match pool().filter(|_| cores() >= 2 && items >= min) {
         Some(p) => p.spawn(move || drop(x)),
         None => drop(x),
     }

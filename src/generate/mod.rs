@@ -361,7 +361,8 @@ fn generate_in_runs(
         }
     }
     // A key per route: freed while the caller goes on.
-    crate::par::drop_later((route_keys, route_namespaces));
+    let routes = route_keys.len();
+    crate::par::drop_later((route_keys, route_namespaces), routes, 4096);
     out
 }
 

@@ -366,7 +366,10 @@ pub(super) fn run<'a>(
         out.merge(part);
     }
     // Tens of thousands of keys for a large estate: freed while the objects are made.
-    crate::par::drop_later(std::mem::take(&mut out.seen));
+    let keys = (out.seen.iter())
+        .map(|s| s.limits.len() + s.shim.len())
+        .sum();
+    crate::par::drop_later(std::mem::take(&mut out.seen), keys, 4096);
     out.shim_rules.sort_unstable();
     out.shim_rules.dedup();
     out
