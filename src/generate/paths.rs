@@ -712,3 +712,24 @@ impl<'a> PathPass<'_, 'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::merge_sorted;
+
+    /// Two runs each sorted stably and merged give the stable sort of the runs one after the
+    /// other: equal keys keep the earlier run's items first, each run's in their order, whatever
+    /// the cut (none, an empty run, every cut of a list with many ties).
+    #[test]
+    fn merged_runs_are_the_stable_sort_of_both() {
+        let items: Vec<(u8, usize)> = (0..40).map(|i| ((i * 7 % 5) as u8, i)).collect();
+        let mut want = items.clone();
+        want.sort_by_key(|&(k, _)| k);
+        for cut in 0..=items.len() {
+            let (mut a, mut b) = (items[..cut].to_vec(), items[cut..].to_vec());
+            a.sort_by_key(|&(k, _)| k);
+            b.sort_by_key(|&(k, _)| k);
+            assert_eq!(merge_sorted(a, b, |x, y| x.0 < y.0), want, "cut {cut}");
+        }
+    }
+}
