@@ -39,6 +39,29 @@ pub(crate) fn even_ranges(len: usize, parts: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Items of the given weights cut into contiguous ranges of at least `per` weight each (at least
+/// one item each; the last range takes what is left), with their weights: [`even_ranges`] for
+/// items that cost differently.
+pub(crate) fn weighted_ranges(
+    weights: impl IntoIterator<Item = usize>,
+    per: usize,
+) -> Vec<(Range<usize>, usize)> {
+    let mut out = Vec::new();
+    let (mut start, mut acc, mut len) = (0, 0, 0);
+    for (i, w) in weights.into_iter().enumerate() {
+        acc += w;
+        len = i + 1;
+        if acc >= per {
+            out.push((start..len, acc));
+            (start, acc) = (len, 0);
+        }
+    }
+    if start < len {
+        out.push((start..len, acc));
+    }
+    out
+}
+
 /// `f` over `items` in order, on up to [`cores`] threads when every thread gets at least
 /// `min_per_thread` items; small inputs stay on the calling thread.
 pub(crate) fn map<T: Sync, R: Send>(
@@ -375,8 +398,6 @@ pub(crate) fn sort_unstable_by<T: Send>(
 mod tests {
     use super::*;
 
-    /// The chunked map gives the items' results in their order, whatever the lengths and chunk
-    /// sizes (chunks of one, a last partial chunk, fewer items than threads).
     /// Mapped with a state per run, the items give what a plain map gives, in order, whatever the
     /// number of runs, and the first item meets a fresh state.
     #[test]
@@ -399,6 +420,8 @@ mod tests {
         }
     }
 
+    /// The chunked map gives the items' results in their order, whatever the lengths and chunk
+    /// sizes (chunks of one, a last partial chunk, fewer items than threads).
     #[test]
     fn chunked_map_keeps_the_order() {
         for len in [0, 1, 2, 3, 7, 64, 100, 1000] {
@@ -553,6 +576,24 @@ mod tests {
             sort_unstable(&mut got);
             assert!(got == want, "{len} items");
         }
+    }
+
+    /// Weighted ranges cover every item once, in order; each ends at the first item that brings
+    /// it to `per`, and the last takes what is left.
+    #[test]
+    fn weighted_ranges_cover_everything_in_order() {
+        let weights = [3, 0, 9, 1, 1, 1, 12, 0, 2];
+        assert_eq!(
+            weighted_ranges(weights, 4),
+            vec![(0..3, 12), (3..7, 15), (7..9, 2)]
+        );
+        assert_eq!(weighted_ranges([5, 5], 1), vec![(0..1, 5), (1..2, 5)]);
+        assert_eq!(weighted_ranges([1, 1], 10), vec![(0..2, 2)]);
+        assert_eq!(
+            weighted_ranges([0; 3], 0),
+            vec![(0..1, 0), (1..2, 0), (2..3, 0)]
+        );
+        assert!(weighted_ranges(std::iter::empty(), 4).is_empty());
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use schema::FieldValidation;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{KuadrantVersion, Model};
-use crate::source::{SourceId, SourceMap, Span};
+use crate::source::{SourceId, SourceMap, SourceText, Span};
 use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -115,7 +115,7 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
-    let mut chunks: Vec<(SourceId, crate::source::SourceText, usize, usize)> = Vec::new();
+    let mut chunks: Vec<(SourceId, SourceText, usize, usize)> = Vec::new();
     for (id, text) in &texts {
         file_chunks(
             *id,
@@ -288,9 +288,9 @@ fn replace_overwritten(model: &mut Model, v: &Validated, diags: &mut Diagnostics
 /// each object is a document, and broken JSON is reported with serde_json's message.
 fn file_chunks(
     id: SourceId,
-    text: &crate::source::SourceText,
+    text: &SourceText,
     sources: &mut SourceMap,
-    chunks: &mut Vec<(SourceId, crate::source::SourceText, usize, usize)>,
+    chunks: &mut Vec<(SourceId, SourceText, usize, usize)>,
     diags: &mut Diagnostics,
 ) {
     if text.trim_start().starts_with('{') {
@@ -338,8 +338,8 @@ const PARALLEL_SPLIT_FROM: usize = 8 << 20;
 /// The objects of a JSON stream, one chunk each; the first syntax error ends the stream.
 fn json_chunks(
     id: SourceId,
-    text: &crate::source::SourceText,
-    chunks: &mut Vec<(SourceId, crate::source::SourceText, usize, usize)>,
+    text: &SourceText,
+    chunks: &mut Vec<(SourceId, SourceText, usize, usize)>,
     diags: &mut Diagnostics,
 ) {
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
@@ -406,7 +406,7 @@ pub(crate) struct ParsedFile {
 /// each file.
 pub(crate) fn parse_file(
     id: SourceId,
-    text: &crate::source::SourceText,
+    text: &SourceText,
     sources: &mut SourceMap,
     opts: &LoadOptions,
 ) -> ParsedFile {
@@ -537,7 +537,7 @@ fn helm_source(doc: &str) -> Option<(String, usize)> {
 
 /// Read every input into the source map (files in discovery order), recording the file names;
 /// unreadable paths and non-text files become diagnostics.
-fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, crate::source::SourceText)> {
+fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, SourceText)> {
     let mut texts = Vec::new();
     // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
     // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.

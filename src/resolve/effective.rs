@@ -188,9 +188,8 @@ struct Run<'t, 'm> {
     // TokenRateLimitPolicies, on its route being an HTTPRoute): paths through the same such nodes
     // (the listeners of a gateway without listener policies, say) get their results from one look.
     // Paths come in runs with the same such nodes (a route's rules without policies of their
-    // own), so the previous path's result is tried first.
-    // The results by nodes (an index into `results`): a path takes one copy of its result (an
-    // increment of each of its counts), the previous path's is not copied again.
+    // own), so the previous path's result is tried first. Both name a result by its index in
+    // `results`: a path takes one copy of it (an increment of each of its counts).
     by_nodes: HashMap<NodesKey, usize>,
     results: Vec<PathEffective>,
     last: Option<(NodesKey, usize)>,

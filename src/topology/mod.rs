@@ -1035,21 +1035,9 @@ impl<'a> PathView<'a> {
         }
         // The listeners cut into runs of about the same number of paths, one per core.
         let per = total.div_ceil(threads.max(1)).max(1);
-        let mut runs = Vec::new();
-        let (mut start, mut count) = (0, 0);
-        for (i, l) in listeners.iter().enumerate() {
-            count += l.3;
-            if count >= per {
-                runs.push(start..i + 1);
-                (start, count) = (i + 1, 0);
-            }
-        }
-        if start < listeners.len() {
-            runs.push(start..listeners.len());
-        }
-        let parts = crate::par::map_ranges(runs, |r| {
+        let runs = crate::par::weighted_ranges(listeners.iter().map(|l| l.3), per);
+        let parts = crate::par::map_owned(runs, 1, |(r, room)| {
             // The first run has room for them all: only the others' paths are copied after.
-            let room = listeners[r.clone()].iter().map(|l| l.3).sum();
             let mut out = Vec::with_capacity(if r.start == 0 { total } else { room });
             for &(ci, gi, li, _) in &listeners[r] {
                 for &ri in &attached[first_bucket[gi] + li] {

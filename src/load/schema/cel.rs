@@ -471,7 +471,7 @@ pub(crate) struct Rules {
     shared: std::ops::Range<usize>,
     /// This rule set among those compiled in the process (from 1; 0 for none compiled), for
     /// `super::verdicts`.
-    id: u64,
+    id: usize,
 }
 
 /// A rule's program: as compiled for its text when no part of it is shared, else rewritten.
@@ -568,7 +568,7 @@ impl Rules {
                 Some(Program::Rewritten(e))
             })
             .collect();
-        static COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        static COMPILED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         Rules {
             programs,
             unique: rules.iter().map(|r| Unique::of(&r.source)).collect(),
@@ -578,7 +578,7 @@ impl Rules {
     }
 
     /// Which rule set this is among those compiled in the process (0: none was).
-    pub(super) fn id(&self) -> u64 {
+    pub(super) fn id(&self) -> usize {
         self.id
     }
 

@@ -76,34 +76,34 @@ pub(super) fn eval<'a>(
     mut verdict: impl FnMut(usize, Verdict),
 ) {
     let id = rules.id();
-    // `Some(keep)`: not met before, evaluate (and keep the verdicts when `keep`); `None`: given
-    // again, or evaluated directly.
-    let mut direct = false;
-    let evaluate = MEMO.with_borrow_mut(|m| {
+    /// What the memo says of the value.
+    enum Step {
+        /// Not kept for this rule set (or too long to encode): evaluate.
+        Direct,
+        /// Met before: its verdicts were given again.
+        Given,
+        /// Not met before: evaluate, and keep the verdicts when there is room.
+        Evaluate { keep: bool },
+    }
+    let step = MEMO.with_borrow_mut(|m| {
         let Memo {
             key,
             seen,
             tries,
             kept,
         } = m;
-        let Ok(at) = usize::try_from(id) else {
-            direct = true;
-            return None;
-        };
-        if tries.len() <= at {
-            tries.resize(at + 1, (0, 0));
+        if tries.len() <= id {
+            tries.resize(id + 1, (0, 0));
         }
-        let (looked, hits) = &mut tries[at];
+        let (looked, hits) = &mut tries[id];
         if id == 0 || (*looked >= TRIAL && *hits * 4 < *looked) {
-            direct = true;
-            return None;
+            return Step::Direct;
         }
         *looked = looked.saturating_add(1);
         key.clear();
         key.extend_from_slice(&id.to_le_bytes());
         if !encode(this, key) {
-            direct = true;
-            return None;
+            return Step::Direct;
         }
         match seen.get(key.as_slice()) {
             Some(verdicts) => {
@@ -111,27 +111,30 @@ pub(super) fn eval<'a>(
                 for (i, v) in verdicts.iter() {
                     verdict(*i, v.clone());
                 }
-                None
+                Step::Given
             }
-            None => Some(*kept + key.len() <= MOST_KEPT),
+            None => Step::Evaluate {
+                keep: *kept + key.len() <= MOST_KEPT,
+            },
         }
     });
-    if direct {
-        rules.eval(this, schema, vars, |i, v| verdict(i, Verdict::of(v)));
-        return;
-    }
-    let Some(keep) = evaluate else { return };
-    let mut got = Vec::new();
-    rules.eval(this, schema, vars, |i, v| got.push((i, Verdict::of(v))));
-    for (i, v) in &got {
-        verdict(*i, v.clone());
-    }
-    if keep {
-        MEMO.with_borrow_mut(|m| {
-            m.kept += m.key.len() + got.len() * std::mem::size_of::<(usize, Verdict)>();
-            let key: Box<[u8]> = m.key.as_slice().into();
-            m.seen.insert(key, got.into_boxed_slice());
-        });
+    match step {
+        Step::Given => {}
+        Step::Direct => rules.eval(this, schema, vars, |i, v| verdict(i, Verdict::of(v))),
+        Step::Evaluate { keep } => {
+            let mut got = Vec::new();
+            rules.eval(this, schema, vars, |i, v| got.push((i, Verdict::of(v))));
+            for (i, v) in &got {
+                verdict(*i, v.clone());
+            }
+            if keep {
+                MEMO.with_borrow_mut(|m| {
+                    m.kept += m.key.len() + got.len() * std::mem::size_of::<(usize, Verdict)>();
+                    let key: Box<[u8]> = m.key.as_slice().into();
+                    m.seen.insert(key, got.into_boxed_slice());
+                });
+            }
+        }
     }
 }
 
@@ -281,13 +284,14 @@ mod tests {
             let mut got = Vec::new();
             eval(&set, &this, &schema, &mut vars, |i, v| got.push((i, v)));
             assert_eq!(got, want, "{v}");
-            found.extend(
-                got.iter()
-                    .map(|(_, v)| format!("{v:?}").chars().take(5).collect::<String>()),
-            );
+            found.extend(got.iter().map(|(_, v)| match v {
+                Verdict::Holds => "holds",
+                Verdict::Fails => "fails",
+                Verdict::Error(_) => "error",
+            }));
         }
         assert_eq!(found.len(), 3, "holds, fails and errors: {found:?}");
-        let (looked, hits) = MEMO.with_borrow(|m| m.tries[set.id() as usize]);
+        let (looked, hits) = MEMO.with_borrow(|m| m.tries[set.id()]);
         assert!(
             hits as usize >= 2 * TRIAL as usize - repeated.len(),
             "{hits} found of {looked}"

@@ -851,19 +851,7 @@ fn write_streamed_of<B: Buffer>(
 /// The parts of [`write_streamed`]: contiguous runs of objects of about `part` bytes of text (at
 /// least one object each; the sizes are estimates), with their estimated sizes.
 fn parts(objects: &[Object], part: usize) -> Vec<(std::ops::Range<usize>, usize)> {
-    let mut out = Vec::new();
-    let (mut start, mut acc) = (0, 0);
-    for (i, o) in objects.iter().enumerate() {
-        acc += estimated_size(o);
-        if acc >= part {
-            out.push((start..i + 1, acc));
-            (start, acc) = (i + 1, 0);
-        }
-    }
-    if start < objects.len() {
-        out.push((start..objects.len(), acc));
-    }
-    out
+    crate::par::weighted_ranges(objects.iter().map(estimated_size), part)
 }
 
 /// [`json_list`] of the objects' trees into `w`, streamed like [`write_yaml_objects`]: only the
