@@ -33,7 +33,7 @@ pub fn map<'m>(model: &'m Model, load_diagnostics: &Diagnostics) -> Mapped<'m> {
 /// Everything computed for one input.
 pub struct Analysis<'m> {
     pub topology: Topology<'m>,
-    /// Effective policies, aligned with `topology.paths()`.
+    /// Effective policies, aligned with `topology.paths()`. From [`analyze`], every path's.
     pub effective: Vec<PathEffective>,
     /// The generated objects, with the `only`/`gateway` filters of the options applied.
     pub generated: Generated,
@@ -51,6 +51,28 @@ pub fn analyze<'m>(
     gen_opts: &GenerateOptions,
     status_opts: &StatusOptions,
 ) -> Analysis<'m> {
+    analyze_paths(model, load_diagnostics, gen_opts, status_opts, Paths::All)
+}
+
+/// Which paths' effective policies an [`Analysis`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Paths {
+    /// Every path's (what [`analyze`] gives, and `audit` reads).
+    All,
+    /// The invalid paths' entries may be empty where no output of the analysis reads them
+    /// ([`resolve::effective::effective_of_valid_paths`]): the objects, statuses and findings are
+    /// the same.
+    Read,
+}
+
+/// [`analyze`], with the effective policies of `paths`.
+pub(crate) fn analyze_paths<'m>(
+    model: &'m Model,
+    load_diagnostics: &Diagnostics,
+    gen_opts: &GenerateOptions,
+    status_opts: &StatusOptions,
+    paths: Paths,
+) -> Analysis<'m> {
     // Policies' predicates are validated by the generator (`generate/paths.rs`).
     if !model.policies.is_empty() {
         crate::cel::prepare();
@@ -59,7 +81,10 @@ pub fn analyze<'m>(
     // The lint reads the topology while the effective policies are merged.
     let (lint, effective) = crate::par::join(
         || topology::lint::lint(&topology),
-        || resolve::effective(&topology),
+        || match paths {
+            Paths::All => resolve::effective(&topology),
+            Paths::Read => resolve::effective::effective_of_valid_paths(&topology),
+        },
     );
     let mut diagnostics = load_diagnostics.clone();
     diagnostics.extend(lint);
@@ -120,6 +145,48 @@ pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics)
     }
 }
 
+/// A Gateway whose only policy is on a path Kuadrant treats as invalid (the route's hostname is
+/// under listener `a`, the RateLimitPolicy on listener `b`), in an estate that traces: the
+/// gateway's tracing need counts that policy.
+#[cfg(test)]
+pub(crate) const INVALID_PATH_POLICY: &str = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: ns}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: a, hostname: a.example.com, port: 80, protocol: HTTP}
+  - {name: b, hostname: b.example.com, port: 80, protocol: HTTP}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [a.example.com]
+  rules: [{matches: [{path: {type: PathPrefix, value: /}}]}]
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: on-b, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: b}
+  limits: {l1: {rates: [{limit: 1, window: 3m}]}}
+---
+apiVersion: kuadrant.io/v1beta1
+kind: Kuadrant
+metadata: {name: kuadrant, namespace: kuadrant-system}
+spec:
+  observability:
+    tracing: {defaultEndpoint: 'http://jaeger:14268/api/traces'}
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +203,92 @@ mod tests {
             ..LoadOptions::default()
         };
         load(&[input], &opts)
+    }
+
+    /// An analysis that leaves out the invalid paths' effective policies where no output reads
+    /// them has the objects, statuses and findings of one with every path's: on every case, golden
+    /// and data-plane estate and on [`INVALID_PATH_POLICY`], at both releases. On 1.5 without a
+    /// TokenRateLimitPolicy it does leave them out.
+    #[test]
+    fn invalid_paths_left_out_change_no_output() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut inputs: Vec<(String, Input)> = Vec::new();
+        for group in ["cases", "golden", "dataplane"] {
+            let mut dirs: Vec<_> = std::fs::read_dir(format!("{root}/testdata/{group}"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_dir())
+                .collect();
+            dirs.sort();
+            inputs.extend((dirs.into_iter()).map(|d| (d.display().to_string(), Input::Path(d))));
+        }
+        inputs.push((
+            "INVALID_PATH_POLICY".into(),
+            Input::Text {
+                name: "input.yaml".into(),
+                bytes: INVALID_PATH_POLICY.as_bytes().to_vec(),
+            },
+        ));
+        let (mut left_out, mut traced) = (0, 0);
+        for (name, input) in &inputs {
+            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                let opts = LoadOptions {
+                    default_namespace: "default".into(),
+                    version,
+                    ..LoadOptions::default()
+                };
+                let l = load(std::slice::from_ref(input), &opts);
+                let (g, s) = (GenerateOptions::default(), StatusOptions::default());
+                let all = analyze_paths(&l.model, &l.diagnostics, &g, &s, Paths::All);
+                let read = analyze_paths(&l.model, &l.diagnostics, &g, &s, Paths::Read);
+                let what = format!("{name} at {version:?}");
+                let values = |a: &Analysis| -> Vec<_> {
+                    a.generated.objects.iter().map(|o| o.to_value()).collect()
+                };
+                assert_eq!(values(&read), values(&all), "{what}");
+                assert_eq!(
+                    format!("{:?}", read.statuses),
+                    format!("{:?}", all.statuses),
+                    "{what}"
+                );
+                assert_eq!(
+                    format!("{:?}", read.extension_statuses),
+                    format!("{:?}", all.extension_statuses),
+                    "{what}"
+                );
+                assert_eq!(read.diagnostics, all.diagnostics, "{what}");
+                assert_eq!(
+                    read.generated.cel_issues, all.generated.cel_issues,
+                    "{what}"
+                );
+                assert_eq!(
+                    read.generated.components, all.generated.components,
+                    "{what}"
+                );
+                let paths = read.topology.path_list();
+                for (i, p) in paths.iter().enumerate() {
+                    if p.valid {
+                        assert_eq!(
+                            format!("{:?}", read.effective[i]),
+                            format!("{:?}", all.effective[i]),
+                            "{what}"
+                        );
+                    } else if format!("{:?}", read.effective[i])
+                        != format!("{:?}", all.effective[i])
+                    {
+                        left_out += 1;
+                    }
+                }
+                if values(&all)
+                    .iter()
+                    .any(|v| v.to_string().contains("jaeger"))
+                {
+                    traced += 1;
+                }
+            }
+        }
+        // Some invalid paths with policies were left out, and some output traced.
+        assert!(left_out > 0 && traced > 0, "{left_out} {traced}");
     }
 
     /// `--gateway` narrows the objects, never the statuses: one generate run gives the objects of

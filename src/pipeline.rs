@@ -2,7 +2,7 @@
 //! about the generated objects when asked, then suppression. One pure function from the input
 //! state to the desired output state; the commands only choose what to print.
 
-use crate::analysis::{Mapped, analyze, map, name_derived_sources};
+use crate::analysis::{Mapped, Paths, analyze_paths, map, name_derived_sources};
 use crate::audit::{self, Audit, DEAD_CONFIGURATION};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::generate::object::{Embed, Object};
@@ -62,7 +62,9 @@ pub struct Apart {
 /// A whole run: load's model in, everything computed and the findings after suppression out.
 pub struct Run<'m> {
     pub topology: Topology<'m>,
-    /// Effective policies, aligned with `topology.paths()` (empty with [`Depth::Map`]).
+    /// Effective policies, aligned with `topology.paths()` (empty with [`Depth::Map`]). Without
+    /// [`RunOptions::audit`], a path Kuadrant treats as invalid may have none where no output reads
+    /// them (1.5, no TokenRateLimitPolicy): the objects, statuses and findings are the same.
     pub effective: Vec<PathEffective>,
     /// The generated objects, with the `only`/`gateway` filters of the options applied.
     pub generated: Generated,
@@ -127,10 +129,22 @@ pub fn run<'m>(
         };
     }
     let complete = opts.unused_suppressions;
+    // The audit reads every path's effective policies; the rest of a run, those it reads.
+    let paths = if opts.audit.is_some() {
+        Paths::All
+    } else {
+        Paths::Read
+    };
     let mut apart = None;
     let mut audited = None;
     let analysis = if opts.findings_apart {
-        let mut analysis = analyze(model, &Diagnostics::new(), &opts.generate, &opts.status);
+        let mut analysis = analyze_paths(
+            model,
+            &Diagnostics::new(),
+            &opts.generate,
+            &opts.status,
+            paths,
+        );
         let audit = audit_into(&mut analysis, sources, opts.audit.as_ref(), &mut audited);
         let mut input = load_diagnostics.clone();
         name_derived_sources(model, &mut input);
@@ -153,7 +167,8 @@ pub fn run<'m>(
         findings.suppressed.extend(stages.suppressed);
         analysis
     } else {
-        let mut analysis = analyze(model, load_diagnostics, &opts.generate, &opts.status);
+        let mut analysis =
+            analyze_paths(model, load_diagnostics, &opts.generate, &opts.status, paths);
         let audit = audit_into(&mut analysis, sources, opts.audit.as_ref(), &mut audited);
         let mut diagnostics = std::mem::take(&mut analysis.diagnostics);
         if opts.output_findings {

@@ -459,6 +459,20 @@ impl<'a> PathPass<'_, 'a> {
         // and the components of its gateway: the status of every policy needs the whole estate's.
         let selected = self.ctx.selected[p.gateway];
         if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
+            // An invalid path's effective policies may have been left out where nothing reads
+            // them (`resolve::effective::effective_of_valid_paths`), but whether it has any still
+            // counts for its gateway (`any_policy`): asked once a gateway, until one path has.
+            if !p.valid
+                && self.ctx.providers[p.class].is_some()
+                && !self
+                    .out
+                    .gateways
+                    .get(&p.gateway)
+                    .is_some_and(|g| g.any_policy)
+                && crate::resolve::effective::has_effective(t, p)
+            {
+                self.out.gateways.entry(p.gateway).or_default().any_policy = true;
+            }
             return;
         }
         // An invalid path has no hostname for action sets (`p.valid` is `hosts` not being empty).

@@ -3,7 +3,7 @@
 
 use super::merge::{self, FoldInput, Folded};
 use super::{Effective, PathEffective, Rules};
-use crate::model::{Locator, Policy, PolicyKind, RouteKind};
+use crate::model::{KuadrantVersion, Locator, Policy, PolicyKind, RouteKind};
 use crate::topology::{Path, Topology};
 use foldhash::{HashMap, HashMapExt};
 use std::cell::OnceCell;
@@ -161,18 +161,71 @@ impl<'t, 'm> PolicyParts<'t, 'm> {
 /// Effective RateLimitPolicy, AuthPolicy and TokenRateLimitPolicy of every path, index by index with
 /// `t.paths()` (PathID order). A Kuadrant object is assumed to exist (`docs/semantics/status.md`, offline assumptions).
 pub fn effective(t: &Topology) -> Vec<PathEffective> {
+    effective_of(t, true)
+}
+
+/// [`effective`] with the entries of the paths Kuadrant treats as invalid left empty, when nothing
+/// but [`has_effective`] reads them ([`invalid_paths_read`]); else [`effective`]. Most paths of a
+/// multi-tenant estate are invalid (a route on a Gateway of ten listeners matches one of them),
+/// and looking their policies up, path by path, was most of this stage on 100,000 objects.
+pub(crate) fn effective_of_valid_paths(t: &Topology) -> Vec<PathEffective> {
+    effective_of(t, invalid_paths_read(t))
+}
+
+/// Whether some output reads the effective policies of invalid paths: on 1.4, whose limits and
+/// wasm-action checks take every path (`docs/semantics/paths.md`, "Path validity"), and when a
+/// TokenRateLimitPolicy exists, whose status ignores validity (kuadrant-operator v1.5.2
+/// internal/controller/tokenratelimitpolicy_status_updater.go). On 1.5 the other kinds' status and
+/// objects take valid paths only; `generate` asks [`has_effective`] of the others (a gateway's
+/// tracing). `audit` reads them all: it asks for [`effective`].
+pub(crate) fn invalid_paths_read(t: &Topology) -> bool {
+    t.version() == KuadrantVersion::V1_4
+        || (t.model.policies.iter()).any(|p| p.kind == PolicyKind::TokenRateLimit)
+}
+
+/// Whether [`effective`] gives a path any effective policy, without folding: a kind that applies
+/// to it has a policy on its targetables that folds (a fold of one policy or more is never empty).
+pub(crate) fn has_effective(t: &Topology, path: &Path) -> bool {
+    [
+        PolicyKind::RateLimit,
+        PolicyKind::Auth,
+        PolicyKind::TokenRateLimit,
+    ]
+    .into_iter()
+    .any(|kind| {
+        kind_applies(t, path, kind)
+            && policies_in_path(t, path, kind)
+                .iter()
+                .any(|&i| merge::strategy_of(&t.model.policies[i]).is_some())
+    })
+}
+
+fn effective_of(t: &Topology, invalid: bool) -> Vec<PathEffective> {
     // Paths are independent: large estates fold in parallel, on contiguous runs of paths. A
     // thousand paths a thread is enough to pay for the thread: one gateway of a large estate
     // (`watch`'s slices) has a few thousand.
     const MIN_PER_THREAD: usize = 1024;
     let paths = t.path_list().len();
-    effective_in_runs(t, crate::par::cores().min(paths / MIN_PER_THREAD).max(1))
+    let threads = crate::par::cores().min(paths / MIN_PER_THREAD).max(1);
+    effective_in_runs(t, threads, invalid)
 }
 
 /// [`effective`] on `threads` contiguous runs of paths, each run's results written in place in
-/// the list (a million paths' results are not copied again from lists of runs).
-fn effective_in_runs(t: &Topology, threads: usize) -> Vec<PathEffective> {
-    crate::par::map_with(t.path_list(), threads, || Run::new(t), Run::effective)
+/// the list (a million paths' results are not copied again from lists of runs); the invalid
+/// paths' left empty unless `invalid`.
+fn effective_in_runs(t: &Topology, threads: usize, invalid: bool) -> Vec<PathEffective> {
+    crate::par::map_with(
+        t.path_list(),
+        threads,
+        || Run::new(t),
+        |run, p| {
+            if invalid || p.valid {
+                run.effective(p)
+            } else {
+                PathEffective::default()
+            }
+        },
+    )
 }
 
 /// The state of one run of paths: each distinct policy list folded once, and the paths that
@@ -276,16 +329,74 @@ mod tests {
                 },
             );
             let t = Topology::build(&l.model);
-            let one = format!("{:?}", effective_in_runs(&t, 1));
+            let one = format!("{:?}", effective_in_runs(&t, 1, true));
             assert!(one.contains("Some("), "{case}: no effective policy at all");
             for runs in [2, 3, 7] {
                 assert_eq!(
-                    format!("{:?}", effective_in_runs(&t, runs)),
+                    format!("{:?}", effective_in_runs(&t, runs, true)),
                     one,
                     "{case} {runs}"
                 );
             }
         }
+    }
+
+    /// `has_effective` says of every path what `effective` gives it (some policy or none), and
+    /// `effective_of_valid_paths` gives every valid path its `effective` entry and an invalid one
+    /// its entry or, when `invalid_paths_read` says nothing reads it, none: on every case estate
+    /// and the runs estate, at both releases.
+    #[test]
+    fn valid_paths_and_has_effective_agree_with_effective() {
+        let mut dirs: Vec<std::path::PathBuf> =
+            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+        dirs.sort();
+        // `INVALID_PATH_POLICY` has a path with no policy beside an invalid one with a policy.
+        let texts = [RUNS, crate::analysis::INVALID_PATH_POLICY].map(|text| Input::Text {
+            name: "input.yaml".into(),
+            bytes: text.as_bytes().to_vec(),
+        });
+        let inputs = dirs.into_iter().map(Input::Path).chain(texts);
+        let (mut with, mut without, mut left_out) = (0, 0, 0);
+        for input in inputs {
+            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                let l = load(
+                    std::slice::from_ref(&input),
+                    &LoadOptions {
+                        default_namespace: "default".into(),
+                        version,
+                        ..LoadOptions::default()
+                    },
+                );
+                let t = Topology::build(&l.model);
+                let all = effective(&t);
+                let valid = effective_of_valid_paths(&t);
+                let read = invalid_paths_read(&t);
+                for ((p, e), v) in t.path_list().iter().zip(&all).zip(&valid) {
+                    let some =
+                        e.rate_limit.is_some() || e.auth.is_some() || e.token_rate_limit.is_some();
+                    assert_eq!(has_effective(&t, p), some, "{input:?} {version:?} {p:?}");
+                    if some {
+                        with += 1;
+                    } else {
+                        without += 1;
+                    }
+                    let (e, v) = (format!("{e:?}"), format!("{v:?}"));
+                    if p.valid || read {
+                        assert_eq!(v, e);
+                    } else {
+                        assert_eq!(v, format!("{:?}", PathEffective::default()));
+                        left_out += usize::from(some);
+                    }
+                }
+            }
+        }
+        assert!(
+            with > 0 && without > 0 && left_out > 0,
+            "{with} {without} {left_out}"
+        );
     }
 
     /// The shared results (one fold per distinct list, the previous path's result tried first,
