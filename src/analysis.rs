@@ -145,48 +145,6 @@ pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics)
     }
 }
 
-/// A Gateway whose only policy is on a path Kuadrant treats as invalid (the route's hostname is
-/// under listener `a`, the RateLimitPolicy on listener `b`), in an estate that traces: the
-/// gateway's tracing need counts that policy.
-#[cfg(test)]
-pub(crate) const INVALID_PATH_POLICY: &str = "\
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: istio}
-spec: {controllerName: istio.io/gateway-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: ns}
-spec:
-  gatewayClassName: istio
-  listeners:
-  - {name: a, hostname: a.example.com, port: 80, protocol: HTTP}
-  - {name: b, hostname: b.example.com, port: 80, protocol: HTTP}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: ns}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [a.example.com]
-  rules: [{matches: [{path: {type: PathPrefix, value: /}}]}]
----
-apiVersion: kuadrant.io/v1
-kind: RateLimitPolicy
-metadata: {name: on-b, namespace: ns}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: b}
-  limits: {l1: {rates: [{limit: 1, window: 3m}]}}
----
-apiVersion: kuadrant.io/v1beta1
-kind: Kuadrant
-metadata: {name: kuadrant, namespace: kuadrant-system}
-spec:
-  observability:
-    tracing: {defaultEndpoint: 'http://jaeger:14268/api/traces'}
-";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,7 +165,8 @@ mod tests {
 
     /// An analysis that leaves out the invalid paths' effective policies where no output reads
     /// them has the objects, statuses and findings of one with every path's: on every case, golden
-    /// and data-plane estate and on [`INVALID_PATH_POLICY`], at both releases. On 1.5 without a
+    /// and data-plane estate (`dataplane/invalid-path-tracing` has a gateway whose only policy is
+    /// on an invalid path, in an estate that traces), at both releases. On 1.5 without a
     /// TokenRateLimitPolicy it does leave them out.
     #[test]
     fn invalid_paths_left_out_change_no_output() {
@@ -222,13 +181,6 @@ mod tests {
             dirs.sort();
             inputs.extend((dirs.into_iter()).map(|d| (d.display().to_string(), Input::Path(d))));
         }
-        inputs.push((
-            "INVALID_PATH_POLICY".into(),
-            Input::Text {
-                name: "input.yaml".into(),
-                bytes: INVALID_PATH_POLICY.as_bytes().to_vec(),
-            },
-        ));
         let (mut left_out, mut traced) = (0, 0);
         for (name, input) in &inputs {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {

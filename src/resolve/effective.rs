@@ -341,26 +341,25 @@ mod tests {
         }
     }
 
-    /// `has_effective` says of every path what `effective` gives it (some policy or none), and
-    /// `effective_of_valid_paths` gives every valid path its `effective` entry and an invalid one
-    /// its entry or, when `invalid_paths_read` says nothing reads it, none: on every case estate
-    /// and the runs estate, at both releases.
-    #[test]
-    fn valid_paths_and_has_effective_agree_with_effective() {
+    /// Every case estate and the `texts`, loaded at both releases: `f` gets each one's topology
+    /// and a name for it.
+    fn each_estate(texts: &[(&str, &str)], mut f: impl FnMut(&Topology, &str)) {
         let mut dirs: Vec<std::path::PathBuf> =
             std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
                 .unwrap()
                 .map(|e| e.unwrap().path())
                 .collect();
         dirs.sort();
-        // `INVALID_PATH_POLICY` has a path with no policy beside an invalid one with a policy.
-        let texts = [RUNS, crate::analysis::INVALID_PATH_POLICY].map(|text| Input::Text {
-            name: "input.yaml".into(),
-            bytes: text.as_bytes().to_vec(),
+        let dirs = (dirs.into_iter()).map(|d| (d.display().to_string(), Input::Path(d)));
+        let texts = texts.iter().map(|(name, text)| {
+            let bytes = text.as_bytes().to_vec();
+            let input = Input::Text {
+                name: "input.yaml".into(),
+                bytes,
+            };
+            (name.to_string(), input)
         });
-        let inputs = dirs.into_iter().map(Input::Path).chain(texts);
-        let (mut with, mut without, mut left_out) = (0, 0, 0);
-        for input in inputs {
+        for (name, input) in dirs.chain(texts) {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
                 let l = load(
                     std::slice::from_ref(&input),
@@ -370,29 +369,51 @@ mod tests {
                         ..LoadOptions::default()
                     },
                 );
-                let t = Topology::build(&l.model);
-                let all = effective(&t);
-                let valid = effective_of_valid_paths(&t);
-                let read = invalid_paths_read(&t);
-                for ((p, e), v) in t.path_list().iter().zip(&all).zip(&valid) {
-                    let some =
-                        e.rate_limit.is_some() || e.auth.is_some() || e.token_rate_limit.is_some();
-                    assert_eq!(has_effective(&t, p), some, "{input:?} {version:?} {p:?}");
-                    if some {
-                        with += 1;
-                    } else {
-                        without += 1;
-                    }
-                    let (e, v) = (format!("{e:?}"), format!("{v:?}"));
-                    if p.valid || read {
-                        assert_eq!(v, e);
-                    } else {
-                        assert_eq!(v, format!("{:?}", PathEffective::default()));
-                        left_out += usize::from(some);
-                    }
-                }
+                f(
+                    &Topology::build(&l.model),
+                    &format!("{name} at {version:?}"),
+                );
             }
         }
+    }
+
+    /// `has_effective` says of every path what `effective` gives it (some policy or none), and
+    /// `effective_of_valid_paths` gives every valid path its `effective` entry and an invalid one
+    /// its entry or, when `invalid_paths_read` says nothing reads it, none: on every case estate,
+    /// the runs estate and `testdata/dataplane/invalid-path-tracing` (a path with no policy beside
+    /// an invalid one with a policy), at both releases.
+    #[test]
+    fn valid_paths_and_has_effective_agree_with_effective() {
+        let texts = [
+            ("RUNS", RUNS),
+            (
+                "invalid-path-tracing",
+                include_str!("../../testdata/dataplane/invalid-path-tracing/input.yaml"),
+            ),
+        ];
+        let (mut with, mut without, mut left_out) = (0, 0, 0);
+        each_estate(&texts, |t, what| {
+            let all = effective(t);
+            let valid = effective_of_valid_paths(t);
+            let read = invalid_paths_read(t);
+            for ((p, e), v) in t.path_list().iter().zip(&all).zip(&valid) {
+                let some =
+                    e.rate_limit.is_some() || e.auth.is_some() || e.token_rate_limit.is_some();
+                assert_eq!(has_effective(t, p), some, "{what} {p:?}");
+                if some {
+                    with += 1;
+                } else {
+                    without += 1;
+                }
+                let (e, v) = (format!("{e:?}"), format!("{v:?}"));
+                if p.valid || read {
+                    assert_eq!(v, e, "{what}");
+                } else {
+                    assert_eq!(v, format!("{:?}", PathEffective::default()), "{what}");
+                    left_out += usize::from(some);
+                }
+            }
+        });
         assert!(
             with > 0 && without > 0 && left_out > 0,
             "{with} {without} {left_out}"
@@ -405,48 +426,27 @@ mod tests {
     /// consecutive paths differ only in a rule's own policy, or only in their route's kind.
     #[test]
     fn shared_results_are_each_paths_own_fold() {
-        let mut dirs: Vec<std::path::PathBuf> =
-            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-        dirs.sort();
-        let inputs = dirs.into_iter().map(Input::Path).chain([Input::Text {
-            name: "input.yaml".into(),
-            bytes: RUNS.as_bytes().to_vec(),
-        }]);
         let mut compared = 0;
-        for input in inputs {
-            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let l = load(
-                    std::slice::from_ref(&input),
-                    &LoadOptions {
-                        default_namespace: "default".into(),
-                        version,
-                        ..LoadOptions::default()
-                    },
-                );
-                let t = Topology::build(&l.model);
-                let eff = effective(&t);
-                assert_eq!(eff.len(), t.path_list().len());
-                for (p, e) in t.path_list().iter().zip(&eff) {
-                    for (kind, got) in [
-                        (PolicyKind::RateLimit, &e.rate_limit),
-                        (PolicyKind::Auth, &e.auth),
-                        (PolicyKind::TokenRateLimit, &e.token_rate_limit),
-                    ] {
-                        let own = effective_for_path(&t, p, kind).map(|x| x.effective);
-                        assert_eq!(
-                            format!("{:?}", got.as_deref()),
-                            format!("{own:?}"),
-                            "{input:?} {version:?} {} {kind:?}",
-                            t.path_id(p)
-                        );
-                        compared += usize::from(own.is_some());
-                    }
+        each_estate(&[("RUNS", RUNS)], |t, what| {
+            let eff = effective(t);
+            assert_eq!(eff.len(), t.path_list().len());
+            for (p, e) in t.path_list().iter().zip(&eff) {
+                for (kind, got) in [
+                    (PolicyKind::RateLimit, &e.rate_limit),
+                    (PolicyKind::Auth, &e.auth),
+                    (PolicyKind::TokenRateLimit, &e.token_rate_limit),
+                ] {
+                    let own = effective_for_path(t, p, kind).map(|x| x.effective);
+                    assert_eq!(
+                        format!("{:?}", got.as_deref()),
+                        format!("{own:?}"),
+                        "{what} {} {kind:?}",
+                        t.path_id(p)
+                    );
+                    compared += usize::from(own.is_some());
                 }
             }
-        }
+        });
         assert!(compared > 40, "{compared}");
         // The runs themselves: rule `two` has its own limit, which discards the gateway's atomic
         // defaults (kuadrant-operator v1.5.2 api/v1/merge_strategies.go, `AtomicDefaultsMergeStrategy`:
