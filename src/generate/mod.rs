@@ -299,6 +299,7 @@ fn generate_in_runs(
         providers: &providers,
         selected: &selected,
         emit: &emit,
+        invalid_left_out: !crate::resolve::effective::invalid_paths_read(t),
     };
     let mut pass = paths::run(&ctx, eff, runs);
     out.cel_issues.append(&mut pass.cel_issues);

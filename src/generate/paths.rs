@@ -204,6 +204,9 @@ pub(super) struct PassContext<'a> {
     pub(super) selected: &'a [bool],
     /// Per gateway: whether its objects are emitted (`selected`, and within `opts.slice`).
     pub(super) emit: &'a [bool],
+    /// Whether an invalid path's effective policies may have been left out
+    /// (`resolve::effective::effective_of_valid_paths`): else an empty entry means it has none.
+    pub(super) invalid_left_out: bool,
 }
 
 /// What the per-path pass produces for a run of paths, or, merged, for all of them.
@@ -463,6 +466,7 @@ impl<'a> PathPass<'_, 'a> {
             // them (`resolve::effective::effective_of_valid_paths`), but whether it has any still
             // counts for its gateway (`any_policy`): asked once a gateway, until one path has.
             if !p.valid
+                && self.ctx.invalid_left_out
                 && self.ctx.providers[p.class].is_some()
                 && !self
                     .out
