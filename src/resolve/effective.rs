@@ -167,7 +167,8 @@ pub fn effective(t: &Topology) -> Vec<PathEffective> {
 /// [`effective`] with the entries of the paths Kuadrant treats as invalid left empty, when nothing
 /// but [`has_effective`] reads them ([`invalid_paths_read`]); else [`effective`]. Most paths of a
 /// multi-tenant estate are invalid (a route on a Gateway of ten listeners matches one of them),
-/// and looking their policies up, path by path, was most of this stage on 100,000 objects.
+/// and looking their policies up, path by path, costs more per path the larger the estate
+/// (`tests/benches/README.md`, "On main after session 21").
 pub(crate) fn effective_of_valid_paths(t: &Topology) -> Vec<PathEffective> {
     effective_of(t, invalid_paths_read(t))
 }
@@ -212,7 +213,7 @@ fn effective_of(t: &Topology, invalid: bool) -> Vec<PathEffective> {
 
 /// [`effective`] on `threads` contiguous runs of paths, each run's results written in place in
 /// the list (a million paths' results are not copied again from lists of runs); the invalid
-/// paths' left empty unless `invalid`.
+/// paths' entries are left empty unless `invalid`.
 fn effective_in_runs(t: &Topology, threads: usize, invalid: bool) -> Vec<PathEffective> {
     crate::par::map_with(
         t.path_list(),
