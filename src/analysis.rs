@@ -197,7 +197,8 @@ mod tests {
                 let values = |a: &Analysis| -> Vec<_> {
                     a.generated.objects.iter().map(|o| o.to_value()).collect()
                 };
-                assert_eq!(values(&read), values(&all), "{what}");
+                let objects = values(&all);
+                assert_eq!(values(&read), objects, "{what}");
                 assert_eq!(
                     format!("{:?}", read.statuses),
                     format!("{:?}", all.statuses),
@@ -231,12 +232,7 @@ mod tests {
                         left_out += 1;
                     }
                 }
-                if values(&all)
-                    .iter()
-                    .any(|v| v.to_string().contains("jaeger"))
-                {
-                    traced += 1;
-                }
+                traced += usize::from(objects.iter().any(|v| v.to_string().contains("jaeger")));
             }
         }
         // Some invalid paths with policies were left out, and some output traced.

@@ -462,20 +462,8 @@ impl<'a> PathPass<'_, 'a> {
         // and the components of its gateway: the status of every policy needs the whole estate's.
         let selected = self.ctx.selected[p.gateway];
         if pe.rate_limit.is_none() && pe.auth.is_none() && pe.token_rate_limit.is_none() {
-            // An invalid path's effective policies may have been left out where nothing reads
-            // them (`resolve::effective::effective_of_valid_paths`), but whether it has any still
-            // counts for its gateway (`any_policy`): asked once a gateway, until one path has.
-            if !p.valid
-                && self.ctx.invalid_left_out
-                && self.ctx.providers[p.class].is_some()
-                && !self
-                    .out
-                    .gateways
-                    .get(&p.gateway)
-                    .is_some_and(|g| g.any_policy)
-                && crate::resolve::effective::has_effective(t, p)
-            {
-                self.out.gateways.entry(p.gateway).or_default().any_policy = true;
+            if !p.valid && self.ctx.invalid_left_out {
+                self.left_out_path(p);
             }
             return;
         }
@@ -528,6 +516,20 @@ impl<'a> PathPass<'_, 'a> {
         // Wasm actions: 1.5 skips invalid paths entirely; 1.4 validates them, then skips.
         if counts {
             self.action_sets((index, p, &id, &hashed), pe, provider, &hosts, auth_name);
+        }
+    }
+
+    /// An invalid path whose effective policies may have been left out where nothing reads them
+    /// (`resolve::effective::effective_of_valid_paths`): whether it has any still counts for its
+    /// gateway's tracing need (`any_policy`), asked until one path of the gateway has.
+    fn left_out_path(&mut self, p: &Path) {
+        if self.ctx.providers[p.class].is_none()
+            || (self.out.gateways.get(&p.gateway)).is_some_and(|g| g.any_policy)
+        {
+            return;
+        }
+        if crate::resolve::effective::has_effective(self.ctx.t, p) {
+            self.out.gateways.entry(p.gateway).or_default().any_policy = true;
         }
     }
 

@@ -184,21 +184,15 @@ pub(crate) fn invalid_paths_read(t: &Topology) -> bool {
         || (t.model.policies.iter()).any(|p| p.kind == PolicyKind::TokenRateLimit)
 }
 
-/// Whether [`effective`] gives a path any effective policy, without folding: a kind that applies
-/// to it has a policy on its targetables that folds (a fold of one policy or more is never empty).
+/// Whether [`effective`] gives a path any effective policy, without folding: one of its
+/// targetables holds a policy of a kind that applies to it and that folds (a fold of one policy or
+/// more is never empty).
 pub(crate) fn has_effective(t: &Topology, path: &Path) -> bool {
-    [
-        PolicyKind::RateLimit,
-        PolicyKind::Auth,
-        PolicyKind::TokenRateLimit,
-    ]
-    .into_iter()
-    .any(|kind| {
-        kind_applies(t, path, kind)
-            && policies_in_path(t, path, kind)
-                .iter()
-                .any(|&i| merge::strategy_of(&t.model.policies[i]).is_some())
-    })
+    let nodes = t.path_nodes(path).into_iter().flatten();
+    nodes
+        .flat_map(|n| t.policies_at_node_in_order(n))
+        .map(|&i| &t.model.policies[i])
+        .any(|p| kind_applies(t, path, p.kind) && merge::strategy_of(p).is_some())
 }
 
 fn effective_of(t: &Topology, invalid: bool) -> Vec<PathEffective> {
