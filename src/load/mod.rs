@@ -542,35 +542,39 @@ pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, 
     r.ok_or(out.diagnostics)
 }
 
-/// The order the documents of a large input are parsed in (indices into `docs`): by the namespace
-/// and the kind each one's text names at a glance (a `namespace:` key indented by two spaces, a
-/// `kind:` key at the start of a line), those it cannot tell first, input order within each.
-/// Objects lie in memory in the order they are parsed, and the stages after loading go gateway by
-/// gateway, reading each namespace's routes and policies: an input that interleaves namespaces
-/// (`helm template` and `kustomize build` write kind by kind) left in its order has them read from
-/// all over a heap of hundreds of megabytes, each first read a cache and TLB miss. Only the speed
+/// The order the documents of a large input are parsed in (indices into `docs`): by the namespace,
+/// kind and name each one's text names at a glance (`namespace:` and `name:` keys indented by two
+/// spaces, a `kind:` key at the start of a line), the model's order; those it cannot tell first,
+/// input order among equals. Objects lie in memory in the order they are parsed, and the stages
+/// after loading read the model's lists in order: an input that interleaves namespaces (`helm
+/// template` and `kustomize build` write kind by kind) left in its order has them read from all
+/// over a heap of hundreds of megabytes, each first read a cache and TLB miss. Only the speed
 /// depends on this order: objects are numbered, and their findings kept, in input order
 /// ([`load_in_windows`]), and the model is assembled from their numbers, not from the order they
 /// come in ([`assemble`]).
 fn parse_order(docs: &[(SourceId, usize, &str)]) -> Vec<usize> {
     let namespace = memchr::memmem::Finder::new(b"\n  namespace:");
+    let name = memchr::memmem::Finder::new(b"\n  name:");
     let kind = memchr::memmem::Finder::new(b"\nkind:");
     // The rest of the line after the key at `at` (of `len` bytes), trimmed.
     fn value(text: &str, at: usize, len: usize) -> &str {
         let rest = text.get(at + len..).unwrap_or_default();
         rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())].trim()
     }
-    let keys: Vec<(&str, &str)> = crate::par::map(docs, 4096, |&(_, _, text)| {
+    let keys: Vec<(&str, &str, &str)> = crate::par::map(docs, 4096, |&(_, _, text)| {
         let ns = namespace
             .find(text.as_bytes())
             .map_or("", |at| value(text, at, 13));
+        let n = name
+            .find(text.as_bytes())
+            .map_or("", |at| value(text, at, 8));
         let k = if text.starts_with("kind:") {
             value(text, 0, 5)
         } else {
             kind.find(text.as_bytes())
                 .map_or("", |at| value(text, at, 6))
         };
-        (ns, k)
+        (ns, k, n)
     });
     let mut order: Vec<usize> = (0..docs.len()).collect();
     // Stable: input order among documents with the same keys.
