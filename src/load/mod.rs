@@ -102,28 +102,19 @@ const PARSE_CHUNK: usize = 128;
 /// Documents parsed before their objects are moved into one list (a window's results are held
 /// beside that list until then).
 const PARSE_WINDOW: usize = 16384;
-/// Inputs of more documents than this are parsed in [`parse_order`]; below it an estate's objects
-/// fit the caches whatever their order (the 10,000-object estate of `tests/benches` parses and runs
-/// in the same time either way).
-const ORDER_FROM: usize = PARSE_WINDOW;
 
 /// Load every input. Never fails as a whole: problems become diagnostics.
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
-    load_in_windows(inputs, opts, PARSE_WINDOW, ORDER_FROM)
+    load_in_windows(inputs, opts, PARSE_WINDOW)
 }
 
-/// [`load`], parsing `window` documents at a time, in [`parse_order`] when there are more than
-/// `order_from`.
-fn load_in_windows(
-    inputs: &[Input],
-    opts: &LoadOptions,
-    window: usize,
-    order_from: usize,
-) -> Loaded {
+/// [`load`], parsing `window` documents at a time.
+fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();
     let texts = read_inputs(inputs, &mut out);
 
     let mut validated = Vec::new();
+    let mut seq = 0usize;
     let mut chunks: Vec<(SourceId, SourceText, usize, usize)> = Vec::new();
     for (id, text) in &texts {
         file_chunks(
@@ -140,38 +131,27 @@ fn load_in_windows(
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
     // Documents are independent: each is parsed and validated on the parsing threads (parsing
-    // dominates loading), then its objects are collected. A window of documents at a time, so that
-    // the parsed documents of the whole input are never all held beside the model they become.
+    // dominates loading), then the objects are numbered and collected in input order. A window of
+    // documents at a time, so that the parsed documents of the whole input are never all held
+    // beside the model they become.
     // About one object a document: room for them up front (objects are large, and a vector
     // grown by doubling would copy them again and again).
     validated.reserve(docs.len());
-    let order = (docs.len() > order_from).then(|| parse_order(&docs));
-    let reordered: Vec<(SourceId, usize, &str)> =
-        (order.iter().flatten()).map(|&d| docs[d]).collect();
-    let parsed_docs = if order.is_some() { &reordered } else { &docs };
-    // Each object's document (an index into `docs`), how many objects each document held and
-    // each document's findings: the objects are numbered, and the findings kept, in input order
-    // once every document is parsed.
-    let mut doc_of: Vec<usize> = Vec::with_capacity(docs.len());
-    let mut seen = vec![0; docs.len()];
-    let mut findings: Vec<(usize, Diagnostics)> = Vec::new();
-    let mut next = 0;
     let mut collect = |done: Vec<OneDocument>| {
         for one in done {
-            let d = order.as_ref().map_or(next, |o| o[next]);
-            next += 1;
             out.documents += 1;
-            doc_of.extend(std::iter::repeat_n(d, one.objects.len()));
-            validated.extend(one.objects);
-            seen[d] = one.objects_seen;
-            if !one.diagnostics.is_empty() {
-                findings.push((d, one.diagnostics));
+            // Numbered from 1 within the document: shift past the objects before it.
+            for mut v in one.objects {
+                v.meta_mut().origin.seq += seq;
+                validated.push(v);
             }
+            seq += one.objects_seen;
+            out.diagnostics.extend(one.diagnostics);
         }
     };
     // A window's objects are moved into the list (on one thread) while the next window is parsed.
     let mut parsed: Option<Vec<OneDocument>> = None;
-    for window in parsed_docs.chunks(window.max(1)) {
+    for window in docs.chunks(window.max(1)) {
         let earlier = parsed.take();
         let (done, ()) = crate::par::join_if(
             earlier.is_some(),
@@ -181,20 +161,6 @@ fn load_in_windows(
         parsed = Some(done);
     }
     parsed.into_iter().for_each(&mut collect);
-    // Numbered from 1 within their document: shifted past the objects of the documents before it.
-    let mut before = Vec::with_capacity(seen.len());
-    let mut objects = 0;
-    for n in seen {
-        before.push(objects);
-        objects += n;
-    }
-    for (v, d) in validated.iter_mut().zip(doc_of) {
-        v.meta_mut().origin.seq += before[d];
-    }
-    findings.sort_by_key(|(d, _)| *d);
-    for (_, f) in findings {
-        out.diagnostics.extend(f);
-    }
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
     out
@@ -540,46 +506,6 @@ pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, 
     };
     *sources = out.sources;
     r.ok_or(out.diagnostics)
-}
-
-/// The order the documents of a large input are parsed in (indices into `docs`): by the namespace,
-/// kind and name each one's text names at a glance (`namespace:` and `name:` keys indented by two
-/// spaces, a `kind:` key at the start of a line), the model's order; those it cannot tell first,
-/// input order among equals. Objects lie in memory in the order they are parsed, and the stages
-/// after loading read the model's lists in order: an input that interleaves namespaces (`helm
-/// template` and `kustomize build` write kind by kind) left in its order has them read from all
-/// over a heap of hundreds of megabytes, each first read a cache and TLB miss. Only the speed
-/// depends on this order: objects are numbered, and their findings kept, in input order
-/// ([`load_in_windows`]), and the model is assembled from their numbers, not from the order they
-/// come in ([`assemble`]).
-fn parse_order(docs: &[(SourceId, usize, &str)]) -> Vec<usize> {
-    let namespace = memchr::memmem::Finder::new(b"\n  namespace:");
-    let name = memchr::memmem::Finder::new(b"\n  name:");
-    let kind = memchr::memmem::Finder::new(b"\nkind:");
-    // The rest of the line after the key at `at` (of `len` bytes), trimmed.
-    fn value(text: &str, at: usize, len: usize) -> &str {
-        let rest = text.get(at + len..).unwrap_or_default();
-        rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())].trim()
-    }
-    let keys: Vec<(&str, &str, &str)> = crate::par::map(docs, 4096, |&(_, _, text)| {
-        let ns = namespace
-            .find(text.as_bytes())
-            .map_or("", |at| value(text, at, 13));
-        let n = name
-            .find(text.as_bytes())
-            .map_or("", |at| value(text, at, 8));
-        let k = if text.starts_with("kind:") {
-            value(text, 0, 5)
-        } else {
-            kind.find(text.as_bytes())
-                .map_or("", |at| value(text, at, 6))
-        };
-        (ns, k, n)
-    });
-    let mut order: Vec<usize> = (0..docs.len()).collect();
-    // Stable: input order among documents with the same keys.
-    order.sort_by_key(|&d| keys[d]);
-    order
 }
 
 /// What one document gave: its valid objects (numbered from 1 within the document), how many
@@ -1120,9 +1046,6 @@ fn accept_object(
 /// does not depend on file names or the order of `-f` flags; every other one is reported and left
 /// out.
 fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnostics) -> Model {
-    // The objects may come in any order (`parse_order`): what follows goes by their numbers in the
-    // input (`origin.seq`, distinct), so the model and findings are those of the input order.
-    let seq = |i: usize| objs[i].meta().origin.seq;
     // Objects with the same identity, found by a hash of it (computed on every core) and then
     // compared in full among the objects whose hashes are equal.
     let hasher = foldhash::fast::FixedState::with_seed(0);
@@ -1140,7 +1063,7 @@ fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnosti
         }
     }
     drop(first);
-    same_hash.sort_unstable_by_key(|&i| (seq(i), i));
+    same_hash.sort_unstable();
     same_hash.dedup();
     // What one pass over every object in order finds: each identity's objects, and the identities
     // with two or more, in the order their second object comes.
@@ -1167,12 +1090,10 @@ fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnosti
             }
             out
         };
-        // Equal contents: the first in the input is kept.
-        let mut order: Vec<(String, usize, usize)> =
-            group.iter().map(|&i| (content(i), seq(i), i)).collect();
+        let mut order: Vec<(String, usize)> = group.iter().map(|&i| (content(i), i)).collect();
         order.sort();
-        let kept = order[0].2;
-        for &(_, _, i) in &order[1..] {
+        let kept = order[0].1;
+        for &(_, i) in &order[1..] {
             keep[i] = false;
             let (kind, meta) = (key.1, objs[i].meta());
             let kept_at = sources
@@ -1412,33 +1333,21 @@ mod tests {
         assert_eq!(line, Some(150 * 4 + 2));
     }
 
-    /// The window only bounds memory, and the parse order only changes the speed: any window size,
-    /// in input order or in [`parse_order`], gives the same model, numbering and diagnostics, on
-    /// valid input and on input with schema errors, duplicates and bad YAML.
+    /// The window only bounds memory: any window size gives the same model, numbering and
+    /// diagnostics, on valid input and on input with schema errors, duplicates and bad YAML.
     #[test]
-    fn windows_and_parse_order_do_not_change_the_result() {
+    fn windows_do_not_change_the_result() {
         let root = env!("CARGO_MANIFEST_DIR");
         // Enough documents for the parsing threads to take them a chunk at a time, some of them
-        // invalid (a port out of range, a YAML syntax error), in namespaces and kinds interleaved.
+        // invalid (a port out of range, a YAML syntax error).
         let mut many = String::new();
         for i in 0..3 * PARSE_CHUNK {
             let port = if i % 50 == 7 { 70000 } else { 8000 + i };
             let bad = if i % 97 == 5 { "  x: [\n" } else { "" };
-            let ns = i % 5;
             many.push_str(&format!(
-                "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i}\n  namespace: ns{ns}\n{bad}spec:\n  ports:\n  - port: {port}\n"
+                "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i}\n  namespace: ns\n{bad}spec:\n  ports:\n  - port: {port}\n"
             ));
-            if i % 40 == 3 {
-                many.push_str(&format!(
-                    "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
-                ));
-            }
         }
-        // The same Service twice with the same content: the first in the input is kept. The later
-        // one is indented by four, so `parse_order` cannot tell its namespace and parses it first.
-        let dup = "apiVersion: v1\nkind: Service\nmetadata:\n  name: dup\n  namespace: ns1\nspec:\n  ports:\n  - port: 80\n";
-        many.push_str(&format!("---\n{dup}"));
-        many.push_str("---\napiVersion: v1\nkind: Service\nmetadata:\n    name: dup\n    namespace: ns1\nspec:\n    ports:\n    - port: 80\n");
         let inputs = [
             Input::Path(format!("{root}/testdata/examples").into()),
             Input::Path(format!("{root}/testdata/invalid/schema").into()),
@@ -1448,7 +1357,7 @@ mod tests {
             },
         ];
         let opts = LoadOptions::default();
-        let whole = load_in_windows(&inputs, &opts, usize::MAX, usize::MAX);
+        let whole = load_in_windows(&inputs, &opts, usize::MAX);
         assert!(
             whole.documents > 3 * PARSE_CHUNK,
             "{} documents",
@@ -1471,30 +1380,12 @@ mod tests {
         seqs.dedup();
         assert!(n > 5, "{n} objects");
         assert_eq!(seqs.len(), n, "object numbers repeat");
-        assert!(
-            (whole.diagnostics.iter()).any(|d| d.message.starts_with("duplicate Service ns1/dup")),
-            "{:?}",
-            whole.diagnostics
-        );
-        // Parsed in another order than the input's.
-        let docs: Vec<(SourceId, usize, &str)> = (inputs.iter())
-            .filter_map(|i| match i {
-                Input::Text { bytes, .. } => std::str::from_utf8(bytes).ok(),
-                Input::Path(_) => None,
-            })
-            .flat_map(|t| t.split("\n---\n"))
-            .map(|t| (SourceId(0), 0, t))
-            .collect();
-        let order = parse_order(&docs);
-        assert!(order.windows(2).any(|w| w[0] > w[1]), "input order");
         for window in [1, 2, 7, PARSE_CHUNK + 1, 2 * PARSE_CHUNK, PARSE_WINDOW] {
-            for order_from in [usize::MAX, 0] {
-                assert_eq!(
-                    text(&load_in_windows(&inputs, &opts, window, order_from)),
-                    expected,
-                    "window {window}, parse order from {order_from}"
-                );
-            }
+            assert_eq!(
+                text(&load_in_windows(&inputs, &opts, window)),
+                expected,
+                "window {window}"
+            );
         }
     }
 }
