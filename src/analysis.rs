@@ -170,26 +170,11 @@ mod tests {
     /// TokenRateLimitPolicy it does leave them out.
     #[test]
     fn invalid_paths_left_out_change_no_output() {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let mut inputs: Vec<(String, Input)> = Vec::new();
-        for group in ["cases", "golden", "dataplane"] {
-            let mut dirs: Vec<_> = std::fs::read_dir(format!("{root}/testdata/{group}"))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.is_dir())
-                .collect();
-            dirs.sort();
-            inputs.extend((dirs.into_iter()).map(|d| (d.display().to_string(), Input::Path(d))));
-        }
+        let cases = ["cases", "golden", "dataplane"].map(crate::generate::testdata_cases);
         let (mut left_out, mut traced) = (0, 0);
-        for (name, input) in &inputs {
+        for name in cases.iter().flatten() {
             for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let opts = LoadOptions {
-                    default_namespace: "default".into(),
-                    version,
-                    ..LoadOptions::default()
-                };
-                let l = load(std::slice::from_ref(input), &opts);
+                let l = crate::generate::testdata_loaded(name, version);
                 let (g, s) = (GenerateOptions::default(), StatusOptions::default());
                 let all = analyze_paths(&l.model, &l.diagnostics, &g, &s, Paths::All);
                 let read = analyze_paths(&l.model, &l.diagnostics, &g, &s, Paths::Read);

@@ -373,12 +373,35 @@ fn sort_map(m: &mut Map<String, Value>) {
     m.values_mut().for_each(sort_keys_in_place);
 }
 
+/// The folders of `testdata/<group>`, as `<group>/<name>` and sorted: the estates tests go through
+/// (each a `case` of [`testdata_loaded`]).
+#[cfg(test)]
+pub(crate) fn testdata_cases(group: &str) -> Vec<String> {
+    let dir = format!("{}/testdata/{group}", env!("CARGO_MANIFEST_DIR"));
+    let mut cases: Vec<String> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| format!("{group}/{}", e.file_name().to_string_lossy()))
+        .collect();
+    cases.sort();
+    cases
+}
+
 /// The model of `testdata/<case>` at `version`, for tests here and in the writers.
 #[cfg(test)]
 pub(crate) fn testdata_model(
     case: &str,
     version: crate::model::KuadrantVersion,
 ) -> crate::model::Model {
+    testdata_loaded(case, version).model
+}
+
+/// `testdata/<case>` loaded at `version` (model and findings), as every test loads it.
+#[cfg(test)]
+pub(crate) fn testdata_loaded(
+    case: &str,
+    version: crate::model::KuadrantVersion,
+) -> crate::load::Loaded {
     use crate::load::{Input, LoadOptions, load};
     let dir = format!("{}/testdata/{case}", env!("CARGO_MANIFEST_DIR"));
     let options = LoadOptions {
@@ -389,7 +412,7 @@ pub(crate) fn testdata_model(
         crd_validation: !case.ends_with("complex-expanded"),
         ..LoadOptions::default()
     };
-    load(&[Input::Path(dir.into())], &options).model
+    load(&[Input::Path(dir.into())], &options)
 }
 
 /// The objects generated for `testdata/examples/toystore` at `version`.

@@ -339,31 +339,22 @@ mod tests {
     /// Every case estate and the `texts`, loaded at both releases: `f` gets each one's topology
     /// and a name for it.
     fn each_estate(texts: &[(&str, &str)], mut f: impl FnMut(&Topology, &str)) {
-        let mut dirs: Vec<std::path::PathBuf> =
-            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-        dirs.sort();
-        let dirs = (dirs.into_iter()).map(|d| (d.display().to_string(), Input::Path(d)));
-        let texts = texts.iter().map(|(name, text)| {
-            let bytes = text.as_bytes().to_vec();
-            let input = Input::Text {
-                name: "input.yaml".into(),
-                bytes,
-            };
-            (name.to_string(), input)
-        });
-        for (name, input) in dirs.chain(texts) {
-            for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
-                let l = load(
-                    std::slice::from_ref(&input),
-                    &LoadOptions {
-                        default_namespace: "default".into(),
-                        version,
-                        ..LoadOptions::default()
-                    },
-                );
+        for version in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            for case in crate::generate::testdata_cases("cases") {
+                let m = crate::generate::testdata_model(&case, version);
+                f(&Topology::build(&m), &format!("{case} at {version:?}"));
+            }
+            for (name, text) in texts {
+                let input = Input::Text {
+                    name: "input.yaml".into(),
+                    bytes: text.as_bytes().to_vec(),
+                };
+                let opts = LoadOptions {
+                    default_namespace: "default".into(),
+                    version,
+                    ..LoadOptions::default()
+                };
+                let l = load(&[input], &opts);
                 f(
                     &Topology::build(&l.model),
                     &format!("{name} at {version:?}"),

@@ -534,12 +534,7 @@ mod tests {
     /// case estate (rate limits, top-level `when`, every AuthPolicy section) at both releases.
     #[test]
     fn rule_keys_are_the_rules_keys() {
-        let mut cases: Vec<String> =
-            std::fs::read_dir(format!("{}/testdata/cases", env!("CARGO_MANIFEST_DIR")))
-                .unwrap()
-                .map(|e| format!("cases/{}", e.unwrap().file_name().to_string_lossy()))
-                .collect();
-        cases.sort();
+        let mut cases = crate::generate::testdata_cases("cases");
         cases.push("examples/toystore".into());
         let mut seen = 0;
         for case in &cases {
