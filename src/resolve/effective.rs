@@ -195,26 +195,26 @@ pub(crate) fn has_effective(t: &Topology, path: &Path) -> bool {
         .any(|p| kind_applies(t, path, p.kind) && merge::strategy_of(p).is_some())
 }
 
-fn effective_of(t: &Topology, invalid: bool) -> Vec<PathEffective> {
+fn effective_of(t: &Topology, with_invalid: bool) -> Vec<PathEffective> {
     // Paths are independent: large estates fold in parallel, on contiguous runs of paths. A
     // thousand paths a thread is enough to pay for the thread: one gateway of a large estate
     // (`watch`'s slices) has a few thousand.
     const MIN_PER_THREAD: usize = 1024;
     let paths = t.path_list().len();
     let threads = crate::par::cores().min(paths / MIN_PER_THREAD).max(1);
-    effective_in_runs(t, threads, invalid)
+    effective_in_runs(t, threads, with_invalid)
 }
 
 /// [`effective`] on `threads` contiguous runs of paths, each run's results written in place in
 /// the list (a million paths' results are not copied again from lists of runs); the invalid
-/// paths' entries are left empty unless `invalid`.
-fn effective_in_runs(t: &Topology, threads: usize, invalid: bool) -> Vec<PathEffective> {
+/// paths' entries are left empty unless `with_invalid`.
+fn effective_in_runs(t: &Topology, threads: usize, with_invalid: bool) -> Vec<PathEffective> {
     crate::par::map_with(
         t.path_list(),
         threads,
         || Run::new(t),
         |run, p| {
-            if invalid || p.valid {
+            if with_invalid || p.valid {
                 run.effective(p)
             } else {
                 PathEffective::default()
