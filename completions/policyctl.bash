@@ -156,7 +156,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__audit)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --require --base --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --require --base --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -192,6 +192,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -260,7 +268,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -296,6 +304,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -370,7 +386,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__diff)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,6 +422,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -480,7 +504,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__explain)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -516,6 +540,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -558,7 +590,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__graph)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -594,6 +626,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -878,7 +918,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__lint)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,6 +954,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -944,7 +992,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__simulate)
-            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -980,6 +1028,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --requests)
@@ -1078,7 +1134,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__status)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --diagnostics-format --diagnostics-file --output --respect-status --routes --gateways --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --respect-status --routes --gateways --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1114,6 +1170,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --diagnostics-format)
@@ -1152,7 +1216,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__test)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1188,6 +1252,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1252,7 +1324,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__watch)
-            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
+            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-paths --max-action-sets --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1288,6 +1360,14 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-action-sets)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --only)

@@ -987,3 +987,105 @@ fn random_request_and_case_files_are_parsed_or_refused() {
         })
         .unwrap();
 }
+
+/// An estate whose routes multiply: 32 Gateways of 64 listeners (one port each, no hostname) and
+/// `routes` HTTPRoutes, each attached to every Gateway whole, with `hostnames` hostnames and 16
+/// rules of `matches` matches, and a RateLimitPolicy. A route gives 32 × 64 × 16 = 32,768 paths
+/// and 2,048 × hostnames × 16 × matches action sets, from about 4 KB of YAML.
+fn multiplying_estate(routes: usize, hostnames: usize, matches: usize) -> String {
+    let mut docs = vec![
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: istio.io/gateway-controller\n".to_string(),
+    ];
+    for g in 0..32 {
+        let mut d = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw{g}\n  namespace: ns\nspec:\n  gatewayClassName: istio\n  listeners:\n"
+        );
+        for l in 0..64 {
+            d += &format!(
+                "  - {{name: l{l}, port: {}, protocol: HTTP, allowedRoutes: {{namespaces: {{from: All}}}}}}\n",
+                8000 + l
+            );
+        }
+        docs.push(d);
+    }
+    for r in 0..routes {
+        let mut d = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r{r}\n  namespace: ns\nspec:\n  parentRefs:\n"
+        );
+        for g in 0..32 {
+            d += &format!("  - name: gw{g}\n");
+        }
+        if hostnames > 0 {
+            d += "  hostnames:\n";
+            for h in 0..hostnames {
+                d += &format!("  - h{h}.example.com\n");
+            }
+        }
+        d += "  rules:\n";
+        for x in 0..16 {
+            d += "  - matches:\n";
+            for m in 0..matches {
+                d += &format!("    - path: {{type: PathPrefix, value: /r{r}/{x}/{m}}}\n");
+            }
+        }
+        docs.push(d);
+        docs.push(format!(
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: rl{r}\n  namespace: ns\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: r{r}\n  limits:\n    l:\n      rates:\n      - limit: 1\n        window: 1s\n"
+        ));
+    }
+    docs.join("---\n")
+}
+
+/// Paths and action sets multiply within the schemas' caps; a run computes at most its budget of
+/// each (`--max-paths`, `--max-action-sets`): the routes from the first that would go over are
+/// left out with one PCTL1019 naming the budget and its flag, exit 2, at once. Routes within the
+/// budget are computed: their objects are in the output.
+#[test]
+fn multiplying_routes_stop_at_the_estate_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two routes of 4,194,304 action sets each (16 hostnames, 128 matches): the default budget
+    // of action sets takes one; a budget of 100,000 neither.
+    let path = dir.path().join("sets.yaml");
+    std::fs::write(&path, multiplying_estate(2, 16, 8)).unwrap();
+    let a = common::policyctl()
+        .args(["compute", "--max-action-sets", "100000", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2);
+    let err = stderr(&a);
+    assert!(
+        err.contains("PCTL1019")
+            && err.contains("with HTTPRoute ns/r0, its routes could give more than 100,000 wasm action sets; HTTPRoute ns/r0 and the route after it (in kind, namespace and name order) are left out")
+            && err.contains("--max-action-sets N"),
+        "{err}"
+    );
+    assert!(!stdout(&a).contains("actionSets"), "{}", stdout(&a));
+
+    // Routes of 32,768 paths and as many action sets: a budget of 40,000 paths takes the first
+    // of three; its gateways' wasm configurations are written, with its action sets only.
+    let path = dir.path().join("paths.yaml");
+    std::fs::write(&path, multiplying_estate(3, 0, 1)).unwrap();
+    let a = common::policyctl()
+        .args(["compute", "-q", "--max-paths", "40000", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2);
+    let (out, err) = (stdout(&a), stderr(&a));
+    assert!(
+        err.contains("error[PCTL1019]")
+            && err.contains("more than 40,000 paths; HTTPRoute ns/r1 and the route after it"),
+        "{err}"
+    );
+    assert!(out.contains("/r0/15/0") && !out.contains("/r1/"), "{err}");
+    // Within the budget, the same estate runs whole.
+    let a = common::policyctl()
+        .args(["compute", "-q", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .code(0);
+    assert!(!stderr(&a).contains("PCTL1019"), "{}", stderr(&a));
+    assert!(stdout(&a).contains("/r2/15/0"));
+}

@@ -9,6 +9,7 @@
 //! from it ([`raw`]) and their conversion into the model types ([`validate`]: the CRD defaults).
 //! Must not build graphs, merge policies or write output.
 
+mod budget;
 mod document;
 pub(crate) mod extension;
 mod node;
@@ -21,6 +22,7 @@ mod yaml;
 
 pub(crate) use yaml::{parse_requests, parse_small};
 
+pub use budget::{MAX_ACTION_SETS, MAX_PATHS};
 pub(crate) use document::{RawDocument, RawSpec, RawStatus};
 use node::{Node, Value};
 pub use schema::FieldValidation;
@@ -59,6 +61,12 @@ pub struct LoadOptions {
     /// server (policy-machinery's topology tests build Services references without ports).
     #[doc(hidden)]
     pub crd_validation: bool,
+    /// The most paths one run computes ([`MAX_PATHS`] by default): routes that would take the
+    /// estate over it are left out (`PCTL1019`).
+    pub max_paths: u64,
+    /// The most wasm action sets one run computes ([`MAX_ACTION_SETS`] by default), as
+    /// [`Self::max_paths`].
+    pub max_action_sets: u64,
 }
 
 impl Default for LoadOptions {
@@ -69,6 +77,8 @@ impl Default for LoadOptions {
             gateway_classes: well_known_gateway_classes(),
             validate: FieldValidation::default(),
             crd_validation: true,
+            max_paths: MAX_PATHS,
+            max_action_sets: MAX_ACTION_SETS,
         }
     }
 }
@@ -180,6 +190,8 @@ pub(crate) fn complete(
     extension::expand(model, diags);
     expand_oidc(model, sources, opts, diags);
     crate::model::assume_gateway_classes(model, &opts.gateway_classes, diags);
+    // Last: the OIDCPolicies' controllers may add routes.
+    budget::keep_within(model, opts, diags);
 }
 
 /// Add the objects OIDCPolicies' controllers create (`oidc`) to the model, validated

@@ -77,6 +77,14 @@ pub struct InputArgs {
     /// validate in the settings file].
     #[arg(long, value_enum, value_name = "MODE")]
     pub validate: Option<ValidateArg>,
+    /// The most paths (class → gateway → listener → route → rule) the run computes; routes beyond
+    /// it are left out with PCTL1019, exit 2.
+    #[arg(long, value_name = "N", default_value_t = policyctl::MAX_PATHS)]
+    pub max_paths: u64,
+    /// The most wasm action sets (a path's hostnames × its rule's matches) the run computes; routes
+    /// beyond it are left out with PCTL1019, exit 2.
+    #[arg(long, value_name = "N", default_value_t = policyctl::MAX_ACTION_SETS)]
+    pub max_action_sets: u64,
     /// The settings file's values, filled in by `main` before the command runs.
     #[arg(skip)]
     pub settings: Settings,
@@ -199,6 +207,8 @@ impl InputArgs {
                 .or(self.settings.validate)
                 .unwrap_or_default(),
             crd_validation: true,
+            max_paths: self.max_paths,
+            max_action_sets: self.max_action_sets,
         })
     }
 

@@ -93,7 +93,7 @@ const SETTINGS: Limits = Limits {
 };
 
 /// `n` with thousands separators, as docs/input.md writes limits.
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
