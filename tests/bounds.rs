@@ -1043,12 +1043,12 @@ fn multiplying_estate(routes: usize, hostnames: usize, matches: usize) -> String
 #[test]
 fn multiplying_routes_stop_at_the_estate_budget() {
     let dir = tempfile::tempdir().unwrap();
-    // Two routes of 4,194,304 action sets each (16 hostnames, 128 matches): the default budget
-    // of action sets takes one; a budget of 100,000 neither.
+    // Two routes of 4,194,304 action sets each (16 hostnames, 128 matches), the most one route
+    // can ask for: the default budget of action sets (2,097,152) takes neither.
     let path = dir.path().join("sets.yaml");
     std::fs::write(&path, multiplying_estate(2, 16, 8)).unwrap();
     let a = common::policyctl()
-        .args(["compute", "--max-action-sets", "100000", "-f"])
+        .args(["compute", "-f"])
         .arg(&path)
         .timeout(Duration::from_secs(60))
         .assert()
@@ -1056,7 +1056,7 @@ fn multiplying_routes_stop_at_the_estate_budget() {
     let err = stderr(&a);
     assert!(
         err.contains("PCTL1019")
-            && err.contains("with HTTPRoute ns/r0, its routes could give more than 100,000 wasm action sets; HTTPRoute ns/r0 and the route after it (in kind, namespace and name order) are left out")
+            && err.contains("with HTTPRoute ns/r0, its routes could give more than 2,097,152 wasm action sets; HTTPRoute ns/r0 and the route after it (in kind, namespace and name order) are left out")
             && err.contains("--max-action-sets N"),
         "{err}"
     );
@@ -1079,6 +1079,19 @@ fn multiplying_routes_stop_at_the_estate_budget() {
         "{err}"
     );
     assert!(out.contains("/r0/15/0") && !out.contains("/r1/"), "{err}");
+    let a = common::policyctl()
+        .args(["lint", "-q", "--max-action-sets", "50000", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2);
+    // `lint` reports its findings on stdout.
+    assert!(
+        stdout(&a)
+            .contains("more than 50,000 wasm action sets; HTTPRoute ns/r1 and the route after it"),
+        "{}",
+        stdout(&a)
+    );
     // Within the budget, the same estate runs whole.
     let a = common::policyctl()
         .args(["compute", "-q", "-f"])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Resource limits on hostile inputs, outside the test harness: runs the release binary on every file in
 # testdata/hostile/ plus generated giants (a 50 MB scalar, 10,000-deep flow and block nesting, 100,000
-# documents) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
+# documents, 100 routes that each ask for 4 million wasm action sets) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
 # peak-RSS bound, or exits with a code other than the expected one.
 #
 #   tests/hostile/limits.sh              # builds with `cargo build --release` first
@@ -45,6 +45,7 @@ declare -A expect=(
   [gen-deep-flow.yaml]=2
   [gen-deep-block.yaml]=2
   [gen-100k-documents.yaml]=0
+  [gen-multiplying-routes.yaml]=2
 )
 
 # Generated inputs (not committed: they are large).
@@ -66,6 +67,28 @@ awk 'BEGIN {
 awk 'BEGIN {
   for (i = 0; i < 100000; i++) printf "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns-%d}\n", i
 }' > "$work/gen-100k-documents.yaml"
+
+# 32 Gateways of 64 listeners and 100 routes attached to all of them whole, each with 16 hostnames and
+# 16 rules of 8 matches: 4,194,304 action sets a route, the most the schemas allow, from 7 KB of YAML
+# (PCTL1019: over the budget of action sets).
+awk 'BEGIN {
+  for (g = 0; g < 32; g++) {
+    printf "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw%d, namespace: ns}\n", g
+    printf "spec:\n  gatewayClassName: istio\n  listeners:\n"
+    for (l = 0; l < 64; l++) printf "  - {name: l%d, port: %d, protocol: HTTP}\n", l, 8000 + l
+  }
+  for (r = 0; r < 100; r++) {
+    printf "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r%d, namespace: ns}\nspec:\n  parentRefs:\n", r
+    for (g = 0; g < 32; g++) printf "  - name: gw%d\n", g
+    printf "  hostnames:\n"
+    for (h = 0; h < 16; h++) printf "  - h%d.example.com\n", h
+    printf "  rules:\n"
+    for (x = 0; x < 16; x++) {
+      printf "  - matches:\n"
+      for (m = 0; m < 8; m++) printf "    - path: {type: PathPrefix, value: /r%d/%d/%d}\n", r, x, m
+    }
+  }
+}' > "$work/gen-multiplying-routes.yaml"
 
 inputs=()
 for f in testdata/hostile/*; do inputs+=("$f"); done
