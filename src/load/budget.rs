@@ -130,11 +130,15 @@ fn keep_within_limits(model: &mut Model, max: Bound, diags: &mut Diagnostics) {
     };
     let left_out = model.routes.split_off(first);
     let r = &left_out[0];
+    let count = |n: u64, one: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{} {one}s", thousands(n)),
+    };
     let (what, flag) = if with.paths > max.paths {
-        (format!("{} paths", thousands(max.paths)), "--max-paths")
+        (count(max.paths, "path"), "--max-paths")
     } else {
         (
-            format!("{} wasm action sets", thousands(max.action_sets)),
+            count(max.action_sets, "wasm action set"),
             "--max-action-sets",
         )
     };
