@@ -1079,6 +1079,19 @@ fn multiplying_routes_stop_at_the_estate_budget() {
         "{err}"
     );
     assert!(out.contains("/r0/15/0") && !out.contains("/r1/"), "{err}");
+    // The policies of the routes left out say so, beside the operator's TargetNotFound text.
+    let a = common::policyctl()
+        .args(["lint", "--max-paths", "40000", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2);
+    let all = stdout(&a) + &stderr(&a);
+    assert!(
+        all.contains("RateLimitPolicy target r1 was not found")
+            && all.contains("HTTPRoute ns/r1 is in the input, but left out of this run (PCTL1019)"),
+        "{all}"
+    );
     let a = common::policyctl()
         .args(["lint", "-q", "--max-action-sets", "50000", "-f"])
         .arg(&path)

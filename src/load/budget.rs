@@ -132,6 +132,9 @@ fn keep_within_limits(model: &mut Model, max: Bound, diags: &mut Diagnostics) {
         return;
     };
     let left_out = model.routes.split_off(first);
+    model.left_out_routes = (left_out.iter())
+        .map(|r| (r.spec.kind, r.meta.namespace.clone(), r.meta.name.clone()))
+        .collect();
     let r = &left_out[0];
     let count = |n: u64, one: &str| match n {
         1 => format!("1 {one}"),

@@ -943,6 +943,9 @@ pub struct Model {
     /// The objects extension controllers create that are printed as built (an OIDCPolicy's
     /// AuthPolicies and callback HTTPRoute); they are also in `policies` / `routes`.
     pub derived_objects: Vec<Value>,
+    /// Routes of the input left out of the run by its budget of paths and action sets
+    /// (`PCTL1019`): `(kind, namespace, name)`, in model order.
+    pub left_out_routes: Vec<(RouteKind, String, String)>,
 }
 
 impl Model {

@@ -156,17 +156,33 @@ fn section_not_found(t: &Topology, p: &Policy, d: &mut Diagnostics) -> bool {
 /// The target object is not in the input (under that kind, namespace and name).
 fn target_not_found(t: &Topology, p: &Policy, d: &mut Diagnostics) {
     let tr = &p.target;
+    // A route the input holds, left out of the run by its budget (`PCTL1019`).
+    let left_out = tr.group.value == crate::model::GATEWAY_API_GROUP
+        && (t.model.left_out_routes.iter()).any(|(kind, ns, name)| {
+            kind.kind() == tr.kind.value && *ns == p.meta.namespace && *name == tr.name.value
+        });
+    let (label, help) = if left_out {
+        (
+            format!(
+                "{} {}/{} is in the input, but left out of this run (PCTL1019)",
+                tr.kind.value, p.meta.namespace, tr.name.value
+            ),
+            "the run's budget of paths or action sets left the route out: raise it (--max-paths, --max-action-sets) or run on part of the repository".into(),
+        )
+    } else {
+        (
+            format!(
+                "no {} named {:?} in namespace {}",
+                tr.kind.value, tr.name.value, p.meta.namespace
+            ),
+            target_not_found_help(t, p),
+        )
+    };
     d.push(
         Diagnostic::new(Code::TargetNotFound, operator_not_found(p))
             .object(p.display())
-            .at(
-                tr.name.span,
-                format!(
-                    "no {} named {:?} in namespace {}",
-                    tr.kind.value, tr.name.value, p.meta.namespace
-                ),
-            )
-            .help(target_not_found_help(t, p)),
+            .at(tr.name.span, label)
+            .help(help),
     );
 }
 

@@ -27,6 +27,7 @@ impl Model {
             secrets: Vec::new(),
             version: KuadrantVersion::default(),
             derived_objects: Vec::new(),
+            left_out_routes: Vec::new(),
         }
     }
 }
