@@ -148,20 +148,8 @@ pub(crate) fn name_derived_sources(model: &Model, diagnostics: &mut Diagnostics)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{Input, LoadOptions, Loaded, load};
+    use crate::load::load_text;
     use crate::model::KuadrantVersion;
-
-    fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
-        let input = Input::Text {
-            name: "input.yaml".into(),
-            bytes: text.as_bytes().to_vec(),
-        };
-        let opts = LoadOptions {
-            version,
-            ..LoadOptions::default()
-        };
-        load(&[input], &opts)
-    }
 
     /// An analysis that leaves out the invalid paths' effective policies where no output reads
     /// them has the objects, statuses and findings of one with every path's: on every case, golden

@@ -105,15 +105,17 @@ pub(crate) fn keep_within(model: &mut Model, opts: &LoadOptions, diags: &mut Dia
     keep_within_limits(model, max, diags);
 }
 
-fn keep_within_limits(model: &mut Model, max: Bound, diags: &mut Diagnostics) {
+/// Each route's bound, in model order (none for a route the topology leaves out): on every core,
+/// as large estates have tens of thousands of routes.
+fn route_bounds(model: &Model) -> Vec<Option<Bound>> {
     let listeners = listeners(model);
-    // Each route's bound on every core (tens of thousands of routes on large estates), then summed
-    // in order.
-    let version = model.version;
-    let bounds = crate::par::map(&model.routes, 4096, |r| {
-        (route_in_topology(r.spec.kind, version)).then(|| bound(r, &listeners))
-    });
-    drop(listeners);
+    crate::par::map(&model.routes, 4096, |r| {
+        (route_in_topology(r.spec.kind, model.version)).then(|| bound(r, &listeners))
+    })
+}
+
+fn keep_within_limits(model: &mut Model, max: Bound, diags: &mut Diagnostics) {
+    let bounds = route_bounds(model);
     let mut total = Bound::default();
     let mut over = None;
     for (i, b) in bounds.into_iter().enumerate() {
@@ -180,7 +182,7 @@ fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{Input, LoadOptions, load};
+    use crate::load::load_text;
 
     /// Two Gateways of three listeners, one of them for `a.example.com` only; route `a` names both
     /// whole (6 listeners × 2 rules = 12 paths; its two hostnames on five listeners and one on the
@@ -235,15 +237,8 @@ spec:
 "#;
 
     fn estate() -> Model {
-        let input = Input::Text {
-            name: "estate.yaml".into(),
-            bytes: ESTATE.as_bytes().to_vec(),
-        };
-        let l = load(&[input], &LoadOptions::default());
-        let errors: Vec<_> = (l.diagnostics.iter())
-            .filter(|d| d.code.severity() == crate::diag::Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{errors:?}");
+        let l = load_text(ESTATE, crate::model::KuadrantVersion::default());
+        assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
         l.model
     }
 
@@ -254,11 +249,9 @@ spec:
     /// Each route's bound counts its listeners, rules, matches and hostnames as documented.
     #[test]
     fn a_route_bound_multiplies_listeners_rules_matches_and_hostnames() {
-        let m = estate();
-        let listeners = listeners(&m);
-        let got: Vec<Bound> = m.routes.iter().map(|r| bound(r, &listeners)).collect();
-        let want =
-            [(12, 33), (1, 1), (0, 0)].map(|(paths, action_sets)| Bound { paths, action_sets });
+        let got = route_bounds(&estate());
+        let want = [(12, 33), (1, 1), (0, 0)]
+            .map(|(paths, action_sets)| Some(Bound { paths, action_sets }));
         assert_eq!(got, want);
     }
 
@@ -305,13 +298,9 @@ spec:
                 for case in crate::generate::testdata_cases(group) {
                     let m = crate::generate::testdata_model(&case, version);
                     let t = Topology::build(&m);
-                    let ls = listeners(&m);
-                    let (mut paths, mut sets) = (0u64, 0u64);
-                    for r in (m.routes.iter()).filter(|r| route_in_topology(r.spec.kind, version)) {
-                        let b = bound(r, &ls);
-                        paths += b.paths;
-                        sets += b.action_sets;
-                    }
+                    let bounds = route_bounds(&m).into_iter().flatten();
+                    let (paths, sets) =
+                        bounds.fold((0, 0), |(p, s), b| (p + b.paths, s + b.action_sets));
                     let mut actual_sets = 0u64;
                     for p in t.path_list() {
                         let r = &m.routes[p.route];

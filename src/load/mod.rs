@@ -118,6 +118,21 @@ pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
     load_in_windows(inputs, opts, PARSE_WINDOW)
 }
 
+/// `text` loaded as one input file, `input.yaml`, at `version` with the other options' defaults:
+/// the estates tests write inline.
+#[cfg(test)]
+pub(crate) fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
+    let input = Input::Text {
+        name: "input.yaml".into(),
+        bytes: text.as_bytes().to_vec(),
+    };
+    let opts = LoadOptions {
+        version,
+        ..LoadOptions::default()
+    };
+    load(&[input], &opts)
+}
+
 /// [`load`], parsing `window` documents at a time.
 fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();

@@ -345,16 +345,7 @@ mod tests {
                 f(&Topology::build(&m), &format!("{case} at {version:?}"));
             }
             for (name, text) in texts {
-                let input = Input::Text {
-                    name: "input.yaml".into(),
-                    bytes: text.as_bytes().to_vec(),
-                };
-                let opts = LoadOptions {
-                    default_namespace: "default".into(),
-                    version,
-                    ..LoadOptions::default()
-                };
-                let l = load(&[input], &opts);
+                let l = crate::load::load_text(text, version);
                 f(
                     &Topology::build(&l.model),
                     &format!("{name} at {version:?}"),
@@ -531,17 +522,7 @@ spec:
 ";
 
     fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
-        let l = load(
-            &[Input::Text {
-                name: "input.yaml".into(),
-                bytes: text.as_bytes().to_vec(),
-            }],
-            &LoadOptions {
-                default_namespace: "default".into(),
-                version,
-                ..LoadOptions::default()
-            },
-        );
+        let l = crate::load::load_text(text, version);
         assert!(!l.diagnostics.has_errors(), "{:?}", l.diagnostics);
         l
     }
