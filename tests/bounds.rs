@@ -988,52 +988,17 @@ fn random_request_and_case_files_are_parsed_or_refused() {
         .unwrap();
 }
 
-/// An estate whose routes multiply: 32 Gateways of 64 listeners (one port each, no hostname) and
-/// `routes` HTTPRoutes, each attached to every Gateway whole, with `hostnames` hostnames and 16
-/// rules of `matches` matches, and a RateLimitPolicy. A route gives 32 × 64 × 16 = 32,768 paths
-/// and 2,048 × hostnames × 16 × matches action sets, from about 4 KB of YAML.
+/// The estate of `tests/hostile/multiplying.sh` (shared with `limits.sh` and
+/// `tests/benches/budget.sh`): `routes` HTTPRoutes, each attached whole to 32 Gateways of 64
+/// listeners, with `hostnames` hostnames and 16 rules of `matches` matches, and a RateLimitPolicy.
+/// A route gives 32,768 paths and 2,048 × hostnames × 16 × matches action sets.
 fn multiplying_estate(routes: usize, hostnames: usize, matches: usize) -> String {
-    let mut docs = vec![
-        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: istio\nspec:\n  controllerName: istio.io/gateway-controller\n".to_string(),
-    ];
-    for g in 0..32 {
-        let mut d = format!(
-            "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw{g}\n  namespace: ns\nspec:\n  gatewayClassName: istio\n  listeners:\n"
-        );
-        for l in 0..64 {
-            d += &format!(
-                "  - {{name: l{l}, port: {}, protocol: HTTP, allowedRoutes: {{namespaces: {{from: All}}}}}}\n",
-                8000 + l
-            );
-        }
-        docs.push(d);
-    }
-    for r in 0..routes {
-        let mut d = format!(
-            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r{r}\n  namespace: ns\nspec:\n  parentRefs:\n"
-        );
-        for g in 0..32 {
-            d += &format!("  - name: gw{g}\n");
-        }
-        if hostnames > 0 {
-            d += "  hostnames:\n";
-            for h in 0..hostnames {
-                d += &format!("  - h{h}.example.com\n");
-            }
-        }
-        d += "  rules:\n";
-        for x in 0..16 {
-            d += "  - matches:\n";
-            for m in 0..matches {
-                d += &format!("    - path: {{type: PathPrefix, value: /r{r}/{x}/{m}}}\n");
-            }
-        }
-        docs.push(d);
-        docs.push(format!(
-            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata:\n  name: rl{r}\n  namespace: ns\nspec:\n  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: r{r}\n  limits:\n    l:\n      rates:\n      - limit: 1\n        window: 1s\n"
-        ));
-    }
-    docs.join("---\n")
+    let out = std::process::Command::new("tests/hostile/multiplying.sh")
+        .args([routes, hostnames, matches, 0].map(|n| n.to_string()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Paths and action sets multiply within the schemas' caps; a run computes at most its budget of

@@ -7,8 +7,9 @@
 #   tests/benches/budget.sh                       # builds with `cargo build --release` first
 #   POLICYCTL=path/to/policyctl tests/benches/budget.sh
 #
-# The estates (ROUTES routes; HOSTS hostnames and MATCHES matches in each of 16 rules; listeners
-# with or without a hostname of their own, which the routes' hostnames are not under):
+# The estates, from tests/hostile/multiplying.sh (ROUTES routes; HOSTS hostnames and MATCHES matches
+# in each of 16 rules; listeners with or without a hostname of their own, which the routes'
+# hostnames are not under):
 #   sets-at-budget      3 routes of 2,097,152 action sets: the first one is computed, at the budget
 #   paths-and-sets      200 routes of 32,768 paths and as many action sets: 64 are computed
 #   invalid-paths       130 routes of 32,768 paths, all invalid (no action set): 128 are computed
@@ -28,40 +29,10 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# estate ROUTES HOSTS MATCHES LISTENER_HOSTNAMES(0|1) > file
-estate() {
-  awk -v routes="$1" -v hosts="$2" -v matches="$3" -v named="$4" 'BEGIN {
-    print "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: istio}"
-    print "spec: {controllerName: istio.io/gateway-controller}"
-    for (g = 0; g < 32; g++) {
-      printf "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw%d, namespace: ns}\n", g
-      printf "spec:\n  gatewayClassName: istio\n  listeners:\n"
-      for (l = 0; l < 64; l++) {
-        if (named) printf "  - {name: l%d, port: %d, protocol: HTTP, hostname: l%d.example.com}\n", l, 8000 + l, l
-        else printf "  - {name: l%d, port: %d, protocol: HTTP}\n", l, 8000 + l
-      }
-    }
-    for (r = 0; r < routes; r++) {
-      printf "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r%d, namespace: ns}\nspec:\n  parentRefs:\n", r
-      for (g = 0; g < 32; g++) printf "  - name: gw%d\n", g
-      printf "  hostnames:\n"
-      for (h = 0; h < hosts; h++) printf "  - h%d.example.com\n", h
-      printf "  rules:\n"
-      for (x = 0; x < 16; x++) {
-        printf "  - matches:\n"
-        for (m = 0; m < matches; m++) printf "    - path: {type: PathPrefix, value: /r%d/%d/%d}\n", r, x, m
-      }
-      printf "---\napiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: rl%d, namespace: ns}\n", r
-      printf "spec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r%d}\n", r
-      printf "  limits:\n    l:\n      rates: [{limit: 1, window: 1s}]\n"
-    }
-  }'
-}
-
-estate 3 16 4 0 > "$work/sets-at-budget.yaml"
-estate 200 1 1 0 > "$work/paths-and-sets.yaml"
-estate 130 1 1 1 > "$work/invalid-paths.yaml"
-estate 2000 16 8 0 > "$work/over-at-once.yaml"
+tests/hostile/multiplying.sh 3 16 4 0 > "$work/sets-at-budget.yaml"
+tests/hostile/multiplying.sh 200 1 1 0 > "$work/paths-and-sets.yaml"
+tests/hostile/multiplying.sh 130 1 1 1 > "$work/invalid-paths.yaml"
+tests/hostile/multiplying.sh 2000 16 8 0 > "$work/over-at-once.yaml"
 
 printf '%-18s %8s %-8s %5s %8s %9s\n' estate KB command exit seconds peak-MiB
 for name in sets-at-budget paths-and-sets invalid-paths over-at-once; do
