@@ -54,6 +54,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -101,6 +102,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -147,6 +149,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-cl
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -180,6 +183,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-c
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -215,6 +219,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -247,6 +252,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -s o -l output -d 'Output format: text, json, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -274,6 +280,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l gateway-cl
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l diagnostics-format -d 'Format of the diagnostics: text, json, github, sarif or junit [default: text]. The exit code does not depend on it' -r -f -a "text\t'For people: the graphical report (one line each with -q)'
@@ -309,6 +316,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l requests -d 'Play a timed list of requests from FILE (- for stdin): a YAML list or JSON Lines, each entry a url and optionally at/after, method, headers, identity, source, tokens, count, interval. -X, -H, --identity, --source and --tokens apply to every entry that does not say otherwise' -r
@@ -346,6 +354,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -s o -l output -d 'Output: text (a line per case and a summary) or junit (XML)' -r -f -a "text\t''
@@ -372,6 +381,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l only -d 'Only these object families (comma-separated): wasm, envoyfilter, limitador, authconfig, envoygateway, certificate, dnsrecord, extension' -r -f -a "wasm\t''

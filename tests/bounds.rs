@@ -1080,3 +1080,77 @@ fn multiplying_routes_stop_at_the_estate_budget() {
     assert!(!stderr(&a).contains("PCTL1019"), "{}", stderr(&a));
     assert!(stdout(&a).contains("/r2/15/0"));
 }
+
+/// Tiny documents cost memory whatever their size (seven bytes each here, a finding of about a
+/// kilobyte each): the run reads as many as its budget, leaves out the rest with one PCTL1019, and
+/// stops (exit 2). `watch` counts each file on its own.
+#[test]
+fn documents_stop_at_the_run_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    std::fs::write(&path, "---\n{}\n".repeat(300_000)).unwrap();
+    let a = common::policyctl()
+        .args(["lint", "-f"])
+        .arg(&path)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(2);
+    let (out, err) = (stdout(&a), stderr(&a));
+    let whole = format!("{out}{err}");
+    assert!(
+        whole.contains("PCTL1019")
+            && whole.contains("the run's budget of 262,144 documents")
+            && whole.contains("this document and every one after it are left out")
+            && whole.contains(":524290:1]")
+            && whole.contains("--max-documents N"),
+        "{}",
+        &whole[whole.len().saturating_sub(3000)..]
+    );
+    assert!(
+        whole.contains("Summary: 1 files, 262144 documents, 0 objects"),
+        "{}",
+        &whole[whole.len().saturating_sub(600)..]
+    );
+
+    // The flag sets the budget; a List's items each count; a JSON stream's objects too.
+    let svc = |n: usize| {
+        format!(
+            r#"{{"apiVersion": "v1", "kind": "Service", "metadata": {{"name": "s{n}", "namespace": "ns"}}, "spec": {{"ports": [{{"port": 80}}]}}}}"#
+        )
+    };
+    let list = dir.path().join("list.yaml");
+    std::fs::write(
+        &list,
+        format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {}\n- {}\n",
+            svc(0),
+            svc(1)
+        ),
+    )
+    .unwrap();
+    let json = dir.path().join("more.json");
+    std::fs::write(&json, format!("{}\n{}\n", svc(2), svc(3))).unwrap();
+    let run = |max: &str| {
+        common::policyctl()
+            .args(["lint", "-q", "-o", "json", "--max-documents", max, "-f"])
+            .arg(&list)
+            .arg("-f")
+            .arg(&json)
+            .assert()
+    };
+    let a = run("3").code(2);
+    let out = stdout(&a);
+    assert!(
+        out.contains("PCTL1019")
+            && out.contains("the run's budget of 3 documents")
+            && out.contains("more.json"),
+        "{out}"
+    );
+    run("4").code(0);
+    let a = run("1").code(2);
+    assert!(
+        stdout(&a).contains("this List of 2 items and every document after it are left out"),
+        "{}",
+        stdout(&a)
+    );
+}

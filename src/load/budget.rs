@@ -1,4 +1,11 @@
-//! The estate's budget: how many paths and wasm action sets one run may compute.
+//! The estate's budgets: how many documents one run reads, and how many paths and wasm action sets
+//! it computes.
+//!
+//! Documents cost memory whatever their size: `---\n{}\n` is seven bytes, and each document (a
+//! List's items each count as one) becomes an object or a finding of about a kilobyte, so a file
+//! within the 256 MiB bound can ask for tens of gigabytes. [`DocumentBudget`] admits them in input
+//! order, counted before they are parsed (and a List's items before they are validated); from the
+//! first over the budget on, they are left out. See `docs/input.md`, "Documents".
 //!
 //! Paths multiply: a route attached to whole Gateways gets one path per listener and rule, and a
 //! path one action set per hostname and match. The Gateway API's schemas cap each factor (64
@@ -12,8 +19,79 @@
 use super::LoadOptions;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{GATEWAY_API_GROUP, Model, Obj, Route, hostname_subset_of};
+use crate::source::Span;
 use crate::topology::route_in_topology;
 use foldhash::HashMap;
+
+/// The most documents (YAML documents, the objects of a JSON stream, the items of a List) one run
+/// reads: two and a half times those of the largest estates we benchmark (100,000 objects, one a
+/// document). A tiny document's finding takes about 1.8 KB until the report is written (3.6 KB with
+/// `-o json`), so at the budget a run takes about 0.5 GB (1 GB) for them.
+pub const MAX_DOCUMENTS: usize = 1 << 18;
+
+/// The documents a run (or, in `watch`, a file) has admitted, against its budget.
+pub(crate) struct DocumentBudget {
+    max: usize,
+    used: usize,
+    /// The first document left out, and what it counts.
+    over: Option<(Span, usize)>,
+}
+
+impl DocumentBudget {
+    pub(crate) fn new(max: usize) -> Self {
+        DocumentBudget {
+            max,
+            used: 0,
+            over: None,
+        }
+    }
+
+    /// How many more documents fit.
+    pub(crate) fn room(&self) -> usize {
+        if self.over.is_some() {
+            0
+        } else {
+            self.max - self.used
+        }
+    }
+
+    /// Admit the next document in input order, which counts `weight` (one, or a List's items) and
+    /// starts at `at`: false for the first that would go over the budget and every one after it.
+    pub(crate) fn admit(&mut self, weight: usize, at: Span) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        if weight > self.max - self.used {
+            self.over = Some((at, weight));
+            return false;
+        }
+        self.used += weight;
+        true
+    }
+
+    /// The `PCTL1019` of a budget gone over.
+    pub(crate) fn diagnostic(&self) -> Option<Diagnostic> {
+        let (at, weight) = self.over?;
+        let this = match weight {
+            1 => "this document and every one after it are left out".to_string(),
+            n => format!(
+                "this List of {} items and every document after it are left out",
+                thousands(n as u64)
+            ),
+        };
+        Some(
+            Diagnostic::new(
+                Code::EstateLimit,
+                format!(
+                    "the input is larger than the run's budget of {} documents (YAML documents, objects of a JSON stream and items of a List, each counted): {this}",
+                    thousands(self.max as u64)
+                ),
+            )
+            .at(at, "the first document left out")
+            .help("run policyctl on part of the repository at a time (a folder per gateway or team), or raise the budget with --max-documents N if the machine has the memory (up to about 3 KB a document)"),
+        )
+    }
+}
 
 /// The most paths (gateway class → gateway → listener → route → rule) one run computes: four
 /// times those of the largest estate we benchmark (100,000 objects, 40,000 routes on Gateways of

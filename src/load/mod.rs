@@ -22,7 +22,8 @@ mod yaml;
 
 pub(crate) use yaml::{parse_requests, parse_small};
 
-pub use budget::{MAX_ACTION_SETS, MAX_PATHS};
+use budget::DocumentBudget;
+pub use budget::{MAX_ACTION_SETS, MAX_DOCUMENTS, MAX_PATHS};
 pub(crate) use document::{RawDocument, RawSpec, RawStatus};
 use node::{Node, Value};
 pub use schema::FieldValidation;
@@ -61,6 +62,10 @@ pub struct LoadOptions {
     /// server (policy-machinery's topology tests build Services references without ports).
     #[doc(hidden)]
     pub crd_validation: bool,
+    /// The most documents one run reads ([`MAX_DOCUMENTS`] by default; a List's items each count,
+    /// and `watch` counts each file on its own): the documents from the first over it are left out
+    /// (`PCTL1019`).
+    pub max_documents: usize,
     /// The most paths one run computes ([`MAX_PATHS`] by default): routes that would take the
     /// estate over it are left out (`PCTL1019`).
     pub max_paths: u64,
@@ -77,6 +82,7 @@ impl Default for LoadOptions {
             gateway_classes: well_known_gateway_classes(),
             validate: FieldValidation::default(),
             crd_validation: true,
+            max_documents: MAX_DOCUMENTS,
             max_paths: MAX_PATHS,
             max_action_sets: MAX_ACTION_SETS,
         }
@@ -112,6 +118,10 @@ const PARSE_CHUNK: usize = 128;
 /// Documents parsed before their objects are moved into one list (a window's results are held
 /// beside that list until then).
 const PARSE_WINDOW: usize = 16384;
+/// The text of a window of documents at the most (but for its first document): a List's items each
+/// become an object or a finding of one or two kilobytes, and 4 MiB of text holds at most about 1.4
+/// million of them (`{},` is three bytes an item).
+const PARSE_WINDOW_BYTES: usize = 4 << 20;
 
 /// Load every input. Never fails as a whole: problems become diagnostics.
 pub fn load(inputs: &[Input], opts: &LoadOptions) -> Loaded {
@@ -133,7 +143,7 @@ pub(crate) fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
     load(&[input], &opts)
 }
 
-/// [`load`], parsing `window` documents at a time.
+/// [`load`], parsing at most `window` documents at a time.
 fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();
     let texts = read_inputs(inputs, &mut out);
@@ -141,54 +151,127 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
     let mut validated = Vec::new();
     let mut seq = 0usize;
     let mut chunks: Vec<(SourceId, SourceText, usize, usize)> = Vec::new();
+    // One document more than the budget, to find the first left out; the rest are not looked for.
+    let mut room = opts.max_documents.saturating_add(1);
     for (id, text) in &texts {
+        if room == 0 {
+            break;
+        }
+        let before = chunks.len();
         file_chunks(
             *id,
             text,
             &mut out.sources,
-            &mut chunks,
+            (&mut chunks, room),
             &mut out.diagnostics,
         );
+        room -= chunks.len() - before;
     }
     // Slice: every (offset, len) above lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
         .iter()
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
-    // Documents are independent: each is parsed and validated on the parsing threads (parsing
-    // dominates loading), then the objects are numbered and collected in input order. A window of
-    // documents at a time, so that the parsed documents of the whole input are never all held
-    // beside the model they become.
     // About one object a document: room for them up front (objects are large, and a vector
     // grown by doubling would copy them again and again).
-    validated.reserve(docs.len());
-    let mut collect = |done: Vec<OneDocument>| {
-        for one in done {
-            out.documents += 1;
-            // Numbered from 1 within the document: shift past the objects before it.
-            for mut v in one.objects {
-                v.meta_mut().origin.seq += seq;
-                validated.push(v);
-            }
-            seq += one.objects_seen;
-            out.diagnostics.extend(one.diagnostics);
+    validated.reserve(docs.len().min(opts.max_documents));
+    let mut budget = DocumentBudget::new(opts.max_documents);
+    parse_in_windows(&docs, opts, window, &mut budget, |one| {
+        out.documents += 1;
+        // Numbered from 1 within the document: shift past the objects before it.
+        for mut v in one.objects {
+            v.meta_mut().origin.seq += seq;
+            validated.push(v);
         }
-    };
-    // A window's objects are moved into the list (on one thread) while the next window is parsed.
-    let mut parsed: Option<Vec<OneDocument>> = None;
-    for window in docs.chunks(window.max(1)) {
-        let earlier = parsed.take();
-        let (done, ()) = crate::par::join_if(
-            earlier.is_some(),
-            || parse_documents(window, opts),
-            || earlier.into_iter().for_each(&mut collect),
-        );
-        parsed = Some(done);
+        seq += one.objects_seen;
+        out.diagnostics.extend(one.diagnostics);
+    });
+    if let Some(d) = budget.diagnostic() {
+        out.diagnostics.push(d);
     }
-    parsed.into_iter().for_each(&mut collect);
     out.model = assemble(validated, &out.sources, &mut out.diagnostics);
     complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
     out
+}
+
+/// A document to parse: its source, its offset there and its text.
+type DocText<'t> = (SourceId, usize, &'t str);
+
+/// Parse and validate `docs`, a window of them at a time (at most `window` documents and
+/// [`PARSE_WINDOW_BYTES`] of text), and hand the documents `budget` admits to `collect` in input
+/// order; once one is over the budget, the windows after it are not parsed.
+///
+/// Documents are independent: each is parsed and validated on the parsing threads (parsing
+/// dominates loading), and `collect` takes a window's results on this thread while the next window
+/// is parsed. A window at a time, so that the parsed documents of the whole input are never all
+/// held beside what they become; a window's text is bounded too, as a List's items each become an
+/// object or a finding.
+fn parse_in_windows(
+    docs: &[DocText<'_>],
+    opts: &LoadOptions,
+    window: usize,
+    budget: &mut DocumentBudget,
+    mut collect: impl FnMut(OneDocument) + Send,
+) {
+    let mut parsed: Option<(&[DocText<'_>], Vec<OneDocument>)> = None;
+    let mut rest = docs;
+    while !rest.is_empty() {
+        let n = window_len(rest, window.max(1), PARSE_WINDOW_BYTES);
+        let (this, after) = rest.split_at(n);
+        rest = after;
+        // A List with more items than the budget has room for before this window is over it
+        // whatever comes before it in the window: its items are counted, not validated.
+        let room = budget.room();
+        let earlier = parsed.take();
+        let (done, within) = crate::par::join_if(
+            earlier.is_some(),
+            || parse_documents(this, opts, room),
+            || earlier.is_none_or(|(w, d)| admit(budget, w, d, &mut collect)),
+        );
+        if !within {
+            return;
+        }
+        parsed = Some((this, done));
+    }
+    if let Some((w, d)) = parsed {
+        admit(budget, w, d, &mut collect);
+    }
+}
+
+/// Hand the parsed documents of `window` that `budget` admits to `collect`, in order; false once
+/// one is over the budget.
+fn admit(
+    budget: &mut DocumentBudget,
+    window: &[DocText<'_>],
+    done: Vec<OneDocument>,
+    collect: &mut impl FnMut(OneDocument),
+) -> bool {
+    for (&(id, base, text), one) in window.iter().zip(done) {
+        // Its first line after the `---` and comments before it.
+        let lead = leading_trivia(text);
+        // Slice: `leading_trivia` ends at a line boundary within `text`.
+        let line = text[lead..].split('\n').next().unwrap_or("").len();
+        if !budget.admit(one.items.max(1), Span::new(id, base + lead, line)) {
+            return false;
+        }
+        collect(one);
+    }
+    true
+}
+
+/// The documents of the next window of `docs`: at most `max` of them and, but the first, at most
+/// `max_bytes` of text.
+fn window_len(docs: &[DocText<'_>], max: usize, max_bytes: usize) -> usize {
+    let mut bytes = 0usize;
+    let mut n = 0;
+    for (_, _, text) in docs.iter().take(max) {
+        bytes += text.len();
+        if n > 0 && bytes > max_bytes {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// What every model gets once its objects are assembled: the emulated release, the objects
@@ -317,11 +400,11 @@ fn file_chunks(
     id: SourceId,
     text: &SourceText,
     sources: &mut SourceMap,
-    chunks: &mut Vec<(SourceId, SourceText, usize, usize)>,
+    (chunks, limit): (&mut Vec<(SourceId, SourceText, usize, usize)>, usize),
     diags: &mut Diagnostics,
 ) {
     if text.trim_start().starts_with('{') {
-        json_chunks(id, text, chunks, diags);
+        json_chunks(id, text, (chunks, limit), diags);
         return;
     }
     // The documents and their helm markers of a large stream are found in pieces on every core.
@@ -331,7 +414,7 @@ fn file_chunks(
     let in_piece = |r: std::ops::Range<usize>| {
         // Slice: pieces lie within `text` on line boundaries.
         let piece = &text[r.clone()];
-        (split::documents(piece).into_iter())
+        (split::documents_upto(piece, limit).into_iter())
             .map(|c| {
                 // Slice: chunks from `split::documents(piece)` lie within it on line boundaries.
                 let doc = &piece[c.offset..c.offset + c.len];
@@ -339,10 +422,11 @@ fn file_chunks(
             })
             .collect::<Vec<_>>()
     };
-    let found = match pieces {
+    let mut found = match pieces {
         Some(pieces) => crate::par::map_ranges(pieces, in_piece).concat(),
         None => in_piece(0..text.len()),
     };
+    found.truncate(limit);
     for (offset, len, helm) in found {
         // Slice: `offset` and `len` are a chunk's, within `text`.
         let doc = &text[offset..offset + len];
@@ -362,16 +446,17 @@ fn file_chunks(
 /// Streams from this size on are split into documents in pieces on every core.
 const PARALLEL_SPLIT_FROM: usize = 8 << 20;
 
-/// The objects of a JSON stream, one chunk each; the first syntax error ends the stream.
+/// The objects of a JSON stream, one chunk each, the first `limit` of them; the first syntax error
+/// ends the stream.
 fn json_chunks(
     id: SourceId,
     text: &SourceText,
-    chunks: &mut Vec<(SourceId, SourceText, usize, usize)>,
+    (chunks, limit): (&mut Vec<(SourceId, SourceText, usize, usize)>, usize),
     diags: &mut Diagnostics,
 ) {
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
     let mut start = 0;
-    loop {
+    for _ in 0..limit {
         match values.next() {
             Some(Ok(_)) => {
                 let end = values.byte_offset();
@@ -395,16 +480,19 @@ fn json_chunks(
 }
 
 /// Parse and validate documents on the parsing threads (documents are independent); the results
-/// in input order.
-fn parse_documents(docs: &[(SourceId, usize, &str)], opts: &LoadOptions) -> Vec<OneDocument> {
+/// in input order. A List of more than `room` items is over the documents' budget: its items are
+/// counted, not validated.
+fn parse_documents(
+    docs: &[(SourceId, usize, &str)],
+    opts: &LoadOptions,
+    room: usize,
+) -> Vec<OneDocument> {
     let one = |&(id, base, text): &(SourceId, usize, &str)| {
         let mut one = OneDocument::default();
         parse_chunk(
-            id,
-            base,
-            text,
+            (id, base, text),
             read_document(id, base, text),
-            opts,
+            (opts, room),
             &mut one,
         );
         one
@@ -439,13 +527,21 @@ pub(crate) fn parse_file(
 ) -> ParsedFile {
     let mut chunks = Vec::new();
     let mut out = ParsedFile::default();
-    file_chunks(id, text, sources, &mut chunks, &mut out.diagnostics);
+    let limit = opts.max_documents.saturating_add(1);
+    file_chunks(
+        id,
+        text,
+        sources,
+        (&mut chunks, limit),
+        &mut out.diagnostics,
+    );
     // Slice: every (offset, len) lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
         .iter()
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
-    for one in parse_documents(&docs, opts) {
+    let mut budget = DocumentBudget::new(opts.max_documents);
+    parse_in_windows(&docs, opts, PARSE_WINDOW, &mut budget, |one| {
         out.documents += 1;
         for mut v in one.objects {
             v.meta_mut().origin.seq += out.objects_seen;
@@ -453,6 +549,9 @@ pub(crate) fn parse_file(
         }
         out.objects_seen += one.objects_seen;
         out.diagnostics.extend(one.diagnostics);
+    });
+    if let Some(d) = budget.diagnostic() {
+        out.diagnostics.push(d);
     }
     out
 }
@@ -542,6 +641,8 @@ struct OneDocument {
     objects: Vec<Validated>,
     objects_seen: usize,
     diagnostics: Diagnostics,
+    /// The items of a List (0 for any other document): each counts as a document in the budget.
+    items: usize,
 }
 
 /// `# Source: <path>` among a document's leading comment lines (helm's marker): the template name and
@@ -964,17 +1065,15 @@ fn read_document(id: SourceId, base: usize, text: &str) -> Result<Node, yaml::Pa
 }
 
 fn parse_chunk(
-    id: SourceId,
-    base: usize,
-    text: &str,
+    (id, base, text): (SourceId, usize, &str),
     doc: Result<Node, yaml::ParseError>,
-    opts: &LoadOptions,
+    (opts, room): (&LoadOptions, usize),
     out: &mut OneDocument,
 ) {
     match doc {
         Ok(node) => {
             let whole = Span::new(id, base, text.len());
-            accept(node, whole, opts, out)
+            accept(node, whole, (opts, room), out)
         }
         Err(e) => {
             let help = match e.code {
@@ -1013,10 +1112,16 @@ fn leading_trivia(text: &str) -> usize {
 }
 
 /// Validate the objects of one document: the document itself, or the items of a List (nested
-/// lists flattened as kubectl flattens them, each item numbered in that order).
-fn accept(node: Node, whole: Span, opts: &LoadOptions, out: &mut OneDocument) {
+/// lists flattened as kubectl flattens them, each item numbered in that order), unless they are
+/// more than `room`, the documents the budget has room for.
+fn accept(node: Node, whole: Span, (opts, room): (&LoadOptions, usize), out: &mut OneDocument) {
     if document::is_list(&node) {
-        for (i, item) in document::flatten(node).into_iter().enumerate() {
+        let items = document::flatten(node);
+        out.items = items.len();
+        if items.len() > room {
+            return;
+        }
+        for (i, item) in items.into_iter().enumerate() {
             accept_object(item, (whole, Some(i)), opts, out);
         }
     } else {
@@ -1412,6 +1517,162 @@ mod tests {
                 text(&load_in_windows(&inputs, &opts, window)),
                 expected,
                 "window {window}"
+            );
+        }
+    }
+
+    /// The documents' budget counts YAML documents, a JSON stream's objects and a List's items in
+    /// input order; the documents from the first over it are left out (a List whole), with one
+    /// `PCTL1019` at that document's first line, whatever the window.
+    #[test]
+    fn documents_from_the_first_over_the_budget_are_left_out() {
+        let svc = |n: usize| {
+            format!(
+                "{{apiVersion: v1, kind: Service, metadata: {{name: s{n}, namespace: ns}}, spec: {{ports: [{{port: 80}}]}}}}"
+            )
+        };
+        let yaml = format!(
+            "# two documents, a List of three items, a document\n{}\n---\n{}\n---\napiVersion: v1\nkind: List\nitems:\n- {}\n- {}\n- {}\n---\n# the last\n{}\n",
+            svc(0),
+            svc(1),
+            svc(2),
+            svc(3),
+            svc(4),
+            svc(5)
+        );
+        let json_svc = |n: usize| {
+            format!(
+                r#"{{"apiVersion": "v1", "kind": "Service", "metadata": {{"name": "s{n}", "namespace": "ns"}}, "spec": {{"ports": [{{"port": 80}}]}}}}"#
+            )
+        };
+        let inputs = [
+            Input::Text {
+                name: "a.yaml".into(),
+                bytes: yaml.into_bytes(),
+            },
+            Input::Text {
+                name: "b.json".into(),
+                bytes: format!("{}\n{}\n", json_svc(6), json_svc(7)).into_bytes(),
+            },
+        ];
+        let run = |max: usize, window: usize| {
+            let opts = LoadOptions {
+                max_documents: max,
+                ..LoadOptions::default()
+            };
+            let l = load_in_windows(&inputs, &opts, window);
+            let mut kept: Vec<String> = (l.model.services.iter())
+                .map(|s| s.meta.name.clone())
+                .collect();
+            kept.sort();
+            let over: Vec<(String, String, usize)> = (l.diagnostics.iter())
+                .filter(|d| d.code == Code::EstateLimit)
+                .map(|d| {
+                    let span = d.labels[0].span;
+                    let f = l.sources.get(span.source).expect("source");
+                    let text = &f.text[span.offset..span.offset + span.len];
+                    (
+                        d.message.clone(),
+                        format!("{}:{text}", f.name),
+                        f.line_index(span.offset) + 1,
+                    )
+                })
+                .collect();
+            assert!(
+                l.diagnostics.iter().all(|d| d.code == Code::EstateLimit),
+                "{:?}",
+                l.diagnostics
+            );
+            (kept.join(","), over, l.documents)
+        };
+        let budget = |n: &str, this: &str| {
+            format!(
+                "the input is larger than the run's budget of {n} documents (YAML documents, objects of a JSON stream and items of a List, each counted): {this}"
+            )
+        };
+        let one = "this document and every one after it are left out";
+        for window in [1, 2, 3, 7, usize::MAX] {
+            assert_eq!(
+                run(8, window),
+                ("s0,s1,s2,s3,s4,s5,s6,s7".into(), vec![], 6)
+            );
+            assert_eq!(
+                run(7, window),
+                (
+                    "s0,s1,s2,s3,s4,s5,s6".into(),
+                    vec![(budget("7", one), format!("b.json:{}", json_svc(7)), 2)],
+                    5
+                ),
+                "window {window}"
+            );
+            assert_eq!(
+                run(5, window),
+                (
+                    "s0,s1,s2,s3,s4".into(),
+                    // Its first line after the `---` and the comment.
+                    vec![(budget("5", one), format!("a.yaml:{}", svc(5)), 14)],
+                    3
+                ),
+                "window {window}"
+            );
+            // The List counts its three items: with room for two, it is left out whole.
+            for max in [2, 3, 4] {
+                let want = budget(
+                    &max.to_string(),
+                    "this List of 3 items and every document after it are left out",
+                );
+                assert_eq!(
+                    run(max, window),
+                    (
+                        "s0,s1".into(),
+                        vec![(want, "a.yaml:apiVersion: v1".into(), 6)],
+                        2
+                    ),
+                    "max {max} window {window}"
+                );
+            }
+            assert_eq!(
+                run(0, window),
+                (
+                    "".into(),
+                    vec![(budget("0", one), format!("a.yaml:{}", svc(0)), 2)],
+                    0
+                ),
+                "window {window}"
+            );
+        }
+    }
+
+    /// `watch` parses each file on its own, within the same budget of documents.
+    #[test]
+    fn a_file_parsed_on_its_own_keeps_within_the_budget() {
+        let svc = |n: &str| {
+            format!(
+                "{{apiVersion: v1, kind: Service, metadata: {{name: {n}, namespace: ns}}, spec: {{ports: [{{port: 80}}]}}}}\n"
+            )
+        };
+        // Block documents: a text that starts with `{` is a JSON stream.
+        let text = format!("---\n{}", [svc("a"), svc("b"), svc("c")].join("---\n"));
+        let mut sources = SourceMap::new();
+        let id = sources.add("f.yaml", text.as_str());
+        let text = sources.get(id).expect("source").text.clone();
+        for (max, documents, over) in [(3, 3, false), (2, 2, true), (0, 0, true)] {
+            let opts = LoadOptions {
+                max_documents: max,
+                ..LoadOptions::default()
+            };
+            let parsed = parse_file(id, &text, &mut sources, &opts);
+            assert_eq!(parsed.documents, documents, "max {max}");
+            assert_eq!(parsed.objects.len(), documents, "max {max}");
+            let found: Vec<Code> = parsed.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(
+                found,
+                if over {
+                    vec![Code::EstateLimit]
+                } else {
+                    vec![]
+                },
+                "max {max}"
             );
         }
     }

@@ -18,19 +18,30 @@ fn is_marker(line: &str, marker: &str) -> bool {
 
 /// The non-empty documents of a stream.
 pub(super) fn documents(text: &str) -> Vec<Chunk> {
+    documents_upto(text, usize::MAX)
+}
+
+/// The first `limit` non-empty documents of a stream (the rest are not looked for: a stream of
+/// tiny documents has tens of millions).
+pub(super) fn documents_upto(text: &str, limit: usize) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut start = 0;
     // Only a line that starts with `---` can begin a document: the text's first line, and each
     // `---` after a line feed (found by a substring search, not line by line).
     let later = memchr::memmem::find_iter(text.as_bytes(), b"\n---").map(|i| i + 1);
     for pos in std::iter::once(0).chain(later) {
+        if chunks.len() >= limit {
+            return chunks;
+        }
         // Slice: `pos` is 0 or just after a line feed, a char boundary.
         if pos != start && is_marker(&text[pos..], "---") {
             push(text, start, pos, &mut chunks);
             start = pos;
         }
     }
-    push(text, start, text.len(), &mut chunks);
+    if chunks.len() < limit {
+        push(text, start, text.len(), &mut chunks);
+    }
     chunks
 }
 
@@ -170,5 +181,23 @@ mod tests {
     fn empty_documents_are_skipped() {
         assert!(documents("---\n---\n# x\n...\n").is_empty());
         assert_eq!(texts("--- {a: 1}\n"), vec!["--- {a: 1}\n"]);
+    }
+
+    /// The first `limit` documents are those of the whole stream, the last of them whole (not cut
+    /// where the next one would begin).
+    #[test]
+    fn documents_upto_are_the_first_documents() {
+        let streams = [
+            "a: 1\n---\nb: 2\n--- \nc: 3\n---\t# x\nd: '---'\n  ---\n---\n",
+            "---\na: 1\n---\n---\n# only\n---\nb: 2",
+            "{}\n---\n{}\n---\n{}\n",
+        ];
+        for s in streams {
+            let whole = documents(s);
+            for limit in 0..=whole.len() + 1 {
+                let n = limit.min(whole.len());
+                assert_eq!(documents_upto(s, limit), whole[..n], "{s:?} {limit}");
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Resource limits on hostile inputs, outside the test harness: runs the release binary on every file in
 # testdata/hostile/ plus generated giants (a 50 MB scalar, 10,000-deep flow and block nesting, 100,000
-# documents, 100 routes that each ask for 4 million wasm action sets) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
+# documents, 100 routes that each ask for 4 million wasm action sets, 50 MB of seven-byte documents) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
 # peak-RSS bound, or exits with a code other than the expected one.
 #
 #   tests/hostile/limits.sh              # builds with `cargo build --release` first
@@ -46,6 +46,7 @@ declare -A expect=(
   [gen-deep-block.yaml]=2
   [gen-100k-documents.yaml]=0
   [gen-multiplying-routes.yaml]=2
+  [gen-tiny-documents.yaml]=2
 )
 
 # Generated inputs (not committed: they are large).
@@ -71,6 +72,9 @@ awk 'BEGIN {
 # 100 routes of 4,194,304 action sets each, the most the schemas allow, from 7 KB of YAML a route
 # (PCTL1019: over the budget of action sets).
 tests/hostile/multiplying.sh 100 16 8 0 > "$work/gen-multiplying-routes.yaml"
+
+# 7 million documents of seven bytes, each a finding (PCTL1019: over the budget of documents).
+awk 'BEGIN { for (i = 0; i < 7142857; i++) printf "---\n{}\n" }' > "$work/gen-tiny-documents.yaml"
 
 inputs=()
 for f in testdata/hostile/*; do inputs+=("$f"); done

@@ -77,6 +77,10 @@ pub struct InputArgs {
     /// validate in the settings file].
     #[arg(long, value_enum, value_name = "MODE")]
     pub validate: Option<ValidateArg>,
+    /// The most documents the run reads (YAML documents, objects of a JSON stream, items of a List;
+    /// watch: each file's); those from the first beyond it are left out with PCTL1019, exit 2.
+    #[arg(long, value_name = "N", default_value_t = policyctl::MAX_DOCUMENTS)]
+    pub max_documents: usize,
     /// The most paths (class → gateway → listener → route → rule) the run computes; routes beyond
     /// it are left out with PCTL1019, exit 2.
     #[arg(long, value_name = "N", default_value_t = policyctl::MAX_PATHS)]
@@ -207,6 +211,7 @@ impl InputArgs {
                 .or(self.settings.validate)
                 .unwrap_or_default(),
             crd_validation: true,
+            max_documents: self.max_documents,
             max_paths: self.max_paths,
             max_action_sets: self.max_action_sets,
         })
