@@ -156,7 +156,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__audit)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --require --base --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --require --base --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -192,6 +192,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -272,7 +276,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__compute)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --check --lock-timeout --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -308,6 +312,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -394,7 +402,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__diff)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --against --base --output --context --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +438,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -516,7 +528,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__explain)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --kind --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,6 +564,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -606,7 +622,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__graph)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --compat --for --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -642,6 +658,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -938,7 +958,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__lint)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --output --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --output --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -974,6 +994,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -1016,7 +1040,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__simulate)
-            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
+            opts="-f -n -X -H -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --requests --request --header --identity --source --tokens --response-body --assume --jwks --connect-to --count --interval --gateway --output --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1052,6 +1076,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -1162,7 +1190,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__status)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --respect-status --routes --gateways --fail-on --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --diagnostics-format --diagnostics-file --output --respect-status --routes --gateways --fail-on --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1198,6 +1226,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -1248,7 +1280,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__test)
-            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
+            opts="-f -n -o -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --output --accept-undecided --jwks --cel-cost-limit --request-cost-limit --max-requests --color --quiet --verbose --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1284,6 +1316,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)
@@ -1360,7 +1396,7 @@ _policyctl() {
             return 0
             ;;
         policyctl__subcmd__watch)
-            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-documents --max-paths --max-action-sets --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
+            opts="-f -n -q -v -h -V --filename --stdin-name --namespace --kuadrant-version --gateway-class --validate --max-input-bytes --max-documents --max-paths --max-action-sets --only --gateway --wasm-sha256 --wasm-image --kuadrant-namespace --istio-controller-names --envoy-gateway-controller-names --out-dir --lock-timeout --debounce --resync --cycles --color --quiet --verbose --config --help --version status lint explain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1396,6 +1432,10 @@ _policyctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-documents)

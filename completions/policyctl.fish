@@ -54,6 +54,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l gateway-
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand compute" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -102,6 +103,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand diff" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -149,6 +151,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l gateway-cl
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand graph" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -183,6 +186,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l gateway-c
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand status" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -219,6 +223,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l gateway-
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand explain" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -252,6 +257,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand lint" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -280,6 +286,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l gateway-cl
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand audit" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -316,6 +323,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l gateway
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand simulate" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -354,6 +362,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l gateway-cla
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand test" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
@@ -381,6 +390,7 @@ complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fis
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l validate -d 'Fields a kind\'s schema does not declare, as kubectl apply\'s --validate: strict refuses the object (the default), warn drops the field with a warning, ignore drops it silently [also validate in the settings file]' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-input-bytes -d 'The most bytes the run reads, files and streams together; the input that would go beyond it and those after it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-documents -d 'The most documents the run reads (YAML documents, objects of a JSON stream, items of a List; watch: each file\'s); those from the first beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-paths -d 'The most paths (class → gateway → listener → route → rule) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r
 complete -c policyctl -n "__fish_policyctl_using_subcommand watch; and not __fish_seen_subcommand_from status lint explain help" -l max-action-sets -d 'The most wasm action sets (a path\'s hostnames × its rule\'s matches) the run computes; routes beyond it are left out with PCTL1019, exit 2' -r

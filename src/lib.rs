@@ -38,8 +38,8 @@ pub use source::{SourceId, SourceMap, Span};
 pub use load::validate::dns1123_label;
 pub use load::{
     FieldValidation, Input, LoadOptions, Loaded, MAX_ACTION_SETS, MAX_DOCUMENTS, MAX_FILE_BYTES,
-    MAX_PATHS, MAX_STREAM_BYTES, StreamError, line_feeds, load, object_value, parse_only,
-    read_bounded_file, read_stream, values_in_windows, well_known_gateway_classes,
+    MAX_INPUT_BYTES, MAX_PATHS, MAX_STREAM_BYTES, StreamError, line_feeds, load, object_value,
+    parse_only, read_bounded_file, read_stream, values_in_windows, well_known_gateway_classes,
 };
 
 // The model: the objects read, and the emulated operator version.

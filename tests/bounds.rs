@@ -1154,3 +1154,47 @@ fn documents_stop_at_the_run_budget() {
         stdout(&a)
     );
 }
+
+/// The bytes of one run are bounded, files and streams together: a repository of many files at the
+/// bound of one would be read whole otherwise. The input that would go over it and every one after
+/// it are left out (PCTL1019, exit 2), without being read.
+#[test]
+fn input_bytes_stop_at_the_run_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |n: usize| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-{n}\n");
+    for n in 0..3 {
+        std::fs::write(dir.path().join(format!("{n}.yaml")), doc(n)).unwrap();
+    }
+    let each = doc(0).len();
+    let run = |max: usize| {
+        common::policyctl()
+            .args(["lint", "--max-input-bytes", &max.to_string(), "-f"])
+            .arg(dir.path())
+            .assert()
+    };
+    let a = run(2 * each + 1).code(2);
+    let whole = format!("{}{}", stdout(&a), stderr(&a));
+    assert!(
+        whole.contains("PCTL1019")
+            && whole.contains(&format!(
+                "the input is larger than the run's budget of {} bytes (files and streams together):",
+                2 * each + 1
+            ))
+            && whole.contains("2.yaml and every input after it are left out")
+            && whole.contains("--max-input-bytes N")
+            && whole.contains("Summary: 2 files"),
+        "{whole}"
+    );
+    run(3 * each).code(0);
+    // Standard input counts too.
+    let a = common::policyctl()
+        .args(["lint", "--max-input-bytes", "10", "-f", "-"])
+        .write_stdin(doc(0))
+        .assert()
+        .code(2);
+    let whole = format!("{}{}", stdout(&a), stderr(&a));
+    assert!(
+        whole.contains("PCTL1019") && whole.contains("Summary: 0 files"),
+        "{whole}"
+    );
+}

@@ -56,7 +56,7 @@ codes! {
     UnknownKindInGroup = "PCTL1016", Error, false, "a kind that does not exist in an API group policyctl models (no matches for kind); the object is left out";
     InvalidMetadata = "PCTL1017", Error, false, "metadata the API server refuses (labels, annotations, finalizers, generateName, unknown fields); the object is left out";
     NewerGatewayApiField = "PCTL1018", Warning, false, "a Gateway API field that the CRDs the emulated release installs do not declare (a newer Gateway API does): a cluster with those CRDs drops or refuses it";
-    EstateLimit = "PCTL1019", Error, true, "the input is larger than a budget of the run (--max-documents, --max-paths, --max-action-sets): the documents, or the routes, from the first over it are left out";
+    EstateLimit = "PCTL1019", Error, true, "the input is larger than a budget of the run (--max-input-bytes, --max-documents, --max-paths, --max-action-sets): the inputs, documents or routes from the first over it are left out";
     TargetNotFound = "PCTL2001", Error, false, "a policy's targetRef matches no object (operator: Accepted=False TargetNotFound)";
     SectionNotFound = "PCTL2002", Error, false, "a targetRef or parentRef sectionName matches no listener or rule";
     ParentNotFound = "PCTL2003", Warning, false, "a route parentRef names a Gateway that is not in the input";

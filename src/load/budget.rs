@@ -23,6 +23,24 @@ use crate::source::Span;
 use crate::topology::route_in_topology;
 use foldhash::HashMap;
 
+/// The most bytes one run reads, files and streams together: each input has the same bound on its
+/// own, and a run holds about twenty times its input's size in memory (the 40 MB benchmark estates
+/// peak at 820 MiB), so a repository of many files at that bound would ask for tens of gigabytes.
+/// Six times the largest estates we benchmark.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The `PCTL1019` of inputs over [`LoadOptions::max_input_bytes`]: `name` would have gone over it.
+pub(crate) fn input_bytes_diagnostic(name: &str, max: u64) -> Diagnostic {
+    Diagnostic::new(
+        Code::EstateLimit,
+        format!(
+            "the input is larger than the run's budget of {} bytes (files and streams together): {name} and every input after it are left out",
+            thousands(max)
+        ),
+    )
+    .help("run policyctl on part of the repository at a time (a folder per gateway or team), or raise the budget with --max-input-bytes N if the machine has the memory (about 20 bytes for a byte of YAML)")
+}
+
 /// The most documents (YAML documents, the objects of a JSON stream, the items of a List) one run
 /// reads: two and a half times those of the largest estates we benchmark (100,000 objects, one a
 /// document). A tiny document's finding takes about 1.8 KB until the report is written (3.6 KB with

@@ -23,7 +23,7 @@ mod yaml;
 pub(crate) use yaml::{parse_requests, parse_small};
 
 use budget::DocumentBudget;
-pub use budget::{MAX_ACTION_SETS, MAX_DOCUMENTS, MAX_PATHS};
+pub use budget::{MAX_ACTION_SETS, MAX_DOCUMENTS, MAX_INPUT_BYTES, MAX_PATHS};
 pub(crate) use document::{RawDocument, RawSpec, RawStatus};
 use node::{Node, Value};
 pub use schema::FieldValidation;
@@ -62,6 +62,9 @@ pub struct LoadOptions {
     /// server (policy-machinery's topology tests build Services references without ports).
     #[doc(hidden)]
     pub crd_validation: bool,
+    /// The most bytes one run reads, files and streams together ([`MAX_INPUT_BYTES`] by default):
+    /// the input that would go over it, and every one after it, is left out (`PCTL1019`).
+    pub max_input_bytes: u64,
     /// The most documents one run reads ([`MAX_DOCUMENTS`] by default; a List's items each count,
     /// and `watch` counts each file on its own): the documents from the first over it are left out
     /// (`PCTL1019`).
@@ -82,6 +85,7 @@ impl Default for LoadOptions {
             gateway_classes: well_known_gateway_classes(),
             validate: FieldValidation::default(),
             crd_validation: true,
+            max_input_bytes: MAX_INPUT_BYTES,
             max_documents: MAX_DOCUMENTS,
             max_paths: MAX_PATHS,
             max_action_sets: MAX_ACTION_SETS,
@@ -146,7 +150,7 @@ pub(crate) fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
 /// [`load`], parsing at most `window` documents at a time.
 fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();
-    let texts = read_inputs(inputs, &mut out);
+    let texts = read_inputs(inputs, opts.max_input_bytes, &mut out);
 
     let mut validated = Vec::new();
     let mut seq = 0usize;
@@ -623,10 +627,10 @@ pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, 
         sources: std::mem::take(sources),
         ..Loaded::default()
     };
-    let r = match read_found(&found) {
+    let r = match read_found(&found, MAX_FILE_BYTES) {
         Ok(bytes) => decode(&path.display().to_string(), Cow::Owned(bytes), &mut out),
-        Err(d) => {
-            out.diagnostics.push(d);
+        Err(e) => {
+            out.diagnostics.push(unreadable(&found, e));
             None
         }
     };
@@ -665,11 +669,14 @@ fn helm_source(doc: &str) -> Option<(String, usize)> {
 
 /// Read every input into the source map (files in discovery order), recording the file names;
 /// unreadable paths and non-text files become diagnostics.
-fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, SourceText)> {
+/// Read every input, in order, until they total more than `max_bytes`: that input and every one
+/// after it are left out, with one `PCTL1019`.
+fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(SourceId, SourceText)> {
     let mut texts = Vec::new();
     // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
     // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.
     let mut seen = std::collections::HashSet::new();
+    let mut left = max_bytes;
     let mut add = |name: String, bytes: Cow<'_, [u8]>, out: &mut Loaded| {
         if let Some(t) = decode(&name, bytes, out) {
             let id = out.sources.add(name.clone(), t);
@@ -682,9 +689,17 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, SourceText)
             texts.push((id, text));
         }
     };
-    for input in inputs {
+    let mut over = None;
+    'inputs: for input in inputs {
         match input {
-            Input::Text { name, bytes } => add(name.clone(), Cow::Borrowed(bytes), out),
+            Input::Text { name, bytes } => {
+                if bytes.len() as u64 > left {
+                    over = Some(name.clone());
+                    break 'inputs;
+                }
+                left -= bytes.len() as u64;
+                add(name.clone(), Cow::Borrowed(bytes), out)
+            }
             Input::Path(p) => {
                 for found in discover(p, &mut out.diagnostics) {
                     if !found.stream
@@ -694,13 +709,30 @@ fn read_inputs(inputs: &[Input], out: &mut Loaded) -> Vec<(SourceId, SourceText)
                         continue;
                     }
                     let name = found.path.display().to_string();
-                    match read_found(&found) {
-                        Ok(bytes) => add(name, Cow::Owned(bytes), out),
-                        Err(d) => out.diagnostics.push(d),
+                    // Within the budget's rest, but still within each input's own bound.
+                    let own = if found.stream {
+                        MAX_STREAM_BYTES
+                    } else {
+                        MAX_FILE_BYTES
+                    };
+                    match read_found(&found, own.min(left)) {
+                        Ok(bytes) => {
+                            left -= bytes.len() as u64;
+                            add(name, Cow::Owned(bytes), out)
+                        }
+                        Err(StreamError::TooLarge(max)) if max < own => {
+                            over = Some(name);
+                            break 'inputs;
+                        }
+                        Err(e) => out.diagnostics.push(unreadable(&found, e)),
                     }
                 }
             }
         }
+    }
+    if let Some(name) = over {
+        out.diagnostics
+            .push(budget::input_bytes_diagnostic(&name, max_bytes));
     }
     texts
 }
@@ -839,18 +871,20 @@ struct Found {
     stream: bool,
 }
 
-fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
-    let name = found.path.display().to_string();
-    let result = if found.stream {
-        std::fs::File::open(&found.path)
-            .map_err(|e| StreamError::Io(e.to_string()))
-            .and_then(|f| read_stream(f, MAX_STREAM_BYTES))
+/// Read `found`, at most `max` bytes.
+fn read_found(found: &Found, max: u64) -> Result<Vec<u8>, StreamError> {
+    let file = std::fs::File::open(&found.path).map_err(|e| StreamError::Io(e.to_string()))?;
+    if found.stream {
+        read_stream(file, max)
     } else {
-        std::fs::File::open(&found.path)
-            .map_err(|e| StreamError::Io(e.to_string()))
-            .and_then(|f| read_regular_or_stream(f, MAX_FILE_BYTES))
-    };
-    result.map_err(|e| match (&e, found.stream) {
+        read_regular_or_stream(file, max)
+    }
+}
+
+/// The `PCTL1005` of an input that cannot be read, or is larger than its own bound.
+fn unreadable(found: &Found, e: StreamError) -> Diagnostic {
+    let name = found.path.display().to_string();
+    match (&e, found.stream) {
         (StreamError::TooLarge(max), false) => Diagnostic::new(
             Code::UnreadableInput,
             format!(
@@ -863,7 +897,7 @@ fn read_found(found: &Found) -> Result<Vec<u8>, Diagnostic> {
             let (message, help) = e.explain(&name);
             Diagnostic::new(Code::UnreadableInput, message).help(help)
         }
-    })
+    }
 }
 
 /// What kind of non-regular, non-directory file a path is: `Some(true)` for a stream policyctl reads
@@ -1303,7 +1337,12 @@ pub fn parse_only(inputs: &[Input]) -> usize {
             }
             Input::Path(p) => {
                 for found in discover(p, &mut scratch.diagnostics) {
-                    if let Ok(bytes) = read_found(&found) {
+                    let max = if found.stream {
+                        MAX_STREAM_BYTES
+                    } else {
+                        MAX_FILE_BYTES
+                    };
+                    if let Ok(bytes) = read_found(&found, max) {
                         let name = found.path.display().to_string();
                         texts.extend(decode(&name, Cow::Owned(bytes), &mut scratch));
                     }
@@ -1339,7 +1378,7 @@ pub fn values_in_windows(
     mut each: impl FnMut(Vec<serde_json::Value>),
 ) -> (SourceMap, Diagnostics) {
     let mut out = Loaded::default();
-    for (id, text) in read_inputs(inputs, &mut out) {
+    for (id, text) in read_inputs(inputs, MAX_INPUT_BYTES, &mut out) {
         let all = split::documents(&text);
         let mut rest = &all[..];
         while !rest.is_empty() {
@@ -1675,5 +1714,66 @@ mod tests {
                 "max {max}"
             );
         }
+    }
+
+    /// The input's budget of bytes counts files and texts together, in the order they are read; the
+    /// input that would go over it and every one after it are left out, with one `PCTL1019`, and a
+    /// file over it is not read.
+    #[test]
+    fn inputs_from_the_first_over_the_byte_budget_are_left_out() {
+        let svc = |n: &str| {
+            format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: {n}, namespace: ns}}\nspec: {{ports: [{{port: 80}}]}}\n"
+            )
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        for n in ["b", "c"] {
+            std::fs::write(dir.path().join(format!("{n}.yaml")), svc(n)).expect("write");
+        }
+        let len = svc("a").len() as u64;
+        let inputs = [
+            Input::Text {
+                name: "a.yaml".into(),
+                bytes: svc("a").into_bytes(),
+            },
+            Input::Path(dir.path().to_path_buf()),
+        ];
+        let run = |max: u64| {
+            let opts = LoadOptions {
+                max_input_bytes: max,
+                ..LoadOptions::default()
+            };
+            let l = load(&inputs, &opts);
+            let mut kept: Vec<&str> = (l.model.services.iter())
+                .map(|s| s.meta.name.as_str())
+                .collect();
+            kept.sort();
+            let found: Vec<String> = (l.diagnostics.iter())
+                .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                .collect();
+            (kept.join(","), l.files.len(), found)
+        };
+        assert_eq!(run(3 * len), ("a,b,c".into(), 3, vec![]));
+        let b = dir.path().join("b.yaml").display().to_string();
+        for max in [2 * len - 1, len] {
+            assert_eq!(
+                run(max),
+                (
+                    "a".into(),
+                    1,
+                    vec![format!(
+                        "PCTL1019: the input is larger than the run's budget of {} bytes (files and streams together): {b} and every input after it are left out",
+                        crate::load::yaml::thousands(max as usize)
+                    )]
+                ),
+                "max {max}"
+            );
+        }
+        let (kept, files, found) = run(len - 1);
+        assert_eq!((kept.as_str(), files), ("", 0));
+        assert!(
+            found[0].contains(": a.yaml and every input after it"),
+            "{found:?}"
+        );
     }
 }

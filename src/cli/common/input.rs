@@ -77,6 +77,10 @@ pub struct InputArgs {
     /// validate in the settings file].
     #[arg(long, value_enum, value_name = "MODE")]
     pub validate: Option<ValidateArg>,
+    /// The most bytes the run reads, files and streams together; the input that would go beyond
+    /// it and those after it are left out with PCTL1019, exit 2.
+    #[arg(long, value_name = "N", default_value_t = policyctl::MAX_INPUT_BYTES)]
+    pub max_input_bytes: u64,
     /// The most documents the run reads (YAML documents, objects of a JSON stream, items of a List;
     /// watch: each file's); those from the first beyond it are left out with PCTL1019, exit 2.
     #[arg(long, value_name = "N", default_value_t = policyctl::MAX_DOCUMENTS)]
@@ -211,6 +215,7 @@ impl InputArgs {
                 .or(self.settings.validate)
                 .unwrap_or_default(),
             crd_validation: true,
+            max_input_bytes: self.max_input_bytes,
             max_documents: self.max_documents,
             max_paths: self.max_paths,
             max_action_sets: self.max_action_sets,
