@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Resource limits on hostile inputs, outside the test harness: runs the release binary on every file in
 # testdata/hostile/ plus generated giants (a 50 MB scalar, 10,000-deep flow and block nesting, 100,000
-# documents, 100 routes that each ask for 4 million wasm action sets, 50 MB of seven-byte documents) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
+# documents, 100 routes that each ask for 4 million wasm action sets, 50 MB of seven-byte documents, a
+# document of 5.1 million values) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
 # peak-RSS bound, or exits with a code other than the expected one.
 #
 #   tests/hostile/limits.sh              # builds with `cargo build --release` first
@@ -47,6 +48,7 @@ declare -A expect=(
   [gen-100k-documents.yaml]=0
   [gen-multiplying-routes.yaml]=2
   [gen-tiny-documents.yaml]=2
+  [gen-over-values.yaml]=2
 )
 
 # Generated inputs (not committed: they are large).
@@ -75,6 +77,10 @@ tests/hostile/multiplying.sh 100 16 8 0 > "$work/gen-multiplying-routes.yaml"
 
 # 7 million documents of seven bytes, each a finding (PCTL1019: over the budget of documents).
 awk 'BEGIN { for (i = 0; i < 7142857; i++) printf "---\n{}\n" }' > "$work/gen-tiny-documents.yaml"
+
+# A List of 5.1 million empty items: more values than one document may hold (PCTL1011).
+awk 'BEGIN { print "apiVersion: v1\nkind: List\nitems:"; for (i = 0; i < 5100000; i++) print "- {}" }' \
+  > "$work/gen-over-values.yaml"
 
 inputs=()
 for f in testdata/hostile/*; do inputs+=("$f"); done

@@ -24,15 +24,16 @@ fn readings(text: &str, l: &Limits) -> (Result<Node, ParseError>, Result<Node, P
         let built = events::tree(SourceId(3), 7, text, l);
         // Whenever the block scanner takes a document, it builds the events' tree.
         if let Some(fast) = block::tree(SourceId(3), 7, text, l) {
-            assert_eq!(
-                Some(&fast),
-                built.as_ref(),
+            assert!(
+                matches!(&built, events::Reading::Taken(t) if *t == fast),
                 "the block scanner's tree differs from the events' on {text:?}"
             );
         }
-        let taken = built.is_some();
+        let taken = matches!(built, events::Reading::Taken(_));
+        // A document the builder refuses is read by serde-saphyr here, to compare.
+        let decided = !matches!(built, events::Reading::Declined);
         let new = parse_node_within(SourceId(3), 7, text, l);
-        let old = if taken {
+        let old = if decided {
             parse_node_serde(SourceId(3), 7, text, l)
         } else {
             new.clone()
@@ -317,6 +318,60 @@ const SMALL: Limits = Limits {
     scalar_bytes: 60,
     alias_events: 20,
 };
+
+/// Over the limit of values, the builder refuses a document itself, as serde-saphyr does (same
+/// message and span), unless an open mapping repeats a key: serde-saphyr decides then.
+#[test]
+fn the_builder_refuses_documents_over_the_values_limit_as_serde_saphyr() {
+    let l = &SMALL;
+    let over = |text: &str| {
+        matches!(
+            events::tree(SourceId(3), 7, text, l),
+            events::Reading::OverValues(_)
+        )
+    };
+    let list: String = (0..30).map(|i| format!("- {i}\n")).collect();
+    let flow = format!(
+        "[{}]",
+        (0..30)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for text in [list.clone(), flow] {
+        assert!(over(&text), "{text:?}");
+        let (new, old, taken) = readings(&text, l);
+        assert!(!taken && new.is_err(), "{text:?}");
+        assert_eq!(new, old, "{text:?}");
+    }
+    // 29 items (30 values) are read.
+    let (new, _, taken) = readings(&list[..list.len() - "- 29\n".len()], l);
+    assert!(taken && new.is_ok());
+    // A mapping of 40 keys in a list goes over 60 values at its 29th key's value; with the 21st key
+    // a repeat of the first (a large mapping's keys are checked when it ends), it is declined.
+    let l = &Limits {
+        nodes: 60,
+        events: 1000,
+        scalar_bytes: 1000,
+        ..SMALL
+    };
+    let nested = |k: usize| -> String {
+        let keys: String = (0..40).map(|i| format!("  k{}: v\n", i % k)).collect();
+        format!("- x\n-\n{keys}")
+    };
+    for (k, refused) in [(40, true), (20, false)] {
+        let text = nested(k);
+        let reading = events::tree(SourceId(3), 7, &text, l);
+        assert_eq!(
+            matches!(reading, events::Reading::OverValues(_)),
+            refused,
+            "{text:?}"
+        );
+        let (new, old, _) = readings(&text, l);
+        assert_eq!(new, old, "{text:?}");
+        assert!(new.is_err());
+    }
+}
 
 /// At and around every limit, both readers refuse the same documents with the same finding and
 /// read the others alike: the builder gives up before any limit, and serde-saphyr decides.

@@ -9,10 +9,12 @@
 //! It takes only documents it reads exactly as serde-saphyr does: one document whose root is a
 //! mapping or a list, of scalars of any style, with no tag, anchor, alias, merge key (`<<`),
 //! directive, key that is not a scalar, key serde-saphyr reads as null or as one already in its
-//! mapping, or non-finite number, below every limit of `yaml/mod.rs` (it gives up on reaching a
-//! count serde-saphyr would still accept, never after one it refuses). On anything else (a syntax
-//! error included) it gives up, and `parse_node` reads the document with serde-saphyr, whose
-//! findings, limits and positions are then the only ones. `differential.rs` compares the loader
+//! mapping, or non-finite number, within every limit of `yaml/mod.rs`. A document with more values
+//! than the limit it refuses itself, at the first value over it, as serde-saphyr refuses it (the
+//! same message and span: reading such a document again through serde took ten times as long and
+//! three times the memory). On anything else (a syntax error and every other limit included) it
+//! gives up, and `parse_node` reads the document with serde-saphyr, whose findings, limits and
+//! positions are then the only ones. `differential.rs` compares the loader
 //! with serde-saphyr alone on every corpus document and on generated ones.
 //!
 //! Documents in the plain block style most manifests are written in do not reach the parser:
@@ -26,12 +28,39 @@ use crate::source::{SourceId, Span};
 use granit_parser::{Event, Parser, ScalarStyle};
 use std::borrow::Cow;
 
-/// The tree of one document's text (located at `base` in `source`), or `None` if serde-saphyr is
-/// to read it.
-pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -> Option<Node> {
+/// What the builder made of a document.
+#[derive(Debug)]
+pub(super) enum Reading {
+    /// Its tree, as serde-saphyr reads it.
+    Taken(Node),
+    /// More values than the limit: serde-saphyr refuses it at the first value over it, at this
+    /// span, before it would find anything else (see [`Builder::over_values`]).
+    OverValues(Span),
+    /// serde-saphyr is to read it.
+    Declined,
+}
+
+/// The reading of one document's text (located at `base` in `source`).
+pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -> Reading {
+    let mut b = Builder::new(limits);
+    match read(&mut b, source, base, text, limits) {
+        Some(()) => b.into_root().map_or(Reading::Declined, Reading::Taken),
+        None => b
+            .over_values()
+            .map_or(Reading::Declined, Reading::OverValues),
+    }
+}
+
+/// Build `text`'s events into `b`; `None` where the builder gives up.
+fn read(
+    b: &mut Builder<'_>,
+    source: SourceId,
+    base: usize,
+    text: &str,
+    limits: &Limits,
+) -> Option<()> {
     // serde-saphyr keeps byte positions only below 4 GiB.
     u32::try_from(text.len()).ok()?;
-    let mut b = Builder::new(limits);
     for item in Parser::new_from_str_with_options(text, parser_options(limits)) {
         let (event, span) = item.ok()?;
         b.event()?;
@@ -72,7 +101,7 @@ pub(super) fn tree(source: SourceId, base: usize, text: &str, limits: &Limits) -
             _ => return None,
         }
     }
-    b.into_root()
+    Some(())
 }
 
 /// The parser's options as serde-saphyr sets them from the document's limits (serde-saphyr
@@ -115,6 +144,8 @@ pub(super) struct Builder<'l> {
     root: Option<Node>,
     events: usize,
     nodes: usize,
+    /// The first value over the limit of values, where the builder stopped.
+    over: Option<Span>,
     scalar_bytes: usize,
     documents: usize,
 }
@@ -165,6 +196,7 @@ impl<'l> Builder<'l> {
             root: None,
             events: 0,
             nodes: 0,
+            over: None,
             scalar_bytes: 0,
             documents: 0,
         }
@@ -187,9 +219,37 @@ impl<'l> Builder<'l> {
             .filter(|r| matches!(r.value, Value::Map(_) | Value::Seq(_)))
     }
 
-    fn count_node(&mut self) -> Option<()> {
+    /// Counts the value that starts at `at`; `None` for the first one over the limit of values
+    /// (which serde-saphyr also counts: it reads as many, and refuses the next).
+    fn count_node(&mut self, at: Span) -> Option<()> {
         self.nodes += 1;
-        (self.nodes < self.limits.nodes).then_some(())
+        if self.nodes <= self.limits.nodes {
+            return Some(());
+        }
+        self.over.get_or_insert(at);
+        None
+    }
+
+    /// Where the builder stopped at the first value over the limit, when serde-saphyr refuses the
+    /// document there: everything before that value passed the builder's checks, but a large
+    /// mapping's keys are checked only when it ends, so none of the open mappings may repeat one.
+    pub(super) fn over_values(&self) -> Option<Span> {
+        let at = self.over?;
+        let maps: Vec<&Open> = self.open.iter().filter(|o| o.map.is_some()).collect();
+        let repeats = maps.iter().enumerate().any(|(i, o)| {
+            // Its entries: up to the next open mapping's.
+            let end = maps.get(i + 1).map_or(self.entries.len(), |n| n.first);
+            let integers = o
+                .map
+                .as_ref()
+                .map(|m| m.integers.clone())
+                .unwrap_or_default();
+            let mut integers = integers;
+            integers.sort_unstable();
+            integers.windows(2).any(|w| w[0] == w[1])
+                || has_repeated_key(&self.entries[o.first..end])
+        });
+        (!repeats).then_some(at)
     }
 
     pub(super) fn scalar(
@@ -198,7 +258,7 @@ impl<'l> Builder<'l> {
         style: ScalarStyle,
         at: Span,
     ) -> Option<()> {
-        self.count_node()?;
+        self.count_node(at)?;
         self.scalar_bytes += text.len();
         if self.scalar_bytes >= self.limits.scalar_bytes {
             return None;
@@ -255,7 +315,7 @@ impl<'l> Builder<'l> {
     }
 
     pub(super) fn start(&mut self, span: Span, map: bool) -> Option<()> {
-        self.count_node()?;
+        self.count_node(span)?;
         // A mapping or a list as a key.
         if let Some(Open { map: Some(m), .. }) = self.open.last()
             && m.key.is_none()

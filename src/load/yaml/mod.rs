@@ -115,6 +115,19 @@ fn original(mut e: &serde_saphyr::Error) -> &serde_saphyr::Error {
     e
 }
 
+/// The message of a document over a limit, `what` saying which.
+fn refusal(what: &str) -> String {
+    format!("policyctl does not read this document: {what}")
+}
+
+/// The limit of values in words.
+fn too_many_values(l: &Limits) -> String {
+    format!(
+        "it holds more than {} values (mappings, lists and scalars), the most policyctl reads in one document",
+        thousands(l.nodes)
+    )
+}
+
 /// In words, which limit a document exceeded, or `None` when the error is not a limit. (The YAML
 /// crate's own text is a Rust debug print such as `Nodes { nodes: 5000001 }`.)
 fn limit_message(e: &serde_saphyr::Error, l: &Limits) -> Option<String> {
@@ -125,10 +138,7 @@ fn limit_message(e: &serde_saphyr::Error, l: &Limits) -> Option<String> {
             thousands(l.alias_events)
         ),
         serde_saphyr::Error::Budget { breach, .. } => match breach {
-            B::Nodes { .. } => format!(
-                "it holds more than {} values (mappings, lists and scalars), the most policyctl reads in one document",
-                thousands(l.nodes)
-            ),
+            B::Nodes { .. } => too_many_values(l),
             B::Events { .. } => format!(
                 "it holds more than {} YAML events (values, starts and ends of mappings and lists), the most policyctl reads in one document",
                 thousands(l.events)
@@ -157,7 +167,7 @@ fn limit_message(e: &serde_saphyr::Error, l: &Limits) -> Option<String> {
         },
         _ => return None,
     };
-    Some(format!("policyctl does not read this document: {what}"))
+    Some(refusal(&what))
 }
 
 fn options() -> serde_saphyr::Options {
@@ -204,8 +214,14 @@ fn parse_node_within(
         return Ok(node);
     }
     match events::tree(source, base, text, l) {
-        Some(node) => Ok(node),
-        None => parse_node_serde(source, base, text, l),
+        events::Reading::Taken(node) => Ok(node),
+        // As serde-saphyr refuses it, without reading it again (at about ten times the cost).
+        events::Reading::OverValues(span) => Err(ParseError {
+            code: Code::InputLimit,
+            message: refusal(&too_many_values(l)),
+            span,
+        }),
+        events::Reading::Declined => parse_node_serde(source, base, text, l),
     }
 }
 
