@@ -354,21 +354,38 @@ pub(crate) fn json_diag<'a>(d: &'a Diagnostic, sources: &SourceMap) -> JsonDiag<
 }
 
 /// `{"diagnostics": [...], "summary": {...}}`, pretty-printed. The summary counts the findings
-/// suppressions silenced (`suppressed`) only when there are some.
+/// suppressions silenced (`suppressed`) only when there are some. Written straight from the
+/// findings, one at a time: a tree of JSON values of them all took about 2 KB a finding.
 pub fn json(ds: &Diagnostics, suppressed: usize, sources: &SourceMap) -> String {
-    let items: Vec<_> = ds.iter().map(|d| json_diag(d, sources)).collect();
-    let mut v = serde_json::json!({
-        "diagnostics": items,
-        "summary": {
-            "errors": ds.count(Severity::Error),
-            "warnings": ds.count(Severity::Warning),
-            "infos": ds.count(Severity::Info),
-        }
-    });
-    if suppressed > 0 {
-        v["summary"]["suppressed"] = suppressed.into();
+    #[derive(serde::Serialize)]
+    struct Report<'a> {
+        diagnostics: Items<'a>,
+        summary: Summary,
     }
-    let mut s = super::terminal::json(serde_json::to_string_pretty(&v).unwrap_or_default());
+    #[derive(serde::Serialize)]
+    struct Summary {
+        errors: usize,
+        warnings: usize,
+        infos: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        suppressed: Option<usize>,
+    }
+    struct Items<'a>(&'a Diagnostics, &'a SourceMap);
+    impl serde::Serialize for Items<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(|d| json_diag(d, self.1)))
+        }
+    }
+    let report = Report {
+        diagnostics: Items(ds, sources),
+        summary: Summary {
+            errors: ds.count(Severity::Error),
+            warnings: ds.count(Severity::Warning),
+            infos: ds.count(Severity::Info),
+            suppressed: (suppressed > 0).then_some(suppressed),
+        },
+    };
+    let mut s = super::terminal::json(serde_json::to_string_pretty(&report).unwrap_or_default());
     s.push('\n');
     s
 }
@@ -706,15 +723,15 @@ pub fn sarif(f: &Findings<'_>) -> String {
         .semantic_version(env!("CARGO_PKG_VERSION").to_string())
         .rules(rules)
         .build();
-    let mut results: Vec<sarif::Result> = f
+    // The results are written one at a time into the log's text (a list of them all took about
+    // 8 KB a finding): the log is written with none, and each result then in the place of the empty
+    // list, with the indentation the whole log would give it.
+    let results = (f
         .shown
         .iter()
-        .map(|d| sarif_result(d, f.sources, f.artifacts, None))
-        .collect();
-    results.extend(
-        f.suppressed
-            .iter()
-            .map(|s| sarif_result(&s.diagnostic, f.sources, f.artifacts, Some(s))),
+        .map(|d| sarif_result(d, f.sources, f.artifacts, None)))
+    .chain(
+        (f.suppressed.iter()).map(|s| sarif_result(&s.diagnostic, f.sources, f.artifacts, Some(s))),
     );
     let root = sarif::ArtifactLocation {
         description: Some(
@@ -728,14 +745,39 @@ pub fn sarif(f: &Findings<'_>) -> String {
         .tool(sarif::Tool::builder().driver(driver).build())
         .original_uri_base_ids(BTreeMap::from([(SRCROOT.to_string(), root)]))
         .column_kind(serde_json::Value::from("unicodeCodePoints"))
-        .results(results)
+        .results(Vec::new())
         .build();
     let log = sarif::Sarif::builder()
         .schema(SARIF_SCHEMA.to_string())
         .version(serde_json::Value::from("2.1.0"))
         .runs(vec![run])
         .build();
-    let mut s = super::terminal::json(serde_json::to_string_pretty(&log).unwrap_or_default());
+    let whole = serde_json::to_string_pretty(&log).unwrap_or_default();
+    // A key of the run (`"results": []` in a string would be escaped), the only one.
+    const EMPTY: &str = "\"results\": []";
+    let Some(at) = whole.rfind(EMPTY) else {
+        return whole + "\n";
+    };
+    // The run's keys are three levels deep (six spaces), its results four.
+    let mut s = String::with_capacity(whole.len());
+    s.push_str(&whole[..at]);
+    s.push_str("\"results\": [");
+    let mut any = false;
+    for (i, r) in results.enumerate() {
+        any = true;
+        s.push_str(if i == 0 { "\n" } else { ",\n" });
+        let one = serde_json::to_string_pretty(&r).unwrap_or_default();
+        for (j, line) in one.split('\n').enumerate() {
+            if j > 0 {
+                s.push('\n');
+            }
+            s.push_str("        ");
+            s.push_str(line);
+        }
+    }
+    s.push_str(if any { "\n      ]" } else { "]" });
+    s.push_str(&whole[at + EMPTY.len()..]);
+    let mut s = super::terminal::json(s);
     s.push('\n');
     s
 }
