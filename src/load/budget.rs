@@ -43,8 +43,9 @@ pub(crate) fn input_bytes_diagnostic(name: &str, max: u64) -> Diagnostic {
 
 /// The most documents (YAML documents, the objects of a JSON stream, the items of a List) one run
 /// reads: two and a half times those of the largest estates we benchmark (100,000 objects, one a
-/// document). A tiny document's finding takes about 1.8 KB until the report is written (3.6 KB with
-/// `-o json`), so at the budget a run takes about 0.5 GB (1 GB) for them.
+/// document). A tiny document's finding takes about 2 KB until the report is written, a
+/// duplicate's 3 KB, so at the budget a run takes at most about 1.2 GB (`tests/hostile/limits.sh`
+/// and `docs/input.md`, "Documents").
 pub const MAX_DOCUMENTS: usize = 1 << 18;
 
 /// The documents a run (or, in `watch`, a file) has admitted, against its budget.
