@@ -709,12 +709,8 @@ fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(Sourc
                         continue;
                     }
                     let name = found.path.display().to_string();
-                    // Within the budget's rest, but still within each input's own bound.
-                    let own = if found.stream {
-                        MAX_STREAM_BYTES
-                    } else {
-                        MAX_FILE_BYTES
-                    };
+                    // Within the budget's rest, but still within the input's own bound.
+                    let own = found.bound();
                     match read_found(&found, own.min(left)) {
                         Ok(bytes) => {
                             left -= bytes.len() as u64;
@@ -869,6 +865,17 @@ pub fn read_stream(r: impl std::io::Read, max: u64) -> Result<Vec<u8>, StreamErr
 struct Found {
     path: PathBuf,
     stream: bool,
+}
+
+impl Found {
+    /// The most bytes read from it: [`MAX_STREAM_BYTES`] or [`MAX_FILE_BYTES`].
+    fn bound(&self) -> u64 {
+        if self.stream {
+            MAX_STREAM_BYTES
+        } else {
+            MAX_FILE_BYTES
+        }
+    }
 }
 
 /// Read `found`, at most `max` bytes.
@@ -1337,12 +1344,7 @@ pub fn parse_only(inputs: &[Input]) -> usize {
             }
             Input::Path(p) => {
                 for found in discover(p, &mut scratch.diagnostics) {
-                    let max = if found.stream {
-                        MAX_STREAM_BYTES
-                    } else {
-                        MAX_FILE_BYTES
-                    };
-                    if let Ok(bytes) = read_found(&found, max) {
+                    if let Ok(bytes) = read_found(&found, found.bound()) {
                         let name = found.path.display().to_string();
                         texts.extend(decode(&name, Cow::Owned(bytes), &mut scratch));
                     }
