@@ -1198,3 +1198,37 @@ fn input_bytes_stop_at_the_run_budget() {
         "{whole}"
     );
 }
+
+/// A finding on a line of megabytes (a stream of JSON objects on one line) names its position
+/// instead of drawing the line: the report stays the size of its findings, not of the line times
+/// the findings drawn.
+#[test]
+fn findings_on_long_lines_are_named_not_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one-line.json");
+    std::fs::write(&path, "{}".repeat(100_000)).unwrap();
+    let a = common::policyctl()
+        .args(["lint", "-f"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let (out, err) = (stdout(&a), stderr(&a));
+    assert!(
+        out.contains("this document: ") && out.contains("one-line.json:1:3"),
+        "{}",
+        &out[..out.len().min(3000)]
+    );
+    assert!(
+        out.len() + err.len() < 20_000,
+        "{} bytes",
+        out.len() + err.len()
+    );
+    // A short line is still drawn.
+    std::fs::write(&path, "{}".repeat(10)).unwrap();
+    let a = common::policyctl()
+        .args(["lint", "-f"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    assert!(stdout(&a).contains("1 │ {}{}"), "{}", stdout(&a));
+}

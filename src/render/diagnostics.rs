@@ -178,6 +178,19 @@ impl miette::Diagnostic for Report<'_> {
     }
 }
 
+/// The longest line, in bytes, a label is drawn on (or beside, as context).
+const LONG_LINE: usize = 10_000;
+
+/// Whether a line of the snippet of the label at `(off, len)` (its lines and one on either side,
+/// the context miette draws) is longer than [`LONG_LINE`].
+fn near_long_line(f: &SourceFile, (off, len): (usize, usize)) -> bool {
+    let first = f.line_index(off).saturating_sub(1);
+    let last = f.line_index(off + len) + 1;
+    (first..=last)
+        .take_while(|&i| f.line_start(i) < f.text.len())
+        .any(|i| f.line_start(i + 1) - f.line_start(i) > LONG_LINE)
+}
+
 fn clamp(sources: &SourceMap, span: Span) -> (usize, usize) {
     let len = sources.get(span.source).map(|f| f.text.len()).unwrap_or(0);
     let off = span.offset.min(len);
@@ -190,9 +203,16 @@ pub(crate) fn human(d: &Diagnostic, sources: &SourceMap, style: Style) -> String
     let file = primary.and_then(|s| sources.get(s.source).map(|f| (s.source, f)));
     let mut labels = Vec::new();
     let mut notes = Vec::new();
-    // miette pads a label to its column with a width argument, which panics past 65,535: a label
-    // that far along its line (a 100,000-character key) is shown as a position note instead.
-    let far = |span: Span| sources.position(span).is_some_and(|p| p.column > 10_000);
+    // miette pads a label to its column with a width argument, which panics past 65,535, and draws
+    // every line of a snippet whole: a label that far along its line (a 100,000-character key), or
+    // whose snippet would hold a line longer than that (a stream of JSON objects on one line of
+    // megabytes, drawn again for each of its findings), is shown as a position note instead.
+    let far = |span: Span| {
+        sources.position(span).is_some_and(|p| p.column > LONG_LINE)
+            || sources
+                .get(span.source)
+                .is_some_and(|f| near_long_line(f, clamp(sources, span)))
+    };
     for l in &d.labels {
         match file {
             Some((id, _)) if l.span.source == id && !far(l.span) => {
