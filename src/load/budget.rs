@@ -1,11 +1,13 @@
-//! The estate's budgets: how many documents one run reads, and how many paths and wasm action sets
-//! it computes.
+//! The estate's budgets: how many bytes and documents one run reads, and how many paths and wasm
+//! action sets it computes.
 //!
-//! Documents cost memory whatever their size: `---\n{}\n` is seven bytes, and each document (a
-//! List's items each count as one) becomes an object or a finding of about a kilobyte, so a file
-//! within the 256 MiB bound can ask for tens of gigabytes. [`DocumentBudget`] admits them in input
-//! order, counted before they are parsed (and a List's items before they are validated); from the
-//! first over the budget on, they are left out. See `docs/input.md`, "Documents".
+//! A run holds about twenty times its input in memory, and each input is bounded on its own, not
+//! their number: [`MAX_INPUT_BYTES`] bounds them together (`load::read_inputs`). Documents cost
+//! memory whatever their size: `---\n{}\n` is seven bytes, and each document (a List's items each
+//! count as one) becomes an object or a finding of one to three kilobytes, so a file within its
+//! bound can ask for tens of gigabytes. [`DocumentBudget`] admits them in input order, counted
+//! before they are parsed (and a List's items before they are validated); from the first over the
+//! budget on, they are left out. See `docs/input.md`, "Bytes" and "Documents".
 //!
 //! Paths multiply: a route attached to whole Gateways gets one path per listener and rule, and a
 //! path one action set per hostname and match. The Gateway API's schemas cap each factor (64
