@@ -236,6 +236,8 @@ fn keep_within_limits(model: &mut Model, max: Bound, diags: &mut Diagnostics) {
     model.left_out_routes = (left_out.iter())
         .map(|r| (r.spec.kind, r.meta.namespace.clone(), r.meta.name.clone()))
         .collect();
+    // Sorted as the tuples compare, for `Model::left_out_route`.
+    model.left_out_routes.sort_unstable();
     let r = &left_out[0];
     let count = |n: u64, one: &str| match n {
         1 => format!("1 {one}"),
@@ -374,6 +376,29 @@ spec:
                 && found[0].contains("HTTPRoute ns/b and the route after it"),
             "{found:?}"
         );
+        // The routes left out are found by kind, namespace and name; the others are not.
+        let mut m = estate();
+        keep_within_limits(
+            &mut m,
+            Bound {
+                paths: 12,
+                action_sets: 34,
+            },
+            &mut Diagnostics::new(),
+        );
+        for (kind, name, left_out) in [
+            ("HTTPRoute", "a", false),
+            ("HTTPRoute", "b", true),
+            ("HTTPRoute", "c", true),
+            ("GRPCRoute", "c", false),
+            ("Service", "c", false),
+        ] {
+            assert_eq!(
+                m.left_out_route(kind, "ns", name),
+                left_out,
+                "{kind} {name}"
+            );
+        }
         let (kept, found) = run(100, 32);
         assert_eq!(kept, "");
         assert_eq!(

@@ -944,11 +944,27 @@ pub struct Model {
     /// AuthPolicies and callback HTTPRoute); they are also in `policies` / `routes`.
     pub derived_objects: Vec<Value>,
     /// Routes of the input left out of the run by its budget of paths and action sets
-    /// (`PCTL1019`): `(kind, namespace, name)`, in model order.
+    /// (`PCTL1019`): `(kind, namespace, name)`, sorted.
     pub left_out_routes: Vec<(RouteKind, String, String)>,
 }
 
 impl Model {
+    /// Whether the route of kind `kind` (`HTTPRoute`, `GRPCRoute`), `namespace` and `name` is in the
+    /// input but left out of the run by its budget (`PCTL1019`): one search of a sorted list, as a
+    /// policy that targets it asks (thousands of routes can be left out).
+    pub fn left_out_route(&self, kind: &str, namespace: &str, name: &str) -> bool {
+        let kind = match kind {
+            "HTTPRoute" => RouteKind::Http,
+            "GRPCRoute" => RouteKind::Grpc,
+            _ => return false,
+        };
+        (self.left_out_routes)
+            .binary_search_by(|(k, ns, n)| {
+                (*k, ns.as_str(), n.as_str()).cmp(&(kind, namespace, name))
+            })
+            .is_ok()
+    }
+
     pub fn gateway(&self, ns: &str, name: &str) -> Option<&Obj<Gateway>> {
         self.gateways
             .iter()

@@ -158,9 +158,7 @@ fn target_not_found(t: &Topology, p: &Policy, d: &mut Diagnostics) {
     let tr = &p.target;
     // A route the input holds, left out of the run by its budget (`PCTL1019`).
     let left_out = tr.group.value == crate::model::GATEWAY_API_GROUP
-        && (t.model.left_out_routes.iter()).any(|(kind, ns, name)| {
-            kind.kind() == tr.kind.value && *ns == p.meta.namespace && *name == tr.name.value
-        });
+        && (t.model).left_out_route(&tr.kind.value, &p.meta.namespace, &tr.name.value);
     let (label, help) = if left_out {
         (
             format!(

@@ -235,19 +235,13 @@ impl<'l> Builder<'l> {
     /// mapping's keys are checked only when it ends, so none of the open mappings may repeat one.
     pub(super) fn over_values(&self) -> Option<Span> {
         let at = self.over?;
-        let maps: Vec<&Open> = self.open.iter().filter(|o| o.map.is_some()).collect();
-        let repeats = maps.iter().enumerate().any(|(i, o)| {
+        let maps: Vec<(usize, &MapState)> = (self.open.iter())
+            .filter_map(|o| Some((o.first, o.map.as_ref()?)))
+            .collect();
+        let repeats = maps.iter().enumerate().any(|(i, &(first, m))| {
             // Its entries: up to the next open mapping's.
-            let end = maps.get(i + 1).map_or(self.entries.len(), |n| n.first);
-            let integers = o
-                .map
-                .as_ref()
-                .map(|m| m.integers.clone())
-                .unwrap_or_default();
-            let mut integers = integers;
-            integers.sort_unstable();
-            integers.windows(2).any(|w| w[0] == w[1])
-                || has_repeated_key(&self.entries[o.first..end])
+            let end = maps.get(i + 1).map_or(self.entries.len(), |n| n.0);
+            repeats_key(&self.entries[first..end], m.integers.clone())
         });
         (!repeats).then_some(at)
     }
@@ -348,12 +342,7 @@ impl<'l> Builder<'l> {
                     return None;
                 }
                 let entries: Vec<Entry> = self.entries.drain(open.first..).collect();
-                if entries.len() >= SMALL_MAP && has_repeated_key(&entries) {
-                    return None;
-                }
-                let mut integers = m.integers;
-                integers.sort_unstable();
-                if integers.windows(2).any(|w| w[0] == w[1]) {
+                if repeats_key(&entries, m.integers) {
                     return None;
                 }
                 Value::Map(entries)
@@ -383,6 +372,16 @@ impl<'l> Builder<'l> {
 
 /// Mappings with fewer entries are checked for a repeated key as each key is read.
 const SMALL_MAP: usize = 16;
+
+/// Whether a mapping repeats a key: a text key (a small mapping's were checked as each was read,
+/// a large one's here), or integer keys of the same value (`integers`).
+fn repeats_key(entries: &[Entry], mut integers: Vec<(bool, u128)>) -> bool {
+    if entries.len() >= SMALL_MAP && has_repeated_key(entries) {
+        return true;
+    }
+    integers.sort_unstable();
+    integers.windows(2).any(|w| w[0] == w[1])
+}
 
 fn has_repeated_key(entries: &[Entry]) -> bool {
     let mut keys: Vec<&str> = entries.iter().map(|e| e.key.value.as_str()).collect();
