@@ -16,14 +16,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [[ ! -x /usr/bin/time ]]; then
-  echo "bounds.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2
-  exit 2
-fi
-if [[ -z "${POLICYCTL:-}" ]]; then
-  cargo build --release --quiet --bin policyctl
-  POLICYCTL=${CARGO_TARGET_DIR:-target}/release/policyctl
-fi
+# shellcheck source=tests/benches/common.sh
+source tests/benches/common.sh
+needs_gnu_time bounds.sh
+release_policyctl
 CASES=${CASES:-100}
 COUNT=${COUNT:-100000}
 ESTATE=testdata/guides/simple-rl-simulate

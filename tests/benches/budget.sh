@@ -18,14 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if [[ ! -x /usr/bin/time ]]; then
-  echo "budget.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2
-  exit 2
-fi
-if [[ -z "${POLICYCTL:-}" ]]; then
-  cargo build --release --quiet --bin policyctl
-  POLICYCTL=${CARGO_TARGET_DIR:-target}/release/policyctl
-fi
+# shellcheck source=tests/benches/common.sh
+source tests/benches/common.sh
+needs_gnu_time budget.sh
+release_policyctl
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -1,4 +1,20 @@
-# Shared by the benchmark scripts (sourced; needs $WORK, a scratch folder).
+# Shared by the benchmark scripts (sourced; `best_of` needs $WORK, a scratch folder).
+
+# Exit unless GNU time is at /usr/bin/time (for peak memory); $1 names the script.
+needs_gnu_time() {
+  if [[ ! -x /usr/bin/time ]]; then
+    echo "$1 needs GNU time at /usr/bin/time (apt-get install time)" >&2
+    exit 2
+  fi
+}
+
+# $POLICYCTL if set, else this checkout's release build (built first).
+release_policyctl() {
+  if [[ -z "${POLICYCTL:-}" ]]; then
+    cargo build --release --quiet --bin policyctl
+    POLICYCTL=${CARGO_TARGET_DIR:-target}/release/policyctl
+  fi
+}
 
 # best wall-clock seconds of N runs of a command (stdout discarded)
 best_of() {
