@@ -217,9 +217,9 @@ impl WasmConfig {
     }
 
     /// In how many parts [`WasmConfig::json_with`] writes this configuration: one per core, of
-    /// 2,048 action sets or more each.
+    /// 1,024 action sets or more each (about a megabyte of text).
     pub(crate) fn json_parts(&self) -> usize {
-        const PART: usize = 2048;
+        const PART: usize = 1024;
         crate::par::cores().min(self.action_sets.len() / PART)
     }
 
@@ -252,14 +252,15 @@ impl WasmConfig {
     }
 
     /// The configuration's compact JSON written through `style` into `w`. The action sets of a
-    /// large configuration are written in `parts` parts on every core, each into its own buffer,
-    /// and the buffers written in order; with one part (or none) everything goes straight into
-    /// `w`. An error of `style` or of `w` stops the writing, and `w` then holds a part of the text.
+    /// large configuration are written in `parts` parts on every core: the first straight into
+    /// `w`, each other into its own buffer, written after it in order; with one part (or none)
+    /// everything goes straight into `w`. An error of `style` or of `w` stops the writing, and `w`
+    /// then holds a part of the text.
     pub(crate) fn json_into<F: JsonStyle>(
         &self,
         style: F,
         parts: usize,
-        w: &mut impl std::io::Write,
+        w: &mut (impl std::io::Write + Send),
     ) -> std::io::Result<()> {
         let sets = &self.action_sets;
         let mut rest = Vec::new();
@@ -272,13 +273,24 @@ impl WasmConfig {
         if parts < 2 {
             sets_into(sets, style, w)?;
         } else {
-            let texts = crate::par::map_ranges(crate::par::even_ranges(sets.len(), parts), |r| {
-                let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
-                sets_into(&sets[r], style, &mut buf)?;
-                Ok::<_, std::io::Error>(buf)
-            });
+            let mut ranges = crate::par::even_ranges(sets.len(), parts);
+            let head = ranges.remove(0);
+            // The first part is written where the text goes while the others fill buffers of their
+            // own: a megabyte less copied, and a megabyte less of fresh memory.
+            let (head_written, texts) = crate::par::join_if(
+                true,
+                || sets_into(&sets[head.clone()], style, w),
+                || {
+                    crate::par::map_ranges(ranges, |r| {
+                        let mut buf = Vec::with_capacity(Self::json_capacity(r.len()));
+                        sets_into(&sets[r], style, &mut buf)?;
+                        Ok::<_, std::io::Error>(buf)
+                    })
+                },
+            );
+            head_written?;
             // A part without action sets (more parts than sets) adds nothing.
-            let mut first = true;
+            let mut first = head.is_empty();
             for t in texts {
                 let t = t?;
                 if t.is_empty() {
