@@ -320,15 +320,21 @@ fn options(root: &Path) -> WatchOptions {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// After every edit, the incremental state is the state a fresh `compute` of the same files
     /// gives: every output file's text (by SHA-256), every policy's status, every finding. Either
     /// release: their wasm carriers differ (1.4's `WasmPlugin` is typed, 1.5's `EnvoyFilter` a tree).
+    ///
+    /// Within budgets of documents and bytes small enough that edits move the first file or
+    /// document over them, too (`docs/input.md`, "Bytes" and "Documents"): a file is left out, or
+    /// parsed again when what the files before it admit changes, as `compute` reads them.
     #[test]
     fn incremental_state_equals_a_fresh_compute(
         edits in proptest::collection::vec(edit(), 1..12),
         v1_4 in any::<bool>(),
+        max_documents in prop_oneof![3 => Just(None), 1 => (0..14usize).prop_map(Some)],
+        max_input_bytes in prop_oneof![3 => Just(None), 1 => (0..4000u64).prop_map(Some)],
     ) {
         let dir = tempfile::tempdir().unwrap();
         let mut estate = Estate::new(dir.path());
@@ -336,6 +342,13 @@ proptest! {
         if v1_4 {
             opts.load.version = policyctl::KuadrantVersion::V1_4;
         }
+        if let Some(n) = max_documents {
+            opts.load.max_documents = n;
+        }
+        if let Some(n) = max_input_bytes {
+            opts.load.max_input_bytes = n;
+        }
+        let bounded = max_documents.is_some() || max_input_bytes.is_some();
         let mut w = Watch::new(opts.clone(), Default::default());
         let first = w.apply(&[]);
         prop_assert!(first.recomputed);
@@ -351,9 +364,10 @@ proptest! {
             let went: Vec<&String> = last.diagnostics.difference(&fresh.diagnostics).collect();
             prop_assert_eq!(r.new_diagnostics.iter().collect::<Vec<_>>(), appeared, "after {:?}", e);
             prop_assert_eq!(r.resolved_diagnostics.iter().collect::<Vec<_>>(), went, "after {:?}", e);
-            // Only the files the edit touched were read again (a renamed folder: the files in it).
+            // Only the files the edit touched were read again (a renamed folder: the files in it);
+            // within a budget, files left out before may come back and are read.
             let allowed = files_under(&touched);
-            prop_assert!(r.files_read <= allowed, "{} files read for {:?} ({} allowed)", r.files_read, e, allowed);
+            prop_assert!(bounded || r.files_read <= allowed, "{} files read for {:?} ({} allowed)", r.files_read, e, allowed);
         }
         let before = w.snapshot();
         let r = w.resync();

@@ -60,11 +60,27 @@ pub(crate) struct DocumentBudget {
 
 impl DocumentBudget {
     pub(crate) fn new(max: usize) -> Self {
+        DocumentBudget::after(max, 0)
+    }
+
+    /// The budget of `max` documents of which the inputs before have admitted `used` (`watch`
+    /// parses its files one by one, each after those before it in input order).
+    pub(crate) fn after(max: usize, used: usize) -> Self {
         DocumentBudget {
             max,
-            used: 0,
+            used: used.min(max),
             over: None,
         }
+    }
+
+    /// How many documents have been admitted, the inputs before included.
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Whether a document was left out.
+    pub(crate) fn is_over(&self) -> bool {
+        self.over.is_some()
     }
 
     /// How many more documents fit.

@@ -9,7 +9,7 @@
 //! from it ([`raw`]) and their conversion into the model types ([`validate`]: the CRD defaults).
 //! Must not build graphs, merge policies or write output.
 
-mod budget;
+pub(crate) mod budget;
 mod document;
 pub(crate) mod extension;
 mod node;
@@ -518,20 +518,42 @@ pub(crate) struct ParsedFile {
     pub objects_seen: usize,
     pub documents: usize,
     pub diagnostics: Diagnostics,
+    /// The documents of the run's budget the files before it had admitted when it was parsed
+    /// (`None`: not parsed, as after a document left out over the budget).
+    pub budget_before: Option<usize>,
+    /// What it admitted of the budget (a List's items each count).
+    pub budget_used: usize,
+    /// Whether a document of it was left out over the budget (with a `PCTL1019`).
+    pub over_budget: bool,
+}
+
+impl ParsedFile {
+    /// Whether parsing the same text after files that admitted `before` documents gives this
+    /// parse again: the budget left for it is the same, or it neither reached the budget it had
+    /// nor would reach the new one.
+    pub(crate) fn same_after(&self, before: usize, max: usize) -> bool {
+        self.budget_before == Some(before)
+            || (!self.over_budget && self.budget_used <= max.saturating_sub(before))
+    }
 }
 
 /// Split, parse and validate one file's text, registered in `sources` as `id` (documents rendered
 /// by helm become sources of their own, added to `sources`). The same steps as [`load`] takes for
-/// each file.
+/// each file, within what is left of the run's budget of documents after the files before it,
+/// which admitted `before` ([`LoadOptions::max_documents`]).
 pub(crate) fn parse_file(
     id: SourceId,
     text: &SourceText,
     sources: &mut SourceMap,
     opts: &LoadOptions,
+    before: usize,
 ) -> ParsedFile {
     let mut chunks = Vec::new();
-    let mut out = ParsedFile::default();
-    let limit = opts.max_documents.saturating_add(1);
+    let mut out = ParsedFile {
+        budget_before: Some(before),
+        ..ParsedFile::default()
+    };
+    let limit = opts.max_documents.saturating_sub(before).saturating_add(1);
     file_chunks(
         id,
         text,
@@ -544,7 +566,7 @@ pub(crate) fn parse_file(
         .iter()
         .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
         .collect();
-    let mut budget = DocumentBudget::new(opts.max_documents);
+    let mut budget = DocumentBudget::after(opts.max_documents, before);
     parse_in_windows(&docs, opts, PARSE_WINDOW, &mut budget, |one| {
         out.documents += 1;
         for mut v in one.objects {
@@ -554,6 +576,8 @@ pub(crate) fn parse_file(
         out.objects_seen += one.objects_seen;
         out.diagnostics.extend(one.diagnostics);
     });
+    out.budget_used = budget.used() - before.min(opts.max_documents);
+    out.over_budget = budget.is_over();
     if let Some(d) = budget.diagnostic() {
         out.diagnostics.push(d);
     }
@@ -616,9 +640,13 @@ pub(crate) fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
 }
 
 /// Read one manifest file as [`load`] does (byte-order mark dropped, lone carriage returns made
-/// line feeds); a file that cannot be read or is not UTF-8 text gives its findings instead (whose
+/// line feeds), with the number of bytes read (what the run's budget of bytes counts, text or
+/// not); a file that cannot be read or is not UTF-8 text gives its findings instead (whose
 /// positions are registered in `sources`).
-pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, Diagnostics> {
+pub(crate) fn read_path(
+    path: &Path,
+    sources: &mut SourceMap,
+) -> (Result<String, Diagnostics>, u64) {
     let found = Found {
         path: path.to_path_buf(),
         stream: false,
@@ -627,15 +655,21 @@ pub(crate) fn read_path(path: &Path, sources: &mut SourceMap) -> Result<String, 
         sources: std::mem::take(sources),
         ..Loaded::default()
     };
-    let r = match read_found(&found, MAX_FILE_BYTES) {
-        Ok(bytes) => decode(&path.display().to_string(), Cow::Owned(bytes), &mut out),
+    let (r, n) = match read_found(&found, MAX_FILE_BYTES) {
+        Ok(bytes) => {
+            let n = bytes.len() as u64;
+            (
+                decode(&path.display().to_string(), Cow::Owned(bytes), &mut out),
+                n,
+            )
+        }
         Err(e) => {
             out.diagnostics.push(unreadable(&found, e));
-            None
+            (None, 0)
         }
     };
     *sources = out.sources;
-    r.ok_or(out.diagnostics)
+    (r.ok_or(out.diagnostics), n)
 }
 
 /// What one document gave: its valid objects (numbered from 1 within the document), how many
@@ -1702,7 +1736,7 @@ mod tests {
                 max_documents: max,
                 ..LoadOptions::default()
             };
-            let parsed = parse_file(id, &text, &mut sources, &opts);
+            let parsed = parse_file(id, &text, &mut sources, &opts, 0);
             assert_eq!(parsed.documents, documents, "max {max}");
             assert_eq!(parsed.objects.len(), documents, "max {max}");
             let found: Vec<Code> = parsed.diagnostics.iter().map(|d| d.code).collect();

@@ -137,6 +137,8 @@ struct FileState {
     /// into the other one, which becomes current when the text parses.
     ids: [SourceId; 2],
     current: usize,
+    /// The bytes last read (what the run's budget of bytes counts).
+    bytes: u64,
     /// The last parse that had no syntax error (empty before the first one).
     good: ParsedFile,
     /// Findings of the current text when it does not parse (or cannot be read): `good` is kept.
@@ -221,6 +223,8 @@ pub struct Watch {
     force: bool,
     /// The roots found gone at the last cycle (see `scan`).
     gone: BTreeSet<PathBuf>,
+    /// The first file left out over the budget of bytes at the last cycle.
+    over_bytes: Option<PathBuf>,
     /// Within a cycle: the last good parse of each file parsed again, as it was before.
     before: HashMap<PathBuf, ParsedFile>,
     /// What the last cycle kept for an incremental next one; `None` makes the next one full.
@@ -310,6 +314,7 @@ impl Watch {
             cycle: 0,
             force: false,
             gone: BTreeSet::new(),
+            over_bytes: None,
             before: HashMap::new(),
             kept: None,
             later: Vec::new(),
@@ -394,7 +399,7 @@ impl Watch {
             }
         }
         let mut report = CycleReport::default();
-        let (order, scan_diags, gone) = self.scan();
+        let (mut order, mut scan_diags, gone) = self.scan();
         let mut dirty = self.cycle == 0 || std::mem::take(&mut self.force);
         // A root gone or back changes the findings (and, back, the files).
         if gone != self.gone {
@@ -419,20 +424,74 @@ impl Watch {
             report.files_removed += 1;
             dirty = true;
         }
-        // Files new or changed.
+        // Files new or changed, read in order within the run's budgets of bytes and documents as
+        // `compute` reads them (`docs/input.md`, "Bytes" and "Documents"): a file parsed again
+        // when the documents the files before it admit change what is left for it, and from the
+        // first file over the budget of bytes on, the files left out (and their texts let go).
+        let max_bytes = self.opts.load.max_input_bytes;
+        let mut bytes_left = max_bytes;
+        // The documents the files so far admitted; `None` once one was left out over the budget.
+        let mut documents = Some(0usize);
+        let mut left_out = None;
         let mut seen = BTreeSet::new();
-        for p in &order {
+        for (i, p) in order.iter().enumerate() {
             if !seen.insert(p) {
                 continue;
             }
             let known = self.files.get(p).map(|f| reread(&f.absolute));
-            if known == Some(false) {
-                continue;
+            let size = match self.files.get(p) {
+                Some(f) if known == Some(false) => f.bytes,
+                // Checked on its size before it is read, as `compute` does.
+                _ => std::fs::metadata(p).map_or(0, |m| m.len()),
+            };
+            // Over what is left of the budget, unless what is left is still the bound of one
+            // file: a file over that bound is refused on its own (`PCTL1005`), as `compute` does.
+            if size > bytes_left && bytes_left < load::MAX_FILE_BYTES {
+                left_out = Some(i);
+                break;
             }
-            report.files_read += 1;
-            if self.read(p) {
+            let mut parsed = false;
+            if known != Some(false) {
+                match self.read(p, documents, bytes_left) {
+                    Read::Over => {
+                        left_out = Some(i);
+                        break;
+                    }
+                    Read::Parsed => parsed = true,
+                    Read::Same => {}
+                }
+                report.files_read += 1;
+            }
+            // A text kept (unchanged, or the last good one beside a syntax error) whose parse the
+            // budget left for it changes.
+            parsed |= self.parse_again(p, documents);
+            if parsed {
                 report.files_parsed += 1;
                 dirty = true;
+            }
+            let Some(f) = self.files.get(p) else { continue };
+            bytes_left -= f.bytes.min(bytes_left);
+            documents = match documents {
+                Some(n) if !f.good.over_budget => Some(n + f.good.budget_used),
+                _ => None,
+            };
+        }
+        let over_bytes = left_out.map(|i| order[i].clone());
+        if over_bytes != self.over_bytes {
+            self.over_bytes = over_bytes;
+            dirty = true;
+        }
+        if let Some(i) = left_out {
+            let name = order[i].display().to_string();
+            scan_diags.push(load::budget::input_bytes_diagnostic(&name, max_bytes));
+            for p in order.split_off(i) {
+                if let Some(f) = self.files.remove(&p) {
+                    for id in f.ids {
+                        self.sources.replace(id, p.display().to_string(), "");
+                    }
+                    report.files_removed += 1;
+                    dirty = true;
+                }
             }
         }
         report.stages.push(("read", start.elapsed()));
@@ -491,17 +550,22 @@ impl Watch {
             .collect()
     }
 
-    /// Read one file; whether its text changed (and was parsed again). A file that vanished
-    /// between listing and reading is left as it was: the next event lists it again.
-    fn read(&mut self, p: &Path) -> bool {
+    /// Read one file, after files that admitted `documents` of the run's budget (`None`: one of
+    /// them was left out over it, so this file's documents are left out too) and within what is
+    /// left of the budget of bytes. A file that vanished between listing and reading is left as it
+    /// was: the next event lists it again.
+    fn read(&mut self, p: &Path, documents: Option<usize>, bytes_left: u64) -> Read {
         let name = p.display().to_string();
-        let text: Result<crate::source::SourceText, Diagnostics> =
-            load::read_path(p, &mut self.sources).map(Into::into);
+        let (text, bytes) = load::read_path(p, &mut self.sources);
+        if bytes > bytes_left {
+            return Read::Over;
+        }
+        let text: Result<crate::source::SourceText, Diagnostics> = text.map(Into::into);
         if let Err(d) = &text
             && !p.exists()
             && d.iter().all(|d| d.code == Code::UnreadableInput)
         {
-            return false;
+            return Read::Same;
         }
         let fresh = !self.files.contains_key(p);
         if fresh {
@@ -513,25 +577,27 @@ impl Watch {
                     text: "".into(),
                     ids,
                     current: 0,
+                    bytes: 0,
                     good: ParsedFile::default(),
                     failed: None,
                 },
             );
         }
         let Some(state) = self.files.get_mut(p) else {
-            return false;
+            return Read::Same;
         };
+        state.bytes = bytes;
         match text {
             Err(d) => {
                 state.failed = Some(d);
-                true
+                Read::Parsed
             }
-            Ok(text) if !fresh && text == state.text && state.failed.is_none() => false,
+            Ok(text) if !fresh && text == state.text && state.failed.is_none() => Read::Same,
             Ok(text) => {
                 let next = 1 - state.current;
                 let id = state.ids[next];
                 self.sources.replace(id, &name, text.clone());
-                let parsed = load::parse_file(id, &text, &mut self.sources, &self.opts.load);
+                let parsed = parse_within(id, &text, &mut self.sources, &self.opts.load, documents);
                 state.text = text;
                 if parsed.diagnostics.iter().any(|d| is_syntax(d.code)) && state.current_ok() {
                     state.failed = Some(parsed.diagnostics);
@@ -541,9 +607,34 @@ impl Watch {
                     state.current = next;
                     state.failed = None;
                 }
-                true
+                Read::Parsed
             }
         }
+    }
+
+    /// Parse a file's good text again if the documents the files before it admit (`documents`,
+    /// as [`Watch::read`] takes it) change what its parse gives; whether it did.
+    fn parse_again(&mut self, p: &Path, documents: Option<usize>) -> bool {
+        let max = self.opts.load.max_documents;
+        let Some(state) = self.files.get_mut(p) else {
+            return false;
+        };
+        let same = match (documents, state.good.budget_before) {
+            (Some(n), Some(_)) => state.good.same_after(n, max),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return false;
+        }
+        let id = state.ids[state.current];
+        let Some(text) = self.sources.get(id).map(|f| f.text.clone()) else {
+            return false;
+        };
+        let parsed = parse_within(id, &text, &mut self.sources, &self.opts.load, documents);
+        let was = std::mem::replace(&mut state.good, parsed);
+        self.before.entry(p.to_path_buf()).or_insert(was);
+        true
     }
 
     /// The loader's findings of the cached files (syntax errors, invalid objects, kept last good
@@ -878,6 +969,33 @@ impl FileState {
 }
 
 /// Findings that mean the text is not (yet) a YAML stream: the file keeps its last good state.
+/// What reading a file in a cycle gave.
+enum Read {
+    /// Its text or what its parse gives changed.
+    Parsed,
+    /// Nothing changed.
+    Same,
+    /// It is larger than what is left of the budget of bytes: it and the files after it are
+    /// left out.
+    Over,
+}
+
+/// [`load::parse_file`] after files that admitted `documents` of the run's budget; `None` (one of
+/// them was left out over it): nothing of the file is parsed, as `compute` parses nothing after
+/// the first document over the budget.
+fn parse_within(
+    id: SourceId,
+    text: &crate::source::SourceText,
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+    documents: Option<usize>,
+) -> ParsedFile {
+    match documents {
+        Some(n) => load::parse_file(id, text, sources, opts, n),
+        None => ParsedFile::default(),
+    }
+}
+
 fn is_syntax(code: Code) -> bool {
     matches!(code, Code::YamlSyntax | Code::InputLimit)
 }

@@ -77,12 +77,12 @@ pub struct InputArgs {
     /// validate in the settings file].
     #[arg(long, value_enum, value_name = "MODE")]
     pub validate: Option<ValidateArg>,
-    /// The most bytes the run reads, files and streams together; the input that would go beyond
-    /// it and those after it are left out with PCTL1019, exit 2.
+    /// The most bytes the run reads, files and streams together (watch: every cycle); the input
+    /// that would go beyond it and those after it are left out with PCTL1019, exit 2.
     #[arg(long, value_name = "N", default_value_t = policyctl::MAX_INPUT_BYTES)]
     pub max_input_bytes: u64,
     /// The most documents the run reads (YAML documents, objects of a JSON stream, items of a List;
-    /// watch: each file's); those from the first beyond it are left out with PCTL1019, exit 2.
+    /// watch: every cycle); those from the first beyond it are left out with PCTL1019, exit 2.
     #[arg(long, value_name = "N", default_value_t = policyctl::MAX_DOCUMENTS)]
     pub max_documents: usize,
     /// The most paths (class → gateway → listener → route → rule) the run computes; routes beyond
