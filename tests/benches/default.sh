@@ -7,8 +7,9 @@
 #                   hostname under one of them
 #   - tenants-100k: `--shape tenants --gateways 100 --routes 40000` (99,914 objects)
 # Each run writes stdout and stderr into pipes (`| cat`), as `policyctl compute -f x | less` does: the
-# findings are drawn for people, not as `-q` one-liners. Best wall time of RUNS (the 100k estate
-# RUNS_LARGE times), then one more run for the CPU seconds (user + sys) and peak RSS
+# findings are drawn for people, not as `-q` one-liners. Best and median wall time of RUNS (the 100k
+# estate RUNS_LARGE times), each timed from the process's spawn to its exit (`timed.py`), then one
+# more run for the CPU seconds (user + sys) and peak RSS
 # (/usr/bin/time -v), the exit code, the bytes of stderr, and the 10x
 # scaling; then `status` and `lint` (default output) on tenants-100k, and `compute --out-dir` from
 # scratch (a folder that does not exist; `sync` before each run, outside the time) of the
@@ -51,19 +52,12 @@ piped() {
   { "$@" 2>&1 1>&3 3>&- | cat >"$WORK/stderr"; echo "${PIPESTATUS[0]}" >"$WORK/rc"; } 3>&1 | cat >/dev/null
 }
 
-# best wall-clock seconds of N piped runs of a command
+# "best median" wall-clock seconds of N piped runs of a command, each timed from its spawn to its
+# exit (`timed.py`; the shell's own forks and the `date` calls around a pipeline added about 3.4 ms,
+# a sixth of the #1085 run); the last run's stderr in $WORK/stderr, its exit code in $WORK/rc.
 best_of() {
   local n=$1; shift
-  local best=""
-  for _ in $(seq "$n"); do
-    local t0 t1 t
-    t0=$(date +%s%N)
-    piped "$@"
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
-    if [[ -z "$best" ]] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
-  done
-  echo "$best"
+  python3 tests/benches/timed.py "$n" "$WORK/stderr" "$WORK/rc" "$@"
 }
 
 # peak RSS in MiB and CPU seconds (user + sys) of one piped run: "RSS CPU"
@@ -84,7 +78,7 @@ estate() {
 }
 
 declare -A TIME
-printf '%-13s %8s %6s %9s %7s %9s %10s %4s\n' input objects MB compute_s CPU_s RSS_MiB stderr_KB exit
+printf '%-13s %8s %6s %9s %8s %7s %9s %10s %4s\n' input objects MB compute_s median_s CPU_s RSS_MiB stderr_KB exit
 for size in $SIZES; do
   f=$WORK/$size.yaml
   estate "$size" >"$f" 2>"$WORK/synth.err"
@@ -92,12 +86,12 @@ for size in $SIZES; do
   mb=$(awk -v b="$(wc -c <"$f")" 'BEGIN{printf "%.1f", b/1e6}')
   n=$RUNS
   [[ $size == tenants-100k ]] && n=$RUNS_LARGE
-  t=$(best_of "$n" "$BIN/policyctl" compute -f "$f")
+  read -r t med < <(best_of "$n" "$BIN/policyctl" compute -f "$f")
   TIME[$size]=$t
   err=$(awk -v b="$(wc -c <"$WORK/stderr")" 'BEGIN{printf "%.0f", b/1e3}')
   rc=$(cat "$WORK/rc")
   read -r rss cpu < <(rss_cpu "$BIN/policyctl" compute -f "$f")
-  printf '%-13s %8s %6s %9s %7s %9s %10s %4s\n' "$size" "$objects" "$mb" "$t" "$cpu" "$rss" "$err" "$rc"
+  printf '%-13s %8s %6s %9s %8s %7s %9s %10s %4s\n' "$size" "$objects" "$mb" "$t" "$med" "$cpu" "$rss" "$err" "$rc"
 done
 if [[ -n "${TIME[tenants-10k]:-}" && -n "${TIME[tenants-100k]:-}" ]]; then
   awk -v s="${TIME[tenants-10k]}" -v l="${TIME[tenants-100k]}" \
@@ -105,7 +99,7 @@ if [[ -n "${TIME[tenants-10k]:-}" && -n "${TIME[tenants-100k]:-}" ]]; then
 fi
 if [[ -f $WORK/tenants-100k.yaml ]]; then
   for cmd in status lint; do
-    t=$(best_of 1 "$BIN/policyctl" "$cmd" -f "$WORK/tenants-100k.yaml")
+    read -r t _ < <(best_of 1 "$BIN/policyctl" "$cmd" -f "$WORK/tenants-100k.yaml")
     echo "tenants-100k: $cmd ${t} s"
   done
 fi
@@ -130,6 +124,6 @@ if [[ $OUTDIR == 1 ]]; then
   done
   files=$(find "$WORK/out" -type f | wc -l)
   echo "estate-100k: compute --out-dir from scratch, best ${best} s ($files files, peak RSS ${rss} MiB)"
-  t=$(best_of 1 "$BIN/policyctl" compute -f "$f" --out-dir "$WORK/out")
+  read -r t _ < <(best_of 1 "$BIN/policyctl" compute -f "$f" --out-dir "$WORK/out")
   echo "estate-100k: compute --out-dir, up to date ${t} s"
 fi

@@ -17,18 +17,23 @@ import sys
 import time
 
 
-def one(binary, path, devnull):
+def piped(argv, stderr_sink, devnull):
+    """Run `argv` with stdout and stderr each into a pipe drained by `cat` (stdout's into
+    `devnull`, stderr's into `stderr_sink`). Returns the wall time of the process, from its spawn
+    to its exit (the readers' start and end are outside it), its CPU time (user + sys), both in
+    milliseconds, and its exit code."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     readers = [
-        subprocess.Popen(["cat"], stdin=r, stdout=devnull) for r in (out_r, err_r)
+        subprocess.Popen(["cat"], stdin=r, stdout=sink)
+        for r, sink in ((out_r, devnull), (err_r, stderr_sink))
     ]
     os.close(out_r)
     os.close(err_r)
     start = time.perf_counter()
     pid = os.posix_spawn(
-        binary,
-        [binary, "compute", "-f", path],
+        argv[0],
+        argv,
         os.environ,
         file_actions=[(os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
     )
@@ -38,9 +43,14 @@ def one(binary, path, devnull):
     os.close(err_w)
     for r in readers:
         r.wait()
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"{binary} exited with {os.waitstatus_to_exitcode(status)}")
-    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000, os.waitstatus_to_exitcode(status)
+
+
+def one(binary, path, devnull):
+    wall, cpu, code = piped([binary, "compute", "-f", path], devnull, devnull)
+    if code not in (0, 1):
+        sys.exit(f"{binary} exited with {code}")
+    return wall, cpu
 
 
 def main():
