@@ -968,7 +968,6 @@ impl FileState {
     }
 }
 
-/// Findings that mean the text is not (yet) a YAML stream: the file keeps its last good state.
 /// What reading a file in a cycle gave.
 enum Read {
     /// Its text or what its parse gives changed.
@@ -996,6 +995,7 @@ fn parse_within(
     }
 }
 
+/// Findings that mean the text is not (yet) a YAML stream: the file keeps its last good state.
 fn is_syntax(code: Code) -> bool {
     matches!(code, Code::YamlSyntax | Code::InputLimit)
 }
