@@ -2,7 +2,8 @@
 # Resource limits on hostile inputs, outside the test harness: runs the release binary on every file in
 # testdata/hostile/ plus generated giants (a 50 MB scalar, 10,000-deep flow and block nesting, 100,000
 # documents, 100 routes that each ask for 4 million wasm action sets, 50 MB of seven-byte documents, a
-# document of 5.1 million values) under `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
+# document of 5.1 million values, and for `watch` six files of a million documents each) under
+# `timeout` and `/usr/bin/time -v`, and fails when a run exceeds the time bound, the
 # peak-RSS bound, or exits with a code other than the expected one.
 #
 #   tests/hostile/limits.sh              # builds with `cargo build --release` first
@@ -49,6 +50,7 @@ declare -A expect=(
   [gen-multiplying-routes.yaml]=2
   [gen-tiny-documents.yaml]=2
   [gen-over-values.yaml]=2
+  [gen-watch-many-files]=0
 )
 
 # Generated inputs (not committed: they are large).
@@ -82,9 +84,16 @@ awk 'BEGIN { for (i = 0; i < 7142857; i++) printf "---\n{}\n" }' > "$work/gen-ti
 awk 'BEGIN { print "apiVersion: v1\nkind: List\nitems:"; for (i = 0; i < 5100000; i++) print "- {}" }' \
   > "$work/gen-over-values.yaml"
 
+# Six files of a million seven-byte documents each, for `watch` (one cycle): each file is within
+# the budget of documents on its own, all six are not (PCTL1019; `watch --cycles 1` exits 0).
+mkdir "$work/gen-watch-many-files"
+for i in 1 2 3 4 5 6; do
+  awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "---\n{}\n" }' > "$work/gen-watch-many-files/f$i.yaml"
+done
+
 inputs=()
 for f in testdata/hostile/*; do inputs+=("$f"); done
-for f in "$work"/gen-*.yaml; do inputs+=("$f"); done
+for f in "$work"/gen-*.yaml "$work"/gen-watch-*; do inputs+=("$f"); done
 
 failed=0
 printf '%-32s %6s %8s %10s %s\n' input exit seconds peak-MiB verdict
@@ -97,9 +106,11 @@ for f in "${inputs[@]}"; do
     continue
   fi
   stats="$work/time.txt"
+  cmd=(lint -f "$f")
+  [[ $name == gen-watch-* ]] && cmd=(watch --cycles 1 -f "$f" lint)
   set +e
   /usr/bin/time -v -o "$stats" timeout --kill-after=5 "$limit_s" \
-    "$POLICYCTL" lint -f "$f" >/dev/null 2>"$work/stderr.txt"
+    "$POLICYCTL" "${cmd[@]}" </dev/null >/dev/null 2>"$work/stderr.txt"
   code=$?
   set -e
   secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$stats" \
