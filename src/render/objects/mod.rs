@@ -810,9 +810,13 @@ fn write_streamed<B: Buffer>(
 const PART: usize = 256 << 10;
 
 /// How many parts [`write_streamed`] renders ahead of the one being written, a core: enough that
-/// the other cores keep rendering while one renders a single large object (a gateway's wasm
-/// configuration is megabytes of text), few enough that the buffers stay a few megabytes.
-const WINDOW: usize = 8;
+/// the other cores keep rendering while one renders a large object (a gateway's wasm
+/// configuration, megabytes of text, is itself written on every core), few enough that the
+/// buffers are reused soon. Each buffer is fresh memory, a page fault every 4 KiB, until it comes
+/// back: 8 a core left kuadrant-operator #1085's 5.6 MB of text almost all in fresh buffers; 2
+/// took 34.2 to 31.9 ms of its CPU (median 24.3 to 23.2 ms of wall, 40 interleaved rounds), and
+/// no more time on the 100k-object estates (1 was slower on the default one).
+const WINDOW: usize = 2;
 
 /// [`write_streamed`] with parts of about `part` bytes of text.
 fn write_streamed_of<B: Buffer>(
