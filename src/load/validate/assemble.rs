@@ -116,38 +116,34 @@ fn order_by_name<'v, T, K: Ord + Copy>(
     of: impl Fn(&'v T) -> (K, &'v Meta),
 ) -> Vec<usize> {
     // Each namespace numbered as first met, then renumbered by rank once they are sorted.
-    let mut first_met: foldhash::HashMap<&str, u32> = foldhash::HashMap::default();
-    let mut keys: Vec<(K, u32, u128, u32)> = (v.iter().enumerate())
+    let mut first_met: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    let mut keys: Vec<(K, usize, u128, usize)> = (v.iter().enumerate())
         .map(|(i, x)| {
             let (class, meta) = of(x);
-            let n = first_met.len() as u32;
+            let n = first_met.len();
             let ns = *first_met.entry(meta.namespace.as_str()).or_insert(n);
-            (class, ns, name_prefix(&meta.name), i as u32)
+            (class, ns, name_prefix(&meta.name), i)
         })
         .collect();
-    let mut namespaces: Vec<(&str, u32)> = first_met.into_iter().collect();
+    let mut namespaces: Vec<(&str, usize)> = first_met.into_iter().collect();
     namespaces.sort_unstable();
-    let mut rank = vec![0u32; namespaces.len()];
+    let mut rank = vec![0; namespaces.len()];
     for (r, (_, first)) in namespaces.iter().enumerate() {
         // Index: the numbers first met are 0..namespaces.len().
-        rank[*first as usize] = r as u32;
+        rank[*first] = r;
     }
     for k in &mut keys {
-        k.1 = rank[k.1 as usize];
+        // Index: as above.
+        k.1 = rank[k.1];
     }
     keys.sort_unstable_by(|a, b| {
         (a.0, a.1, a.2)
             .cmp(&(b.0, b.1, b.2))
             // Index: the keys' last fields are indices of `v`.
-            .then_with(|| {
-                of(&v[a.3 as usize])
-                    .1
-                    .name
-                    .cmp(&of(&v[b.3 as usize]).1.name)
-            })
+            .then_with(|| of(&v[a.3]).1.name.cmp(&of(&v[b.3]).1.name))
             .then(a.3.cmp(&b.3))
     });
-    keys.into_iter().map(|k| k.3 as usize).collect()
+    keys.into_iter().map(|k| k.3).collect()
 }
 
 /// A name's first 16 bytes, zero-padded, as a number that orders as the bytes do: two names whose
