@@ -50,7 +50,8 @@ pub(crate) fn input_bytes_diagnostic(name: &str, max: u64) -> Diagnostic {
 /// and `docs/input.md`, "Documents").
 pub const MAX_DOCUMENTS: usize = 1 << 18;
 
-/// The documents a run (or, in `watch`, a file) has admitted, against its budget.
+/// The documents a run has admitted, against its budget (in `watch`, from each file on, after the
+/// files before it).
 pub(crate) struct DocumentBudget {
     max: usize,
     used: usize,
@@ -59,10 +60,6 @@ pub(crate) struct DocumentBudget {
 }
 
 impl DocumentBudget {
-    pub(crate) fn new(max: usize) -> Self {
-        DocumentBudget::after(max, 0)
-    }
-
     /// The budget of `max` documents of which the inputs before have admitted `used` (`watch`
     /// parses its files one by one, each after those before it in input order).
     pub(crate) fn after(max: usize, used: usize) -> Self {

@@ -151,25 +151,46 @@ pub(crate) fn load_text(text: &str, version: KuadrantVersion) -> Loaded {
 fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loaded {
     let mut out = Loaded::default();
     let texts = read_inputs(inputs, opts.max_input_bytes, &mut out);
+    let parsed = parse_texts(&texts, &mut out.sources, opts, window, 0);
+    out.documents = parsed.documents;
+    out.diagnostics.extend(parsed.diagnostics);
+    out.model = assemble(parsed.objects, &out.sources, &mut out.diagnostics);
+    complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
+    out
+}
 
-    let mut validated = Vec::new();
-    let mut seq = 0usize;
+/// Split, parse and validate `texts` (registered in `sources`; documents rendered by helm become
+/// sources of their own, added to `sources`), at most `window` documents at a time, within what
+/// the inputs before them, which admitted `before` documents, left of the run's budget
+/// ([`LoadOptions::max_documents`]): their valid objects numbered in input order, and the findings
+/// of splitting, of each document and of the budget, in that order.
+fn parse_texts(
+    texts: &[(SourceId, SourceText)],
+    sources: &mut SourceMap,
+    opts: &LoadOptions,
+    window: usize,
+    before: usize,
+) -> ParsedFile {
+    let mut out = ParsedFile {
+        budget_before: Some(before),
+        ..ParsedFile::default()
+    };
     let mut chunks: Vec<(SourceId, SourceText, usize, usize)> = Vec::new();
     // One document more than the budget, to find the first left out; the rest are not looked for.
-    let mut room = opts.max_documents.saturating_add(1);
-    for (id, text) in &texts {
+    let mut room = opts.max_documents.saturating_sub(before).saturating_add(1);
+    for (id, text) in texts {
         if room == 0 {
             break;
         }
-        let before = chunks.len();
+        let found = chunks.len();
         file_chunks(
             *id,
             text,
-            &mut out.sources,
+            sources,
             (&mut chunks, room),
             &mut out.diagnostics,
         );
-        room -= chunks.len() - before;
+        room -= chunks.len() - found;
     }
     // Slice: every (offset, len) above lies within its text.
     let docs: Vec<(SourceId, usize, &str)> = chunks
@@ -178,23 +199,23 @@ fn load_in_windows(inputs: &[Input], opts: &LoadOptions, window: usize) -> Loade
         .collect();
     // About one object a document: room for them up front (objects are large, and a vector
     // grown by doubling would copy them again and again).
-    validated.reserve(docs.len().min(opts.max_documents));
-    let mut budget = DocumentBudget::new(opts.max_documents);
+    out.objects.reserve(docs.len().min(opts.max_documents));
+    let mut budget = DocumentBudget::after(opts.max_documents, before);
     parse_in_windows(&docs, opts, window, &mut budget, |one| {
         out.documents += 1;
         // Numbered from 1 within the document: shift past the objects before it.
         for mut v in one.objects {
-            v.meta_mut().origin.seq += seq;
-            validated.push(v);
+            v.meta_mut().origin.seq += out.objects_seen;
+            out.objects.push(v);
         }
-        seq += one.objects_seen;
+        out.objects_seen += one.objects_seen;
         out.diagnostics.extend(one.diagnostics);
     });
+    out.budget_used = budget.used() - before.min(opts.max_documents);
+    out.over_budget = budget.is_over();
     if let Some(d) = budget.diagnostic() {
         out.diagnostics.push(d);
     }
-    out.model = assemble(validated, &out.sources, &mut out.diagnostics);
-    complete(&mut out.model, &mut out.sources, opts, &mut out.diagnostics);
     out
 }
 
@@ -537,10 +558,8 @@ impl ParsedFile {
     }
 }
 
-/// Split, parse and validate one file's text, registered in `sources` as `id` (documents rendered
-/// by helm become sources of their own, added to `sources`). The same steps as [`load`] takes for
-/// each file, within what is left of the run's budget of documents after the files before it,
-/// which admitted `before` ([`LoadOptions::max_documents`]).
+/// [`parse_texts`] of one file's text, registered in `sources` as `id`: the same steps as [`load`]
+/// takes for each file, after files that admitted `before` documents of the run's budget.
 pub(crate) fn parse_file(
     id: SourceId,
     text: &SourceText,
@@ -548,40 +567,7 @@ pub(crate) fn parse_file(
     opts: &LoadOptions,
     before: usize,
 ) -> ParsedFile {
-    let mut chunks = Vec::new();
-    let mut out = ParsedFile {
-        budget_before: Some(before),
-        ..ParsedFile::default()
-    };
-    let limit = opts.max_documents.saturating_sub(before).saturating_add(1);
-    file_chunks(
-        id,
-        text,
-        sources,
-        (&mut chunks, limit),
-        &mut out.diagnostics,
-    );
-    // Slice: every (offset, len) lies within its text.
-    let docs: Vec<(SourceId, usize, &str)> = chunks
-        .iter()
-        .map(|(id, text, off, len)| (*id, *off, &text[*off..*off + *len]))
-        .collect();
-    let mut budget = DocumentBudget::after(opts.max_documents, before);
-    parse_in_windows(&docs, opts, PARSE_WINDOW, &mut budget, |one| {
-        out.documents += 1;
-        for mut v in one.objects {
-            v.meta_mut().origin.seq += out.objects_seen;
-            out.objects.push(v);
-        }
-        out.objects_seen += one.objects_seen;
-        out.diagnostics.extend(one.diagnostics);
-    });
-    out.budget_used = budget.used() - before.min(opts.max_documents);
-    out.over_budget = budget.is_over();
-    if let Some(d) = budget.diagnostic() {
-        out.diagnostics.push(d);
-    }
-    out
+    parse_texts(&[(id, text.clone())], sources, opts, PARSE_WINDOW, before)
 }
 
 /// The model of files parsed one by one ([`parse_file`]), given in the order [`load`] would read
