@@ -626,13 +626,15 @@ pub(crate) fn discover_files(path: &Path) -> (Vec<PathBuf>, Diagnostics) {
 }
 
 /// Read one manifest file as [`load`] does (byte-order mark dropped, lone carriage returns made
-/// line feeds), with the number of bytes read (what the run's budget of bytes counts, text or
-/// not); a file that cannot be read or is not UTF-8 text gives its findings instead (whose
-/// positions are registered in `sources`).
+/// line feeds) within `left`, what is left of the run's budget of bytes, with the number of bytes
+/// read (what the budget counts, text or not); `None` when it would go over the budget. A file that
+/// cannot be read or is not UTF-8 text gives its findings instead (whose positions are registered
+/// in `sources`).
 pub(crate) fn read_path(
     path: &Path,
     sources: &mut SourceMap,
-) -> (Result<String, Diagnostics>, u64) {
+    left: u64,
+) -> Option<(Result<String, Diagnostics>, u64)> {
     let found = Found {
         path: path.to_path_buf(),
         stream: false,
@@ -641,21 +643,20 @@ pub(crate) fn read_path(
         sources: std::mem::take(sources),
         ..Loaded::default()
     };
-    let (r, n) = match read_found(&found, MAX_FILE_BYTES) {
-        Ok(bytes) => {
+    let read = match read_within(&found, left) {
+        Ok(Some(bytes)) => {
             let n = bytes.len() as u64;
-            (
-                decode(&path.display().to_string(), Cow::Owned(bytes), &mut out),
-                n,
-            )
+            let name = path.display().to_string();
+            Some((decode(&name, Cow::Owned(bytes), &mut out), n))
         }
+        Ok(None) => None,
         Err(e) => {
             out.diagnostics.push(unreadable(&found, e));
-            (None, 0)
+            Some((None, 0))
         }
     };
     *sources = out.sources;
-    (r.ok_or(out.diagnostics), n)
+    read.map(|(text, n)| (text.ok_or(out.diagnostics), n))
 }
 
 /// What one document gave: its valid objects (numbered from 1 within the document), how many
@@ -729,14 +730,12 @@ fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(Sourc
                         continue;
                     }
                     let name = found.path.display().to_string();
-                    // Within the budget's rest, but still within the input's own bound.
-                    let own = found.bound();
-                    match read_found(&found, own.min(left)) {
-                        Ok(bytes) => {
+                    match read_within(&found, left) {
+                        Ok(Some(bytes)) => {
                             left -= bytes.len() as u64;
                             add(name, Cow::Owned(bytes), out)
                         }
-                        Err(StreamError::TooLarge(max)) if max < own => {
+                        Ok(None) => {
                             over = Some(name);
                             break 'inputs;
                         }
@@ -895,6 +894,18 @@ impl Found {
         } else {
             MAX_FILE_BYTES
         }
+    }
+}
+
+/// Read `found` within `left`, what is left of the run's budget of bytes, and its own bound:
+/// `Ok(None)` when it would go over the budget (checked on a regular file's size before it is
+/// read), an error when it cannot be read or is over its own bound.
+fn read_within(found: &Found, left: u64) -> Result<Option<Vec<u8>>, StreamError> {
+    let own = found.bound();
+    match read_found(found, own.min(left)) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(StreamError::TooLarge(max)) if max < own => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

@@ -439,14 +439,9 @@ impl Watch {
                 continue;
             }
             let known = self.files.get(p).map(|f| reread(&f.absolute));
-            let size = match self.files.get(p) {
-                Some(f) if known == Some(false) => f.bytes,
-                // Checked on its size before it is read, as `compute` does.
-                _ => std::fs::metadata(p).map_or(0, |m| m.len()),
-            };
-            // Over what is left of the budget, unless what is left is still the bound of one
-            // file: a file over that bound is refused on its own (`PCTL1005`), as `compute` does.
-            if size > bytes_left && bytes_left < load::MAX_FILE_BYTES {
+            // A file kept as it was counts the bytes it was read with (at most the bound of one
+            // file, so over what is left only when that is less).
+            if known == Some(false) && self.files.get(p).is_some_and(|f| f.bytes > bytes_left) {
                 left_out = Some(i);
                 break;
             }
@@ -556,10 +551,9 @@ impl Watch {
     /// was: the next event lists it again.
     fn read(&mut self, p: &Path, documents: Option<usize>, bytes_left: u64) -> Read {
         let name = p.display().to_string();
-        let (text, bytes) = load::read_path(p, &mut self.sources);
-        if bytes > bytes_left {
+        let Some((text, bytes)) = load::read_path(p, &mut self.sources, bytes_left) else {
             return Read::Over;
-        }
+        };
         let text: Result<crate::source::SourceText, Diagnostics> = text.map(Into::into);
         if let Err(d) = &text
             && !p.exists()
