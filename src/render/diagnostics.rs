@@ -712,6 +712,14 @@ pub fn help_uri(code: Code) -> String {
 /// finding with the physical location of its span (relative to [`SRCROOT`] for the repository's
 /// files), and the silenced findings as suppressed results. Columns count characters.
 pub fn sarif(f: &Findings<'_>) -> String {
+    let (log, results) = sarif_parts(f);
+    spliced(log, results)
+}
+
+/// The SARIF log of `f` without its results, and its results.
+fn sarif_parts<'f>(
+    f: &'f Findings<'_>,
+) -> (sarif::Sarif, impl Iterator<Item = sarif::Result> + 'f) {
     let rules: Vec<sarif::ReportingDescriptor> = Code::ALL
         .iter()
         .map(|c| {
@@ -743,9 +751,6 @@ pub fn sarif(f: &Findings<'_>) -> String {
         .semantic_version(env!("CARGO_PKG_VERSION").to_string())
         .rules(rules)
         .build();
-    // The results are written one at a time into the log's text (a list of them all took about
-    // 8 KB a finding): the log is written with none, and each result then in the place of the empty
-    // list, with the indentation the whole log would give it.
     let results = (f
         .shown
         .iter()
@@ -772,11 +777,19 @@ pub fn sarif(f: &Findings<'_>) -> String {
         .version(serde_json::Value::from("2.1.0"))
         .runs(vec![run])
         .build();
+    (log, results)
+}
+
+/// The log's text with `results` written one at a time into it (a list of them all took about
+/// 8 KB a finding): the log is written with none, and each result then in the place of the empty
+/// list, with the indentation the whole log would give it ([`in_tree`]'s text).
+fn spliced(log: sarif::Sarif, results: impl Iterator<Item = sarif::Result>) -> String {
     let whole = serde_json::to_string_pretty(&log).unwrap_or_default();
     // A key of the run (`"results": []` in a string would be escaped), the only one.
     const EMPTY: &str = "\"results\": []";
     let Some(at) = whole.rfind(EMPTY) else {
-        return whole + "\n";
+        // Not met (a log without results writes that key once): all at once.
+        return in_tree(log, results);
     };
     // The run's keys are three levels deep (six spaces), its results four.
     let mut s = String::with_capacity(whole.len());
@@ -798,6 +811,16 @@ pub fn sarif(f: &Findings<'_>) -> String {
     s.push_str(if any { "\n      ]" } else { "]" });
     s.push_str(&whole[at + EMPTY.len()..]);
     let mut s = super::terminal::json(s);
+    s.push('\n');
+    s
+}
+
+/// The log's text with `results` in its tree, written all at once.
+fn in_tree(mut log: sarif::Sarif, results: impl Iterator<Item = sarif::Result>) -> String {
+    if let Some(run) = log.runs.first_mut() {
+        run.results = Some(results.collect());
+    }
+    let mut s = super::terminal::json(serde_json::to_string_pretty(&log).unwrap_or_default());
     s.push('\n');
     s
 }
@@ -965,6 +988,39 @@ pub fn junit(f: &Findings<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The log with its results written one at a time into its text is the log with them in its
+    /// tree: none, one and several findings, with quotes, a line feed and the key the text is
+    /// spliced at in their messages and labels.
+    #[test]
+    fn sarif_results_spliced_into_the_text_are_those_of_the_tree() {
+        let mut sources = SourceMap::new();
+        let id = sources.add("a.yaml", "kind: \"Service\"\nmetadata:\n  name: x\n");
+        let all = [
+            Diagnostic::new(Code::EstateLimit, "a message with \"results\": [] in it")
+                .at(Span::new(id, 6, 9), "a \"quoted\"\nlabel"),
+            Diagnostic::new(Code::TargetNotFound, "no label"),
+            Diagnostic::new(Code::SectionNotFound, "two labels")
+                .at(Span::new(id, 0, 4), "first")
+                .also(Span::new(id, 25, 1), "second"),
+        ];
+        for n in [0, 1, 3] {
+            let mut shown = Diagnostics::new();
+            for d in &all[..n] {
+                shown.push(d.clone());
+            }
+            let artifacts = BTreeMap::new();
+            let f = Findings {
+                shown: &shown,
+                suppressed: &[],
+                sources: &sources,
+                objects: &[],
+                artifacts: &artifacts,
+            };
+            let (log, results) = sarif_parts(&f);
+            assert_eq!(sarif(&f), in_tree(log, results), "{n} findings");
+        }
+    }
 
     /// Everything miette reads from a span's contents.
     fn contents(c: &dyn SpanContents<'_>) -> (Vec<u8>, usize, usize, usize, usize, usize) {
