@@ -1083,7 +1083,7 @@ fn multiplying_routes_stop_at_the_estate_budget() {
 
 /// Tiny documents cost memory whatever their size (seven bytes each here, a finding of about a
 /// kilobyte each): the run reads as many as its budget, leaves out the rest with one PCTL1019, and
-/// stops (exit 2). `watch` counts each file on its own.
+/// stops (exit 2). `watch` holds its files to the same budget (`watch::` property test).
 #[test]
 fn documents_stop_at_the_run_budget() {
     let dir = tempfile::tempdir().unwrap();

@@ -66,8 +66,8 @@ pub struct LoadOptions {
     /// the input that would go over it, and every one after it, is left out (`PCTL1019`).
     pub max_input_bytes: u64,
     /// The most documents one run reads ([`MAX_DOCUMENTS`] by default; a List's items each count,
-    /// and `watch` counts each file on its own): the documents from the first over it are left out
-    /// (`PCTL1019`).
+    /// and `watch` counts its files together at every cycle): the documents from the first over it
+    /// are left out (`PCTL1019`).
     pub max_documents: usize,
     /// The most paths one run computes ([`MAX_PATHS`] by default): routes that would take the
     /// estate over it are left out (`PCTL1019`).
@@ -1715,7 +1715,8 @@ mod tests {
         }
     }
 
-    /// `watch` parses each file on its own, within the same budget of documents.
+    /// `watch` parses each file on its own, within what the files before it left of the budget of
+    /// documents; `same_after` says exactly when parsing it after other files gives the same.
     #[test]
     fn a_file_parsed_on_its_own_keeps_within_the_budget() {
         let svc = |n: &str| {
@@ -1728,24 +1729,43 @@ mod tests {
         let mut sources = SourceMap::new();
         let id = sources.add("f.yaml", text.as_str());
         let text = sources.get(id).expect("source").text.clone();
-        for (max, documents, over) in [(3, 3, false), (2, 2, true), (0, 0, true)] {
+        for max in 0..5 {
             let opts = LoadOptions {
                 max_documents: max,
                 ..LoadOptions::default()
             };
-            let parsed = parse_file(id, &text, &mut sources, &opts, 0);
-            assert_eq!(parsed.documents, documents, "max {max}");
-            assert_eq!(parsed.objects.len(), documents, "max {max}");
-            let found: Vec<Code> = parsed.diagnostics.iter().map(|d| d.code).collect();
-            assert_eq!(
-                found,
-                if over {
+            let mut parse = |before: usize| {
+                let p = parse_file(id, &text, &mut sources, &opts, before);
+                let found: Vec<(Code, Option<Span>)> = (p.diagnostics.iter())
+                    .map(|d| (d.code, d.primary_span()))
+                    .collect();
+                (p, found)
+            };
+            for before in 0..=max {
+                let (p, found) = parse(before);
+                let room = max - before;
+                assert_eq!(p.documents, room.min(3), "max {max} before {before}");
+                assert_eq!(p.objects.len(), room.min(3), "max {max} before {before}");
+                assert_eq!(p.budget_used, room.min(3), "max {max} before {before}");
+                assert_eq!(p.over_budget, room < 3, "max {max} before {before}");
+                let codes: Vec<Code> = found.iter().map(|f| f.0).collect();
+                let want = if room < 3 {
                     vec![Code::EstateLimit]
                 } else {
                     vec![]
-                },
-                "max {max}"
-            );
+                };
+                assert_eq!(codes, want, "max {max} before {before}");
+                for other in 0..=max {
+                    let (q, again) = parse(other);
+                    let same = (q.documents, q.over_budget, q.budget_used, &again)
+                        == (p.documents, p.over_budget, p.budget_used, &found);
+                    assert_eq!(
+                        p.same_after(other, max),
+                        same,
+                        "max {max} before {before} then {other}"
+                    );
+                }
+            }
         }
     }
 
