@@ -10,8 +10,11 @@
 //! for an equal value.
 //!
 //! A rule set whose values do not repeat (each route's own path) is evaluated directly once a
-//! thread has seen that few of its values repeat, and a value whose encoding is long is not kept:
-//! the verdicts are the same either way, only the time differs.
+//! thread has met enough of its values to see that few repeat, and a value whose encoding is long
+//! is not kept: the verdicts are the same either way, only the time differs. Enough is counted in
+//! distinct values, not in values looked up: the `parentRefs` of an estate's routes may name a
+//! hundred Gateways, each many times in the end, and a thread can meet a hundred routes before it
+//! meets one of their Gateways again.
 
 use super::Schema;
 use super::cel::{Rules, V};
@@ -47,19 +50,41 @@ const LONGEST: usize = 512;
 /// The bytes of keys and verdicts one thread keeps; beyond them new values are evaluated and not
 /// kept.
 const MOST_KEPT: usize = 8 << 20;
-/// Values of a rule set looked up before its share of repeats decides whether it is kept.
-const TRIAL: u32 = 64;
+/// Distinct values of a rule set a thread keeps before it judges whether they repeat enough: given
+/// up from then on whenever fewer than one in four of the values looked up were met before.
+const TRIAL: u64 = 256;
 
 /// Each rule's verdict on a value, by rule (the rules evaluated).
 type Verdicts = Box<[(usize, Verdict)]>;
+
+/// What a thread knows of one rule set's values.
+#[derive(Default)]
+struct Trial {
+    /// Values looked up, and found.
+    looked: u64,
+    hits: u64,
+    /// The verdicts of the values kept, by their encoding; the bytes they count towards
+    /// [`MOST_KEPT`].
+    seen: HashMap<Box<[u8]>, Verdicts>,
+    bytes: usize,
+    /// Given up: its values are evaluated directly, and none is kept.
+    direct: bool,
+}
+
+impl Trial {
+    /// Whether the values looked up so far repeat too rarely to be worth keeping.
+    fn gives_up(&self) -> bool {
+        self.looked - self.hits > TRIAL && self.hits * 4 < self.looked
+    }
+}
 
 #[derive(Default)]
 struct Memo {
     /// The encoding of the value looked up (reused from value to value).
     key: Vec<u8>,
-    seen: HashMap<Box<[u8]>, Verdicts>,
-    /// Per rule set (by its id, a small number): values looked up, and found.
-    tries: Vec<(u32, u32)>,
+    /// By rule set (by its id, a small number).
+    trials: Vec<Trial>,
+    /// The bytes kept by every rule set.
     kept: usize,
 }
 
@@ -86,28 +111,33 @@ pub(super) fn eval<'a>(
         Evaluate { keep: bool },
     }
     let step = MEMO.with_borrow_mut(|m| {
-        let Memo {
-            key,
-            seen,
-            tries,
-            kept,
-        } = m;
-        if tries.len() <= id {
-            tries.resize(id + 1, (0, 0));
-        }
-        let (looked, hits) = &mut tries[id];
-        if id == 0 || (*looked >= TRIAL && *hits * 4 < *looked) {
+        let Memo { key, trials, kept } = m;
+        if id == 0 {
             return Step::Direct;
         }
-        *looked = looked.saturating_add(1);
+        if trials.len() <= id {
+            trials.resize_with(id + 1, Trial::default);
+        }
+        let trial = &mut trials[id];
+        if trial.direct {
+            return Step::Direct;
+        }
+        if trial.gives_up() {
+            // What it kept is let go, and leaves room for the others.
+            trial.direct = true;
+            *kept -= trial.bytes;
+            trial.bytes = 0;
+            trial.seen = HashMap::default();
+            return Step::Direct;
+        }
+        trial.looked += 1;
         key.clear();
-        key.extend_from_slice(&id.to_le_bytes());
         if !encode(this, key) {
             return Step::Direct;
         }
-        match seen.get(key.as_slice()) {
+        match trial.seen.get(key.as_slice()) {
             Some(verdicts) => {
-                *hits += 1;
+                trial.hits += 1;
                 for (i, v) in verdicts.iter() {
                     verdict(*i, v.clone());
                 }
@@ -129,9 +159,12 @@ pub(super) fn eval<'a>(
             }
             if keep {
                 MEMO.with_borrow_mut(|m| {
-                    m.kept += m.key.len() + got.len() * std::mem::size_of::<(usize, Verdict)>();
+                    let bytes = m.key.len() + got.len() * std::mem::size_of::<(usize, Verdict)>();
                     let key: Box<[u8]> = m.key.as_slice().into();
-                    m.seen.insert(key, got.into_boxed_slice());
+                    m.kept += bytes;
+                    let trial = &mut m.trials[id];
+                    trial.bytes += bytes;
+                    trial.seen.insert(key, got.into_boxed_slice());
                 });
             }
         }
@@ -291,10 +324,58 @@ mod tests {
             }));
         }
         assert_eq!(found.len(), 3, "holds, fails and errors: {found:?}");
-        let (looked, hits) = MEMO.with_borrow(|m| m.tries[set.id()]);
+        let (looked, hits) =
+            MEMO.with_borrow(|m| (m.trials[set.id()].looked, m.trials[set.id()].hits));
         assert!(
             hits as usize >= 2 * TRIAL as usize - repeated.len(),
             "{hits} found of {looked}"
         );
+    }
+
+    /// A rule set of one rule.
+    fn rule_set(rule: &str) -> Rules {
+        let rules: Vec<Rule> = Rule::compile(&json!({ "rule": rule }))
+            .into_iter()
+            .collect();
+        assert_eq!(rules.len(), 1, "{rule}");
+        Rules::compile(&rules)
+    }
+
+    /// A rule set's trial after `values` are looked up in turn on this thread: given up, and the
+    /// values found.
+    fn trial_after(set: &Rules, values: impl Iterator<Item = serde_json::Value>) -> (bool, u64) {
+        let schema = Schema::any();
+        for v in values {
+            let this = node(v);
+            eval(set, &this, &schema, &mut Vec::new(), |_, _| {});
+        }
+        MEMO.with_borrow(|m| (m.trials[set.id()].direct, m.trials[set.id()].hits))
+    }
+
+    /// Routes that name a hundred Gateways in turn: a thread meets each Gateway once before it
+    /// meets one again, and keeps them all (judged on the first 64 values, none of which
+    /// repeats, they were given up).
+    #[test]
+    fn a_hundred_values_met_in_turn_are_kept() {
+        let set = rule_set("self.all(p1, self.exists_one(p2, p1.name == p2.name))");
+        let parent =
+            |i: usize| json!([{"name": format!("gw-{}", i % 100), "namespace": "ingress"}]);
+        let (direct, hits) = trial_after(&set, (0..3000).map(parent));
+        assert!(!direct);
+        assert_eq!(hits, 3000 - 100);
+    }
+
+    /// Values that never repeat are given up once more than [`TRIAL`] of them are kept, and the
+    /// bytes they were kept in are let go for the other rule sets.
+    #[test]
+    fn values_that_never_repeat_are_given_up_and_let_go() {
+        let set = rule_set("self.size() < 3");
+        let (direct, hits) = trial_after(&set, (0..TRIAL).map(|i| json!([format!("p{i}")])));
+        assert!(!direct, "not judged before more than TRIAL values");
+        assert_eq!(hits, 0);
+        assert!(MEMO.with_borrow(|m| m.kept) > 0);
+        let (direct, _) = trial_after(&set, (0..2).map(|i| json!([format!("q{i}")])));
+        assert!(direct);
+        assert_eq!(MEMO.with_borrow(|m| m.kept), 0);
     }
 }
