@@ -272,3 +272,67 @@ fn a_found_settings_symlink_is_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("symbolic link"), "{err}");
 }
+
+/// The same files named with `-f` in any order give the same run, byte for byte: the files are
+/// read, their documents counted and their findings listed in the order of their paths. Here each
+/// file has a finding of its own, two files define the same Namespace alike (which one is kept is
+/// named in `PCTL1003`), and the toystore example is spread over files whose names do not sort as
+/// they are given.
+#[test]
+fn files_named_in_any_order_give_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/toystore");
+    let orphan = |n: &str| {
+        format!(
+            "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {{name: orphan-{n}, namespace: x}}\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: HTTPRoute, name: nope-{n}}}\n  limits:\n    l: {{rates: [{{limit: 1, window: 1s}}]}}\n"
+        )
+    };
+    let namespace = "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n";
+    let files = [
+        ("z.yaml", "00-gateway.yaml"),
+        ("m.yaml", "10-gateway-policies.yaml"),
+        ("a.yaml", "20-toystore.yaml"),
+        ("k.yaml", "30-storefront.yaml"),
+    ];
+    for (name, from) in files {
+        let text = std::fs::read_to_string(example.join(from)).unwrap();
+        let n = &name[..1];
+        let text = format!("{text}\n---\n{}{namespace}", orphan(n));
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+    let mut reversed = names.clone();
+    reversed.reverse();
+    for args in [
+        &["compute"][..],
+        &["lint"],
+        &["lint", "-o", "json"],
+        &["status"],
+        &["graph"],
+        &["compute", "--max-documents", "9"],
+    ] {
+        let with = |order: &[&str]| {
+            let mut c = policyctl(dir.path());
+            c.args(args);
+            for n in order {
+                c.args(["-f", n]);
+            }
+            let out = c.output().unwrap();
+            (out.status.code(), out.stdout, out.stderr)
+        };
+        let given = with(&names);
+        assert_eq!(with(&reversed), given, "{args:?}");
+        let text =
+            String::from_utf8_lossy(&given.1).into_owned() + &String::from_utf8_lossy(&given.2);
+        if args == ["lint"] {
+            // The first finding is of the file whose name sorts first, and the Namespace kept is
+            // that file's.
+            let first = text.find("orphan-a").unwrap();
+            assert!(first < text.find("orphan-k").unwrap(), "{text}");
+            assert!(text.contains("kept: a.yaml:"), "{text}");
+        }
+        if args.contains(&"--max-documents") {
+            assert!(text.contains("PCTL1019"), "{text}");
+        }
+    }
+}

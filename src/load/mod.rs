@@ -688,14 +688,41 @@ fn helm_source(doc: &str) -> Option<(String, usize)> {
     None
 }
 
-/// Read every input into the source map (files in discovery order), recording the file names;
-/// unreadable paths and non-text files become diagnostics.
-/// Read every input, in order, until they total more than `max_bytes`: that input and every one
-/// after it are left out, with one `PCTL1019`.
+/// Read every input into the source map, recording the file names; unreadable paths and non-text
+/// files become diagnostics. The files are read in the order of their paths ([`input_order`]),
+/// whatever the order of the inputs that named them, until they total more than `max_bytes`: that
+/// file and every one after it are left out, with one `PCTL1019`.
 fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(SourceId, SourceText)> {
+    /// An input to read: a text the caller read, or a file found.
+    enum Pending<'i> {
+        Text(&'i str, &'i [u8]),
+        File(Found),
+    }
+    impl Pending<'_> {
+        fn path(&self) -> &Path {
+            match self {
+                Pending::Text(name, _) => Path::new(name),
+                Pending::File(found) => &found.path,
+            }
+        }
+    }
+    let mut pending = Vec::new();
+    for input in inputs {
+        match input {
+            Input::Text { name, bytes } => pending.push(Pending::Text(name, bytes)),
+            Input::Path(p) => pending.extend(
+                discover(p, &mut out.diagnostics)
+                    .into_iter()
+                    .map(Pending::File),
+            ),
+        }
+    }
+    // Stable: a name given twice keeps the order of the inputs (only texts can share a name).
+    pending.sort_by(|a, b| input_order(a.path(), b.path()));
     let mut texts = Vec::new();
     // Regular files already read, by canonical path: a file named twice (`-f dir -f dir`,
-    // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once.
+    // `-f a.yaml -f ./a.yaml`, a symbolic link to it) is read once, under the name that comes
+    // first.
     let mut seen = std::collections::HashSet::new();
     let mut left = max_bytes;
     let mut add = |name: String, bytes: Cow<'_, [u8]>, out: &mut Loaded| {
@@ -711,36 +738,34 @@ fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(Sourc
         }
     };
     let mut over = None;
-    'inputs: for input in inputs {
+    for input in pending {
         match input {
-            Input::Text { name, bytes } => {
+            Pending::Text(name, bytes) => {
                 if bytes.len() as u64 > left {
-                    over = Some(name.clone());
-                    break 'inputs;
+                    over = Some(name.to_owned());
+                    break;
                 }
                 left -= bytes.len() as u64;
-                add(name.clone(), Cow::Borrowed(bytes), out)
+                add(name.to_owned(), Cow::Borrowed(bytes), out)
             }
-            Input::Path(p) => {
-                for found in discover(p, &mut out.diagnostics) {
-                    if !found.stream
-                        && let Ok(canonical) = std::fs::canonicalize(&found.path)
-                        && !seen.insert(canonical)
-                    {
-                        continue;
+            Pending::File(found) => {
+                if !found.stream
+                    && let Ok(canonical) = std::fs::canonicalize(&found.path)
+                    && !seen.insert(canonical)
+                {
+                    continue;
+                }
+                let name = found.path.display().to_string();
+                match read_within(&found, left) {
+                    Ok(Some(bytes)) => {
+                        left -= bytes.len() as u64;
+                        add(name, Cow::Owned(bytes), out)
                     }
-                    let name = found.path.display().to_string();
-                    match read_within(&found, left) {
-                        Ok(Some(bytes)) => {
-                            left -= bytes.len() as u64;
-                            add(name, Cow::Owned(bytes), out)
-                        }
-                        Ok(None) => {
-                            over = Some(name);
-                            break 'inputs;
-                        }
-                        Err(e) => out.diagnostics.push(unreadable(&found, e)),
+                    Ok(None) => {
+                        over = Some(name);
+                        break;
                     }
+                    Err(e) => out.diagnostics.push(unreadable(&found, e)),
                 }
             }
         }
@@ -750,6 +775,13 @@ fn read_inputs(inputs: &[Input], max_bytes: u64, out: &mut Loaded) -> Vec<(Sourc
             .push(budget::input_bytes_diagnostic(&name, max_bytes));
     }
     texts
+}
+
+/// The order inputs are read in, and their documents counted against the run's budgets: by path,
+/// a component at a time (a folder's files are walked in this order too), so that the same files
+/// named in any order give the same run.
+pub(crate) fn input_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    a.cmp(b)
 }
 
 /// The most a stream (a pipe, a FIFO, process substitution such as `<(kubectl get … -o yaml)`,
@@ -1246,9 +1278,9 @@ fn accept_object(
 /// Sort objects canonically, report duplicates, and build the model.
 ///
 /// Of two or more objects with the same group, kind, namespace and name, the one kept is the first in
-/// the order of their content (the object as JSON with sorted keys, then input order), so the result
-/// does not depend on file names or the order of `-f` flags; every other one is reported and left
-/// out.
+/// the order of their content (the object as JSON with sorted keys, then input order, which is by
+/// path: [`input_order`]), so the result does not depend on the order of `-f` flags; every other
+/// one is reported and left out.
 fn assemble(mut objs: Vec<Validated>, sources: &SourceMap, diags: &mut Diagnostics) -> Model {
     // Objects with the same identity, found by a hash of it (computed on every core) and then
     // compared in full among the objects whose hashes are equal.
@@ -1784,19 +1816,20 @@ mod tests {
             std::fs::write(dir.path().join(format!("{n}.yaml")), svc(n)).expect("write");
         }
         let len = svc("a").len() as u64;
-        let inputs = [
-            Input::Text {
-                name: "a.yaml".into(),
-                bytes: svc("a").into_bytes(),
-            },
-            Input::Path(dir.path().to_path_buf()),
-        ];
-        let run = |max: u64| {
+        // A text named as a file of the folder that sorts before the others: read first, whichever
+        // input names it first.
+        let a = dir.path().join("a.yaml").display().to_string();
+        let text = Input::Text {
+            name: a.clone(),
+            bytes: svc("a").into_bytes(),
+        };
+        let folder = Input::Path(dir.path().to_path_buf());
+        let run_in = |inputs: &[Input], max: u64| {
             let opts = LoadOptions {
                 max_input_bytes: max,
                 ..LoadOptions::default()
             };
-            let l = load(&inputs, &opts);
+            let l = load(inputs, &opts);
             let mut kept: Vec<&str> = (l.model.services.iter())
                 .map(|s| s.meta.name.as_str())
                 .collect();
@@ -1805,6 +1838,11 @@ mod tests {
                 .map(|d| format!("{}: {}", d.code.as_str(), d.message))
                 .collect();
             (kept.join(","), l.files.len(), found)
+        };
+        let run = |max: u64| {
+            let given = run_in(&[text.clone(), folder.clone()], max);
+            assert_eq!(run_in(&[folder.clone(), text.clone()], max), given);
+            given
         };
         assert_eq!(run(3 * len), ("a,b,c".into(), 3, vec![]));
         let b = dir.path().join("b.yaml").display().to_string();
@@ -1825,7 +1863,7 @@ mod tests {
         let (kept, files, found) = run(len - 1);
         assert_eq!((kept.as_str(), files), ("", 0));
         assert!(
-            found[0].contains(": a.yaml and every input after it"),
+            found[0].contains(&format!(": {a} and every input after it")),
             "{found:?}"
         );
     }

@@ -533,6 +533,10 @@ impl Watch {
             order.extend(files);
             diags.extend(d);
         }
+        // As `compute` reads them: by path, whatever the order of the roots; a file under two
+        // roots once.
+        order.sort_by(|a, b| load::input_order(a, b));
+        order.dedup();
         (order, diags, kept_roots)
     }
 
