@@ -335,4 +335,25 @@ fn files_named_in_any_order_give_the_same_run() {
             assert!(text.contains("PCTL1019"), "{text}");
         }
     }
+    // `watch` reads its files in the same order: one cycle's findings and statuses are the same
+    // (the cycle's own line ends with its duration).
+    let watch = |order: &[&str]| {
+        let mut c = policyctl(dir.path());
+        c.args(["watch", "--cycles", "1"]);
+        for n in order {
+            c.args(["-f", n]);
+        }
+        c.arg("lint");
+        let out = c.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<String> = (text.lines())
+            .filter(|l| !l.starts_with("cycle "))
+            .map(str::to_owned)
+            .collect();
+        (out.status.code(), lines)
+    };
+    let given = watch(&names);
+    assert!(given.1.iter().any(|l| l.contains("orphan-z")), "{given:?}");
+    assert_eq!(watch(&reversed), given);
 }
