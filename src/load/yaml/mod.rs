@@ -213,6 +213,37 @@ fn parse_node_within(
     if let Some(node) = block::tree(source, base, text, l) {
         return Ok(node);
     }
+    let read = parse_node_parser(source, base, text, l);
+    if read.as_ref().is_err_and(|e| e.code == Code::YamlSyntax) || text.ends_with('\n') {
+        return read;
+    }
+    // The parser misses a few syntax errors at the very end of a text that it finds before a line
+    // break (`? a: 1\nb`: a plain scalar where a key's `:` is due), where libyaml, go-yaml and so
+    // kubectl take the end of the text as a line break. Such an error, found with one added, is
+    // the document's.
+    match parse_node_parser(source, base, &format!("{text}\n"), l) {
+        Err(mut e) if e.code == Code::YamlSyntax => {
+            // Within the text (the added line break is its end).
+            let end = base + text.len();
+            e.span = Span::new(
+                source,
+                e.span.offset.min(end),
+                e.span.len.min(end.saturating_sub(e.span.offset)),
+            );
+            Err(e)
+        }
+        _ => read,
+    }
+}
+
+/// [`parse_node_within`] past the block scanner: from the parser's events when `events.rs` takes
+/// the document, else by serde-saphyr.
+fn parse_node_parser(
+    source: SourceId,
+    base: usize,
+    text: &str,
+    l: &Limits,
+) -> Result<Node, ParseError> {
     match events::tree(source, base, text, l) {
         events::Reading::Taken(node) => Ok(node),
         // As serde-saphyr refuses it, without reading it again (at about ten times the cost).
@@ -499,4 +530,26 @@ fn parse_standalone<T: serde::de::DeserializeOwned>(
         };
         (Span::new(source, off, len), m)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A syntax error at the very end of a document is the one found before a line break, as
+    /// libyaml and go-yaml (and so kubectl) find it: the parser alone read these texts without
+    /// one, and the schema then refused their collection keys with another finding.
+    #[test]
+    fn an_error_at_the_end_of_a_text_is_the_one_before_a_line_break() {
+        for text in ["? a: 1\nb", "? [a]\nb", "x:\n  ? a: 1\n  b", "a: 1\nb"] {
+            let at_end = parse_node(SourceId(0), 0, text).unwrap_err();
+            let before = parse_node(SourceId(0), 0, &format!("{text}\n")).unwrap_err();
+            assert_eq!(at_end.code, Code::YamlSyntax, "{text:?}: {at_end:?}");
+            assert_eq!(
+                (at_end.message, at_end.span),
+                (before.message, before.span),
+                "{text:?}"
+            );
+        }
+    }
 }
