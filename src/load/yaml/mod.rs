@@ -214,7 +214,9 @@ fn parse_node_within(
         return Ok(node);
     }
     let read = parse_node_parser(source, base, text, l);
-    if read.as_ref().is_err_and(|e| e.code == Code::YamlSyntax) || text.ends_with('\n') {
+    // A refusal of the syntax, or over a limit (read again, the text would cost as much again).
+    let settled = |e: &ParseError| matches!(e.code, Code::YamlSyntax | Code::InputLimit);
+    if read.as_ref().is_err_and(settled) || text.ends_with('\n') {
         return read;
     }
     // The parser misses a few syntax errors at the very end of a text that it finds before a line
