@@ -433,11 +433,8 @@ impl Watch {
         // The documents the files so far admitted; `None` once one was left out over the budget.
         let mut documents = Some(0usize);
         let mut left_out = None;
-        let mut seen = BTreeSet::new();
+        // `scan` lists each file once.
         for (i, p) in order.iter().enumerate() {
-            if !seen.insert(p) {
-                continue;
-            }
             let known = self.files.get(p).map(|f| reread(&f.absolute));
             // A file kept as it was counts the bytes it was read with (at most the bound of one
             // file, so over what is left only when that is less).
