@@ -495,3 +495,84 @@ fn gateway_and_listener_conditions_name_the_policies_attached_to_them() {
         "{table}"
     );
 }
+
+/// With `--respect-status` on 1.5, a GRPCRoute is ready through a listener only when the entry of
+/// its `status.parents` names that listener or none: a `sectionName` or `port` there must be the
+/// listener's (kuadrant-operator v1.5.2 internal/gatewayapi/utils.go, `IsGRPCRouteReady`). An
+/// HTTPRoute's entry is matched on the Gateway alone (`IsHTTPRouteReady`). A policy none of whose
+/// paths is ready is `Enforced=False Unknown` (`ErrNoRoutes`, internal/kuadrant/errors.go).
+#[test]
+fn grpc_route_readiness_matches_the_listener_of_its_status_entry() {
+    const ESTATE: &str = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gateway-system}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: b, port: 8080, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+status:
+  listeners:
+  - {name: a, attachedRoutes: 1, supportedKinds: [], conditions: [{type: Programmed, status: 'True', reason: Programmed, message: '', lastTransitionTime: '2026-01-01T00:00:00Z'}]}
+  - {name: b, attachedRoutes: 1, supportedKinds: [], conditions: [{type: Programmed, status: 'True', reason: Programmed, message: '', lastTransitionTime: '2026-01-01T00:00:00Z'}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: KIND
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: gateway-system}]
+  rules:
+  - backendRefs: [{name: svc, port: 9000}]
+status:
+  parents:
+  - parentRef: {name: gw, namespace: gateway-system, ENTRY}
+    controllerName: istio.io/gateway-controller
+    conditions: [{type: Accepted, status: 'True', reason: Accepted, message: '', lastTransitionTime: '2026-01-01T00:00:00Z'}]
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: KIND, name: r}
+  limits:
+    l: {rates: [{limit: 1, window: 10s}]}
+";
+    let enforced = |kind: &str, entry: &str| {
+        let text = ESTATE.replace("KIND", kind).replace("ENTRY", entry);
+        let l = load_docs(&split_docs(&text), KuadrantVersion::V1_5);
+        assert!(!l.diagnostics.has_errors(), "{kind} {entry}");
+        let opts = StatusOptions {
+            respect_status: true,
+        };
+        let a = policyctl::analyze(
+            &l.model,
+            &Diagnostics::new(),
+            &policyctl::GenerateOptions::default(),
+            &opts,
+        );
+        let e = a.statuses[0].enforced.clone().expect("enforced condition");
+        (e.status, e.reason, e.message)
+    };
+    let yes = e(
+        "True",
+        "Enforced",
+        "RateLimitPolicy has been successfully enforced",
+    );
+    let no = e(
+        "False",
+        "Unknown",
+        "RateLimitPolicy is not in the path to any existing routes",
+    );
+    for (entry, grpc) in [
+        ("sectionName: a", &yes),
+        ("sectionName: b", &yes),
+        ("port: 8080", &yes),
+        ("sectionName: zz", &no),
+        ("port: 9999", &no),
+        ("sectionName: a, port: 8080", &no),
+    ] {
+        assert_eq!(&enforced("GRPCRoute", entry), grpc, "GRPCRoute {entry}");
+        assert_eq!(enforced("HTTPRoute", entry), yes, "HTTPRoute {entry}");
+    }
+}

@@ -157,7 +157,9 @@ pub(crate) fn path_ready(t: &Topology, p: &Path, opts: &StatusOptions) -> bool {
                 && val(&pr.namespace, &r.meta.namespace) == g.meta.namespace
                 && val(&pr.name, "") == g.meta.name;
             if grpc_v15 {
-                // UNVERIFIED detail: 1.5 also matches sectionName and port for GRPCRoutes.
+                // 1.5 checks a GRPCRoute's entry against the listener too: a `sectionName` or
+                // `port` it names must be the listener's (kuadrant-operator v1.5.2
+                // internal/gatewayapi/utils.go, `IsGRPCRouteReady`; HTTPRoutes and 1.4 do not).
                 ok = ok
                     && pr
                         .section_name
