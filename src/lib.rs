@@ -13,6 +13,7 @@
 mod analysis;
 mod cel;
 mod generate;
+mod gounicode;
 mod load;
 mod model;
 mod par;

@@ -12,10 +12,13 @@ pub(crate) fn path_predicate(kind: PathMatchType, value: &str) -> String {
     }
 }
 
+/// The name lowered by Go's `strings.ToLower` (kuadrant-operator v1.5.2 internal/wasm/utils.go
+/// `predicateFromHeader`): the schema allows ASCII names only, but an input read without its
+/// schema gets what the operator would write.
 pub(crate) fn header_predicate(name: &str, value: &str) -> String {
+    let name: String = name.chars().map(crate::gounicode::to_lower).collect();
     format!(
-        "request.headers.exists(h, h.lowerAscii() == '{}' && request.headers[h] == '{value}')",
-        name.to_lowercase()
+        "request.headers.exists(h, h.lowerAscii() == '{name}' && request.headers[h] == '{value}')"
     )
 }
 

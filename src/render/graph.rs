@@ -216,8 +216,7 @@ pub(crate) fn go_quote(s: &str) -> String {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
             c if c.is_ascii() => out.push(c),
-            // Approximates unicode.IsPrint: control, format and non-ASCII space characters are escaped.
-            c if c.is_control() || c.is_whitespace() || is_format_char(c) => {
+            c if !crate::gounicode::is_print(c) => {
                 if (c as u32) < 0x10000 {
                     let _ = write!(out, "\\u{:04x}", c as u32);
                 } else {
@@ -229,10 +228,6 @@ pub(crate) fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-fn is_format_char(c: char) -> bool {
-    matches!(c as u32, 0xad | 0x600..=0x605 | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x2064 | 0xfeff)
 }
 
 /// policyctl's DOT (see the module docs for the id scheme).
@@ -502,6 +497,20 @@ mod tests {
         assert_eq!(go_quote("a\"b\\c\u{1}\t"), r#""a\"b\\c\x01\t""#);
         assert_eq!(go_quote("é\u{a0}"), "\"é\\u00a0\"");
         assert_eq!(go_quote("#e5e5e5"), "\"#e5e5e5\"");
+        // Go's own cases (strconv/quote_test.go): U+10FFFF is a noncharacter, the spaces are
+        // separators; and what else `IsPrint` refuses: private use, format, line separator, an
+        // unassigned code point, and a Unicode 16 letter Go's 15.0.0 tables do not have.
+        assert_eq!(go_quote("\u{263a}"), "\"\u{263a}\"");
+        assert_eq!(go_quote("\u{10ffff}"), r#""\U0010ffff""#);
+        assert_eq!(
+            go_quote("!\u{a0}!\u{2000}!\u{3000}!"),
+            r#""!\u00a0!\u2000!\u3000!""#
+        );
+        assert_eq!(
+            go_quote("\u{e000}\u{200b}\u{2028}\u{378}\u{10d50}\u{85}"),
+            r#""\ue000\u200b\u2028\u0378\U00010d50\u0085""#
+        );
+        assert_eq!(go_quote("\u{11c92}\u{1e4f0}"), "\"\u{11c92}\u{1e4f0}\"");
     }
 
     #[test]

@@ -114,7 +114,11 @@ fn modifier(json: &str, path: &str) -> (String, String, bool) {
         "replace" => replace(json, arg),
         "case" => case(json, arg),
         "base64" => base64(json, arg),
-        "strip" => json.chars().filter(|c| !c.is_control()).collect(),
+        // Authorino v0.22.0 pkg/json/json.go `stripJSONstr`: what `unicode.IsPrint` keeps.
+        "strip" => json
+            .chars()
+            .filter(|&c| crate::gounicode::is_print(c))
+            .collect(),
         // gjson v1.14's `@fromstr` and `@tostr`, which the port lacks.
         "fromstr" => {
             let v = gjson::parse(json);
@@ -245,8 +249,9 @@ fn replace(json: &str, arg: &str) -> String {
 
 fn case(json: &str, arg: &str) -> String {
     match arg {
-        "upper" => json.to_uppercase(),
-        "lower" => json.to_lowercase(),
+        // Go's `strings.ToUpper` / `ToLower`: a simple mapping a character at a time.
+        "upper" => json.chars().map(crate::gounicode::to_upper).collect(),
+        "lower" => json.chars().map(crate::gounicode::to_lower).collect(),
         _ => json.to_string(),
     }
 }
@@ -652,5 +657,13 @@ mod tests {
         // TestStripJSONStr
         let j = "{\"auth\":{\"identity\":{\"username\": \"\n\nbob\u{12}\"}}}";
         assert_eq!(get_string(j, "auth.identity.username.@strip"), "bob");
+        // What `unicode.IsPrint` refuses besides controls: no-break and zero-width spaces, a line
+        // separator, private use and unassigned code points; the ASCII space and marks stay.
+        let j = "{\"u\": \"b\u{A0}o\u{200B}b\u{2028}\u{E000}\u{378} d\u{301}\"}";
+        assert_eq!(get_string(j, "u.@strip"), "bob d\u{301}");
+        // `strings.ToUpper` / `ToLower`: simple mappings, no final sigma.
+        let j = r#"{"u": "Straße", "g": "ΟΔΟΣ"}"#;
+        assert_eq!(get_string(j, "u.@case:upper"), "STRAßE");
+        assert_eq!(get_string(j, "g.@case:lower"), "οδοσ");
     }
 }
