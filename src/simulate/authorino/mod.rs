@@ -1349,15 +1349,91 @@ fn reads_unknown(text: &str, unknown: &[String]) -> Option<String> {
     ))
 }
 
-/// authorino `json.StringifyJSON`: a string as is, anything else as JSON.
+/// authorino `json.StringifyJSON`: a string as is, anything else as Go's `json.Marshal` writes the
+/// value decoded from JSON (authorino v0.25.0 pkg/json/json.go).
 fn stringify(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => {
+            let mut out = String::new();
+            go_json(other, &mut out);
+            out
+        }
     }
 }
 
-/// Go's `fmt.Sprintf("%v", v)` of a value decoded from JSON (numbers are float64).
+/// Go's `encoding/json` `Marshal` of a value decoded from JSON into `interface{}` (Go 1.22 or
+/// later, which Authorino builds with): object keys sorted, numbers as float64, strings with HTML
+/// escaping (`<`, `>`, `&` as `\u003c` …) and U+2028 / U+2029 escaped.
+fn go_json(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&go_json_float(n.as_f64().unwrap_or(0.0))),
+        Value::String(s) => go_json_string(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json_string(k, out);
+                out.push(':');
+                go_json(&m[k], out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A float64 as `encoding/json` writes it: the shortest decimal, in exponent form below 1e-6 or
+/// from 1e21 (an exponent written without leading zeros: `1e-7`, `1e+21`).
+fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        return format!("{f}");
+    }
+    let (mantissa, exp) = shortest_scientific(f);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{}", exp.unsigned_abs())
+}
+
+/// A string as `encoding/json` writes it with its default HTML escaping.
+fn go_json_string(s: &str, out: &mut String) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Go's `fmt.Sprintf("%v", v)` of a value decoded from JSON (numbers are float64; a map's keys
+/// are printed sorted).
 fn go_sprint(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -1368,32 +1444,41 @@ fn go_sprint(v: &Value) -> String {
             "[{}]",
             a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")
         ),
-        Value::Object(m) => format!(
-            "map[{}]",
-            m.iter()
-                .map(|(k, v)| format!("{k}:{}", go_sprint(v)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let items: Vec<String> = (keys.into_iter())
+                .map(|k| format!("{k}:{}", go_sprint(&m[k])))
+                .collect();
+            format!("map[{}]", items.join(" "))
+        }
     }
 }
 
-/// Go's `%v` of a float64: the shortest form, in exponent notation from 1e21 up or below 1e-4.
+/// Go's `%v` of a float64, `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest decimal, in
+/// exponent form when the exponent is below -4 or at least 6 (`1e+06`, `1.685557675e+09`,
+/// `1e-05`; the exponent has at least two digits).
 fn go_g(f: f64) -> String {
     if f == 0.0 {
-        return "0".into();
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
     }
-    let exp = f.abs().log10().floor() as i32;
-    if (-4..21).contains(&exp) {
+    let (mantissa, exp) = shortest_scientific(f);
+    if (-4..6).contains(&exp) {
         format!("{f}")
     } else {
-        let s = format!("{f:e}");
-        // Rust writes `1e21`, Go `1e+21`.
-        match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e:0>2}"),
-            Some((m, e)) => format!("{m}e-{:0>2}", &e[1..]),
-            None => s,
-        }
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+    }
+}
+
+/// The shortest scientific form of a finite, non-zero `f`: its mantissa's text (`-1.5`) and its
+/// decimal exponent, both from Rust's shortest round-trip `{:e}` (an exponent computed with
+/// `log10` can be one off at powers of ten).
+fn shortest_scientific(f: f64) -> (String, i32) {
+    let text = format!("{f:e}");
+    match text.split_once('e') {
+        Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
+        None => (text, 0),
     }
 }
 
