@@ -13,6 +13,7 @@
 mod analysis;
 mod cel;
 mod generate;
+mod gofmt;
 mod gounicode;
 mod load;
 mod model;

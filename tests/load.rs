@@ -474,3 +474,22 @@ fn unknown_fields_by_validation_mode() {
     assert!(ignore.diagnostics.is_empty());
     assert_eq!(ignore.model.routes.len(), 1);
 }
+
+/// The API server quotes a refused value with Go's `%q` (apimachinery's field errors): a control
+/// character as `\x1b`, a no-break space as `\u00a0`, where Rust's `{:?}` writes `\u{1b}` and
+/// leaves the space as it is.
+#[test]
+fn refused_values_are_quoted_as_go_quotes_them() {
+    let l = load_text(
+        "gw.yaml",
+        b"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\n  namespace: ns\n  labels:\n    team: \"a\\eb\\u00a0\"\nspec:\n  gatewayClassName: istio\n  listeners:\n  - {name: a, port: 80, protocol: HTTP}\n",
+    );
+    let messages: Vec<&str> = l.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m
+                .starts_with(r#"metadata.labels: Invalid value: "a\x1bb\u00a0": a valid label"#)),
+        "{messages:?}"
+    );
+}

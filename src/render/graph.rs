@@ -191,43 +191,9 @@ fn write_attrs(out: &mut String, attrs: &[(&'static str, String)]) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{k}={}", go_quote(v));
+        let _ = write!(out, "{k}={}", crate::gofmt::quote(v));
     }
     out.push(']');
-}
-
-/// Go's `strconv.Quote` (what `%q` prints for a string): `"` and `\` escaped, `\a \b \f \n \r \t \v`,
-/// other ASCII control bytes as `\xNN`, non-printable non-ASCII characters as `\uNNNN` / `\UNNNNNNNN`.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_ascii() => out.push(c),
-            c if !crate::gounicode::is_print(c) => {
-                if (c as u32) < 0x10000 {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\U{:08x}", c as u32);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// policyctl's DOT (see the module docs for the id scheme).
@@ -235,7 +201,7 @@ pub fn dot(t: &Topology, sel: &Selection) -> String {
     let mut out = String::from("digraph topology {\n");
     for ix in sorted_nodes(t, sel, false) {
         let n = &t.graph[ix];
-        let _ = write!(out, "\t{} ", go_quote(n.locator.as_str()));
+        let _ = write!(out, "\t{} ", crate::gofmt::quote(n.locator.as_str()));
         write_attrs(&mut out, &node_attrs(n));
         out.push_str(";\n");
     }
@@ -243,8 +209,8 @@ pub fn dot(t: &Topology, sel: &Selection) -> String {
         let _ = write!(
             out,
             "\t{} -> {} ",
-            go_quote(t.graph[from].locator.as_str()),
-            go_quote(t.graph[to].locator.as_str())
+            crate::gofmt::quote(t.graph[from].locator.as_str()),
+            crate::gofmt::quote(t.graph[to].locator.as_str())
         );
         write_attrs(&mut out, &edge_attrs(edge_comment(t, from, to, kind), kind));
         out.push_str(";\n");
@@ -490,28 +456,6 @@ pub fn json(t: &Topology, sel: &Selection) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn go_quote_matches_strconv_quote() {
-        assert_eq!(go_quote("Gateway\nns/gw"), r#""Gateway\nns/gw""#);
-        assert_eq!(go_quote("a\"b\\c\u{1}\t"), r#""a\"b\\c\x01\t""#);
-        assert_eq!(go_quote("é\u{a0}"), "\"é\\u00a0\"");
-        assert_eq!(go_quote("#e5e5e5"), "\"#e5e5e5\"");
-        // Go's own cases (strconv/quote_test.go): U+10FFFF is a noncharacter, the spaces are
-        // separators; and what else `IsPrint` refuses: private use, format, line separator, an
-        // unassigned code point, and a Unicode 16 letter Go's 15.0.0 tables do not have.
-        assert_eq!(go_quote("\u{263a}"), "\"\u{263a}\"");
-        assert_eq!(go_quote("\u{10ffff}"), r#""\U0010ffff""#);
-        assert_eq!(
-            go_quote("!\u{a0}!\u{2000}!\u{3000}!"),
-            r#""!\u00a0!\u2000!\u3000!""#
-        );
-        assert_eq!(
-            go_quote("\u{e000}\u{200b}\u{2028}\u{378}\u{10d50}\u{85}"),
-            r#""\ue000\u200b\u2028\u0378\U00010d50\u0085""#
-        );
-        assert_eq!(go_quote("\u{11c92}\u{1e4f0}"), "\"\u{11c92}\u{1e4f0}\"");
-    }
 
     #[test]
     fn focus_specs() {

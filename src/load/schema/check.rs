@@ -6,6 +6,7 @@
 use super::cel::{self, V};
 use super::verdicts::{self, Verdict};
 use super::{ListType, Schema, Ty};
+use crate::gofmt::quote;
 use crate::load::node::{Entry, Node, Value, is_json_integer};
 use crate::source::Span;
 use std::fmt::Write as _;
@@ -199,21 +200,22 @@ fn type_ok(n: &Node, s: &Schema) -> bool {
 /// A value as Go's `%v` / `%q` prints it in a field error (strings quoted).
 fn shown(n: &Node) -> String {
     match &n.value {
-        Value::Str(s) => format!("{s:?}"),
+        Value::Str(s) => quote(s),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => number(*f),
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".into(),
-        Value::Seq(_) | Value::Map(_) => format!("{:?}", n.to_json().to_string()),
+        Value::Seq(_) | Value::Map(_) => quote(&n.to_json().to_string()),
     }
 }
 
-/// A float as Go's `%v` prints it (`65535`, `0.5`).
+/// A float as the API server prints it: an integral one below 1e21 went through JSON as an integer
+/// (`65535`), any other is a float64 printed by Go's `%v` (`0.5`, `1.5e+06`, `1e+21`).
 fn number(f: f64) -> String {
     if f.fract() == 0.0 && f.abs() < 1e21 {
         format!("{}", f as i64)
     } else {
-        format!("{f}")
+        crate::gofmt::float_g(f)
     }
 }
 
@@ -259,8 +261,8 @@ fn node<'a>(w: &mut Walk<'a>, n: &'a Node, s: &'a Schema, key: Span) {
                 .enum_values
                 .iter()
                 .map(|e| match e {
-                    serde_json::Value::String(x) => format!("{x:?}"),
-                    other => format!("{:?}", other.to_string()),
+                    serde_json::Value::String(x) => quote(x),
+                    other => quote(&other.to_string()),
                 })
                 .collect();
             let p = w.path(false);
@@ -427,8 +429,8 @@ fn array<'a>(w: &mut Walk<'a>, items: &'a [Node], s: &'a Schema, at: Span) {
                     let shown: Vec<String> = kx
                         .iter()
                         .map(|(k, v)| match v {
-                            serde_json::Value::String(s) => format!("{k:?}:{s:?}"),
-                            other => format!("{k:?}:{other}"),
+                            serde_json::Value::String(s) => format!("{}:{}", quote(k), quote(s)),
+                            other => format!("{}:{other}", quote(k)),
                         })
                         .collect();
                     w.push(

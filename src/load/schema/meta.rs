@@ -6,6 +6,7 @@
 //! namespace are checked with the kind's own rule in `validate/names.rs`.
 
 use super::check::{Finding, FindingKind};
+use crate::gofmt::quote;
 use crate::load::node::{Node, Value};
 
 /// `TotalAnnotationSizeLimitB`: the most bytes of annotation keys and values an object may have.
@@ -198,7 +199,7 @@ pub(crate) fn validate(meta: &Node) -> Vec<Finding> {
                             FindingKind::Invalid,
                             &path,
                             v,
-                            format!("metadata.generateName: Invalid value: {g:?}: {m}"),
+                            format!("metadata.generateName: Invalid value: {}: {m}", quote(g)),
                         );
                     }
                 }
@@ -256,7 +257,7 @@ fn string_map(out: &mut Vec<Finding>, field: &str, v: &Node, key: crate::source:
             out.push(Finding {
                 kind: FindingKind::Invalid,
                 path: path.clone(),
-                message: format!("{path}: Invalid value: {key:?}: {m}"),
+                message: format!("{path}: Invalid value: {}: {m}", quote(key)),
                 span: e.key.span,
                 suggestion: None,
             });
@@ -268,7 +269,7 @@ fn string_map(out: &mut Vec<Finding>, field: &str, v: &Node, key: crate::source:
                     FindingKind::Invalid,
                     &path,
                     &e.value,
-                    format!("{path}: Invalid value: {value:?}: {m}"),
+                    format!("{path}: Invalid value: {}: {m}", quote(value)),
                 );
             }
         }
@@ -310,7 +311,7 @@ fn finalizers(out: &mut Vec<Finding>, v: &Node) {
                 FindingKind::Invalid,
                 "metadata.finalizers",
                 x,
-                format!("metadata.finalizers: Invalid value: {f:?}: {m}"),
+                format!("metadata.finalizers: Invalid value: {}: {m}", quote(f)),
             );
         }
     }

@@ -1369,7 +1369,7 @@ fn go_json(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&go_json_float(n.as_f64().unwrap_or(0.0))),
+        Value::Number(n) => out.push_str(&crate::gofmt::json_float(n.as_f64().unwrap_or(0.0))),
         Value::String(s) => go_json_string(s, out),
         Value::Array(a) => {
             out.push('[');
@@ -1396,18 +1396,6 @@ fn go_json(v: &Value, out: &mut String) {
             out.push('}');
         }
     }
-}
-
-/// A float64 as `encoding/json` writes it: the shortest decimal, in exponent form below 1e-6 or
-/// from 1e21 (an exponent written without leading zeros: `1e-7`, `1e+21`).
-fn go_json_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
-        return format!("{f}");
-    }
-    let (mantissa, exp) = shortest_scientific(f);
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{}", exp.unsigned_abs())
 }
 
 /// A string as `encoding/json` writes it with its default HTML escaping.
@@ -1439,7 +1427,7 @@ fn go_sprint(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => "<nil>".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) => go_g(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) => crate::gofmt::float_g(n.as_f64().unwrap_or(0.0)),
         Value::Array(a) => format!(
             "[{}]",
             a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")
@@ -1452,33 +1440,6 @@ fn go_sprint(v: &Value) -> String {
                 .collect();
             format!("map[{}]", items.join(" "))
         }
-    }
-}
-
-/// Go's `%v` of a float64, `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest decimal, in
-/// exponent form when the exponent is below -4 or at least 6 (`1e+06`, `1.685557675e+09`,
-/// `1e-05`; the exponent has at least two digits).
-fn go_g(f: f64) -> String {
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let (mantissa, exp) = shortest_scientific(f);
-    if (-4..6).contains(&exp) {
-        format!("{f}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
-    }
-}
-
-/// The shortest scientific form of a finite, non-zero `f`: its mantissa's text (`-1.5`) and its
-/// decimal exponent, both from Rust's shortest round-trip `{:e}` (an exponent computed with
-/// `log10` can be one off at powers of ten).
-fn shortest_scientific(f: f64) -> (String, i32) {
-    let text = format!("{f:e}");
-    match text.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
-        None => (text, 0),
     }
 }
 

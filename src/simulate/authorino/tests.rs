@@ -659,7 +659,7 @@ fn values_are_written_as_go_writes_them() {
         (1e21, "1e+21"),
         (1e100, "1e+100"),
     ] {
-        assert_eq!(go_g(f), want, "%v of {f}");
+        assert_eq!(crate::gofmt::float_g(f), want, "%v of {f}");
     }
     for (f, want) in [
         (0.0, "0"),
@@ -672,7 +672,7 @@ fn values_are_written_as_go_writes_them() {
         (-1.5e-10, "-1.5e-10"),
         (0.1, "0.1"),
     ] {
-        assert_eq!(go_json_float(f), want, "json of {f}");
+        assert_eq!(crate::gofmt::json_float(f), want, "json of {f}");
     }
     let v = json!({"z": 1, "a": {"y": [true, null, "<b>&\u{2028}\u{8}\u{c}\u{1}"], "b": 1e6}});
     assert_eq!(
