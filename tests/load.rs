@@ -492,4 +492,15 @@ fn refused_values_are_quoted_as_go_quotes_them() {
                 .starts_with(r#"metadata.labels: Invalid value: "a\x1bb\u00a0": a valid label"#)),
         "{messages:?}"
     );
+    // Strict decoding names an unknown field with `strconv.Quote` too (sigs.k8s.io/json
+    // internal/golang/encoding/json/kubernetes_patch.go, `strictError`).
+    let l = load_text(
+        "gw.yaml",
+        b"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: ns}\nspec:\n  gatewayClassName: istio\n  \"li\\tsteners\": []\n  listeners:\n  - {name: a, port: 80, protocol: HTTP}\n",
+    );
+    let messages: Vec<&str> = l.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages.contains(&r#"unknown field "spec.li\tsteners""#),
+        "{messages:?}"
+    );
 }

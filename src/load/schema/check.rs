@@ -140,7 +140,7 @@ fn unknown<'a>(w: &mut Walk<'a>, e: &'a Entry, parent: &'a Schema) {
     .map(String::from);
     w.out.push(Finding {
         kind: FindingKind::UnknownField,
-        message: format!("unknown field \"{path}\""),
+        message: format!("unknown field {}", quote(&path)),
         path,
         span: e.key.span,
         suggestion,

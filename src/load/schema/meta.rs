@@ -161,7 +161,7 @@ pub(crate) fn validate(meta: &Node) -> Vec<Finding> {
         let Some((_, want)) = FIELDS.iter().find(|(f, _)| *f == k) else {
             out.push(Finding {
                 kind: FindingKind::UnknownField,
-                message: format!("unknown field \"{path}\""),
+                message: format!("unknown field {}", quote(&path)),
                 suggestion: super::did_you_mean(k, FIELDS.iter().map(|(f, _)| *f))
                     .map(String::from),
                 path,
