@@ -755,3 +755,43 @@ fn jwt_signatures_verified_with_jwks() {
         .code(2)
         .stderr(predicates::str::contains("PCTL5001"));
 }
+
+/// The gateways normalize a request's path (RFC 3986) before they route it and before the
+/// wasm-shim reads `request.url_path`: `POST /cars/../toys` is `POST /toys`, limited by the
+/// guide's `create-toy` limit, and the trace says which path was sent. What Istio and Envoy
+/// Gateway normalize differently by default (adjacent slashes) is refused with a diagnostic rather
+/// than routed on a path neither gateway would route.
+#[test]
+fn dot_segments_are_resolved_before_routing() {
+    let base = [
+        "-f",
+        "testdata/guides/simple-rl-simulate",
+        "--kuadrant-version",
+        "1.5",
+        "-H",
+        "Host: api.toystore.com",
+        "-X",
+        "POST",
+        "--count",
+        "6",
+        "--interval",
+        "1s",
+    ];
+    let v = simulate(&[&base[..], &["http://10.0.0.1/cars/../toys"]].concat());
+    assert_eq!(verdicts(&v), allowed_then_limited(5, 1, "create-toy"));
+    let first = &v["requests"][0];
+    assert_eq!(first["url"], "http://api.toystore.com/toys");
+    assert_eq!(first["pathAsSent"], "/cars/../toys");
+    assert_eq!(first["routing"]["rule"], "create-toy");
+    let out = common::policyctl()
+        .args(["simulate", "-f", "testdata/guides/simple-rl-simulate"])
+        .arg("http://api.toystore.com//toys")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("PCTL5001") && err.contains("adjacent slashes"),
+        "{err}"
+    );
+}

@@ -132,7 +132,11 @@ pub struct Trace {
     /// Milliseconds since the first request of the sequence.
     pub at_ms: u64,
     pub method: String,
+    /// The URL Envoy routes: its path normalized ([`request::normalized_path`]).
     pub url: String,
+    /// The path as the client sent it, when normalization changed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_as_sent: Option<String>,
     /// Gateways with a listener for the request when more than one has (the first is used).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_gateways: Vec<String>,
@@ -526,6 +530,7 @@ impl<'t> Simulation<'t> {
             at_ms: u64::try_from(at.as_millis()).unwrap_or(u64::MAX),
             method: req.method.clone(),
             url: req.url(),
+            path_as_sent: req.path_as_sent.clone(),
             other_gateways: vec![],
             routing: None,
             action_set: None,

@@ -44,6 +44,10 @@ pub struct Request {
     /// the request reaches, not the URL the client wrote).
     #[serde(skip)]
     pub authority: Option<String>,
+    /// The path as the client sent it, when Envoy's normalization changed it into `path`
+    /// ([`normalized_path`]).
+    #[serde(skip)]
+    pub path_as_sent: Option<String>,
 }
 
 impl Request {
@@ -109,6 +113,11 @@ impl Request {
             None => (path_query, ""),
         };
         let path = if path.is_empty() { "/" } else { path };
+        let (path, path_as_sent) = match normalized_path(path) {
+            Ok(Some(n)) => (n, Some(path.to_string())),
+            Ok(None) => (path.to_string(), None),
+            Err(e) => return Err(format!("URL {url:?}: {e}")),
+        };
         let mut parsed = Vec::with_capacity(headers.len());
         for h in headers {
             let Some((name, value)) = h.split_once(':') else {
@@ -151,7 +160,7 @@ impl Request {
             scheme,
             host,
             port,
-            path: path.to_string(),
+            path,
             query: query.to_string(),
             headers: parsed,
             source: None,
@@ -160,6 +169,7 @@ impl Request {
             tokens: None,
             response_body: None,
             authority,
+            path_as_sent,
         })
     }
 
@@ -364,6 +374,104 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A character named for a message: `a line feed (\n)`, `U+0007`.
+/// The path Envoy routes and the filters see, for a path as the client sent it: the gateways
+/// Kuadrant supports normalize it (RFC 3986) before routing, Istio's by default
+/// (`meshConfig.pathNormalization` DEFAULT, Envoy's `normalize_path`) and Envoy Gateway's by
+/// default too. `Ok(None)` when it is unchanged; `Ok(Some)` when its `.` and `..` segments are
+/// removed (RFC 3986 §5.2.4: `/toys/../admin` is `/admin`, and `..` never climbs above `/`).
+///
+/// What the two differ on, or what policyctl does not model, is refused with what to write
+/// instead rather than routed on a path Envoy would not route: adjacent slashes (Envoy Gateway
+/// merges them by default, Istio keeps them), percent-escapes that normalization decodes or
+/// treats as separators (of an unreserved character, `/` or `\`) or writes in another case, and
+/// characters that normalization percent-encodes.
+pub fn normalized_path(path: &str) -> Result<Option<String>, String> {
+    fn unreserved(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+    }
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' {
+            let hex = path.get(i + 1..i + 3).filter(|h| {
+                h.bytes()
+                    .all(|x| x.is_ascii_digit() || (b'A'..=b'F').contains(&x))
+            });
+            let Some(hex) = hex else {
+                return Err(format!(
+                    "the path {path:?} has a '%' not followed by two upper-case hex digits, which Envoy's path normalization rewrites or refuses; write the escape as %XX"
+                ));
+            };
+            let byte = u8::from_str_radix(hex, 16).unwrap_or(0);
+            if unreserved(byte) || byte == b'/' || byte == b'\\' {
+                return Err(format!(
+                    "the path {path:?} escapes {:?} as %{hex}, which Envoy's path normalization decodes or treats by the gateway's settings; write the path as the gateway routes it",
+                    byte as char
+                ));
+            }
+            i += 3;
+            continue;
+        }
+        let plain = unreserved(b)
+            || matches!(
+                b,
+                b'/' | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+            );
+        if !plain {
+            let c = path[i..].chars().next().unwrap_or('?');
+            return Err(format!(
+                "the path {path:?} has {c:?}, which Envoy's path normalization percent-encodes before routing; write it percent-encoded (%XX, upper case)"
+            ));
+        }
+        i += 1;
+    }
+    if path.contains("//") {
+        return Err(format!(
+            "the path {path:?} has adjacent slashes, which Envoy Gateway merges by default and Istio keeps; write the path as the gateway routes it"
+        ));
+    }
+    if !path.starts_with('/') {
+        return Err(format!("the path {path:?} does not start with '/'"));
+    }
+    // RFC 3986 §5.2.4, on whole segments.
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path[1..].split('/').collect();
+    let mut changed = false;
+    for (n, seg) in segments.iter().enumerate() {
+        let last = n + 1 == segments.len();
+        match *seg {
+            "." => {
+                changed = true;
+                if last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                changed = true;
+                out.pop();
+                if last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    Ok(changed.then(|| format!("/{}", out.join("/"))))
+}
+
 fn char_name(c: char) -> String {
     match c {
         '\n' => "a line feed (\\n)".into(),
@@ -388,6 +496,52 @@ pub fn show_duration(d: std::time::Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // RFC 3986 §5.2.4 and its examples (§5.4.1: `g/./h` → `g/h`, `../g` above the root stays at
+    // the root); what normalization would rewrite otherwise is refused.
+    #[test]
+    fn paths_are_normalized_as_envoy_normalizes_them() {
+        for (sent, routed) in [
+            ("/toys/../admin", Some("/admin")),
+            ("/a/./b", Some("/a/b")),
+            ("/a/b/.", Some("/a/b/")),
+            ("/a/b/..", Some("/a/")),
+            ("/..", Some("/")),
+            ("/../../g", Some("/g")),
+            ("/a/b/../../../c/", Some("/c/")),
+            ("/", None),
+            ("/toys/.hidden/..x/a..", None),
+            ("/a%20b/%C3%A9;x=1,y@z:w", None),
+        ] {
+            assert_eq!(normalized_path(sent).unwrap().as_deref(), routed, "{sent}");
+        }
+        for refused in [
+            "//toys",
+            "/a//b",
+            "/%2e%2e/admin",
+            "/a%2Fb",
+            "/a%5Cb",
+            "/%41",
+            "/a%2",
+            "/a%c3%a9",
+            "/a\\b",
+            "/a\"b",
+            "/a<b>",
+            "/é",
+            "/a{b}",
+            "/a|b",
+        ] {
+            assert!(normalized_path(refused).is_err(), "{refused}");
+        }
+        let r = Request::parse("GET", "http://x/toys/../cars?q=1", &[]).unwrap();
+        assert_eq!(
+            (r.path.as_str(), r.path_as_sent.as_deref()),
+            ("/cars", Some("/toys/../cars"))
+        );
+        assert_eq!(r.url(), "http://x/cars?q=1");
+        let e = Request::parse("GET", "http://x/a%2Fb", &[]).unwrap_err();
+        assert!(e.contains("%2F"), "{e}");
+    }
 
     #[test]
     fn url_parts() {

@@ -103,6 +103,12 @@ fn counters(a: &ActionTrace) -> Vec<String> {
 pub fn tree(t: &Trace) -> String {
     let mut lines = vec![format!("{} {} -> {}", t.method, t.url, verdict(t))];
     let mut items: Vec<(String, Vec<String>)> = Vec::new();
+    if let Some(sent) = &t.path_as_sent {
+        items.push((
+            format!("path {sent} normalized by Envoy (RFC 3986 dot segments)"),
+            vec![],
+        ));
+    }
     match &t.routing {
         Some(r) => {
             let host = r
