@@ -795,3 +795,60 @@ fn dot_segments_are_resolved_before_routing() {
         "{err}"
     );
 }
+
+/// A rule with a `queryParams` match: the operator writes the shim's `queryMap` into the route
+/// predicates (kuadrant-operator v1.5.2 internal/wasm/utils.go `predicateFromQueryParam`), which
+/// the shim defines (wasm-shim v0.14.1 src/data/cel.rs `decode_query_string`). A `when` that reads
+/// the request body is undecided: a simulated request has no body.
+#[test]
+fn query_param_rules_and_request_body_predicates() {
+    let estate = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gateway-system}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: gateway-system}]
+  rules:
+  - matches:
+    - queryParams: [{name: v, value: "1"}]
+    backendRefs: [{name: svc, port: 9000}]
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  limits:
+    l: {rates: [{limit: 1, window: 10s}]}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, estate).unwrap();
+    let f = file.to_str().unwrap();
+    let v = simulate(&["-f", f, "--count", "2", "http://x/a?v=1"]);
+    assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"));
+    assert_eq!(v["requests"][0]["routing"]["route"], "app/r");
+    let body = estate.replace(
+        "    l: {rates: [{limit: 1, window: 10s}]}",
+        "    l:\n      rates: [{limit: 1, window: 10s}]\n      when: [{predicate: \"requestBodyJSON('/model') == 'gpt'\"}]",
+    );
+    std::fs::write(&file, body).unwrap();
+    let v = simulate(&["-f", f, "http://x/a?v=1"]);
+    let first = &v["requests"][0];
+    assert_eq!(first["verdict"], "undecided");
+    assert!(
+        first["undecided"]
+            .as_str()
+            .unwrap()
+            .contains("reads the request body"),
+        "{first}"
+    );
+}

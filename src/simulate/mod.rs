@@ -706,6 +706,28 @@ impl<'t> Simulation<'t> {
                 ))
             }
         };
+        // The shim evaluates `requestBodyJSON` once the request body has arrived (wasm-shim
+        // v0.14.1 src/data/cel.rs); a simulated request has none, so what such an action decides
+        // is unknown, and so are its counters from then on.
+        let texts = (a.predicates.iter()).chain(
+            (a.conditional_data.iter())
+                .flat_map(|cd| cd.predicates.iter().chain(cd.data.iter().map(|(_, v)| v))),
+        );
+        if let Some(p) = texts.into_iter().find(|t| t.contains("requestBodyJSON")) {
+            if a.service != crate::generate::actions::AUTH_SERVICE {
+                let number = self.seq.get();
+                self.tainted
+                    .borrow_mut()
+                    .entry(scope.to_string())
+                    .or_insert_with(|| format!("request {number} read the request body"));
+            }
+            let reason = format!(
+                "{}: {p} reads the request body (requestBodyJSON), which a simulated request does not carry",
+                a.service
+            );
+            at.error = Some(reason.clone());
+            return (at, Some(Verdict::Undecided(reason)), None);
+        }
         match self.cel.all(&a.predicates, act) {
             Ok(None) => {}
             Ok(Some(p)) => {

@@ -230,12 +230,54 @@ impl Activation {
                 body.pointer(&ptr).map(json_to_cel).unwrap_or(Value::Null)
             });
         }
+        let _ = ctx.add_function("queryMap", query_map);
         ctx.add_variable_from_value("request", map(r));
         ctx.add_variable_from_value("source", source);
         ctx.add_variable_from_value("destination", destination);
         ctx.add_variable_from_value("auth", auth);
         Activation { ctx }
     }
+}
+
+/// The shim's `queryMap(query[, repeats])` (wasm-shim v0.12.3 and v0.14.1 src/data/cel.rs
+/// `decode_query_string`): the query split on `&`, each part on `=` (a key without `=` has the
+/// value `''`, and a value ends at its own next `=`), keys and values percent-decoded (left as
+/// written when the result is not UTF-8); a repeated key keeps its first value, or, with `repeats`
+/// true, every value in a list.
+fn query_map(
+    cel::extractors::This(s): cel::extractors::This<Arc<String>>,
+    cel::extractors::Arguments(args): cel::extractors::Arguments,
+) -> cel::ResolveResult {
+    fn decoded(text: &str) -> Value {
+        let s = urlencoding::decode(text).map_or_else(|_| text.to_string(), |c| c.into_owned());
+        Value::String(Arc::new(s))
+    }
+    let repeats = matches!(args.get(1), Some(Value::Bool(true)));
+    let mut out: HashMap<String, Value> = HashMap::new();
+    for part in s.split('&') {
+        let mut kv = part.split('=');
+        let key = kv.next().unwrap_or_default();
+        let value = decoded(kv.next().unwrap_or_default());
+        let key = match decoded(key) {
+            Value::String(k) => k.to_string(),
+            _ => key.to_string(),
+        };
+        match out.get_mut(&key) {
+            None => {
+                out.insert(key, value);
+            }
+            Some(Value::List(list)) if repeats => {
+                let mut items = list.as_ref().clone();
+                items.push(value);
+                *list = Arc::new(items);
+            }
+            Some(first) if repeats => {
+                *first = Value::List(Arc::new(vec![first.clone(), value]));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(Value::from(out))
 }
 
 impl Activation {
@@ -442,5 +484,49 @@ mod tests {
         }
         assert_eq!(cel.scalar("auth.identity.username", &act).unwrap(), "alice");
         assert!(cel.eval("auth.identity.nope", &act).is_err());
+    }
+
+    // wasm-shim v0.14.1 src/data/cel.rs `decodes_query_string`, and the predicate the operator
+    // writes for a `queryParams` match (kuadrant-operator v1.5.2 internal/wasm/utils.go
+    // `predicateFromQueryParam`).
+    #[test]
+    fn query_map_decodes_as_the_shim_does() {
+        let cel = Cel::default();
+        let with_query = |q: &str| {
+            let mut req = Request::parse("GET", "http://x/", &[]).unwrap();
+            req.query = q.to_string();
+            Activation::new(&req, &cel, None)
+        };
+        let act = with_query(
+            "param1=%F0%9F%91%BE%20&param2=Exterminate%21&%F0%9F%91%BE=123&%F0%9F%91%BE=456&%F0%9F%91%BE",
+        );
+        for p in [
+            "queryMap(request.query, true)['param1'] == '\u{1F47E} ' && queryMap(request.query, true)['param2'] == 'Exterminate!' && queryMap(request.query, true)['\u{1F47E}'][0] == '123' && queryMap(request.query, true)['\u{1F47E}'][1] == '456' && queryMap(request.query, true)['\u{1F47E}'][2] == ''",
+            "queryMap(request.query, false)['param2'] == 'Exterminate!' && queryMap(request.query, false)['\u{1F47E}'] == '123'",
+        ] {
+            assert_eq!(cel.eval(p, &act).unwrap(), Value::Bool(true), "{p}");
+        }
+        let act = with_query("%F0%9F%91%BE");
+        assert_eq!(
+            cel.eval("queryMap(request.query) == {'\u{1F47E}': ''}", &act)
+                .unwrap(),
+            Value::Bool(true)
+        );
+        let matches =
+            "'v' in queryMap(request.query) ? queryMap(request.query)['v'] == '1' : false";
+        for (q, want) in [
+            ("v=1", true),
+            ("a=2&v=1&v=2", true),
+            ("v=2&v=1", false),
+            ("x=1", false),
+            ("v=%31", true),
+            ("v=1=2", true),
+        ] {
+            assert_eq!(
+                cel.eval(matches, &with_query(q)).unwrap(),
+                Value::Bool(want),
+                "{q}"
+            );
+        }
     }
 }
