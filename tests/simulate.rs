@@ -841,7 +841,7 @@ spec:
         "    l:\n      rates: [{limit: 1, window: 10s}]\n      when: [{predicate: \"requestBodyJSON('/model') == 'gpt'\"}]",
     );
     std::fs::write(&file, body).unwrap();
-    let v = simulate(&["-f", f, "http://x/a?v=1"]);
+    let v = simulate(&["-f", f, "--kuadrant-version", "1.5", "http://x/a?v=1"]);
     let first = &v["requests"][0];
     assert_eq!(first["verdict"], "undecided");
     assert!(
@@ -849,6 +849,18 @@ spec:
             .as_str()
             .unwrap()
             .contains("reads the request body"),
+        "{first}"
+    );
+    // The 1.4 shim (v0.12.3) has no `requestBodyJSON`: the evaluation fails, and the rate-limit
+    // service's failure mode (`allow`) lets the request through.
+    let v = simulate(&["-f", f, "--kuadrant-version", "1.4", "http://x/a?v=1"]);
+    let first = &v["requests"][0];
+    assert_eq!(first["verdict"], "allowed", "{first}");
+    assert!(
+        first["actions"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("requestBodyJSON"),
         "{first}"
     );
 }

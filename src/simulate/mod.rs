@@ -706,14 +706,19 @@ impl<'t> Simulation<'t> {
                 ))
             }
         };
-        // The shim evaluates `requestBodyJSON` once the request body has arrived (wasm-shim
+        // The 1.5 shim evaluates `requestBodyJSON` once the request body has arrived (wasm-shim
         // v0.14.1 src/data/cel.rs); a simulated request has none, so what such an action decides
-        // is unknown, and so are its counters from then on.
+        // is unknown, and so are its counters from then on. The 1.4 shim (v0.12.3) does not define
+        // the function: evaluating it is an error, as below.
+        let v15 = self.topology.model.version == crate::model::KuadrantVersion::V1_5;
         let texts = (a.predicates.iter()).chain(
             (a.conditional_data.iter())
                 .flat_map(|cd| cd.predicates.iter().chain(cd.data.iter().map(|(_, v)| v))),
         );
-        if let Some(p) = texts.into_iter().find(|t| t.contains("requestBodyJSON")) {
+        if let Some(p) = (texts.into_iter())
+            .filter(|_| v15)
+            .find(|t| t.contains("requestBodyJSON"))
+        {
             if a.service != crate::generate::actions::AUTH_SERVICE {
                 let number = self.seq.get();
                 self.tainted
