@@ -335,7 +335,7 @@ pub fn evaluate(
     let value = CEL.with(|cel| {
         let act = Activation::new(req, cel, auth.as_ref());
         cost::begin_request(limits);
-        let value = cel.eval(src, &act).map(|v| shim::cel_to_json(&v));
+        let value = cel.shim_eval(src, &act).map(|v| shim::cel_to_json(&v));
         // Its cache of compiled expressions would grow with every call.
         cel.forget();
         value

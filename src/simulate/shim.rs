@@ -122,6 +122,8 @@ pub(super) fn candidates(config: &WasmConfig, host: &str) -> (Option<String>, Ve
 pub(super) struct Cel {
     env: Arc<Env>,
     programs: std::sync::Mutex<HashMap<String, Arc<super::cost::Metered>>>,
+    /// [`Cel::shim_undefined`] of each expression met.
+    undefined: std::sync::Mutex<HashMap<String, Option<&'static str>>>,
 }
 
 /// The variables the shim and Authorino bind: a name among them is a variable read (and charged
@@ -145,6 +147,7 @@ impl Default for Cel {
         Cel {
             env: Arc::new(env),
             programs: Default::default(),
+            undefined: Default::default(),
         }
     }
 }
@@ -378,6 +381,10 @@ impl Cel {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        self.undefined
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Whether `src` compiles (cel-go would refuse the AuthConfig holding one that does not).
@@ -395,6 +402,79 @@ impl Cel {
         .map_err(|e| format!("{src}: {e}"))
     }
 
+    /// The first function of the strings extension in `src` that the shim does not define, if
+    /// any. cel-go's `ext.Strings()`, with which the operator checks predicates, also has
+    /// `format`, `strings.quote` and `reverse`; the shim registers only `charAt`, `indexOf`, `join`,
+    /// `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `replace`, `split` and `substring`
+    /// (wasm-shim v0.12.3 and v0.14.1 src/data/cel.rs `add_string_extensions`), so its cel-rust
+    /// fails on the others when it evaluates them. Authorino, whose cel-go has the whole
+    /// extension, evaluates them with [`Cel::eval`].
+    fn shim_undefined(&self, src: &str) -> Option<&'static str> {
+        use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+        fn walk(e: &IdedExpr) -> Option<&'static str> {
+            match &e.expr {
+                Expr::Call(c) => {
+                    let on_strings = matches!(
+                        c.target.as_deref().map(|t| &t.expr),
+                        Some(Expr::Ident(n)) if n == "strings"
+                    );
+                    let found = match c.func_name.as_str() {
+                        "format" => Some("format"),
+                        "reverse" => Some("reverse"),
+                        "strings.quote" => Some("strings.quote"),
+                        "quote" if on_strings => Some("strings.quote"),
+                        _ => None,
+                    };
+                    found
+                        .or_else(|| c.target.as_deref().and_then(walk))
+                        .or_else(|| c.args.iter().find_map(walk))
+                }
+                Expr::Comprehension(c) => [
+                    &c.iter_range,
+                    &c.accu_init,
+                    &c.loop_cond,
+                    &c.loop_step,
+                    &c.result,
+                ]
+                .into_iter()
+                .find_map(walk),
+                Expr::List(l) => l.elements.iter().find_map(walk),
+                Expr::Map(m) => m.entries.iter().find_map(|x| match &x.expr {
+                    EntryExpr::MapEntry(me) => walk(&me.key).or_else(|| walk(&me.value)),
+                    EntryExpr::StructField(f) => walk(&f.value),
+                }),
+                Expr::Struct(st) => st.entries.iter().find_map(|x| match &x.expr {
+                    EntryExpr::MapEntry(me) => walk(&me.key).or_else(|| walk(&me.value)),
+                    EntryExpr::StructField(f) => walk(&f.value),
+                }),
+                Expr::Select(sel) => walk(&sel.operand),
+                _ => None,
+            }
+        }
+        let parsed = self.env.parser().parse(src).ok()?;
+        walk(&parsed)
+    }
+
+    /// [`Cel::eval`] as the shim evaluates: an expression calling a function the shim does not
+    /// define fails as its cel-rust fails ([`Cel::shim_undefined`]).
+    pub(super) fn shim_eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
+        let undefined = {
+            let mut seen = self.undefined.lock().unwrap_or_else(|e| e.into_inner());
+            match seen.get(src) {
+                Some(u) => *u,
+                None => {
+                    let u = self.shim_undefined(src);
+                    seen.insert(src.to_string(), u);
+                    u
+                }
+            }
+        };
+        if let Some(f) = undefined {
+            return Err(format!("{src}: Undeclared reference to '{f}'"));
+        }
+        self.eval(src, act)
+    }
+
     /// Whether every predicate holds; the first that does not, or an evaluation error.
     pub(super) fn all(
         &self,
@@ -402,7 +482,7 @@ impl Cel {
         act: &Activation,
     ) -> Result<Option<String>, String> {
         for p in predicates {
-            match self.eval(p, act)? {
+            match self.shim_eval(p, act)? {
                 Value::Bool(true) => {}
                 Value::Bool(false) => return Ok(Some(p.clone())),
                 other => return Err(format!("{p}: is not a boolean but {other:?}")),
@@ -413,7 +493,7 @@ impl Cel {
 
     /// A descriptor entry value: scalars as text, as the shim writes them.
     pub(super) fn scalar(&self, src: &str, act: &Activation) -> Result<String, String> {
-        match self.eval(src, act)? {
+        match self.shim_eval(src, act)? {
             Value::Int(n) => Ok(n.to_string()),
             Value::UInt(n) => Ok(n.to_string()),
             Value::Float(n) => Ok(n.to_string()),
@@ -484,6 +564,41 @@ mod tests {
         }
         assert_eq!(cel.scalar("auth.identity.username", &act).unwrap(), "alice");
         assert!(cel.eval("auth.identity.nope", &act).is_err());
+    }
+
+    // wasm-shim v0.12.3 / v0.14.1 src/data/cel.rs `add_string_extensions`: the strings functions
+    // the shim defines evaluate; the rest of cel-go's `ext.Strings`, which the operator accepts,
+    // fails in the shim and still evaluates for Authorino.
+    #[test]
+    fn the_shim_defines_part_of_the_strings_extension() {
+        let cel = Cel::default();
+        let req = Request::parse("GET", "http://x/", &[]).unwrap();
+        let act = Activation::new(&req, &cel, None);
+        let shim = |p: &str| cel.all(&[p.to_string()], &act);
+        for p in [
+            "'abc'.charAt(1) == 'b' && 'abc'.indexOf('c') == 2 && ['a', 'b'].join('-') == 'a-b'",
+            "' A '.trim().lowerAscii() == 'a' && 'a,b'.split(',').size() == 2",
+            "'abc'.substring(1) == 'bc' && 'aa'.replace('a', 'b') == 'bb' && 'aba'.lastIndexOf('a') == 2",
+            "'format' == 'format' && 'reverse'.upperAscii() == 'REVERSE'",
+        ] {
+            assert_eq!(shim(p), Ok(None), "{p}");
+        }
+        for (p, f) in [
+            ("'%s'.format(['x']) == 'x'", "format"),
+            ("'ab'.reverse() == 'ba'", "reverse"),
+            ("strings.quote('a') != ''", "strings.quote"),
+            ("[1].exists(x, 'a'.reverse() == 'a')", "reverse"),
+        ] {
+            let e = shim(p).unwrap_err();
+            assert!(
+                e.ends_with(&format!("Undeclared reference to '{f}'")),
+                "{p}: {e}"
+            );
+        }
+        assert_eq!(
+            cel.eval("'ab'.reverse() == 'ba'", &act),
+            Ok(Value::Bool(true))
+        );
     }
 
     // wasm-shim v0.14.1 src/data/cel.rs `decodes_query_string`, and the predicate the operator
