@@ -43,16 +43,19 @@ fn allowed_then_limited(
 
 /// simple-rl-for-app-developers.md: "Up to 5 successful (200 OK) requests every 10 seconds to
 /// POST /toys, then 429", one request a second; and unlimited GET /toys.
+/// The simple rate limiting guide's estate, on 1.5, with the guide's `Host` header.
+const TOYSTORE: [&str; 6] = [
+    "-f",
+    "testdata/guides/simple-rl-simulate",
+    "--kuadrant-version",
+    "1.5",
+    "-H",
+    "Host: api.toystore.com",
+];
+
 #[test]
 fn create_toy_five_per_ten_seconds() {
-    let base = [
-        "-f",
-        "testdata/guides/simple-rl-simulate",
-        "--kuadrant-version",
-        "1.5",
-        "-H",
-        "Host: api.toystore.com",
-    ];
+    let base = TOYSTORE;
     let v = simulate(
         &[
             &base[..],
@@ -763,21 +766,8 @@ fn jwt_signatures_verified_with_jwks() {
 /// than routed on a path neither gateway would route.
 #[test]
 fn dot_segments_are_resolved_before_routing() {
-    let base = [
-        "-f",
-        "testdata/guides/simple-rl-simulate",
-        "--kuadrant-version",
-        "1.5",
-        "-H",
-        "Host: api.toystore.com",
-        "-X",
-        "POST",
-        "--count",
-        "6",
-        "--interval",
-        "1s",
-    ];
-    let v = simulate(&[&base[..], &["http://10.0.0.1/cars/../toys"]].concat());
+    let post = ["-X", "POST", "--count", "6", "--interval", "1s"];
+    let v = simulate(&[&TOYSTORE[..], &post, &["http://10.0.0.1/cars/../toys"]].concat());
     assert_eq!(verdicts(&v), allowed_then_limited(5, 1, "create-toy"));
     let first = &v["requests"][0];
     assert_eq!(first["url"], "http://api.toystore.com/toys");
