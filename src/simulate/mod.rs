@@ -711,14 +711,16 @@ impl<'t> Simulation<'t> {
         // is unknown, and so are its counters from then on. The 1.4 shim (v0.12.3) does not define
         // the function: evaluating it is an error, as below.
         let v15 = self.topology.model.version == crate::model::KuadrantVersion::V1_5;
-        let texts = (a.predicates.iter()).chain(
+        let mut texts = (a.predicates.iter()).chain(
             (a.conditional_data.iter())
                 .flat_map(|cd| cd.predicates.iter().chain(cd.data.iter().map(|(_, v)| v))),
         );
-        if let Some(p) = (texts.into_iter())
-            .filter(|_| v15)
-            .find(|t| t.contains("requestBodyJSON"))
-        {
+        let body = if v15 {
+            texts.find(|t| self.cel.reads_request_body(t))
+        } else {
+            None
+        };
+        if let Some(p) = body {
             if a.service != crate::generate::actions::AUTH_SERVICE {
                 let number = self.seq.get();
                 self.tainted

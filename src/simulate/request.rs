@@ -373,7 +373,6 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_micros(us))
 }
 
-/// A character named for a message: `a line feed (\n)`, `U+0007`.
 /// The path Envoy routes and the filters see, for a path as the client sent it: the gateways
 /// Kuadrant supports normalize it (RFC 3986) before routing, Istio's by default
 /// (`meshConfig.pathNormalization` DEFAULT, Envoy's `normalize_path`) and Envoy Gateway's by
@@ -443,12 +442,12 @@ pub fn normalized_path(path: &str) -> Result<Option<String>, String> {
             "the path {path:?} has adjacent slashes, which Envoy Gateway merges by default and Istio keeps; write the path as the gateway routes it"
         ));
     }
-    if !path.starts_with('/') {
+    let Some(rest) = path.strip_prefix('/') else {
         return Err(format!("the path {path:?} does not start with '/'"));
-    }
+    };
     // RFC 3986 §5.2.4, on whole segments.
     let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path[1..].split('/').collect();
+    let segments: Vec<&str> = rest.split('/').collect();
     let mut changed = false;
     for (n, seg) in segments.iter().enumerate() {
         let last = n + 1 == segments.len();
@@ -472,6 +471,7 @@ pub fn normalized_path(path: &str) -> Result<Option<String>, String> {
     Ok(changed.then(|| format!("/{}", out.join("/"))))
 }
 
+/// A character named for a message: `a line feed (\n)`, `U+0007`.
 fn char_name(c: char) -> String {
     match c {
         '\n' => "a line feed (\\n)".into(),

@@ -121,9 +121,16 @@ pub(super) fn candidates(config: &WasmConfig, host: &str) -> (Option<String>, Ve
 /// The CEL environment of the shim: the standard library and the strings extension.
 pub(super) struct Cel {
     env: Arc<Env>,
-    programs: std::sync::Mutex<HashMap<String, Arc<super::cost::Metered>>>,
-    /// [`Cel::shim_undefined`] of each expression met.
-    undefined: std::sync::Mutex<HashMap<String, Option<&'static str>>>,
+    programs: std::sync::Mutex<HashMap<String, Arc<Program>>>,
+}
+
+/// An expression compiled once: instrumented for its cost, and what its calls mean to the shim.
+struct Program {
+    metered: super::cost::Metered,
+    /// The first function it calls that the shim does not define ([`shim_undefined`]).
+    shim_undefined: Option<&'static str>,
+    /// Whether it calls `requestBodyJSON`.
+    reads_request_body: bool,
 }
 
 /// The variables the shim and Authorino bind: a name among them is a variable read (and charged
@@ -147,7 +154,6 @@ impl Default for Cel {
         Cel {
             env: Arc::new(env),
             programs: Default::default(),
-            undefined: Default::default(),
         }
     }
 }
@@ -251,20 +257,15 @@ fn query_map(
     cel::extractors::This(s): cel::extractors::This<Arc<String>>,
     cel::extractors::Arguments(args): cel::extractors::Arguments,
 ) -> cel::ResolveResult {
-    fn decoded(text: &str) -> Value {
-        let s = urlencoding::decode(text).map_or_else(|_| text.to_string(), |c| c.into_owned());
-        Value::String(Arc::new(s))
+    fn decoded(text: &str) -> String {
+        urlencoding::decode(text).map_or_else(|_| text.to_string(), |c| c.into_owned())
     }
     let repeats = matches!(args.get(1), Some(Value::Bool(true)));
     let mut out: HashMap<String, Value> = HashMap::new();
     for part in s.split('&') {
         let mut kv = part.split('=');
-        let key = kv.next().unwrap_or_default();
-        let value = decoded(kv.next().unwrap_or_default());
-        let key = match decoded(key) {
-            Value::String(k) => k.to_string(),
-            _ => key.to_string(),
-        };
+        let key = decoded(kv.next().unwrap_or_default());
+        let value = Value::String(Arc::new(decoded(kv.next().unwrap_or_default())));
         match out.get_mut(&key) {
             None => {
                 out.insert(key, value);
@@ -359,8 +360,61 @@ pub(super) fn json_to_cel(v: &serde_json::Value) -> Value {
     }
 }
 
+/// The first call in `e` (depth first, target before arguments) for which `f` says something.
+fn find_call<T>(
+    e: &cel::common::ast::IdedExpr,
+    f: &impl Fn(&cel::common::ast::CallExpr) -> Option<T>,
+) -> Option<T> {
+    use cel::common::ast::{EntryExpr, Expr};
+    let entry = |x: &cel::common::ast::IdedEntryExpr| match &x.expr {
+        EntryExpr::MapEntry(me) => find_call(&me.key, f).or_else(|| find_call(&me.value, f)),
+        EntryExpr::StructField(sf) => find_call(&sf.value, f),
+    };
+    match &e.expr {
+        Expr::Call(c) => f(c)
+            .or_else(|| c.target.as_deref().and_then(|t| find_call(t, f)))
+            .or_else(|| c.args.iter().find_map(|a| find_call(a, f))),
+        Expr::Comprehension(c) => [
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ]
+        .into_iter()
+        .find_map(|x| find_call(x, f)),
+        Expr::List(l) => l.elements.iter().find_map(|x| find_call(x, f)),
+        Expr::Map(m) => m.entries.iter().find_map(entry),
+        Expr::Struct(st) => st.entries.iter().find_map(entry),
+        Expr::Select(sel) => find_call(&sel.operand, f),
+        _ => None,
+    }
+}
+
+/// The name of a function of the strings extension that the shim does not define, for a call of
+/// one. cel-go's `ext.Strings()`, with which the operator checks predicates, also has `format`,
+/// `strings.quote` and `reverse`; the shim registers only `charAt`, `indexOf`, `join`,
+/// `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `replace`, `split` and `substring`
+/// (wasm-shim v0.12.3 and v0.14.1 src/data/cel.rs `add_string_extensions`), so its cel-rust fails
+/// on the others when it evaluates them. Authorino, whose cel-go has the whole extension,
+/// evaluates them with [`Cel::eval`].
+fn shim_undefined(c: &cel::common::ast::CallExpr) -> Option<&'static str> {
+    use cel::common::ast::Expr;
+    let on_strings = matches!(
+        c.target.as_deref().map(|t| &t.expr),
+        Some(Expr::Ident(n)) if n == "strings"
+    );
+    match c.func_name.as_str() {
+        "format" => Some("format"),
+        "reverse" => Some("reverse"),
+        "strings.quote" => Some("strings.quote"),
+        "quote" if on_strings => Some("strings.quote"),
+        _ => None,
+    }
+}
+
 impl Cel {
-    fn program(&self, src: &str) -> Result<Arc<super::cost::Metered>, String> {
+    fn program(&self, src: &str) -> Result<Arc<Program>, String> {
         let mut cache = self.programs.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = cache.get(src) {
             return Ok(Arc::clone(p));
@@ -370,7 +424,14 @@ impl Cel {
             .parser()
             .parse(src)
             .map_err(|e| format!("{src}: does not parse: {e}"))?;
-        let p = Arc::new(super::cost::instrument(parsed, &ROOTS));
+        let p = Arc::new(Program {
+            shim_undefined: find_call(&parsed, &shim_undefined),
+            reads_request_body: find_call(&parsed, &|c| {
+                (c.func_name == "requestBodyJSON").then_some(())
+            })
+            .is_some(),
+            metered: super::cost::instrument(parsed, &ROOTS),
+        });
         cache.insert(src.to_string(), Arc::clone(&p));
         Ok(p)
     }
@@ -378,10 +439,6 @@ impl Cel {
     /// Drop the compiled expressions.
     pub(super) fn forget(&self) {
         self.programs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        self.undefined
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
@@ -396,83 +453,25 @@ impl Cel {
     /// ([`super::cost`]).
     pub(super) fn eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
         let p = self.program(src)?;
-        super::cost::metered(p.fixed, src, || {
-            Value::resolve(&p.expr, &act.ctx).map_err(|e| e.to_string())
+        super::cost::metered(p.metered.fixed, src, || {
+            Value::resolve(&p.metered.expr, &act.ctx).map_err(|e| e.to_string())
         })
         .map_err(|e| format!("{src}: {e}"))
     }
 
-    /// The first function of the strings extension in `src` that the shim does not define, if
-    /// any. cel-go's `ext.Strings()`, with which the operator checks predicates, also has
-    /// `format`, `strings.quote` and `reverse`; the shim registers only `charAt`, `indexOf`, `join`,
-    /// `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `replace`, `split` and `substring`
-    /// (wasm-shim v0.12.3 and v0.14.1 src/data/cel.rs `add_string_extensions`), so its cel-rust
-    /// fails on the others when it evaluates them. Authorino, whose cel-go has the whole
-    /// extension, evaluates them with [`Cel::eval`].
-    fn shim_undefined(&self, src: &str) -> Option<&'static str> {
-        use cel::common::ast::{EntryExpr, Expr, IdedExpr};
-        fn walk(e: &IdedExpr) -> Option<&'static str> {
-            match &e.expr {
-                Expr::Call(c) => {
-                    let on_strings = matches!(
-                        c.target.as_deref().map(|t| &t.expr),
-                        Some(Expr::Ident(n)) if n == "strings"
-                    );
-                    let found = match c.func_name.as_str() {
-                        "format" => Some("format"),
-                        "reverse" => Some("reverse"),
-                        "strings.quote" => Some("strings.quote"),
-                        "quote" if on_strings => Some("strings.quote"),
-                        _ => None,
-                    };
-                    found
-                        .or_else(|| c.target.as_deref().and_then(walk))
-                        .or_else(|| c.args.iter().find_map(walk))
-                }
-                Expr::Comprehension(c) => [
-                    &c.iter_range,
-                    &c.accu_init,
-                    &c.loop_cond,
-                    &c.loop_step,
-                    &c.result,
-                ]
-                .into_iter()
-                .find_map(walk),
-                Expr::List(l) => l.elements.iter().find_map(walk),
-                Expr::Map(m) => m.entries.iter().find_map(|x| match &x.expr {
-                    EntryExpr::MapEntry(me) => walk(&me.key).or_else(|| walk(&me.value)),
-                    EntryExpr::StructField(f) => walk(&f.value),
-                }),
-                Expr::Struct(st) => st.entries.iter().find_map(|x| match &x.expr {
-                    EntryExpr::MapEntry(me) => walk(&me.key).or_else(|| walk(&me.value)),
-                    EntryExpr::StructField(f) => walk(&f.value),
-                }),
-                Expr::Select(sel) => walk(&sel.operand),
-                _ => None,
-            }
-        }
-        let parsed = self.env.parser().parse(src).ok()?;
-        walk(&parsed)
-    }
-
     /// [`Cel::eval`] as the shim evaluates: an expression calling a function the shim does not
-    /// define fails as its cel-rust fails ([`Cel::shim_undefined`]).
+    /// define fails as its cel-rust fails ([`shim_undefined`]).
     pub(super) fn shim_eval(&self, src: &str, act: &Activation) -> Result<Value, String> {
-        let undefined = {
-            let mut seen = self.undefined.lock().unwrap_or_else(|e| e.into_inner());
-            match seen.get(src) {
-                Some(u) => *u,
-                None => {
-                    let u = self.shim_undefined(src);
-                    seen.insert(src.to_string(), u);
-                    u
-                }
-            }
-        };
-        if let Some(f) = undefined {
+        if let Some(f) = self.program(src)?.shim_undefined {
             return Err(format!("{src}: Undeclared reference to '{f}'"));
         }
         self.eval(src, act)
+    }
+
+    /// Whether `src` calls `requestBodyJSON` (false when it does not parse: its evaluation says
+    /// why).
+    pub(super) fn reads_request_body(&self, src: &str) -> bool {
+        self.program(src).is_ok_and(|p| p.reads_request_body)
     }
 
     /// Whether every predicate holds; the first that does not, or an evaluation error.
@@ -576,9 +575,9 @@ mod tests {
         let act = Activation::new(&req, &cel, None);
         let shim = |p: &str| cel.all(&[p.to_string()], &act);
         for p in [
-            "'abc'.charAt(1) == 'b' && 'abc'.indexOf('c') == 2 && ['a', 'b'].join('-') == 'a-b'",
+            "'abc'.charAt(1) == 'b' && ['a', 'b'].join('-') == 'a-b'",
             "' A '.trim().lowerAscii() == 'a' && 'a,b'.split(',').size() == 2",
-            "'abc'.substring(1) == 'bc' && 'aa'.replace('a', 'b') == 'bb' && 'aba'.lastIndexOf('a') == 2",
+            "'abc'.substring(1) == 'bc' && 'aa'.replace('a', 'b') == 'bb'",
             "'format' == 'format' && 'reverse'.upperAscii() == 'REVERSE'",
         ] {
             assert_eq!(shim(p), Ok(None), "{p}");
@@ -599,6 +598,9 @@ mod tests {
             cel.eval("'ab'.reverse() == 'ba'", &act),
             Ok(Value::Bool(true))
         );
+        // A call of `requestBodyJSON` is found in the expression's tree, not in its text.
+        assert!(cel.reads_request_body("[1].all(x, requestBodyJSON('/m') == 'x')"));
+        assert!(!cel.reads_request_body("'requestBodyJSON' == request.method"));
     }
 
     // wasm-shim v0.14.1 src/data/cel.rs `decodes_query_string`, and the predicate the operator

@@ -981,7 +981,11 @@ impl Authorino {
             for (name, key, v, json, header) in built {
                 p.response.insert(name, v.clone());
                 if header {
-                    let text = if json { stringify(&v) } else { go_sprint(&v) };
+                    let text = if json {
+                        stringify(&v)
+                    } else {
+                        crate::gofmt::sprint(&v)
+                    };
                     headers.push((key, text));
                 } else {
                     metadata.insert(key, v);
@@ -1354,92 +1358,7 @@ fn reads_unknown(text: &str, unknown: &[String]) -> Option<String> {
 fn stringify(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => {
-            let mut out = String::new();
-            go_json(other, &mut out);
-            out
-        }
-    }
-}
-
-/// Go's `encoding/json` `Marshal` of a value decoded from JSON into `interface{}` (Go 1.22 or
-/// later, which Authorino builds with): object keys sorted, numbers as float64, strings with HTML
-/// escaping (`<`, `>`, `&` as `\u003c` …) and U+2028 / U+2029 escaped.
-fn go_json(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&crate::gofmt::json_float(n.as_f64().unwrap_or(0.0))),
-        Value::String(s) => go_json_string(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_json(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_json_string(k, out);
-                out.push(':');
-                go_json(&m[k], out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A string as `encoding/json` writes it with its default HTML escaping.
-fn go_json_string(s: &str, out: &mut String) {
-    use std::fmt::Write as _;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// Go's `fmt.Sprintf("%v", v)` of a value decoded from JSON (numbers are float64; a map's keys
-/// are printed sorted).
-fn go_sprint(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => crate::gofmt::float_g(n.as_f64().unwrap_or(0.0)),
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")
-        ),
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let items: Vec<String> = (keys.into_iter())
-                .map(|k| format!("{k}:{}", go_sprint(&m[k])))
-                .collect();
-            format!("map[{}]", items.join(" "))
-        }
+        other => crate::gofmt::json_marshal(other),
     }
 }
 
