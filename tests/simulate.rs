@@ -786,10 +786,12 @@ fn dot_segments_are_resolved_before_routing() {
     );
 }
 
-/// A rule with a `queryParams` match: the operator writes the shim's `queryMap` into the route
+/// A rule with a `queryParams` match: the operator writes `queryMap(request.query)` into the route
 /// predicates (kuadrant-operator v1.5.2 internal/wasm/utils.go `predicateFromQueryParam`), which
-/// the shim defines (wasm-shim v0.14.1 src/data/cel.rs `decode_query_string`). A `when` that reads
-/// the request body is undecided: a simulated request has no body.
+/// the shim registers only in its test builds (wasm-shim v0.12.3 / v0.14.1 src/data/cel.rs:
+/// `Predicate::route_rule` is `#[cfg(test)]`; route predicates are `Predicate::new`). The shim
+/// cannot build the request's pipeline and answers 500 (v0.14.1 src/filter/kuadrant_filter.rs).
+/// A `when` that reads the request body is undecided: a simulated request has no body.
 #[test]
 fn query_param_rules_and_request_body_predicates() {
     let estate = r#"
@@ -823,13 +825,26 @@ spec:
     let file = dir.path().join("estate.yaml");
     std::fs::write(&file, estate).unwrap();
     let f = file.to_str().unwrap();
-    let v = simulate(&["-f", f, "--count", "2", "http://x/a?v=1"]);
-    assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"));
-    assert_eq!(v["requests"][0]["routing"]["route"], "app/r");
-    let body = estate.replace(
-        "    l: {rates: [{limit: 1, window: 10s}]}",
-        "    l:\n      rates: [{limit: 1, window: 10s}]\n      when: [{predicate: \"requestBodyJSON('/model') == 'gpt'\"}]",
-    );
+    for release in ["1.4", "1.5"] {
+        let v = simulate(&["-f", f, "--kuadrant-version", release, "http://x/a?v=1"]);
+        let first = &v["requests"][0];
+        assert_eq!(first["routing"]["route"], "app/r", "{first}");
+        assert_eq!(first["status"], 500, "{first}");
+        let why = first["decidedBy"].as_str().unwrap();
+        assert!(
+            why.contains("Undeclared reference to 'queryMap'"),
+            "{release}: {why}"
+        );
+    }
+    let body = estate
+        .replace(
+            "    - queryParams: [{name: v, value: \"1\"}]",
+            "    - path: {type: PathPrefix, value: /a}",
+        )
+        .replace(
+            "    l: {rates: [{limit: 1, window: 10s}]}",
+            "    l:\n      rates: [{limit: 1, window: 10s}]\n      when: [{predicate: \"requestBodyJSON('/model') == 'gpt'\"}]",
+        );
     std::fs::write(&file, body).unwrap();
     let v = simulate(&["-f", f, "--kuadrant-version", "1.5", "http://x/a?v=1"]);
     let first = &v["requests"][0];

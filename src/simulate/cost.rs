@@ -252,22 +252,68 @@ fn over() -> ExecutionError {
     ExecutionError::function_error("cost", COST_ERROR)
 }
 
-/// Charge `n` units to the expression being evaluated.
-fn charge(n: u64) -> Result<(), ExecutionError> {
+/// Charge `n` units to the expression being evaluated: `false` once it is over its budget (the
+/// guard then fails, whichever interpreter calls it).
+pub(crate) fn charge_units(n: u64) -> bool {
     METER.with(|m| {
         let mut v = m.get();
         if v.exceeded {
-            return Err(over());
+            return false;
         }
         v.used = v.used.saturating_add(n);
         if v.used > v.limit {
             v.exceeded = true;
             m.set(v);
-            return Err(over());
+            return false;
         }
         m.set(v);
-        Ok(())
+        true
     })
+}
+
+/// [`charge_units`] as a guard of this crate's interpreter fails.
+fn charge(n: u64) -> Result<(), ExecutionError> {
+    if charge_units(n) { Ok(()) } else { Err(over()) }
+}
+
+/// The cost of the string `s.replace(from, to[, n])` builds (at most `n` replacements, all for a
+/// negative or absent `n`), charged before it is built.
+pub(crate) fn replace_cost(s: &str, from: &str, to: &str, n: Option<i64>) -> u64 {
+    let cap = n
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(usize::MAX);
+    let count = if from.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(from).take(cap).count()
+    }
+    .min(cap) as u64;
+    let len = (s.len() as u64)
+        .saturating_add(count.saturating_mul(to.len() as u64))
+        .saturating_sub(count.saturating_mul(from.len() as u64));
+    1 + len.div_ceil(10)
+}
+
+/// The cost of the parts `s.split(sep[, n])` builds, each 1 and its size, charged before they
+/// are built.
+pub(crate) fn split_cost(s: &str, sep: &str, n: Option<i64>) -> u64 {
+    let cap = n
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(usize::MAX);
+    let parts = if sep.is_empty() {
+        s.chars().count()
+    } else {
+        s.matches(sep).count() + 1
+    }
+    .min(cap) as u64;
+    1 + parts + (s.len() as u64).div_ceil(10)
+}
+
+/// The cost of the string `list.join(sep)` builds from `items` strings of `bytes` bytes in all.
+pub(crate) fn join_cost(items: usize, bytes: u64, sep: &str) -> u64 {
+    let len =
+        bytes.saturating_add((sep.len() as u64).saturating_mul(items.saturating_sub(1) as u64));
+    1 + len.div_ceil(10)
 }
 
 /// The size of a value, as charged: a string's or bytes' length / 10 (rounded up), a list's or
@@ -379,12 +425,12 @@ pub(crate) mod rego {
 // The guards: global overloads of names no CEL source can spell, registered on the environment
 // the instrumented expressions are evaluated with.
 
-const VALUE: &str = "@pctl_value";
-const RANGE: &str = "@pctl_range";
-const STEP: &str = "@pctl_step";
-const PRE_REPLACE: &str = "@pctl_pre_replace";
-const PRE_SPLIT: &str = "@pctl_pre_split";
-const PRE_JOIN: &str = "@pctl_pre_join";
+pub(crate) const VALUE: &str = "@pctl_value";
+pub(crate) const RANGE: &str = "@pctl_range";
+pub(crate) const STEP: &str = "@pctl_step";
+pub(crate) const PRE_REPLACE: &str = "@pctl_pre_replace";
+pub(crate) const PRE_SPLIT: &str = "@pctl_pre_split";
+pub(crate) const PRE_JOIN: &str = "@pctl_pre_join";
 
 /// `@pctl_value(x)`: 1 and the size of `x`; gives `x`.
 fn guard_value<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
@@ -441,22 +487,7 @@ fn guard_pre_replace<'b, 'v>(
         args.first().and_then(str_of),
         args.get(1).and_then(str_of),
     ) {
-        // At most this many replacements: the first n, or all (a negative n).
-        let cap = args
-            .get(2)
-            .and_then(int_of)
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(usize::MAX);
-        let count = if from.is_empty() {
-            s.chars().count() + 1
-        } else {
-            s.matches(from).take(cap).count()
-        }
-        .min(cap) as u64;
-        let len = (s.len() as u64)
-            .saturating_add(count.saturating_mul(to.len() as u64))
-            .saturating_sub(count.saturating_mul(from.len() as u64));
-        charge(1 + len.div_ceil(10))?;
+        charge(replace_cost(s, from, to, args.get(2).and_then(int_of)))?;
     }
     Ok(target)
 }
@@ -471,18 +502,7 @@ fn guard_pre_split<'b, 'v>(
     }
     let target = args.remove(0);
     if let (Some(s), Some(sep)) = (str_of(&target), args.first().and_then(str_of)) {
-        let cap = args
-            .get(1)
-            .and_then(int_of)
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(usize::MAX);
-        let parts = if sep.is_empty() {
-            s.chars().count()
-        } else {
-            s.matches(sep).count() + 1
-        }
-        .min(cap) as u64;
-        charge(1 + parts + (s.len() as u64).div_ceil(10))?;
+        charge(split_cost(s, sep, args.get(1).and_then(int_of)))?;
     }
     Ok(target)
 }
@@ -494,7 +514,7 @@ fn guard_pre_join<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v
         return Err(ExecutionError::invalid_argument_count(1, 0));
     }
     let target = args.remove(0);
-    let sep = args.first().and_then(str_of).map_or(0, str::len) as u64;
+    let sep = args.first().and_then(str_of).unwrap_or_default();
     if let Some(l) = target.downcast_ref::<CelList>() {
         let items = l.inner();
         let bytes: u64 = items
@@ -504,8 +524,7 @@ fn guard_pre_join<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v
                     .map_or(0, |s| s.inner().len() as u64)
             })
             .sum();
-        let len = bytes.saturating_add(sep.saturating_mul(items.len().saturating_sub(1) as u64));
-        charge(1 + len.div_ceil(10))?;
+        charge(join_cost(items.len(), bytes, sep))?;
     }
     Ok(target)
 }

@@ -34,6 +34,7 @@ pub mod request;
 mod routing;
 pub mod schedule;
 mod shim;
+mod shimcel;
 pub mod text;
 
 use crate::generate::actions::Action;
@@ -44,7 +45,8 @@ use request::Request;
 use routing::Routing;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use shim::{Activation, Cel, WasmConfig};
+use shim::WasmConfig;
+use shimcel::{Activation, Failure, ShimCel};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -258,7 +260,8 @@ pub struct Simulation<'t> {
     /// Every generated limit, for the property test and the trace.
     pub limits: Vec<LimitSpec>,
     limitador: Limitador,
-    cel: Cel,
+    /// The shim's CEL: the interpreter of the release's wasm-shim.
+    shim_cel: ShimCel,
     /// Routing and action-set candidates per distinct request (identity and time aside): a
     /// sequence repeats one request, and both scans grow with the estate.
     memo: RefCell<std::collections::HashMap<String, Rc<Memo>>>,
@@ -315,27 +318,36 @@ pub struct Evaluated {
 }
 
 /// Evaluate one CEL expression as a simulated request evaluates a `when` predicate or a counter:
-/// with the shim's variables of `req` (`auth.identity` its identity, when it has one), instrumented
-/// and metered as a request of its own under `limits`. `Err` when it exceeds a budget. The entry
-/// point of the `cel_eval` fuzz target (`tests/fuzz`); no command calls it.
+/// by the interpreter of `version`'s shim, with the shim's variables of `req` (`auth.identity` its
+/// identity, when it has one), instrumented and metered as a request of its own under `limits`.
+/// `Err` when it exceeds a budget. The entry point of the `cel_eval` fuzz target (`tests/fuzz`); no
+/// command calls it.
 #[doc(hidden)]
 pub fn evaluate(
     src: &str,
     req: &Request,
+    version: crate::model::KuadrantVersion,
     limits: cost::Limits,
 ) -> Result<Evaluated, cost::Exceeded> {
     thread_local! {
-        static CEL: Cel = Cel::default();
+        static SHIMS: [ShimCel; 2] = [
+            ShimCel::new(crate::model::KuadrantVersion::V1_4),
+            ShimCel::new(crate::model::KuadrantVersion::V1_5),
+        ];
     }
     let auth = req.identity.as_ref().map(|id| {
         let mut m = Map::new();
         m.insert("identity".into(), id.clone());
         m
     });
-    let value = CEL.with(|cel| {
-        let act = Activation::new(req, cel, auth.as_ref());
+    let value = SHIMS.with(|shims| {
+        let cel = match version {
+            crate::model::KuadrantVersion::V1_4 => &shims[0],
+            crate::model::KuadrantVersion::V1_5 => &shims[1],
+        };
+        let act = cel.activation(req, auth.as_ref());
         cost::begin_request(limits);
-        let value = cel.shim_eval(src, &act).map(|v| shim::cel_to_json(&v));
+        let value = cel.json(src, &act).map_err(|f| f.message().to_string());
         // Its cache of compiled expressions would grow with every call.
         cel.forget();
         value
@@ -384,7 +396,7 @@ impl<'t> Simulation<'t> {
             auth_configs,
             limits,
             limitador,
-            cel: Cel::default(),
+            shim_cel: ShimCel::new(topology.model.version),
             memo: Default::default(),
             last: Default::default(),
             gateway: None,
@@ -488,7 +500,7 @@ impl<'t> Simulation<'t> {
                 m
             }
         };
-        let act = Rc::new(Activation::new(req, &self.cel, None));
+        let act = Rc::new(self.shim_cel.activation(req, None));
         *self.last.borrow_mut() = Some((req.clone(), Rc::clone(&memo), Rc::clone(&act)));
         (memo, act)
     }
@@ -569,17 +581,28 @@ impl<'t> Simulation<'t> {
             let sets = memo.sets.iter().map(|&i| &config.action_sets()[i]);
             let mut selected = None;
             for set in sets {
-                match self.cel.all(&set.predicates, &act) {
+                match self.shim_cel.all(&set.predicates, &act) {
                     Ok(None) => {
                         selected = Some(set);
                         break;
                     }
                     Ok(Some(_)) => {}
-                    Err(e) => {
+                    // The shim cannot build the request's pipeline: 500 (wasm-shim v0.14.1
+                    // src/filter/kuadrant_filter.rs, `on_http_request_headers`).
+                    Err(Failure::Error(e)) => {
                         trace.status = Some(500);
                         trace.decided_by =
                             format!("route predicate of action set {}: {e}", set.name.as_str());
                         return finish(trace, req);
+                    }
+                    Err(Failure::Trap(e)) => {
+                        let reason =
+                            format!("route predicate of action set {}: {e}", set.name.as_str());
+                        self.taint(&set.actions, number);
+                        trace.verdict = "undecided";
+                        trace.undecided = Some(reason.clone());
+                        trace.decided_by = reason;
+                        return trace;
                     }
                 }
             }
@@ -656,7 +679,7 @@ impl<'t> Simulation<'t> {
         {
             return Rc::clone(act);
         }
-        let act = Rc::new(Activation::new(req, &self.cel, Some(&meta)));
+        let act = Rc::new(self.shim_cel.activation(req, Some(&meta)));
         *self.last_auth.borrow_mut() = Some((req.clone(), meta, Rc::clone(&act)));
         act
     }
@@ -694,7 +717,14 @@ impl<'t> Simulation<'t> {
             limitador: None,
             error: None,
         };
-        let fail = |at: &mut ActionTrace, e: String| {
+        let fail = |at: &mut ActionTrace, e: Failure| {
+            let e = match e {
+                Failure::Error(e) => e,
+                Failure::Trap(e) => {
+                    at.error = Some(e.clone());
+                    return Some(Verdict::Undecided(format!("{}: {e}", a.service)));
+                }
+            };
             at.error = Some(e.clone());
             if Self::fails_open(services, a.service) {
                 None
@@ -716,7 +746,7 @@ impl<'t> Simulation<'t> {
                 .flat_map(|cd| cd.predicates.iter().chain(cd.data.iter().map(|(_, v)| v))),
         );
         let body = if v15 {
-            texts.find(|t| self.cel.reads_request_body(t))
+            texts.find(|t| self.shim_cel.reads_request_body(t))
         } else {
             None
         };
@@ -735,7 +765,7 @@ impl<'t> Simulation<'t> {
             at.error = Some(reason.clone());
             return (at, Some(Verdict::Undecided(reason)), None);
         }
-        match self.cel.all(&a.predicates, act) {
+        match self.shim_cel.all(&a.predicates, act) {
             Ok(None) => {}
             Ok(Some(p)) => {
                 at.skipped_by = Some(p);
@@ -756,7 +786,7 @@ impl<'t> Simulation<'t> {
         let mut domain = scope.to_string();
         let mut hits = 1u64;
         for cd in &a.conditional_data {
-            match self.cel.all(&cd.predicates, act) {
+            match self.shim_cel.all(&cd.predicates, act) {
                 Ok(None) => {}
                 Ok(Some(_)) => continue,
                 Err(e) => {
@@ -777,7 +807,7 @@ impl<'t> Simulation<'t> {
                     ));
                     return (at, Some(Verdict::Taints(scope.to_string())), None);
                 }
-                match self.cel.scalar(value, act) {
+                match self.shim_cel.scalar(value, act) {
                     Ok(v) if key == "ratelimit.domain" => domain = v,
                     Ok(v) if key == "ratelimit.hits_addend" => match v.parse() {
                         Ok(n) => hits = n,
@@ -835,7 +865,7 @@ impl<'t> Simulation<'t> {
             }
             Ok(None) => (at, None, None),
             Err(e) => {
-                let v = fail(&mut at, e);
+                let v = fail(&mut at, Failure::Error(e));
                 (at, v, None)
             }
         }

@@ -308,7 +308,8 @@ pub fn test_file(data: &[u8]) -> Ran {
 /// predicate or a counter, under [`CEL_LIMITS`]. The bytes, split on NUL: the expression, then
 /// the request's method, path, an `X-Fuzz` header's value, `auth.identity.username` and
 /// `source.address` (each optional; a value the request cannot hold is left out). The first byte
-/// picks the checker's environment (bit 0: `auth`, bit 1: `ratelimit`).
+/// picks the checker's environment (bit 0: `auth`, bit 1: `ratelimit`) and the shim's interpreter
+/// (bit 2: Kuadrant 1.4's, else 1.5's).
 pub fn cel_eval(data: &[u8]) -> Result<policyctl::simulate::Evaluated, Exceeded> {
     let (flags, rest) = data.split_first().unwrap_or((&0, &[]));
     let mut parts = rest.split(|b| *b == 0).map(String::from_utf8_lossy);
@@ -335,7 +336,12 @@ pub fn cel_eval(data: &[u8]) -> Result<policyctl::simulate::Evaluated, Exceeded>
     // The check is the operator's (`lint` refuses what it refuses); the shim evaluates whatever
     // reaches it, so the evaluation runs either way.
     let _ = policyctl::validate(&expr, env);
-    let out = policyctl::simulate::evaluate(&expr, &req, CEL_LIMITS);
+    let version = if flags & 4 != 0 {
+        policyctl::KuadrantVersion::V1_4
+    } else {
+        policyctl::KuadrantVersion::V1_5
+    };
+    let out = policyctl::simulate::evaluate(&expr, &req, version, CEL_LIMITS);
     match &out {
         Ok(ev) => assert!(
             ev.cost <= CEL_LIMITS.expression,

@@ -26,10 +26,11 @@
 //!
 //! Callbacks run after the decision and do not change it: they are not simulated.
 
+mod cel;
 pub(crate) mod rego;
 pub(crate) mod selector;
 
-use super::shim::{Activation, Cel};
+use cel::{Activation, Cel};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -591,7 +592,7 @@ impl Authorino {
                     ));
                 }
                 match self.cel.eval(src, &activation(&self.cel, doc)) {
-                    Ok(cel::Value::Bool(b)) => Ev::Ok(b),
+                    Ok(::cel::Value::Bool(b)) => Ev::Ok(b),
                     Ok(other) => Ev::Err(format!("{src}: not a boolean: {other:?}")),
                     Err(e) => Ev::Err(e),
                 }
@@ -654,7 +655,7 @@ impl Authorino {
                 ));
             }
             return match self.cel.eval(src, &activation(&self.cel, doc)) {
-                Ok(v) => match super::shim::cel_to_json(&v) {
+                Ok(v) => match cel::cel_to_json(&v) {
                     Some(j) => Ev::Ok(j),
                     None => Ev::Err(format!("{src}: the value is not JSON")),
                 },

@@ -1,0 +1,766 @@
+// One release of the shim's CEL, written once against the API cel 0.12 and cel 0.14 share and
+// included by `super::v0_12` and `super::v0_14`, where `cel` names that release's crate and
+// `int_literal` / `literal_kind` are defined. Everything here is that crate's interpreter
+// evaluating the expression; what is ours is the functions the shim registers on it (written to
+// behave as wasm-shim v0.12.3 / v0.14.1 src/data/cel/strings.rs behaves, which is the same in both
+// releases), the variables, and the cost guards.
+
+use super::{Failure, Vars};
+use crate::simulate::cost;
+use cel::common::ast;
+use cel::extractors::{Arguments, This};
+use cel::objects::Key;
+use cel::{Context, ExecutionError, ResolveResult, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An expression parsed by this release's parser and instrumented for its cost.
+pub(crate) struct Program {
+    expr: ast::IdedExpr,
+    /// The cost of its nodes no guard charges ([`cost::instrument`]).
+    fixed: u64,
+    /// Whether it calls `requestBodyJSON`.
+    pub(crate) reads_request_body: bool,
+}
+
+/// Parse `src` as the shim parses it (optional syntax on: wasm-shim v0.12.3 / v0.14.1
+/// src/data/cel.rs `Expression::new_expression`) and instrument it.
+pub(crate) fn compile(src: &str) -> Result<Program, String> {
+    let parsed = cel::parser::Parser::new()
+        .enable_optional_syntax(true)
+        .parse(src)
+        .map_err(|e| format!("{src}: does not parse: {e}"))?;
+    let reads_request_body = calls(&parsed, "requestBodyJSON");
+    // The weaver works on this crate's own tree (`::cel`, the newest release); the tree goes
+    // there and back, its literals kept aside as they are.
+    let mut literals = Vec::new();
+    let metered = cost::instrument(to_current(parsed, &mut literals), &super::ROOTS);
+    Ok(Program {
+        expr: from_current(metered.expr, &literals),
+        fixed: metered.fixed,
+        reads_request_body,
+    })
+}
+
+/// Whether `e` calls `name` anywhere (a literal spelling the name is no call).
+fn calls(e: &ast::IdedExpr, name: &str) -> bool {
+    use ast::{EntryExpr, Expr};
+    let entry = |x: &ast::IdedEntryExpr| match &x.expr {
+        EntryExpr::MapEntry(me) => calls(&me.key, name) || calls(&me.value, name),
+        EntryExpr::StructField(sf) => calls(&sf.value, name),
+    };
+    match &e.expr {
+        Expr::Call(c) => {
+            c.func_name == name
+                || c.target.as_deref().is_some_and(|t| calls(t, name))
+                || c.args.iter().any(|a| calls(a, name))
+        }
+        Expr::Comprehension(c) => [
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ]
+        .into_iter()
+        .any(|x| calls(x, name)),
+        Expr::List(l) => l.elements.iter().any(|x| calls(x, name)),
+        Expr::Map(m) => m.entries.iter().any(entry),
+        Expr::Struct(s) => s.entries.iter().any(entry),
+        Expr::Select(s) => calls(&s.operand, name),
+        _ => false,
+    }
+}
+
+/// `e` as a tree of the newest release; each literal becomes `uint(i)`, `i` its place in
+/// `literals` (the weaver only ever adds `int` literals, so the two cannot be confused).
+fn to_current(e: ast::IdedExpr, literals: &mut Vec<ast::Expr>) -> ::cel::common::ast::IdedExpr {
+    use ::cel::common::ast as cur;
+    let mut go = |x: ast::IdedExpr| to_current(x, literals);
+    let expr = match e.expr {
+        ast::Expr::Unspecified => cur::Expr::Unspecified,
+        ast::Expr::Ident(n) => cur::Expr::Ident(n),
+        ast::Expr::Call(c) => cur::Expr::Call(cur::CallExpr {
+            func_name: c.func_name,
+            target: c.target.map(|t| Box::new(go(*t))),
+            args: c.args.into_iter().map(&mut go).collect(),
+        }),
+        ast::Expr::Select(s) => cur::Expr::Select(cur::SelectExpr {
+            operand: Box::new(go(*s.operand)),
+            field: s.field,
+            test: s.test,
+        }),
+        ast::Expr::List(l) => cur::Expr::List(cur::ListExpr {
+            elements: l.elements.into_iter().map(&mut go).collect(),
+            optional_indices: l.optional_indices,
+        }),
+        ast::Expr::Map(m) => cur::Expr::Map(cur::MapExpr {
+            entries: m
+                .entries
+                .into_iter()
+                .map(|x| entry_to_current(x, literals))
+                .collect(),
+        }),
+        ast::Expr::Struct(s) => cur::Expr::Struct(cur::StructExpr {
+            type_name: s.type_name,
+            entries: s
+                .entries
+                .into_iter()
+                .map(|x| entry_to_current(x, literals))
+                .collect(),
+        }),
+        ast::Expr::Comprehension(c) => {
+            let c = *c;
+            cur::Expr::Comprehension(Box::new(cur::ComprehensionExpr {
+                iter_range: go(c.iter_range),
+                iter_var: c.iter_var,
+                iter_var2: c.iter_var2,
+                accu_var: c.accu_var,
+                accu_init: go(c.accu_init),
+                loop_cond: go(c.loop_cond),
+                loop_step: go(c.loop_step),
+                result: go(c.result),
+            }))
+        }
+        lit @ ast::Expr::Literal(_) => {
+            literals.push(lit);
+            cur::Expr::Literal(cur::LiteralValue::UInt((literals.len() as u64 - 1).into()))
+        }
+    };
+    cur::IdedExpr { id: e.id, expr }
+}
+
+fn entry_to_current(
+    x: ast::IdedEntryExpr,
+    literals: &mut Vec<ast::Expr>,
+) -> ::cel::common::ast::IdedEntryExpr {
+    use ::cel::common::ast as cur;
+    let expr = match x.expr {
+        ast::EntryExpr::MapEntry(me) => cur::EntryExpr::MapEntry(cur::MapEntryExpr {
+            key: to_current(me.key, literals),
+            value: to_current(me.value, literals),
+            optional: me.optional,
+        }),
+        ast::EntryExpr::StructField(f) => cur::EntryExpr::StructField(cur::StructFieldExpr {
+            field: f.field,
+            value: to_current(f.value, literals),
+            optional: f.optional,
+        }),
+    };
+    cur::IdedEntryExpr { id: x.id, expr }
+}
+
+/// [`to_current`] undone: the literals back in their places, and the weaver's `int` literals as
+/// this release writes an `int`.
+fn from_current(e: ::cel::common::ast::IdedExpr, literals: &[ast::Expr]) -> ast::IdedExpr {
+    use ::cel::common::ast as cur;
+    let mut go = |x: cur::IdedExpr| from_current(x, literals);
+    let expr = match e.expr {
+        cur::Expr::Unspecified => ast::Expr::Unspecified,
+        cur::Expr::Ident(n) => ast::Expr::Ident(n),
+        cur::Expr::Call(c) => ast::Expr::Call(ast::CallExpr {
+            func_name: c.func_name,
+            target: c.target.map(|t| Box::new(go(*t))),
+            args: c.args.into_iter().map(&mut go).collect(),
+        }),
+        cur::Expr::Select(s) => ast::Expr::Select(ast::SelectExpr {
+            operand: Box::new(go(*s.operand)),
+            field: s.field,
+            test: s.test,
+        }),
+        cur::Expr::List(l) => ast::Expr::List(ast::ListExpr {
+            elements: l.elements.into_iter().map(&mut go).collect(),
+            optional_indices: l.optional_indices,
+        }),
+        cur::Expr::Map(m) => ast::Expr::Map(ast::MapExpr {
+            entries: m
+                .entries
+                .into_iter()
+                .map(|x| entry_from_current(x, literals))
+                .collect(),
+        }),
+        cur::Expr::Struct(s) => ast::Expr::Struct(ast::StructExpr {
+            type_name: s.type_name,
+            entries: s
+                .entries
+                .into_iter()
+                .map(|x| entry_from_current(x, literals))
+                .collect(),
+        }),
+        cur::Expr::Comprehension(c) => {
+            let c = *c;
+            ast::Expr::Comprehension(Box::new(ast::ComprehensionExpr {
+                iter_range: go(c.iter_range),
+                iter_var: c.iter_var,
+                iter_var2: c.iter_var2,
+                accu_var: c.accu_var,
+                accu_init: go(c.accu_init),
+                loop_cond: go(c.loop_cond),
+                loop_step: go(c.loop_step),
+                result: go(c.result),
+            }))
+        }
+        // A literal may come back more than once: the weaver copies the arguments of `replace`,
+        // `split` and `join` into their guard.
+        cur::Expr::Literal(cur::LiteralValue::UInt(i)) => usize::try_from(*i.inner())
+            .ok()
+            .and_then(|i| literals.get(i))
+            .cloned()
+            .unwrap_or_else(|| int_literal(0)),
+        cur::Expr::Literal(cur::LiteralValue::Int(v)) => int_literal(*v.inner()),
+        // The weaver writes no other literal; an unspecified node would make the interpreter
+        // panic, so none is ever written.
+        cur::Expr::Literal(_) => int_literal(0),
+    };
+    ast::IdedExpr { id: e.id, expr }
+}
+
+fn entry_from_current(
+    x: ::cel::common::ast::IdedEntryExpr,
+    literals: &[ast::Expr],
+) -> ast::IdedEntryExpr {
+    use ::cel::common::ast as cur;
+    let expr = match x.expr {
+        cur::EntryExpr::MapEntry(me) => ast::EntryExpr::MapEntry(ast::MapEntryExpr {
+            key: from_current(me.key, literals),
+            value: from_current(me.value, literals),
+            optional: me.optional,
+        }),
+        cur::EntryExpr::StructField(f) => ast::EntryExpr::StructField(ast::StructFieldExpr {
+            field: f.field,
+            value: from_current(f.value, literals),
+            optional: f.optional,
+        }),
+    };
+    ast::IdedEntryExpr { id: x.id, expr }
+}
+
+thread_local! {
+    /// The functions of every evaluation on this thread: the release's standard library, the
+    /// shim's and the guards. Registered once (a context registers its standard library anew);
+    /// each request's variables live in a scope under it. Leaked: one per thread that simulates.
+    static ROOT: &'static Context<'static> = Box::leak(Box::new(root()));
+    /// The upstream response's body while an expression of a request that has one is evaluated.
+    static BODY: RefCell<Option<Arc<serde_json::Value>>> = const { RefCell::new(None) };
+    /// Why the shim itself would have panicked in the evaluation under way.
+    static TRAP: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn root() -> Context<'static> {
+    let mut ctx = Context::default();
+    // What wasm-shim v0.12.3 / v0.14.1 src/data/cel.rs `add_string_extensions` registers. Not
+    // `queryMap`: the shim registers it only for `Predicate::route_rule`, which both releases
+    // compile for their tests alone (`#[cfg(test)]`); a route rule's predicates are
+    // `Predicate::new`, so `queryMap` is undeclared there. Not `requestBodyJSON` either: a
+    // request that reaches it is undecided before evaluation (the 1.5 shim waits for the body).
+    ctx.add_function("charAt", char_at);
+    ctx.add_function("indexOf", index_of);
+    ctx.add_function("join", join);
+    ctx.add_function("lastIndexOf", last_index_of);
+    ctx.add_function("lowerAscii", lower_ascii);
+    ctx.add_function("upperAscii", upper_ascii);
+    ctx.add_function("trim", trim);
+    ctx.add_function("replace", replace);
+    ctx.add_function("split", split);
+    ctx.add_function("substring", substring);
+    ctx.add_function("responseBodyJSON", response_body_json);
+    ctx.add_function(cost::VALUE, guard_value);
+    ctx.add_function(cost::RANGE, guard_range);
+    ctx.add_function(cost::STEP, guard_step);
+    ctx.add_function(cost::PRE_REPLACE, guard_pre_replace);
+    ctx.add_function(cost::PRE_SPLIT, guard_pre_split);
+    ctx.add_function(cost::PRE_JOIN, guard_pre_join);
+    ctx
+}
+
+fn function_error(function: &str, message: String) -> ExecutionError {
+    ExecutionError::FunctionError {
+        function: function.to_string(),
+        message,
+    }
+}
+
+/// An integer argument as the shim reads one: `int` or `uint`, cast to `usize` (a negative `int`
+/// wraps to a huge index).
+fn index_arg(v: &Value) -> Option<usize> {
+    match v {
+        Value::Int(i) => Some(*i as usize),
+        Value::UInt(u) => Some(*u as usize),
+        _ => None,
+    }
+}
+
+/// `s.charAt(i)`: the `i`th character; past the end an error (cel-go gives `''` at the end).
+fn char_at(This(this): This<Arc<String>>, i: i64) -> ResolveResult {
+    match this.chars().nth(i as usize) {
+        Some(c) => Ok(c.to_string().into()),
+        None => Err(function_error(
+            "String.charAt",
+            format!("No index {i} on `{this}`"),
+        )),
+    }
+}
+
+/// `s.indexOf(t[, base])` and `s.lastIndexOf(t[, base])` as the shim computes them: byte offsets,
+/// a `uint` when found and the `int` -1 when not; with `base`, the search runs in `s[base..]`,
+/// and `lastIndexOf` gives the offset within that part. A `base` inside a multi-byte character
+/// makes the shim panic (Rust refuses to slice there): the evaluation is then a trap.
+fn find(this: &str, needle: &str, args: &[Value], last: bool) -> ResolveResult {
+    let name = if last {
+        "String.lastIndexOf"
+    } else {
+        "String.indexOf"
+    };
+    let search = |hay: &str| {
+        if last {
+            hay.rfind(needle)
+        } else {
+            hay.find(needle)
+        }
+    };
+    match args.len() {
+        1 => Ok(search(this).map_or(Value::Int(-1), |i| Value::UInt(i as u64))),
+        2 => {
+            let Some(base) = index_arg(&args[1]) else {
+                return Err(function_error(
+                    name,
+                    format!("Expects 2nd argument to be an Integer, got `{:?}`", args[1]),
+                ));
+            };
+            if base >= this.len() {
+                return Ok(Value::Int(-1));
+            }
+            if !this.is_char_boundary(base) {
+                let why = format!(
+                    "{name}: byte index {base} is not a char boundary of {this:?}: the shim panics"
+                );
+                TRAP.with(|t| *t.borrow_mut() = Some(why.clone()));
+                return Err(function_error(name, why));
+            }
+            Ok(match search(&this[base..]) {
+                None => Value::Int(-1),
+                Some(i) if last => Value::UInt(i as u64),
+                Some(i) => Value::UInt((base + i) as u64),
+            })
+        }
+        _ => Err(function_error(
+            name,
+            format!("Expects 2 arguments at most, got `{args:?}`!"),
+        )),
+    }
+}
+
+/// The needle is read as the shim reads it, by the interpreter's own argument extractor; the
+/// arguments again, the needle first, decide between the one- and two-argument forms.
+fn index_of(
+    This(this): This<Arc<String>>,
+    needle: Arc<String>,
+    Arguments(args): Arguments,
+) -> ResolveResult {
+    find(&this, &needle, &args, false)
+}
+
+fn last_index_of(
+    This(this): This<Arc<String>>,
+    needle: Arc<String>,
+    Arguments(args): Arguments,
+) -> ResolveResult {
+    find(&this, &needle, &args, true)
+}
+
+fn lower_ascii(This(this): This<Arc<String>>) -> ResolveResult {
+    Ok(this.to_ascii_lowercase().into())
+}
+
+fn upper_ascii(This(this): This<Arc<String>>) -> ResolveResult {
+    Ok(this.to_ascii_uppercase().into())
+}
+
+/// Rust's `trim`: Unicode white space at both ends.
+fn trim(This(this): This<Arc<String>>) -> ResolveResult {
+    Ok(this.trim().to_string().into())
+}
+
+/// `list.join([sep])`: strings only.
+fn join(This(this): This<Arc<Vec<Value>>>, Arguments(args): Arguments) -> ResolveResult {
+    let sep = match args.first() {
+        None => "",
+        Some(Value::String(s)) => s.as_str(),
+        Some(v) => {
+            return Err(function_error(
+                "List.join",
+                format!("Expects seperator to be a String, got `{v:?}`!"),
+            ));
+        }
+    };
+    let mut parts = Vec::with_capacity(this.len());
+    for v in this.iter() {
+        match v {
+            Value::String(s) => parts.push(s.as_str()),
+            _ => {
+                return Err(function_error(
+                    "List.join",
+                    "Expects a list of String values!".to_string(),
+                ));
+            }
+        }
+    }
+    Ok(parts.join(sep).into())
+}
+
+/// `s.replace(from, to[, n])`: at most `n` replacements (a negative `n` wraps to all).
+fn replace(This(this): This<Arc<String>>, Arguments(args): Arguments) -> ResolveResult {
+    if !(2..=3).contains(&args.len()) {
+        return Err(function_error(
+            "String.replace",
+            format!("Expects 2 or 3 arguments, got {args:?}"),
+        ));
+    }
+    let Value::String(from) = &args[0] else {
+        return Err(function_error(
+            "String.replace",
+            format!(
+                "First argument of type String expected, got `{:?}`",
+                args[0]
+            ),
+        ));
+    };
+    let Value::String(to) = &args[1] else {
+        return Err(function_error(
+            "String.replace",
+            format!(
+                "Second argument of type String expected, got `{:?}`",
+                args[1]
+            ),
+        ));
+    };
+    match args.get(2) {
+        None => Ok(this.replace(from.as_str(), to).into()),
+        Some(n) => match index_arg(n) {
+            Some(n) => Ok(this.replacen(from.as_str(), to, n).into()),
+            None => Err(function_error(
+                "String.replace",
+                format!("Third argument of type Integer expected, got `{n:?}`"),
+            )),
+        },
+    }
+}
+
+/// `s.split(sep[, n])`: at most `n` parts (a negative `n` wraps to all, 0 gives none).
+fn split(This(this): This<Arc<String>>, Arguments(args): Arguments) -> ResolveResult {
+    if !(1..=2).contains(&args.len()) {
+        return Err(function_error(
+            "String.split",
+            format!("Expects at most 2 arguments, got {args:?}"),
+        ));
+    }
+    let Value::String(sep) = &args[0] else {
+        return Err(function_error(
+            "String.split",
+            format!(
+                "Expects a first argument of type String, got `{:?}`",
+                args[0]
+            ),
+        ));
+    };
+    let part = |p: &str| Value::String(Arc::new(p.to_string()));
+    let parts: Vec<Value> = match args.get(1) {
+        None => this.split(sep.as_str()).map(part).collect(),
+        Some(n) => match index_arg(n) {
+            Some(n) => this.splitn(n, sep.as_str()).map(part).collect(),
+            None => {
+                return Err(function_error(
+                    "String.split",
+                    format!("Expects a second argument of type Integer, got `{n:?}`"),
+                ));
+            }
+        },
+    };
+    Ok(parts.into())
+}
+
+/// `s.substring(start[, end])`, in characters; an `end` before `start` is an error. A bad second
+/// argument is reported with the first, as the shim reports it.
+fn substring(This(this): This<Arc<String>>, Arguments(args): Arguments) -> ResolveResult {
+    if !(1..=2).contains(&args.len()) {
+        return Err(function_error(
+            "String.substring",
+            format!("Expects at most 2 arguments, got {args:?}"),
+        ));
+    }
+    let Some(start) = index_arg(&args[0]) else {
+        return Err(function_error(
+            "String.substring",
+            format!(
+                "Expects a first argument of type Integer, got `{:?}`",
+                args[0]
+            ),
+        ));
+    };
+    let end = match args.get(1) {
+        None => this.chars().count(),
+        Some(e) => index_arg(e).ok_or_else(|| {
+            function_error(
+                "String.substring",
+                format!(
+                    "Expects a second argument of type Integer, got `{:?}`",
+                    args[0]
+                ),
+            )
+        })?,
+    };
+    if end < start {
+        return Err(function_error(
+            "String.substring",
+            format!("Can't have end be before the start: `{end} < {start}"),
+        ));
+    }
+    Ok(this
+        .chars()
+        .skip(start)
+        .take(end - start)
+        .collect::<String>()
+        .into())
+}
+
+/// `responseBodyJSON(pointer)`: the value at that JSON pointer in the upstream response's body,
+/// null when absent; undeclared when the request has no body (the operator declares the function
+/// for the shim: kuadrant-operator v1.5.2 internal/cel).
+fn response_body_json(pointer: Arc<String>) -> ResolveResult {
+    BODY.with(|b| match &*b.borrow() {
+        Some(body) => Ok(body.pointer(&pointer).map_or(Value::Null, json_value)),
+        None => Err(ExecutionError::UndeclaredReference(Arc::new(
+            "responseBodyJSON".to_string(),
+        ))),
+    })
+}
+
+fn over() -> ExecutionError {
+    function_error("cost", cost::COST_ERROR.to_string())
+}
+
+fn charge(n: u64) -> Result<(), ExecutionError> {
+    if cost::charge_units(n) {
+        Ok(())
+    } else {
+        Err(over())
+    }
+}
+
+/// A value's size, as [`cost`] charges it.
+fn size(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => (s.len() as u64).div_ceil(10),
+        Value::Bytes(b) => (b.len() as u64).div_ceil(10),
+        Value::List(l) => l.len() as u64,
+        Value::Map(m) => m.map.len() as u64,
+        _ => 0,
+    }
+}
+
+/// The last argument, which every guard gives back.
+fn last(args: &[Value]) -> Value {
+    args.last().cloned().unwrap_or(Value::Null)
+}
+
+fn guard_value(Arguments(args): Arguments) -> ResolveResult {
+    let v = last(&args);
+    charge(1 + size(&v))?;
+    Ok(v)
+}
+
+fn guard_range(Arguments(args): Arguments) -> ResolveResult {
+    charge(1)?;
+    Ok(last(&args))
+}
+
+fn guard_step(Arguments(args): Arguments) -> ResolveResult {
+    let k = match args.first() {
+        Some(Value::Int(k)) => u64::try_from(*k).unwrap_or(0),
+        _ => 0,
+    };
+    charge(1 + k)?;
+    Ok(last(&args))
+}
+
+fn str_arg(args: &[Value], i: usize) -> Option<&str> {
+    match args.get(i) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+fn int_arg(args: &[Value], i: usize) -> Option<i64> {
+    match args.get(i) {
+        Some(Value::Int(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+fn first(args: &[Value]) -> Value {
+    args.first().cloned().unwrap_or(Value::Null)
+}
+
+fn guard_pre_replace(Arguments(args): Arguments) -> ResolveResult {
+    if let (Some(s), Some(from), Some(to)) =
+        (str_arg(&args, 0), str_arg(&args, 1), str_arg(&args, 2))
+    {
+        charge(cost::replace_cost(s, from, to, int_arg(&args, 3)))?;
+    }
+    Ok(first(&args))
+}
+
+fn guard_pre_split(Arguments(args): Arguments) -> ResolveResult {
+    if let (Some(s), Some(sep)) = (str_arg(&args, 0), str_arg(&args, 1)) {
+        charge(cost::split_cost(s, sep, int_arg(&args, 2)))?;
+    }
+    Ok(first(&args))
+}
+
+fn guard_pre_join(Arguments(args): Arguments) -> ResolveResult {
+    if let Some(Value::List(items)) = args.first() {
+        let bytes = items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => s.len() as u64,
+                _ => 0,
+            })
+            .sum();
+        charge(cost::join_cost(
+            items.len(),
+            bytes,
+            str_arg(&args, 1).unwrap_or_default(),
+        ))?;
+    }
+    Ok(first(&args))
+}
+
+/// A JSON value as the shim's variables hold it: numbers an `int` when integral, else a `uint`
+/// when they fit one, else a `double`.
+fn json_value(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            _ => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        J::String(s) => Value::String(Arc::new(s.clone())),
+        J::Array(a) => Value::List(Arc::new(a.iter().map(json_value).collect())),
+        J::Object(o) => {
+            let m: HashMap<Key, Value> = o
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), json_value(v)))
+                .collect();
+            m.into()
+        }
+    }
+}
+
+/// A value as JSON: `None` for what JSON cannot hold (a function, a duration, an opaque value).
+fn to_json(v: &Value) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    Some(match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::UInt(u) => J::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number)?,
+        Value::String(s) => J::String(s.to_string()),
+        Value::Bytes(b) => J::String(data_encoding::BASE64.encode(b)),
+        Value::List(l) => J::Array(l.iter().map(to_json).collect::<Option<Vec<_>>>()?),
+        Value::Map(m) => {
+            let mut entries: Vec<(String, &Value)> = m
+                .map
+                .iter()
+                .map(|(k, v)| {
+                    let k = match k {
+                        Key::String(s) => s.to_string(),
+                        Key::Int(i) => i.to_string(),
+                        Key::Uint(u) => u.to_string(),
+                        Key::Bool(b) => b.to_string(),
+                    };
+                    (k, v)
+                })
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = serde_json::Map::new();
+            for (k, v) in entries {
+                out.insert(k, to_json(v)?);
+            }
+            J::Object(out)
+        }
+        _ => return None,
+    })
+}
+
+/// One request's variables, in a scope of this thread's context.
+pub(crate) struct Activation {
+    ctx: Context<'static>,
+    body: Option<Arc<serde_json::Value>>,
+}
+
+pub(crate) fn activation(vars: &Vars) -> Activation {
+    let root = ROOT.with(|r| *r);
+    let mut ctx = root.new_inner_scope();
+    ctx.add_variable_from_value("request", json_value(&vars.request));
+    ctx.add_variable_from_value("source", json_value(&vars.source));
+    ctx.add_variable_from_value("destination", json_value(&vars.destination));
+    ctx.add_variable_from_value("auth", json_value(&vars.auth));
+    Activation {
+        ctx,
+        body: vars.response_body.clone(),
+    }
+}
+
+/// Evaluate `p` (the text `src`) over `act`, within its cost budget.
+fn run(p: &Program, src: &str, act: &Activation) -> Result<Value, Failure> {
+    BODY.with(|b| *b.borrow_mut() = act.body.clone());
+    TRAP.with(|t| t.borrow_mut().take());
+    let out = cost::metered(p.fixed, src, || {
+        Value::resolve(&p.expr, &act.ctx).map_err(|e| e.to_string())
+    });
+    BODY.with(|b| b.borrow_mut().take());
+    if let Some(why) = TRAP.with(|t| t.borrow_mut().take()) {
+        return Err(Failure::Trap(format!("{src}: {why}")));
+    }
+    out.map_err(|e| Failure::Error(format!("{src}: {e}")))
+}
+
+/// A predicate: `Some(false)`, `Some(true)`, or an error for any other value (the shim's
+/// `Predicate::test`).
+pub(crate) fn predicate(p: &Program, src: &str, act: &Activation) -> Result<bool, Failure> {
+    match run(p, src, act)? {
+        Value::Bool(b) => Ok(b),
+        other => Err(Failure::Error(format!(
+            "{src}: Expected boolean value, got {other:?}"
+        ))),
+    }
+}
+
+/// A descriptor entry's value: a scalar, as text.
+pub(crate) fn scalar(p: &Program, src: &str, act: &Activation) -> Result<String, Failure> {
+    match run(p, src, act)? {
+        Value::Int(n) => Ok(n.to_string()),
+        Value::UInt(n) => Ok(n.to_string()),
+        Value::Float(n) => Ok(n.to_string()),
+        Value::String(x) => Ok(x.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Null => Ok("null".into()),
+        _ => Err(Failure::Error(format!(
+            "{src}: only scalar values can be sent as data"
+        ))),
+    }
+}
+
+/// The value as JSON (`None` when JSON cannot hold it).
+pub(crate) fn json(
+    p: &Program,
+    src: &str,
+    act: &Activation,
+) -> Result<Option<serde_json::Value>, Failure> {
+    run(p, src, act).map(|v| to_json(&v))
+}

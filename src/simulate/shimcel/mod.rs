@@ -1,0 +1,289 @@
+//! The wasm-shim's CEL, evaluated by the interpreter the shim itself embeds: cel 0.12.0 for
+//! wasm-shim v0.12.3 (Kuadrant 1.4) and cel 0.14.0 for v0.14.1 (Kuadrant 1.5, which locks cel-rust
+//! at d23d0a7, the 0.14.0 release less its version bump). A look-alike interpreter gives other
+//! answers at the edges: a string's `size` counts bytes in both releases, `int` and `uint` do not
+//! mix in arithmetic, a comprehension does not absorb an error, and only the functions the shim
+//! registers exist beside the standard library. Those functions are ours, written to behave as
+//! wasm-shim v0.12.3 / v0.14.1 src/data/cel/strings.rs behaves (the same in both releases):
+//!
+//! - `indexOf` and `lastIndexOf` count bytes, give a `uint` when found and the `int` -1 when not,
+//!   and `lastIndexOf(t, base)` gives the offset within `s[base..]`;
+//! - `charAt` past the end is an error;
+//! - `join`, `lowerAscii`, `upperAscii`, `trim`, `replace`, `split` and `substring` as Rust's
+//!   string functions of the same names behave.
+//!
+//! There is no `queryMap`, `format`, `strings.quote` or `reverse`: the shim registers `queryMap`
+//! only in its test builds (`Predicate::route_rule` is `#[cfg(test)]` in both releases), so the
+//! predicate the operator writes for a `queryParams` match (kuadrant-operator v1.5.2
+//! internal/wasm/utils.go `predicateFromQueryParam`) fails with `Undeclared reference to
+//! 'queryMap'`. Where the shim would panic (an index inside a multi-byte character), the
+//! evaluation is a [`Failure::Trap`]: what Envoy then does is not decided here.
+//!
+//! Every evaluation is metered as [`super::cost`] describes: the tree each release parses goes
+//! through the same weaver, and the guards are registered on each release's context.
+
+use super::request::Request;
+use crate::model::KuadrantVersion;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Kuadrant 1.4: wasm-shim v0.12.3, cel 0.12.0.
+mod v0_12 {
+    use cel_shim_1_4 as cel;
+
+    /// An `int` literal as this release's tree writes one.
+    fn int_literal(v: i64) -> ast::Expr {
+        ast::Expr::Literal(cel::common::value::CelVal::Int(v))
+    }
+
+    include!("interp.rs");
+}
+
+/// Kuadrant 1.5: wasm-shim v0.14.1, cel 0.14.0.
+mod v0_14 {
+    use cel_shim_1_5 as cel;
+
+    /// An `int` literal as this release's tree writes one.
+    fn int_literal(v: i64) -> ast::Expr {
+        ast::Expr::Literal(ast::LiteralValue::Int(v.into()))
+    }
+
+    include!("interp.rs");
+}
+
+/// The variables the shim binds: a name among them is a variable read (and charged as one, see
+/// [`super::cost`]); another name is a type or a function's namespace.
+pub(super) const ROOTS: [&str; 6] = [
+    "request",
+    "source",
+    "destination",
+    "connection",
+    "auth",
+    "metadata",
+];
+
+/// Why an evaluation gave no value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Failure {
+    /// The interpreter's error, as the shim meets it (the failure mode decides).
+    Error(String),
+    /// The shim itself would panic: the Wasm VM traps, and what Envoy answers depends on the
+    /// plugin's fail strategy and on the VM's restart, which nothing here models.
+    Trap(String),
+}
+
+impl Failure {
+    pub(crate) fn message(&self) -> &str {
+        match self {
+            Failure::Error(m) | Failure::Trap(m) => m,
+        }
+    }
+}
+
+/// One request's variables, as JSON: `request`, `source`, `destination` and `auth`, and the
+/// upstream response's body `responseBodyJSON` reads.
+pub(crate) struct Vars {
+    request: Value,
+    source: Value,
+    destination: Value,
+    auth: Value,
+    response_body: Option<Arc<Value>>,
+}
+
+impl Vars {
+    /// The shim's variables for `req`: `request.{method,scheme,host,path,url_path,query,
+    /// protocol,headers,useragent,referer}`, `source.{address,port}`, `destination.port`, and
+    /// `auth`, what the auth action stored (Authorino's dynamic metadata), empty before it.
+    pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>) -> Vars {
+        let mut headers: HashMap<String, String> = HashMap::new();
+        for (n, v) in &req.headers {
+            headers
+                .entry(n.clone())
+                .and_modify(|x| {
+                    x.push(',');
+                    x.push_str(v);
+                })
+                .or_insert_with(|| v.clone());
+        }
+        let authority = req.authority();
+        headers
+            .entry(":authority".into())
+            .or_insert(authority.clone());
+        let mut request = Map::new();
+        for (k, v) in [
+            ("method", req.method.clone()),
+            ("scheme", req.scheme.clone()),
+            ("host", authority),
+            ("path", req.full_path()),
+            ("url_path", req.path.clone()),
+            ("query", req.query.clone()),
+            ("protocol", "HTTP/1.1".to_string()),
+        ] {
+            request.insert(k.into(), Value::String(v));
+        }
+        if let Some(ua) = req.header("user-agent") {
+            request.insert("useragent".into(), ua.into());
+        }
+        if let Some(rf) = req.header("referer") {
+            request.insert("referer".into(), rf.into());
+        }
+        request.insert(
+            "headers".into(),
+            Value::Object(headers.into_iter().map(|(k, v)| (k, v.into())).collect()),
+        );
+        let source = match &req.source {
+            Some((a, p)) => json!({"address": a, "port": p}),
+            None => json!({}),
+        };
+        // The operator declares `responseBodyJSON` for the shim (kuadrant-operator v1.5.2
+        // internal/cel): a JSON pointer into the upstream response's body. The body is the one
+        // given, or `{"usage": {"total_tokens": N}}` for `--tokens N`.
+        let response_body = req
+            .response_body
+            .clone()
+            .or_else(|| req.tokens.map(|n| json!({"usage": {"total_tokens": n}})))
+            .map(Arc::new);
+        Vars {
+            request: Value::Object(request),
+            source,
+            destination: json!({"port": req.port}),
+            auth: Value::Object(auth.cloned().unwrap_or_default()),
+            response_body,
+        }
+    }
+}
+
+/// One request's variables bound for the release's interpreter.
+pub(crate) enum Activation {
+    V0_12(v0_12::Activation),
+    V0_14(v0_14::Activation),
+}
+
+enum Programs {
+    V0_12(Mutex<HashMap<String, Arc<v0_12::Program>>>),
+    V0_14(Mutex<HashMap<String, Arc<v0_14::Program>>>),
+}
+
+/// The shim's CEL for one Kuadrant release, with the expressions it has compiled.
+pub(crate) struct ShimCel {
+    programs: Programs,
+}
+
+/// A compiled expression of either release.
+enum Program {
+    V0_12(Arc<v0_12::Program>),
+    V0_14(Arc<v0_14::Program>),
+}
+
+fn cached<P>(
+    cache: &Mutex<HashMap<String, Arc<P>>>,
+    src: &str,
+    compile: impl FnOnce(&str) -> Result<P, String>,
+) -> Result<Arc<P>, String> {
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = cache.get(src) {
+        return Ok(Arc::clone(p));
+    }
+    let p = Arc::new(compile(src)?);
+    cache.insert(src.to_string(), Arc::clone(&p));
+    Ok(p)
+}
+
+impl ShimCel {
+    /// The shim `version` deploys (wasm-shim v0.12.3 for 1.4, v0.14.1 for 1.5).
+    pub(crate) fn new(version: KuadrantVersion) -> ShimCel {
+        let programs = match version {
+            KuadrantVersion::V1_4 => Programs::V0_12(Mutex::default()),
+            KuadrantVersion::V1_5 => Programs::V0_14(Mutex::default()),
+        };
+        ShimCel { programs }
+    }
+
+    fn program(&self, src: &str) -> Result<Program, String> {
+        Ok(match &self.programs {
+            Programs::V0_12(c) => Program::V0_12(cached(c, src, v0_12::compile)?),
+            Programs::V0_14(c) => Program::V0_14(cached(c, src, v0_14::compile)?),
+        })
+    }
+
+    /// The variables of `req` (and `auth`), bound once for every expression of the request.
+    pub(crate) fn activation(
+        &self,
+        req: &Request,
+        auth: Option<&Map<String, Value>>,
+    ) -> Activation {
+        let vars = Vars::new(req, auth);
+        match &self.programs {
+            Programs::V0_12(_) => Activation::V0_12(v0_12::activation(&vars)),
+            Programs::V0_14(_) => Activation::V0_14(v0_14::activation(&vars)),
+        }
+    }
+
+    /// Drop the compiled expressions.
+    pub(crate) fn forget(&self) {
+        match &self.programs {
+            Programs::V0_12(c) => c.lock().unwrap_or_else(|e| e.into_inner()).clear(),
+            Programs::V0_14(c) => c.lock().unwrap_or_else(|e| e.into_inner()).clear(),
+        }
+    }
+
+    /// Whether `src` calls `requestBodyJSON` (false when it does not parse: its evaluation says
+    /// why).
+    pub(crate) fn reads_request_body(&self, src: &str) -> bool {
+        match self.program(src) {
+            Ok(Program::V0_12(p)) => p.reads_request_body,
+            Ok(Program::V0_14(p)) => p.reads_request_body,
+            Err(_) => false,
+        }
+    }
+
+    /// Whether `src` holds over `act`.
+    pub(crate) fn predicate(&self, src: &str, act: &Activation) -> Result<bool, Failure> {
+        match (self.program(src).map_err(Failure::Error)?, act) {
+            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::predicate(&p, src, a),
+            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::predicate(&p, src, a),
+            _ => Err(Failure::Error(mismatch(src))),
+        }
+    }
+
+    /// Whether every predicate holds; the first that does not, or the failure of one.
+    pub(crate) fn all(
+        &self,
+        predicates: &[String],
+        act: &Activation,
+    ) -> Result<Option<String>, Failure> {
+        for p in predicates {
+            if !self.predicate(p, act)? {
+                return Ok(Some(p.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A descriptor entry's value: scalars as text, as the shim writes them.
+    pub(crate) fn scalar(&self, src: &str, act: &Activation) -> Result<String, Failure> {
+        match (self.program(src).map_err(Failure::Error)?, act) {
+            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::scalar(&p, src, a),
+            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::scalar(&p, src, a),
+            _ => Err(Failure::Error(mismatch(src))),
+        }
+    }
+
+    /// The value as JSON (`None` when JSON cannot hold it).
+    pub(crate) fn json(&self, src: &str, act: &Activation) -> Result<Option<Value>, Failure> {
+        match (self.program(src).map_err(Failure::Error)?, act) {
+            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::json(&p, src, a),
+            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::json(&p, src, a),
+            _ => Err(Failure::Error(mismatch(src))),
+        }
+    }
+}
+
+/// An activation of one release given to the other: a bug of ours, said rather than hidden.
+fn mismatch(src: &str) -> String {
+    format!("{src}: internal error: variables bound for another release of the shim")
+}
+
+#[cfg(test)]
+mod tests;
