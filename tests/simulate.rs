@@ -836,6 +836,47 @@ spec:
             "{release}: {why}"
         );
     }
+    // `lint` says so before anyone sends the request (PCTL3029), naming the shim release.
+    for (release, shim) in [("1.4", "wasm-shim v0.12.3"), ("1.5", "wasm-shim v0.14.1")] {
+        let out = common::policyctl_std()
+            .args(["lint", "-f", f, "--kuadrant-version", release, "-o", "json"])
+            .output()
+            .unwrap();
+        let lint: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<&Value> = lint["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "PCTL3029")
+            .collect();
+        assert_eq!(found.len(), 1, "{release}: {lint}");
+        let message = found[0]["message"].as_str().unwrap();
+        for part in [
+            "query parameter `v` value `1`",
+            shim,
+            "Gateway gateway-system/gw",
+            "answers 500",
+        ] {
+            assert!(message.contains(part), "{release}: {part} not in {message}");
+        }
+    }
+    // Without a policy the rule has no action set, and nothing evaluates the predicate.
+    let without = dir.path().join("without.yaml");
+    let routes_only = &estate[..estate.find("---\napiVersion: kuadrant.io/v1").unwrap()];
+    std::fs::write(&without, routes_only).unwrap();
+    let out = common::policyctl_std()
+        .args(["lint", "-f", without.to_str().unwrap(), "-o", "json"])
+        .output()
+        .unwrap();
+    let lint: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        !lint["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "PCTL3029"),
+        "{lint}"
+    );
     let body = estate
         .replace(
             "    - queryParams: [{name: v, value: \"1\"}]",

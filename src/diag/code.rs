@@ -87,6 +87,7 @@ codes! {
     OidcOrderAssumed = "PCTL3026", Info, false, "an OIDCPolicy's derived objects depend on Go map order (token request parameters, claims) or on which Gateway comes first: policyctl's order is stated";
     ThreatServiceAssumed = "PCTL3027", Warning, false, "a ThreatPolicy's actions are in the wasm configuration, assuming its controller reached the threat assessment service; the Envoy clusters for it and for the descriptor service are not printed";
     ThreatNoActionSets = "PCTL3028", Warning, false, "a ThreatPolicy's Gateway has no action sets: the skeleton sets the operator builds for its routes, and the ThreatPolicy's actions, are not modelled";
+    QueryMapUndeclared = "PCTL3029", Warning, false, "a route rule's queryParams match becomes a route predicate the wasm-shim cannot evaluate (it registers queryMap only in its test builds): requests that reach it get 500";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

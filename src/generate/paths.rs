@@ -42,11 +42,12 @@ pub(super) struct GatewayOut<'a> {
 /// A rule's matches: their predicates and sort keys.
 type RuleMatchList<'a> = Vec<(Arc<[String]>, SortKey<'a>)>;
 
-/// A rule's matches, and whether a value of them may break the CEL string it is copied into (only
-/// such rules can give the shim check a finding).
+/// A rule's matches, and whether the shim check has something to check in them (a value that may
+/// break the CEL string it is copied into, or a `queryParams` match; only such rules can give it a
+/// finding).
 struct RuleMatchesOf<'a> {
     list: RuleMatchList<'a>,
-    may_break: bool,
+    shim_checks: bool,
 }
 
 /// The matches of a rule as the operator iterates them: their predicates and sort keys (with an
@@ -694,19 +695,19 @@ impl<'a> PathPass<'_, 'a> {
         };
         let RuleMatchesOf {
             list: matches,
-            may_break,
+            shim_checks,
         } = self
             .rule_matches
             .entry((p.route, p.rule))
             .or_insert_with(|| RuleMatchesOf {
                 list: rule_matches(t, p, route_scope),
-                may_break: super::shim::may_break_rule(
+                shim_checks: super::shim::checks_rule(
                     &m.routes[p.route].spec.rules[p.rule].matches,
                 ),
             });
         if !matches.is_empty() && selected {
-            // The shim check reads the rule's values only if one may break its CEL string.
-            if *may_break {
+            // The shim check reads only the rules in which it has something to check.
+            if *shim_checks {
                 self.out.shim_rules.push((p.gateway, p.route, p.rule));
             }
             if self.seen.shim((p.gateway, identities(pe))) {

@@ -1,4 +1,4 @@
-//! What wasm-shim does with the CEL text of a wasm configuration (PCTL3008).
+//! What wasm-shim does with the CEL text of a wasm configuration (PCTL3008, PCTL3029).
 //!
 //! When Envoy hands the shim its plugin configuration, the shim compiles every action set before it
 //! accepts any: each route predicate, each action predicate, each `conditionalData` predicate and each
@@ -18,10 +18,8 @@
 //! (cel-spec doc/langdef.md "String and Bytes Values": `\a \b \f \n \r \t \v \\ \? \" \' \``, octal,
 //! `\x`, `\u`, `\U`).
 //!
-//! policyctl parses with the `cel` crate's ANTLR grammar (the same `CEL.g4` lexer as cel 0.12.0 and
-//! rev d23d0a7) and then re-reads every quoted string literal the way those versions decode it: they
-//! accept `\x`, `\u`, `\U` and octal escapes but not `\X`, and their bytes literals only octal and
-//! `\x`, where cel 0.15 follows the spec.
+//! policyctl parses with the parser of the cel release the shim embeds, cel 0.12.0 or 0.14.0 (the
+//! commit d23d0a7 was released as), so the verdict and the message are that parser's.
 
 use super::paths::ShimActions;
 use super::predicates;
@@ -30,7 +28,6 @@ use crate::model::{KeyValueMatch, KuadrantVersion, RuleMatches, Sp};
 use crate::resolve::{Effective, RuleValue};
 use crate::source::Span;
 use crate::topology::Topology;
-use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use foldhash::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,9 +51,10 @@ struct Finding {
     gateways: BTreeSet<usize>,
 }
 
-/// The findings so far, by field and expression, and the parse result of every expression seen.
-#[derive(Default)]
+/// The findings so far, by field and expression, and the parse result of every expression seen by
+/// the shim of `version`.
 struct Findings {
+    version: KuadrantVersion,
     memo: HashMap<String, Result<(), String>>,
     found: BTreeMap<(Span, String), Finding>,
 }
@@ -77,7 +75,7 @@ impl Findings {
             None => self
                 .memo
                 .entry(expr.to_string())
-                .or_insert_with(|| parse(expr)),
+                .or_insert_with(|| parse(expr, self.version)),
         };
         let Err(error) = parsed else {
             return;
@@ -99,21 +97,37 @@ impl Findings {
 }
 
 /// PCTL3008 for every route match value and policy expression that reaches a gateway's wasm
-/// configuration and that the shim cannot parse; one diagnostic per field, naming the gateways.
-/// `rules` may leave out rules none of whose values may break a CEL string ([`may_break_rule`]).
-/// Also the gateways whose configuration is refused (those the diagnostics name).
+/// configuration and that the shim cannot parse, and PCTL3029 for every `queryParams` match that
+/// does; one diagnostic per field, naming the gateways. `rules` may leave out rules in which there
+/// is nothing to check ([`checks_rule`]). Also the gateways whose configuration is refused (those
+/// the PCTL3008 diagnostics name).
 pub(super) fn diagnostics(
     t: &Topology<'_>,
     rules: &[(usize, usize, usize)],
     actions: &[ShimActions<'_>],
 ) -> (Vec<Diagnostic>, BTreeSet<usize>) {
     let m = t.model;
-    let mut findings = Findings::default();
+    let mut findings = Findings {
+        version: t.version(),
+        memo: HashMap::default(),
+        found: BTreeMap::new(),
+    };
+    // The queryParams matches that reach a configuration, by field: the route, what, the
+    // predicate, the gateways.
+    let mut queries: BTreeMap<Span, (usize, String, String, BTreeSet<usize>)> = BTreeMap::new();
     for &(gateway, route, rule) in rules {
         let r = &m.routes[route];
         let object = || format!("{} {}", r.spec.kind.kind(), r.meta.key());
-        for (span, what, expr) in route_fields(&r.spec.rules[rule].matches) {
+        let matches = &r.spec.rules[rule].matches;
+        for (span, what, expr) in route_fields(matches) {
             findings.check(span, (&object, &|| what.clone()), &expr, true, gateway);
+        }
+        for (span, what, expr) in query_fields(matches) {
+            queries
+                .entry(span)
+                .or_insert_with(|| (route, what, expr, BTreeSet::new()))
+                .3
+                .insert(gateway);
         }
     }
     for a in actions {
@@ -148,11 +162,28 @@ pub(super) fn diagnostics(
         .values()
         .flat_map(|f| f.gateways.iter().copied())
         .collect();
-    let diagnostics = findings
+    let mut diagnostics: Vec<Diagnostic> = findings
         .found
         .into_iter()
         .map(|((span, _), f)| diagnostic(t, shim, span, f))
         .collect();
+    diagnostics.extend(queries.into_iter().map(|(span, (route, what, expr, gateways))| {
+        let r = &m.routes[route];
+        let gateways: Vec<String> = gateways
+            .iter()
+            .map(|&g| m.gateways[g].meta.key())
+            .collect();
+        Diagnostic::new(
+            Code::QueryMapUndeclared,
+            format!(
+                "{what} becomes the route predicate `{expr}`: {shim} registers `queryMap` only in its test builds, so evaluating the predicate fails (Undeclared reference to 'queryMap') and the shim answers 500 to every request to Gateway {} that reaches it (its match's method, path and headers hold)",
+                gateways.join(", ")
+            ),
+        )
+        .object(format!("{} {}", r.spec.kind.kind(), r.meta.key()))
+        .at(span, "the shim cannot evaluate this match")
+        .help("the shim cannot match query parameters: keep queryParams matches out of rules a Kuadrant policy reaches (route on a path or header instead, or move the rule to an HTTPRoute no policy targets); `policyctl simulate` shows what such a request gets")
+    }));
     (diagnostics, rejected)
 }
 
@@ -199,10 +230,32 @@ fn header_field(x: &KeyValueMatch) -> Option<(Span, String, String)> {
     })
 }
 
-/// Whether a value of a rule's matches may break the CEL string it is copied into: whether
-/// [`route_fields`] has any.
-pub(super) fn may_break_rule(matches: &RuleMatches) -> bool {
-    !route_fields(matches).is_empty()
+/// Whether [`diagnostics`] has something to check in a rule's matches: a value that may break the
+/// CEL string it is copied into ([`route_fields`]), or a `queryParams` match.
+pub(super) fn checks_rule(matches: &RuleMatches) -> bool {
+    !route_fields(matches).is_empty() || !query_fields(matches).is_empty()
+}
+
+/// The `queryParams` matches of a rule, the first of each name in each match as the operator
+/// writes them (`predicates::http`): (span, what, the route predicate built from it).
+fn query_fields(matches: &RuleMatches) -> Vec<(Span, String, String)> {
+    let RuleMatches::Http(ms) = matches else {
+        return vec![];
+    };
+    let mut fields = Vec::new();
+    for h in ms {
+        let mut seen = BTreeSet::new();
+        for q in &h.query_params {
+            if seen.insert(q.name.as_str()) {
+                fields.push((
+                    q.span,
+                    format!("query parameter `{}` value `{}`", q.name, q.value),
+                    predicates::query_predicate(&q.name, &q.value),
+                ));
+            }
+        }
+    }
+    fields
 }
 
 /// The fields of a rule's matches whose values may break the CEL string they are copied into:
@@ -278,157 +331,23 @@ fn expressions(e: &Effective) -> Vec<(usize, &'static str, &Sp<String>)> {
     out
 }
 
-/// Whether the shim's parser accepts `expr`; `Err` carries the parser's message.
-pub(crate) fn parse(expr: &str) -> Result<(), String> {
-    let parsed = cel::parser::Parser::new()
-        .enable_optional_syntax(true)
-        .parse_with_source_info(expr)
-        .map_err(|e| e.to_string().trim_end().to_string())?;
-    let (ast, info) = parsed;
-    let mut bad = None;
-    literals(&ast, &mut |id| {
-        if bad.is_some() {
-            return;
-        }
-        let Some((start, _)) = info.offset_for(id) else {
-            return;
-        };
-        let start = usize::try_from(start).unwrap_or(usize::MAX);
-        // The offset counts characters.
-        let at = if expr.is_ascii() {
-            Some(start)
-        } else {
-            expr.char_indices().nth(start).map(|(i, _)| i)
-        };
-        let Some(rest) = at.and_then(|i| expr.get(i..)) else {
-            return;
-        };
-        if let Err(e) = literal_as_cel_0_12(rest) {
-            bad = Some(e);
-        }
-    });
-    bad.map_or(Ok(()), Err)
-}
-
-/// Calls `f` with the id of every string and bytes literal of the expression.
-fn literals(e: &IdedExpr, f: &mut dyn FnMut(u64)) {
-    match &e.expr {
-        Expr::Literal(cel::common::ast::LiteralValue::String(_))
-        | Expr::Literal(cel::common::ast::LiteralValue::Bytes(_)) => f(e.id),
-        Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => {}
-        Expr::Select(s) => literals(&s.operand, f),
-        Expr::Call(c) => {
-            if let Some(t) = &c.target {
-                literals(t, f);
-            }
-            for a in &c.args {
-                literals(a, f);
-            }
-        }
-        Expr::List(l) => {
-            for x in &l.elements {
-                literals(x, f);
-            }
-        }
-        Expr::Map(m) => {
-            for x in &m.entries {
-                if let EntryExpr::MapEntry(me) = &x.expr {
-                    literals(&me.key, f);
-                    literals(&me.value, f);
-                }
-            }
-        }
-        Expr::Struct(s) => {
-            for x in &s.entries {
-                if let EntryExpr::StructField(sf) = &x.expr {
-                    literals(&sf.value, f);
-                }
-            }
-        }
-        Expr::Comprehension(c) => {
-            literals(&c.iter_range, f);
-            literals(&c.accu_init, f);
-            literals(&c.loop_cond, f);
-            literals(&c.loop_step, f);
-            literals(&c.result, f);
-        }
-    }
-}
-
-/// Re-reads the literal token at the start of `text` with the escapes cel 0.12.0 / rev d23d0a7 decode
-/// (their `parse_string` / `parse_bytes`); the lexer already accepted the token.
-fn literal_as_cel_0_12(text: &str) -> Result<(), String> {
-    let mut rest = text;
-    let mut raw = false;
-    let mut bytes = false;
-    for _ in 0..2 {
-        match rest.as_bytes().first() {
-            Some(b'r' | b'R') => {
-                raw = true;
-                rest = &rest[1..];
-            }
-            Some(b'b' | b'B') => {
-                bytes = true;
-                rest = &rest[1..];
-            }
-            _ => {}
-        }
-    }
-    if raw {
-        return Ok(());
-    }
-    let quote = match rest.as_bytes().first() {
-        Some(&q @ (b'\'' | b'"')) => q as char,
-        _ => return Ok(()),
+/// Whether the shim of `version` parses `expr`: with the parser of the cel release it embeds (cel
+/// 0.12.0 in wasm-shim v0.12.3, cel 0.14.0 in v0.14.1), optional syntax on, as the shim parses;
+/// `Err` carries that parser's message.
+pub(crate) fn parse(expr: &str, version: KuadrantVersion) -> Result<(), String> {
+    let parsed = match version {
+        KuadrantVersion::V1_4 => cel_shim_1_4::parser::Parser::new()
+            .enable_optional_syntax(true)
+            .parse(expr)
+            .map(drop)
+            .map_err(|e| e.to_string()),
+        KuadrantVersion::V1_5 => cel_shim_1_5::parser::Parser::new()
+            .enable_optional_syntax(true)
+            .parse(expr)
+            .map(drop)
+            .map_err(|e| e.to_string()),
     };
-    let triple: String = std::iter::repeat_n(quote, 3).collect();
-    let (body, close) = if rest.starts_with(&triple) {
-        (&rest[3..], triple.as_str())
-    } else {
-        (&rest[1..], &rest[..1])
-    };
-    let mut chars = body.chars().peekable();
-    let mut consumed = String::new();
-    while let Some(c) = chars.next() {
-        consumed.push(c);
-        // Escaped quotes are consumed with their backslash below.
-        if c == quote && consumed.ends_with(close) {
-            break;
-        }
-        if c != '\\' {
-            continue;
-        }
-        let Some(e) = chars.next() else { break };
-        consumed.push(e);
-        let ok = if bytes {
-            matches!(e, 'x' | '0'..='3')
-        } else {
-            matches!(
-                e,
-                'a' | 'b' | 'f' | 'n' | 'r' | 't' | 'v' | '\\' | '?' | '\'' | '"' | '`'
-            ) || matches!(e, 'x' | 'u' | 'U' | '0'..='3')
-        };
-        if !ok {
-            return Err(format!(
-                "invalid string literal: escape \\{e} is not accepted by the shim's CEL parser"
-            ));
-        }
-        if !bytes && matches!(e, 'u' | 'U') {
-            let n = if e == 'u' { 4 } else { 8 };
-            let hex: String = (0..n).filter_map(|_| chars.next()).collect();
-            consumed.push_str(&hex);
-            let valid = u32::from_str_radix(&hex, 16)
-                .ok()
-                .and_then(char::from_u32)
-                .is_some();
-            if !valid {
-                return Err(format!(
-                    "invalid string literal: \\{e}{hex} is not a Unicode scalar value"
-                ));
-            }
-        }
-    }
-    Ok(())
+    parsed.map_err(|e| e.trim_end().to_string())
 }
 
 #[cfg(test)]
@@ -450,7 +369,9 @@ mod tests {
             r#""""a\nb""" == 'x'"#,
             "request.headers['x'] == 'a'",
         ] {
-            assert_eq!(parse(ok), Ok(()), "{ok}");
+            for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                assert_eq!(parse(ok, v), Ok(()), "{v:?} {ok}");
+            }
         }
         for bad in [
             r"request.url_path.matches('.*\.png$')",
@@ -464,7 +385,9 @@ mod tests {
             "request.path == 'a\nb'",
             "request.headers['x']]",
         ] {
-            assert!(parse(bad).is_err(), "{bad}");
+            for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                assert!(parse(bad, v).is_err(), "{v:?} {bad}");
+            }
         }
     }
 
@@ -497,14 +420,23 @@ mod tests {
             }
         }
         for e in exprs {
-            assert_eq!(parse(&e), Ok(()), "{e}");
+            for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+                assert_eq!(parse(&e, v), Ok(()), "{v:?} {e}");
+            }
         }
     }
 
-    /// The error text names the problem.
+    /// The error is the shim's parser's own: the lexer stops at the string the regex broke.
     #[test]
     fn error_text() {
-        let e = parse(r"request.url_path.matches('.*\.png$')").unwrap_err();
-        assert!(!e.is_empty(), "{e}");
+        for v in [KuadrantVersion::V1_4, KuadrantVersion::V1_5] {
+            let e = parse(r"request.url_path.matches('.*\.png$')", v).unwrap_err();
+            assert!(
+                e.starts_with(
+                    "ERROR: <input>:1:26: Syntax error: token recognition error at: ''.*\\.'"
+                ),
+                "{v:?} {e}"
+            );
+        }
     }
 }
