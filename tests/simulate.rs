@@ -910,3 +910,62 @@ spec:
         "{first}"
     );
 }
+
+/// A `when` predicate on what Envoy gives the shim and a simulated request lacks: undecided, and
+/// the limit's counters with it, until the request says where it comes from (wasm-shim v0.14.1
+/// src/data/cel.rs binds `source.address` from the host's properties).
+#[test]
+fn predicates_on_attributes_the_request_lacks_are_undecided() {
+    let estate = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gateway-system}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: gateway-system}]
+  rules:
+  - backendRefs: [{name: svc, port: 9000}]
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  limits:
+    l:
+      rates: [{limit: 1, window: 10s}]
+      when: [{predicate: "source.address == '10.0.0.7'"}]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, estate).unwrap();
+    let f = file.to_str().unwrap();
+    for release in ["1.4", "1.5"] {
+        let v = simulate(&["-f", f, "--kuadrant-version", release, "http://x/"]);
+        let first = &v["requests"][0];
+        assert_eq!(first["verdict"], "undecided", "{release}: {first}");
+        assert!(
+            first["undecided"].as_str().unwrap().contains("--source"),
+            "{release}: {first}"
+        );
+        let v = simulate(&[
+            "-f",
+            f,
+            "--kuadrant-version",
+            release,
+            "--source",
+            "10.0.0.7:5000",
+            "--count",
+            "2",
+            "http://x/",
+        ]);
+        assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"), "{release}");
+    }
+}

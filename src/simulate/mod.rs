@@ -595,7 +595,7 @@ impl<'t> Simulation<'t> {
                             format!("route predicate of action set {}: {e}", set.name.as_str());
                         return finish(trace, req);
                     }
-                    Err(Failure::Trap(e)) => {
+                    Err(Failure::Undecided(e)) => {
                         let reason =
                             format!("route predicate of action set {}: {e}", set.name.as_str());
                         self.taint(&set.actions, number);
@@ -720,7 +720,15 @@ impl<'t> Simulation<'t> {
         let fail = |at: &mut ActionTrace, e: Failure| {
             let e = match e {
                 Failure::Error(e) => e,
-                Failure::Trap(e) => {
+                // Whether the action counted this request is unknown too.
+                Failure::Undecided(e) => {
+                    if a.service != crate::generate::actions::AUTH_SERVICE {
+                        let number = self.seq.get();
+                        self.tainted
+                            .borrow_mut()
+                            .entry(scope.to_string())
+                            .or_insert_with(|| format!("request {number} was undecided"));
+                    }
                     at.error = Some(e.clone());
                     return Some(Verdict::Undecided(format!("{}: {e}", a.service)));
                 }

@@ -5,7 +5,7 @@
 // behave as wasm-shim v0.12.3 / v0.14.1 src/data/cel/strings.rs behaves, which is the same in both
 // releases), the variables, and the cost guards.
 
-use super::{Failure, Vars};
+use super::{Failure, Read, Vars};
 use crate::simulate::cost;
 use cel::common::ast;
 use cel::extractors::{Arguments, This};
@@ -22,6 +22,8 @@ pub(crate) struct Program {
     fixed: u64,
     /// Whether it calls `requestBodyJSON`.
     pub(crate) reads_request_body: bool,
+    /// The fields of Envoy's attributes it reads.
+    pub(crate) reads: Vec<Read>,
 }
 
 /// Parse `src` as the shim parses it (optional syntax on: wasm-shim v0.12.3 / v0.14.1
@@ -32,6 +34,8 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
         .parse(src)
         .map_err(|e| format!("{src}: does not parse: {e}"))?;
     let reads_request_body = calls(&parsed, "requestBodyJSON");
+    let mut reads = Vec::new();
+    attribute_reads(&parsed, &mut reads);
     // The weaver works on this crate's own tree (`::cel`, the newest release); the tree goes
     // there and back, its literals kept aside as they are.
     let mut literals = Vec::new();
@@ -40,7 +44,71 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
         expr: from_current(metered.expr, &literals),
         fixed: metered.fixed,
         reads_request_body,
+        reads,
     })
+}
+
+/// The fields of `request`, `source` and `destination` that `e` selects (`request.time`,
+/// `has(source.address)`), as the shim collects the attributes an expression needs (wasm-shim
+/// v0.14.1 src/data/cel.rs `properties`).
+fn attribute_reads(e: &ast::IdedExpr, out: &mut Vec<Read>) {
+    use ast::{EntryExpr, Expr};
+    let entry = |x: &ast::IdedEntryExpr, out: &mut Vec<Read>| match &x.expr {
+        EntryExpr::MapEntry(me) => {
+            attribute_reads(&me.key, out);
+            attribute_reads(&me.value, out);
+        }
+        EntryExpr::StructField(sf) => attribute_reads(&sf.value, out),
+    };
+    match &e.expr {
+        Expr::Select(s) => match &s.operand.expr {
+            Expr::Ident(root) => {
+                if let Some(root) = super::read_root(root) {
+                    out.push(Read {
+                        root,
+                        field: s.field.clone(),
+                        presence: s.test,
+                    });
+                }
+            }
+            _ => attribute_reads(&s.operand, out),
+        },
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                attribute_reads(t, out);
+            }
+            for a in &c.args {
+                attribute_reads(a, out);
+            }
+        }
+        Expr::Comprehension(c) => {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                attribute_reads(x, out);
+            }
+        }
+        Expr::List(l) => {
+            for x in &l.elements {
+                attribute_reads(x, out);
+            }
+        }
+        Expr::Map(m) => {
+            for x in &m.entries {
+                entry(x, out);
+            }
+        }
+        Expr::Struct(st) => {
+            for x in &st.entries {
+                entry(x, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether `e` calls `name` anywhere (a literal spelling the name is no call).
@@ -725,7 +793,7 @@ fn run(p: &Program, src: &str, act: &Activation) -> Result<Value, Failure> {
     });
     BODY.with(|b| b.borrow_mut().take());
     if let Some(why) = TRAP.with(|t| t.borrow_mut().take()) {
-        return Err(Failure::Trap(format!("{src}: {why}")));
+        return Err(Failure::Undecided(format!("{src}: {why}")));
     }
     out.map_err(|e| Failure::Error(format!("{src}: {e}")))
 }

@@ -16,8 +16,9 @@
 //! only in its test builds (`Predicate::route_rule` is `#[cfg(test)]` in both releases), so the
 //! predicate the operator writes for a `queryParams` match (kuadrant-operator v1.5.2
 //! internal/wasm/utils.go `predicateFromQueryParam`) fails with `Undeclared reference to
-//! 'queryMap'`. Where the shim would panic (an index inside a multi-byte character), the
-//! evaluation is a [`Failure::Trap`]: what Envoy then does is not decided here.
+//! 'queryMap'`. Where the shim would panic (an index inside a multi-byte character), or where an
+//! expression reads what Envoy gives the shim and a simulated request lacks (`request.time`, the
+//! source address when none is given; [`Read`]), the evaluation is [`Failure::Undecided`].
 //!
 //! Every evaluation is metered as [`super::cost`] describes: the tree each release parses goes
 //! through the same weaver, and the guards are registered on each release's context.
@@ -68,17 +69,35 @@ pub(super) const ROOTS: [&str; 6] = [
 pub(crate) enum Failure {
     /// The interpreter's error, as the shim meets it (the failure mode decides).
     Error(String),
-    /// The shim itself would panic: the Wasm VM traps, and what Envoy answers depends on the
-    /// plugin's fail strategy and on the VM's restart, which nothing here models.
-    Trap(String),
+    /// What the shim would give is not known offline: it would panic (the Wasm VM traps, and what
+    /// Envoy answers depends on the plugin's fail strategy and on the VM's restart), or the
+    /// expression reads an attribute Envoy has and the simulated request does not.
+    Undecided(String),
 }
 
 impl Failure {
     pub(crate) fn message(&self) -> &str {
         match self {
-            Failure::Error(m) | Failure::Trap(m) => m,
+            Failure::Error(m) | Failure::Undecided(m) => m,
         }
     }
+}
+
+/// A field of a variable Envoy fills for the shim that an expression reads (`request.time`), or
+/// tests the presence of (`has(request.time)`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Read {
+    root: &'static str,
+    field: String,
+    presence: bool,
+}
+
+/// The roots whose fields are Envoy's attributes (wasm-shim v0.12.3 / v0.14.1 src/data/cel.rs binds
+/// them from the host's properties).
+fn read_root(name: &str) -> Option<&'static str> {
+    ["request", "source", "destination"]
+        .into_iter()
+        .find(|r| *r == name)
 }
 
 /// One request's variables, as JSON: `request`, `source`, `destination` and `auth`, and the
@@ -89,6 +108,8 @@ pub(crate) struct Vars {
     destination: Value,
     auth: Value,
     response_body: Option<Arc<Value>>,
+    /// Whether the request says where it comes from (`--source`).
+    source_given: bool,
 }
 
 impl Vars {
@@ -150,14 +171,46 @@ impl Vars {
             destination: json!({"port": req.port}),
             auth: Value::Object(auth.cloned().unwrap_or_default()),
             response_body,
+            source_given: req.source.is_some(),
         }
     }
 }
 
 /// One request's variables bound for the release's interpreter.
-pub(crate) enum Activation {
+pub(crate) struct Activation {
+    bound: Bound,
+    /// Whether the request says where it comes from (`--source`).
+    source_given: bool,
+}
+
+enum Bound {
     V0_12(v0_12::Activation),
     V0_14(v0_14::Activation),
+}
+
+/// Why a field Envoy gives the shim has no value in the simulation; `None` when it has one, or when
+/// the shim would not have one either. The fields are the shim's well-known attributes (wasm-shim
+/// v0.12.3 / v0.14.1 src/data/cel.rs `new_well_known_attribute_map`) and Envoy's other request
+/// attributes (`request.duration`, `request.total_size`).
+fn missing(read: &Read, source_given: bool) -> Option<String> {
+    let f = read.field.as_str();
+    match (read.root, f) {
+        (
+            "request",
+            "time" | "id" | "size" | "body" | "context_extensions" | "duration" | "total_size",
+        ) => Some(format!(
+            "request.{f} is what Envoy knows of the request as it arrives, which a simulated request does not carry"
+        )),
+        ("source", "address" | "port") if !source_given => Some(format!(
+            "source.{f}: the request's source is not given (--source, or `source:` in a request file or test case)"
+        )),
+        ("source" | "destination", "remote_address" | "service" | "principal" | "certificate")
+        | ("destination", "address") => Some(format!(
+            "{}.{f} depends on the connection and the mesh, not known offline",
+            read.root
+        )),
+        _ => None,
+    }
 }
 
 enum Programs {
@@ -214,9 +267,13 @@ impl ShimCel {
         auth: Option<&Map<String, Value>>,
     ) -> Activation {
         let vars = Vars::new(req, auth);
-        match &self.programs {
-            Programs::V0_12(_) => Activation::V0_12(v0_12::activation(&vars)),
-            Programs::V0_14(_) => Activation::V0_14(v0_14::activation(&vars)),
+        let bound = match &self.programs {
+            Programs::V0_12(_) => Bound::V0_12(v0_12::activation(&vars)),
+            Programs::V0_14(_) => Bound::V0_14(v0_14::activation(&vars)),
+        };
+        Activation {
+            bound,
+            source_given: vars.source_given,
         }
     }
 
@@ -240,9 +297,13 @@ impl ShimCel {
 
     /// Whether `src` holds over `act`.
     pub(crate) fn predicate(&self, src: &str, act: &Activation) -> Result<bool, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, act) {
-            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::predicate(&p, src, a),
-            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::predicate(&p, src, a),
+        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
+            (Program::V0_12(p), Bound::V0_12(a)) => {
+                settle(src, &p.reads, act, v0_12::predicate(&p, src, a))
+            }
+            (Program::V0_14(p), Bound::V0_14(a)) => {
+                settle(src, &p.reads, act, v0_14::predicate(&p, src, a))
+            }
             _ => Err(Failure::Error(mismatch(src))),
         }
     }
@@ -263,20 +324,57 @@ impl ShimCel {
 
     /// A descriptor entry's value: scalars as text, as the shim writes them.
     pub(crate) fn scalar(&self, src: &str, act: &Activation) -> Result<String, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, act) {
-            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::scalar(&p, src, a),
-            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::scalar(&p, src, a),
+        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
+            (Program::V0_12(p), Bound::V0_12(a)) => {
+                settle(src, &p.reads, act, v0_12::scalar(&p, src, a))
+            }
+            (Program::V0_14(p), Bound::V0_14(a)) => {
+                settle(src, &p.reads, act, v0_14::scalar(&p, src, a))
+            }
             _ => Err(Failure::Error(mismatch(src))),
         }
     }
 
     /// The value as JSON (`None` when JSON cannot hold it).
     pub(crate) fn json(&self, src: &str, act: &Activation) -> Result<Option<Value>, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, act) {
-            (Program::V0_12(p), Activation::V0_12(a)) => v0_12::json(&p, src, a),
-            (Program::V0_14(p), Activation::V0_14(a)) => v0_14::json(&p, src, a),
+        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
+            (Program::V0_12(p), Bound::V0_12(a)) => {
+                settle(src, &p.reads, act, v0_12::json(&p, src, a))
+            }
+            (Program::V0_14(p), Bound::V0_14(a)) => {
+                settle(src, &p.reads, act, v0_14::json(&p, src, a))
+            }
             _ => Err(Failure::Error(mismatch(src))),
         }
+    }
+}
+
+/// An evaluation's outcome once the fields it reads are known to have values: an error where the
+/// expression reads a field Envoy has and the simulation lacks, or any result of a presence test
+/// of one, is undecided (the shim reads the real value). A result computed without it stands:
+/// `request.time.getHours() > 9 || true` is true whatever the time.
+fn settle<T>(
+    src: &str,
+    reads: &[Read],
+    act: &Activation,
+    out: Result<T, Failure>,
+) -> Result<T, Failure> {
+    let why = |error: bool| {
+        reads
+            .iter()
+            .filter(|r| error || r.presence)
+            .find_map(|r| missing(r, act.source_given))
+    };
+    match out {
+        Err(Failure::Error(e)) => match why(true) {
+            Some(w) => Err(Failure::Undecided(format!("{src}: {w}"))),
+            None => Err(Failure::Error(e)),
+        },
+        Ok(v) => match why(false) {
+            Some(w) => Err(Failure::Undecided(format!("{src}: {w}"))),
+            None => Ok(v),
+        },
+        other => other,
     }
 }
 

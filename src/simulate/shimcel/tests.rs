@@ -163,11 +163,13 @@ fn each_release_has_its_own_interpreter() {
 // A base inside a multi-byte character: the shim slices there and panics (Rust's `str` indexing),
 // which the simulation does not reproduce but reports.
 #[test]
-fn where_the_shim_panics_the_evaluation_is_a_trap() {
+fn where_the_shim_panics_the_evaluation_is_undecided() {
     for release in RELEASES {
         for src in ["'\u{e9}a'.indexOf('a', 1)", "'\u{e9}a'.lastIndexOf('a', 1)"] {
             match eval(release, src) {
-                Err(Failure::Trap(why)) => assert!(why.contains("not a char boundary"), "{why}"),
+                Err(Failure::Undecided(why)) => {
+                    assert!(why.contains("not a char boundary"), "{why}")
+                }
                 other => panic!("{release:?} {src}: {other:?}"),
             }
         }
@@ -258,5 +260,45 @@ fn both_interpreters_are_metered() {
             Ok("a+b".into())
         );
         cost::end_request();
+    }
+}
+
+// What Envoy gives the shim and a simulated request does not carry: an evaluation that needs it is
+// undecided; one that does not (short-circuited), or one reading a field Envoy has not either,
+// stands.
+#[test]
+fn fields_envoy_has_and_the_simulation_lacks_are_undecided() {
+    let mut with_source = plain();
+    with_source.source = Some(("10.0.0.7".into(), 5000));
+    for release in RELEASES {
+        let cel = ShimCel::new(release);
+        let act = cel.activation(&plain(), None);
+        for (src, why) in [
+            ("request.time.getHours() >= 0", "request.time"),
+            ("has(request.id)", "request.id"),
+            ("source.address == '10.0.0.7'", "--source"),
+            ("destination.address == '10.0.0.1'", "destination.address"),
+        ] {
+            match cel.predicate(src, &act) {
+                Err(Failure::Undecided(w)) => assert!(w.contains(why), "{release:?} {src}: {w}"),
+                other => panic!("{release:?} {src}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            cel.predicate(
+                "request.method == 'POST' && request.time.getHours() >= 0",
+                &act
+            ),
+            Ok(false)
+        );
+        assert!(matches!(
+            cel.predicate("request.nope == 1", &act),
+            Err(Failure::Error(_))
+        ));
+        let act = cel.activation(&with_source, None);
+        assert_eq!(
+            cel.predicate("source.address == '10.0.0.7'", &act),
+            Ok(true)
+        );
     }
 }
