@@ -116,7 +116,11 @@ impl Vars {
     /// The shim's variables for `req`: `request.{method,scheme,host,path,url_path,query,
     /// protocol,headers,useragent,referer}`, `source.{address,port}`, `destination.port`, and
     /// `auth`, what the auth action stored (Authorino's dynamic metadata), empty before it.
-    pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>) -> Vars {
+    ///
+    /// With `grpc` (the 1.5 shim), a gRPC request's `request.grpc` holds the `service` and `method`
+    /// of its path (wasm-shim v0.14.1 src/data/cel.rs `resolve_grpc`, src/data/grpc.rs:
+    /// `content-type` starting with `application/grpc`, a path `/Service/Method`).
+    pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>, grpc: bool) -> Vars {
         let mut headers: HashMap<String, String> = HashMap::new();
         for (n, v) in &req.headers {
             headers
@@ -139,7 +143,11 @@ impl Vars {
             ("path", req.full_path()),
             ("url_path", req.path.clone()),
             ("query", req.query.clone()),
-            ("protocol", "HTTP/1.1".to_string()),
+            // gRPC runs on HTTP/2 only; a plain request is taken as curl sends one.
+            (
+                "protocol",
+                if req.is_grpc() { "HTTP/2" } else { "HTTP/1.1" }.to_string(),
+            ),
         ] {
             request.insert(k.into(), Value::String(v));
         }
@@ -148,6 +156,16 @@ impl Vars {
         }
         if let Some(rf) = req.header("referer") {
             request.insert("referer".into(), rf.into());
+        }
+        if grpc
+            && req.is_grpc()
+            && let Some((service, method)) = req
+                .path
+                .strip_prefix('/')
+                .and_then(|p| p.split_once('/'))
+                .filter(|(s, m)| !s.is_empty() && !m.is_empty() && !m.contains('/'))
+        {
+            request.insert("grpc".into(), json!({"service": service, "method": method}));
         }
         request.insert(
             "headers".into(),
@@ -266,7 +284,7 @@ impl ShimCel {
         req: &Request,
         auth: Option<&Map<String, Value>>,
     ) -> Activation {
-        let vars = Vars::new(req, auth);
+        let vars = Vars::new(req, auth, matches!(self.programs, Programs::V0_14(_)));
         let bound = match &self.programs {
             Programs::V0_12(_) => Bound::V0_12(v0_12::activation(&vars)),
             Programs::V0_14(_) => Bound::V0_14(v0_14::activation(&vars)),

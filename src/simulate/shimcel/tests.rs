@@ -302,3 +302,30 @@ fn fields_envoy_has_and_the_simulation_lacks_are_undecided() {
         );
     }
 }
+
+// wasm-shim v0.14.1 src/data/cel.rs `resolve_grpc`: a gRPC request's service and method under
+// `request.grpc`; v0.12.3 has no such attribute. gRPC runs on HTTP/2.
+#[test]
+fn grpc_requests_carry_their_method_on_1_5() {
+    let req = Request::parse(
+        "POST",
+        "http://x/pkg.Toys/Get",
+        &["content-type: application/grpc".into()],
+    )
+    .unwrap();
+    let src = "request.grpc.service == 'pkg.Toys' && request.grpc.method == 'Get'";
+    let cel = ShimCel::new(KuadrantVersion::V1_5);
+    let act = cel.activation(&req, None);
+    assert_eq!(cel.predicate(src, &act), Ok(true));
+    assert_eq!(
+        cel.predicate("request.protocol == 'HTTP/2'", &act),
+        Ok(true)
+    );
+    let cel = ShimCel::new(KuadrantVersion::V1_4);
+    let act = cel.activation(&req, None);
+    assert!(matches!(cel.predicate(src, &act), Err(Failure::Error(_))));
+    // Not a gRPC request: no `request.grpc`, on either release.
+    let cel = ShimCel::new(KuadrantVersion::V1_5);
+    let act = cel.activation(&plain(), None);
+    assert!(matches!(cel.predicate(src, &act), Err(Failure::Error(_))));
+}
