@@ -815,7 +815,12 @@ impl<'t> Simulation<'t> {
                     ));
                     return (at, Some(Verdict::Taints(scope.to_string())), None);
                 }
-                match self.shim_cel.scalar(value, act) {
+                let text = if key == "ratelimit.domain" || key == "ratelimit.hits_addend" {
+                    self.shim_cel.scalar(value, act)
+                } else {
+                    self.shim_cel.entry_value(value, act)
+                };
+                match text {
                     Ok(v) if key == "ratelimit.domain" => domain = v,
                     Ok(v) if key == "ratelimit.hits_addend" => match v.parse() {
                         Ok(n) => hits = n,

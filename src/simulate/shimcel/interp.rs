@@ -809,7 +809,39 @@ pub(crate) fn predicate(p: &Program, src: &str, act: &Activation) -> Result<bool
     }
 }
 
-/// A descriptor entry's value: a scalar, as text.
+/// A descriptor entry's value, as the release writes it: `string(value)` evaluated by this
+/// release's interpreter where the shim builds its request with CEL (wasm-shim v0.14.1
+/// src/configuration/legacy_translation.rs `build_ratelimit_descriptor_entry_cel`: a `bool` or
+/// `null` has no `string` overload in cel 0.14.0), else as [`scalar`] writes it.
+pub(crate) fn entry_value(p: &Program, src: &str, act: &Activation) -> Result<String, Failure> {
+    if !ENTRY_VALUE_IS_CEL_STRING {
+        return scalar(p, src, act);
+    }
+    const VALUE: &str = "@pctl_entry_value";
+    let v = run(p, src, act)?;
+    let mut scope = act.ctx.new_inner_scope();
+    scope.add_variable_from_value(VALUE, v);
+    let call = ast::IdedExpr {
+        id: 1,
+        expr: ast::Expr::Call(ast::CallExpr {
+            func_name: "string".into(),
+            target: None,
+            args: vec![ast::IdedExpr {
+                id: 2,
+                expr: ast::Expr::Ident(VALUE.into()),
+            }],
+        }),
+    };
+    match Value::resolve(&call, &scope) {
+        Ok(Value::String(s)) => Ok(s.to_string()),
+        Ok(other) => Err(Failure::Error(format!("{src}: string() gave {other:?}"))),
+        Err(e) => Err(Failure::Error(format!("{src}: {e}"))),
+    }
+}
+
+/// A value as text where the shim converts it itself (wasm-shim v0.12.3
+/// src/kuadrant/pipeline/tasks/ratelimit.rs, a descriptor entry's value; both releases, the
+/// domain and the hits addend here): scalars only.
 pub(crate) fn scalar(p: &Program, src: &str, act: &Activation) -> Result<String, Failure> {
     match run(p, src, act)? {
         Value::Int(n) => Ok(n.to_string()),
@@ -819,7 +851,7 @@ pub(crate) fn scalar(p: &Program, src: &str, act: &Activation) -> Result<String,
         Value::Bool(b) => Ok(b.to_string()),
         Value::Null => Ok("null".into()),
         _ => Err(Failure::Error(format!(
-            "{src}: only scalar values can be sent as data"
+            "{src}: Only scalar values can be sent as data"
         ))),
     }
 }

@@ -33,6 +33,9 @@ use std::sync::{Arc, Mutex};
 mod v0_12 {
     use cel_shim_1_4 as cel;
 
+    /// The shim converts a descriptor entry's value itself.
+    const ENTRY_VALUE_IS_CEL_STRING: bool = false;
+
     /// An `int` literal as this release's tree writes one.
     fn int_literal(v: i64) -> ast::Expr {
         ast::Expr::Literal(cel::common::value::CelVal::Int(v))
@@ -44,6 +47,9 @@ mod v0_12 {
 /// Kuadrant 1.5: wasm-shim v0.14.1, cel 0.14.0.
 mod v0_14 {
     use cel_shim_1_5 as cel;
+
+    /// The shim builds its rate-limit request with CEL, an entry's value as `string(value)`.
+    const ENTRY_VALUE_IS_CEL_STRING: bool = true;
 
     /// An `int` literal as this release's tree writes one.
     fn int_literal(v: i64) -> ast::Expr {
@@ -340,7 +346,20 @@ impl ShimCel {
         Ok(None)
     }
 
-    /// A descriptor entry's value: scalars as text, as the shim writes them.
+    /// A descriptor entry's value, as text, as the release's shim writes it.
+    pub(crate) fn entry_value(&self, src: &str, act: &Activation) -> Result<String, Failure> {
+        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
+            (Program::V0_12(p), Bound::V0_12(a)) => {
+                settle(src, &p.reads, act, v0_12::entry_value(&p, src, a))
+            }
+            (Program::V0_14(p), Bound::V0_14(a)) => {
+                settle(src, &p.reads, act, v0_14::entry_value(&p, src, a))
+            }
+            _ => Err(Failure::Error(mismatch(src))),
+        }
+    }
+
+    /// A scalar as text (the rate-limit domain, the hits addend).
     pub(crate) fn scalar(&self, src: &str, act: &Activation) -> Result<String, Failure> {
         match (self.program(src).map_err(Failure::Error)?, &act.bound) {
             (Program::V0_12(p), Bound::V0_12(a)) => {

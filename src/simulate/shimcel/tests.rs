@@ -329,3 +329,42 @@ fn grpc_requests_carry_their_method_on_1_5() {
     let act = cel.activation(&plain(), None);
     assert!(matches!(cel.predicate(src, &act), Err(Failure::Error(_))));
 }
+
+// A descriptor entry's value: the 1.4 shim writes a scalar itself (wasm-shim v0.12.3
+// src/kuadrant/pipeline/tasks/ratelimit.rs); the 1.5 shim's request is built with CEL, the value
+// as `string(value)` (v0.14.1 src/configuration/legacy_translation.rs), and cel 0.14.0 has no
+// `string` overload for a bool or null.
+#[test]
+fn descriptor_values_are_written_as_each_release_writes_them() {
+    let text = |release, src: &str| {
+        let cel = ShimCel::new(release);
+        let act = cel.activation(&plain(), None);
+        cel.entry_value(src, &act)
+    };
+    for release in RELEASES {
+        for (src, want) in [
+            ("'gold'", "gold"),
+            ("5u", "5"),
+            ("-3", "-3"),
+            ("1.5", "1.5"),
+        ] {
+            assert_eq!(text(release, src), Ok(want.into()), "{release:?} {src}");
+        }
+    }
+    let v14 = KuadrantVersion::V1_4;
+    assert_eq!(text(v14, "true"), Ok("true".into()));
+    assert_eq!(text(v14, "null"), Ok("null".into()));
+    assert!(matches!(
+        text(v14, "[1]"),
+        Err(Failure::Error(e)) if e.ends_with("Only scalar values can be sent as data")
+    ));
+    for src in ["true", "null"] {
+        assert!(
+            matches!(
+                text(KuadrantVersion::V1_5, src),
+                Err(Failure::Error(e)) if e.ends_with("Undeclared reference to 'string'")
+            ),
+            "{src}"
+        );
+    }
+}
