@@ -969,3 +969,60 @@ spec:
         assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"), "{release}");
     }
 }
+
+/// The same for Authorino (authorino v0.26.2 pkg/service/well_known_attributes.go): a pattern on
+/// `source.address` selects "" without a source, and a CEL predicate on it fails; both undecided.
+#[test]
+fn authorino_rules_on_attributes_the_request_lacks_are_undecided() {
+    let estate = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gateway-system}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: gateway-system}]
+  rules:
+  - backendRefs: [{name: svc, port: 9000}]
+---
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+    authorization:
+      src:
+        patternMatching:
+          patterns:
+          - RULE
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    for rule in [
+        "{selector: source.address, operator: eq, value: 10.0.0.7}",
+        "{predicate: \"source.address == '10.0.0.7'\"}",
+    ] {
+        std::fs::write(&file, estate.replace("RULE", rule)).unwrap();
+        let f = file.to_str().unwrap();
+        let v = simulate(&["-f", f, "http://x/"]);
+        let first = &v["requests"][0];
+        assert_eq!(first["verdict"], "undecided", "{rule}: {first}");
+        assert!(
+            first["undecided"].as_str().unwrap().contains("--source"),
+            "{rule}: {first}"
+        );
+        for (source, verdict) in [("10.0.0.7:5000", "allowed"), ("10.0.0.8:5000", "refused")] {
+            let v = simulate(&["-f", f, "--source", source, "http://x/"]);
+            assert_eq!(v["requests"][0]["verdict"], verdict, "{rule} {source}: {v}");
+        }
+    }
+}

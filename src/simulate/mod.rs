@@ -25,6 +25,7 @@
 //! Envoy runs the wasm filter before its router, so a request refused by auth or a limit is refused
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
+mod attributes;
 pub mod authorino;
 pub mod cases;
 pub mod cost;

@@ -562,6 +562,10 @@ impl Authorino {
                 if let Some(r) = reads_unknown(selector, unknown) {
                     return Ev::Unknown(r);
                 }
+                // A missing field selects "": any comparison with it would be a guess.
+                if let Some(r) = needs_missing(selector, doc) {
+                    return Ev::Unknown(r);
+                }
                 match *operator {
                     "eq" => Ev::Ok(selector::get_string(text, selector) == *value),
                     "neq" => Ev::Ok(selector::get_string(text, selector) != *value),
@@ -594,7 +598,7 @@ impl Authorino {
                 match self.cel.eval(src, &activation(&self.cel, doc)) {
                     Ok(::cel::Value::Bool(b)) => Ev::Ok(b),
                     Ok(other) => Ev::Err(format!("{src}: not a boolean: {other:?}")),
-                    Err(e) => Ev::Err(e),
+                    Err(e) => needs_missing(src, doc).map_or(Ev::Err(e), Ev::Unknown),
                 }
             }
             Cond::All(list) => self.all(list, doc, text, unknown),
@@ -659,7 +663,7 @@ impl Authorino {
                     Some(j) => Ev::Ok(j),
                     None => Ev::Err(format!("{src}: the value is not JSON")),
                 },
-                Err(e) => Ev::Err(e),
+                Err(e) => needs_missing(src, doc).map_or(Ev::Err(e), Ev::Unknown),
             };
         }
         if let Some(sel) = v
@@ -667,7 +671,7 @@ impl Authorino {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         {
-            if let Some(r) = reads_unknown(sel, unknown) {
+            if let Some(r) = reads_unknown(sel, unknown).or_else(|| needs_missing(sel, doc)) {
                 return Ev::Unknown(r);
             }
             return Ev::Ok(selector::resolve(sel, text));
@@ -1336,6 +1340,13 @@ fn activation(cel: &Cel, doc: &Value) -> Activation {
             ("auth", get("auth")),
         ],
     )
+}
+
+/// When `text` (a selector, a CEL expression) names a field of the request Envoy would give
+/// Authorino and a simulated request does not carry (`request.time`, `source.address` without a
+/// source): why the value is undecided ([`crate::simulate::attributes`]).
+fn needs_missing(text: &str, doc: &Value) -> Option<String> {
+    crate::simulate::attributes::needs_missing(text, doc.pointer("/source/address").is_some())
 }
 
 /// When `text` (a selector, a CEL expression, a Rego policy) may read a metadata object unknown

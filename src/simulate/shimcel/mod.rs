@@ -212,29 +212,9 @@ enum Bound {
     V0_14(v0_14::Activation),
 }
 
-/// Why a field Envoy gives the shim has no value in the simulation; `None` when it has one, or when
-/// the shim would not have one either. The fields are the shim's well-known attributes (wasm-shim
-/// v0.12.3 / v0.14.1 src/data/cel.rs `new_well_known_attribute_map`) and Envoy's other request
-/// attributes (`request.duration`, `request.total_size`).
+/// Why a field Envoy gives the shim has no value in the simulation ([`super::attributes`]).
 fn missing(read: &Read, source_given: bool) -> Option<String> {
-    let f = read.field.as_str();
-    match (read.root, f) {
-        (
-            "request",
-            "time" | "id" | "size" | "body" | "context_extensions" | "duration" | "total_size",
-        ) => Some(format!(
-            "request.{f} is what Envoy knows of the request as it arrives, which a simulated request does not carry"
-        )),
-        ("source", "address" | "port") if !source_given => Some(format!(
-            "source.{f}: the request's source is not given (--source, or `source:` in a request file or test case)"
-        )),
-        ("source" | "destination", "remote_address" | "service" | "principal" | "certificate")
-        | ("destination", "address") => Some(format!(
-            "{}.{f} depends on the connection and the mesh, not known offline",
-            read.root
-        )),
-        _ => None,
-    }
+    super::attributes::missing(read.root, &read.field, source_given)
 }
 
 enum Programs {
