@@ -340,7 +340,13 @@ fn request_json(r: &CheckRequest<'_>) -> Value {
             m.insert(k.into(), Value::from(v));
         }
     };
-    put(&mut req, "protocol", "HTTP/1.1");
+    // gRPC runs on HTTP/2 only; a plain request is taken as curl sends one.
+    let grpc = r
+        .headers
+        .get("content-type")
+        .is_some_and(|c| c.starts_with("application/grpc"));
+    let protocol = if grpc { "HTTP/2" } else { "HTTP/1.1" };
+    put(&mut req, "protocol", protocol);
     put(&mut req, "scheme", r.scheme);
     put(&mut req, "host", r.host);
     put(&mut req, "method", r.method);
@@ -354,11 +360,9 @@ fn request_json(r: &CheckRequest<'_>) -> Value {
     if let Some(v) = r.headers.get("user-agent") {
         put(&mut req, "user_agent", v);
     }
-    // gRPC requests get `request.grpc` (authorino v0.26: `parseGRPCPath`).
-    if r.headers
-        .get("content-type")
-        .is_some_and(|c| c.starts_with("application/grpc"))
-    {
+    // gRPC requests get `request.grpc` (authorino v0.26: `parseGRPCPath`; v0.24.3, which 1.4
+    // deploys, has no such attribute).
+    if grpc && r.grpc_attributes {
         let parts: Vec<&str> = r.url_path.trim_start_matches('/').split('/').collect();
         if r.url_path.starts_with('/') && parts.len() == 2 && parts.iter().all(|p| !p.is_empty()) {
             req.insert(
@@ -383,7 +387,7 @@ fn request_json(r: &CheckRequest<'_>) -> Value {
     put(&mut http, "path", r.path);
     put(&mut http, "host", r.host);
     put(&mut http, "scheme", r.scheme);
-    put(&mut http, "protocol", "HTTP/1.1");
+    put(&mut http, "protocol", protocol);
     http.insert("headers".into(), Value::Object(headers));
     serde_json::json!({
         "context": {"request": {"http": http}, "context_extensions": ext},

@@ -646,3 +646,23 @@ fn stringify_is_authorinos() {
         r#"{"a":1000000,"b":"\u003c"}"#
     );
 }
+
+// authorino v0.26.2 pkg/service/well_known_attributes.go has `request.grpc`; v0.24.3, which
+// Kuadrant 1.4 deploys, has not. gRPC runs on HTTP/2.
+#[test]
+fn grpc_attributes_only_where_authorino_has_them() {
+    let h = headers(&[("content-type", "application/grpc")]);
+    let mut req = request(&h, "/pkg.Toys/Get");
+    let doc = request_json(&req);
+    assert_eq!(
+        doc.pointer("/request/grpc"),
+        Some(&json!({"service": "pkg.Toys", "method": "Get"}))
+    );
+    assert_eq!(doc.pointer("/request/protocol"), Some(&json!("HTTP/2")));
+    req.grpc_attributes = false;
+    assert_eq!(request_json(&req).pointer("/request/grpc"), None);
+    let plain = headers(&[]);
+    let doc = request_json(&request(&plain, "/pkg.Toys/Get"));
+    assert_eq!(doc.pointer("/request/grpc"), None);
+    assert_eq!(doc.pointer("/request/protocol"), Some(&json!("HTTP/1.1")));
+}
