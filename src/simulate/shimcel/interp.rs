@@ -818,7 +818,16 @@ pub(crate) fn entry_value(p: &Program, src: &str, act: &Activation) -> Result<St
         return scalar(p, src, act);
     }
     const VALUE: &str = "@pctl_entry_value";
-    let v = run(p, src, act)?;
+    let v = match run(p, src, act)? {
+        // What cel 0.14.0's `string` overloads give for these (src/common/types/string.rs
+        // `string`: the string itself, the numbers as Rust writes them), without a scope and a
+        // call for every entry of every request.
+        Value::String(s) => return Ok(s.to_string()),
+        Value::Int(n) => return Ok(n.to_string()),
+        Value::UInt(n) => return Ok(n.to_string()),
+        Value::Float(n) => return Ok(n.to_string()),
+        v => v,
+    };
     let mut scope = act.ctx.new_inner_scope();
     scope.add_variable_from_value(VALUE, v);
     let call = ast::IdedExpr {
