@@ -29,10 +29,13 @@ pub(crate) struct Program {
 /// Parse `src` as the shim parses it (optional syntax on: wasm-shim v0.12.3 / v0.14.1
 /// src/data/cel.rs `Expression::new_expression`) and instrument it.
 pub(crate) fn compile(src: &str) -> Result<Program, String> {
-    let parsed = cel::parser::Parser::new()
-        .enable_optional_syntax(true)
-        .parse(src)
-        .map_err(|e| format!("{src}: does not parse: {e}"))?;
+    let parsed = super::guarded(|| {
+        cel::parser::Parser::new()
+            .enable_optional_syntax(true)
+            .parse(src)
+    })
+    .map_err(|panic| format!("{src}: the shim's parser panics: {panic}"))?
+    .map_err(|e| format!("{src}: does not parse: {e}"))?;
     let reads_request_body = calls(&parsed, "requestBodyJSON");
     let mut reads = Vec::new();
     attribute_reads(&parsed, &mut reads);
@@ -789,7 +792,14 @@ fn run(p: &Program, src: &str, act: &Activation) -> Result<Value, Failure> {
     BODY.with(|b| *b.borrow_mut() = act.body.clone());
     TRAP.with(|t| t.borrow_mut().take());
     let out = cost::metered(p.fixed, src, || {
-        Value::resolve(&p.expr, &act.ctx).map_err(|e| e.to_string())
+        match super::guarded(|| Value::resolve(&p.expr, &act.ctx)) {
+            Ok(v) => v.map_err(|e| e.to_string()),
+            Err(panic) => {
+                let why = format!("the shim's interpreter panics ({panic})");
+                TRAP.with(|t| *t.borrow_mut() = Some(why.clone()));
+                Err(why)
+            }
+        }
     });
     BODY.with(|b| b.borrow_mut().take());
     if let Some(why) = TRAP.with(|t| t.borrow_mut().take()) {

@@ -59,6 +59,38 @@ mod v0_14 {
     include!("interp.rs");
 }
 
+thread_local! {
+    /// Whether a panic on this thread is one [`guarded`] catches, which is not reported.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f`, a parse or an evaluation by one of the shim's interpreters, catching a panic of the
+/// interpreter (cel 0.14.0 panics on `x.value()` when `x` is not an optional:
+/// src/common/types/optional.rs, an `expect`): `Err` with its message. The shim, built from the
+/// same code, would panic there too. The panic is not reported on stderr: the process-wide hook
+/// is wrapped, once, to stay quiet for the panics caught here and to report every other.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let outer = GUARDED.with(|g| g.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    out.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into())
+    })
+}
+
 /// The variables the shim binds: a name among them is a variable read (and charged as one, see
 /// [`super::cost`]); another name is a type or a function's namespace.
 pub(super) const ROOTS: [&str; 6] = [
