@@ -911,12 +911,8 @@ spec:
     );
 }
 
-/// A `when` predicate on what Envoy gives the shim and a simulated request lacks: undecided, and
-/// the limit's counters with it, until the request says where it comes from (wasm-shim v0.14.1
-/// src/data/cel.rs binds `source.address` from the host's properties).
-#[test]
-fn predicates_on_attributes_the_request_lacks_are_undecided() {
-    let estate = r#"
+/// A Gateway with one listener and an HTTPRoute of one rule under it, for a policy to follow.
+const ONE_ROUTE: &str = r#"
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: gateway-system}
@@ -933,6 +929,15 @@ spec:
   rules:
   - backendRefs: [{name: svc, port: 9000}]
 ---
+"#;
+
+/// A `when` predicate on what Envoy gives the shim and a simulated request lacks: undecided, and
+/// the limit's counters with it, until the request says where it comes from (wasm-shim v0.14.1
+/// src/data/cel.rs binds `source.address` from the host's properties).
+#[test]
+fn predicates_on_attributes_the_request_lacks_are_undecided() {
+    let estate = ONE_ROUTE.to_string()
+        + r#"
 apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy
 metadata: {name: p, namespace: app}
@@ -974,23 +979,8 @@ spec:
 /// `source.address` selects "" without a source, and a CEL predicate on it fails; both undecided.
 #[test]
 fn authorino_rules_on_attributes_the_request_lacks_are_undecided() {
-    let estate = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: gateway-system}
-spec:
-  gatewayClassName: istio
-  listeners:
-  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: app}
-spec:
-  parentRefs: [{name: gw, namespace: gateway-system}]
-  rules:
-  - backendRefs: [{name: svc, port: 9000}]
----
+    let estate = ONE_ROUTE.to_string()
+        + r#"
 apiVersion: kuadrant.io/v1
 kind: AuthPolicy
 metadata: {name: p, namespace: app}

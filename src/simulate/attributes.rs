@@ -3,6 +3,17 @@
 //! (authorino v0.26.2 pkg/service/well_known_attributes.go) read from Envoy, less those a simulated
 //! request gives. An expression or selector that needs one has no decided outcome offline.
 
+/// The variables the shim and Authorino bind for an expression: a name among them is a variable
+/// read (and charged as one, see `super::cost`); another name is a type or a function's namespace.
+pub(crate) const ROOTS: [&str; 6] = [
+    "request",
+    "source",
+    "destination",
+    "connection",
+    "auth",
+    "metadata",
+];
+
 /// Why `root.field` has no value offline (`None` when it has one, or when neither the shim nor
 /// Authorino would have one either). `source_given`: whether the request says where it comes
 /// from.

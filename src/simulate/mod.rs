@@ -909,20 +909,8 @@ impl<'t> Simulation<'t> {
             );
             return (t, Some(v), None);
         };
-        let mut headers: BTreeMap<String, String> = BTreeMap::new();
-        for (n, v) in &req.headers {
-            headers
-                .entry(n.clone())
-                .and_modify(|x| {
-                    x.push(',');
-                    x.push_str(v);
-                })
-                .or_insert_with(|| v.clone());
-        }
+        let headers = req.joined_headers();
         let authority = req.authority();
-        headers
-            .entry(":authority".into())
-            .or_insert_with(|| authority.clone());
         let full_path = req.full_path();
         let check = authorino::CheckRequest {
             method: &req.method,

@@ -173,6 +173,25 @@ impl Request {
         })
     }
 
+    /// The headers as Envoy hands them to the shim and to Authorino: a repeated name's values
+    /// joined with `,`, and `:authority` ([`Request::authority`]) unless a header gave it.
+    pub fn joined_headers(&self) -> std::collections::BTreeMap<String, String> {
+        let mut headers = std::collections::BTreeMap::new();
+        for (n, v) in &self.headers {
+            headers
+                .entry(n.clone())
+                .and_modify(|x: &mut String| {
+                    x.push(',');
+                    x.push_str(v);
+                })
+                .or_insert_with(|| v.clone());
+        }
+        headers
+            .entry(":authority".into())
+            .or_insert_with(|| self.authority());
+        headers
+    }
+
     /// `:authority` as Envoy sees it: the host, with the port when it is not the scheme's default.
     pub fn authority(&self) -> String {
         if let Some(a) = &self.authority {

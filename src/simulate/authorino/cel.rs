@@ -13,17 +13,6 @@ pub(crate) struct Cel {
     programs: std::sync::Mutex<HashMap<String, Arc<cost::Metered>>>,
 }
 
-/// The names Authorino binds: a name among them is a variable read (and charged as one, see
-/// [`cost`]); another name is a type or a function's namespace.
-const ROOTS: [&str; 6] = [
-    "request",
-    "source",
-    "destination",
-    "connection",
-    "auth",
-    "metadata",
-];
-
 impl Default for Cel {
     fn default() -> Self {
         let mut env = Env::stdlib();
@@ -135,7 +124,10 @@ impl Cel {
             .parser()
             .parse(src)
             .map_err(|e| format!("{src}: does not parse: {e}"))?;
-        let p = Arc::new(cost::instrument(parsed, &ROOTS));
+        let p = Arc::new(cost::instrument(
+            parsed,
+            &crate::simulate::attributes::ROOTS,
+        ));
         cache.insert(src.to_string(), Arc::clone(&p));
         Ok(p)
     }

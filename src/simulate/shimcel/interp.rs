@@ -42,7 +42,10 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
     // The weaver works on this crate's own tree (`::cel`, the newest release); the tree goes
     // there and back, its literals kept aside as they are.
     let mut literals = Vec::new();
-    let metered = cost::instrument(to_current(parsed, &mut literals), &super::ROOTS);
+    let metered = cost::instrument(
+        to_current(parsed, &mut literals),
+        &crate::simulate::attributes::ROOTS,
+    );
     Ok(Program {
         expr: from_current(metered.expr, &literals),
         fixed: metered.fixed,

@@ -91,17 +91,6 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// The variables the shim binds: a name among them is a variable read (and charged as one, see
-/// [`super::cost`]); another name is a type or a function's namespace.
-pub(super) const ROOTS: [&str; 6] = [
-    "request",
-    "source",
-    "destination",
-    "connection",
-    "auth",
-    "metadata",
-];
-
 /// Why an evaluation gave no value.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Failure {
@@ -159,20 +148,8 @@ impl Vars {
     /// of its path (wasm-shim v0.14.1 src/data/cel.rs `resolve_grpc`, src/data/grpc.rs:
     /// `content-type` starting with `application/grpc`, a path `/Service/Method`).
     pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>, grpc: bool) -> Vars {
-        let mut headers: HashMap<String, String> = HashMap::new();
-        for (n, v) in &req.headers {
-            headers
-                .entry(n.clone())
-                .and_modify(|x| {
-                    x.push(',');
-                    x.push_str(v);
-                })
-                .or_insert_with(|| v.clone());
-        }
+        let headers = req.joined_headers();
         let authority = req.authority();
-        headers
-            .entry(":authority".into())
-            .or_insert(authority.clone());
         let mut request = Map::new();
         for (k, v) in [
             ("method", req.method.clone()),
@@ -230,6 +207,22 @@ impl Vars {
             source_given: req.source.is_some(),
         }
     }
+}
+
+/// `$f` of the release's module (`predicate`, `scalar`, …) on `$src` over `$act`, settled
+/// ([`settle`]).
+macro_rules! evaluate {
+    ($self:ident, $src:ident, $act:ident, $f:ident) => {
+        match ($self.program($src).map_err(Failure::Error)?, &$act.bound) {
+            (Program::V0_12(p), Bound::V0_12(a)) => {
+                settle($src, &p.reads, $act, v0_12::$f(&p, $src, a))
+            }
+            (Program::V0_14(p), Bound::V0_14(a)) => {
+                settle($src, &p.reads, $act, v0_14::$f(&p, $src, a))
+            }
+            _ => Err(Failure::Error(mismatch($src))),
+        }
+    };
 }
 
 /// One request's variables bound for the release's interpreter.
@@ -333,15 +326,7 @@ impl ShimCel {
 
     /// Whether `src` holds over `act`.
     pub(crate) fn predicate(&self, src: &str, act: &Activation) -> Result<bool, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
-            (Program::V0_12(p), Bound::V0_12(a)) => {
-                settle(src, &p.reads, act, v0_12::predicate(&p, src, a))
-            }
-            (Program::V0_14(p), Bound::V0_14(a)) => {
-                settle(src, &p.reads, act, v0_14::predicate(&p, src, a))
-            }
-            _ => Err(Failure::Error(mismatch(src))),
-        }
+        evaluate!(self, src, act, predicate)
     }
 
     /// Whether every predicate holds; the first that does not, or the failure of one.
@@ -360,41 +345,17 @@ impl ShimCel {
 
     /// A descriptor entry's value, as text, as the release's shim writes it.
     pub(crate) fn entry_value(&self, src: &str, act: &Activation) -> Result<String, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
-            (Program::V0_12(p), Bound::V0_12(a)) => {
-                settle(src, &p.reads, act, v0_12::entry_value(&p, src, a))
-            }
-            (Program::V0_14(p), Bound::V0_14(a)) => {
-                settle(src, &p.reads, act, v0_14::entry_value(&p, src, a))
-            }
-            _ => Err(Failure::Error(mismatch(src))),
-        }
+        evaluate!(self, src, act, entry_value)
     }
 
     /// A scalar as text (the rate-limit domain, the hits addend).
     pub(crate) fn scalar(&self, src: &str, act: &Activation) -> Result<String, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
-            (Program::V0_12(p), Bound::V0_12(a)) => {
-                settle(src, &p.reads, act, v0_12::scalar(&p, src, a))
-            }
-            (Program::V0_14(p), Bound::V0_14(a)) => {
-                settle(src, &p.reads, act, v0_14::scalar(&p, src, a))
-            }
-            _ => Err(Failure::Error(mismatch(src))),
-        }
+        evaluate!(self, src, act, scalar)
     }
 
     /// The value as JSON (`None` when JSON cannot hold it).
     pub(crate) fn json(&self, src: &str, act: &Activation) -> Result<Option<Value>, Failure> {
-        match (self.program(src).map_err(Failure::Error)?, &act.bound) {
-            (Program::V0_12(p), Bound::V0_12(a)) => {
-                settle(src, &p.reads, act, v0_12::json(&p, src, a))
-            }
-            (Program::V0_14(p), Bound::V0_14(a)) => {
-                settle(src, &p.reads, act, v0_14::json(&p, src, a))
-            }
-            _ => Err(Failure::Error(mismatch(src))),
-        }
+        evaluate!(self, src, act, json)
     }
 }
 
