@@ -1,6 +1,6 @@
 //! The wasm-shim's CEL, evaluated by the interpreter the shim itself embeds: cel 0.12.0 for
 //! wasm-shim v0.12.3 (Kuadrant 1.4) and cel 0.14.0 for v0.14.1 (Kuadrant 1.5, which locks cel-rust
-//! at d23d0a7, the 0.14.0 release less its version bump). A look-alike interpreter gives other
+//! at d23d0a7, the commit the 0.14.0 release was cut from). A look-alike interpreter gives other
 //! answers at the edges: a string's `size` counts bytes in both releases, `int` and `uint` do not
 //! mix in arithmetic, a comprehension does not absorb an error, and only the functions the shim
 //! registers exist beside the standard library. Those functions are ours, written to behave as
@@ -16,9 +16,10 @@
 //! only in its test builds (`Predicate::route_rule` is `#[cfg(test)]` in both releases), so the
 //! predicate the operator writes for a `queryParams` match (kuadrant-operator v1.5.2
 //! internal/wasm/utils.go `predicateFromQueryParam`) fails with `Undeclared reference to
-//! 'queryMap'`. Where the shim would panic (an index inside a multi-byte character), or where an
-//! expression reads what Envoy gives the shim and a simulated request lacks (`request.time`, the
-//! source address when none is given; [`Read`]), the evaluation is [`Failure::Undecided`].
+//! 'queryMap'`. Where the shim would panic (an index inside a multi-byte character, or a panic of
+//! its interpreter: [`guarded`]), or where an expression reads what Envoy gives the shim and a
+//! simulated request lacks (`request.time`, the source address when none is given; [`Read`]), the
+//! evaluation is [`Failure::Undecided`].
 //!
 //! Every evaluation is metered as [`super::cost`] describes: the tree each release parses goes
 //! through the same weaver, and the guards are registered on each release's context.
@@ -28,6 +29,9 @@ use crate::model::KuadrantVersion;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+// The two releases' crates share an API but not their types: `interp.rs` is written once and
+// compiled in each module, where `cel` names that module's release.
 
 /// Kuadrant 1.4: wasm-shim v0.12.3, cel 0.12.0.
 mod v0_12 {
