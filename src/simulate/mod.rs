@@ -685,6 +685,18 @@ impl<'t> Simulation<'t> {
         act
     }
 
+    /// Taint `scope`, the limit namespace of the rate-limit action `a` the current request reached
+    /// without a known outcome (`what` it did, after "request N"); an auth action has no counters.
+    fn taint_scope(&self, a: &Action, scope: &str, what: &str) {
+        if a.service != crate::generate::actions::AUTH_SERVICE {
+            let number = self.seq.get();
+            self.tainted
+                .borrow_mut()
+                .entry(scope.to_string())
+                .or_insert_with(|| format!("request {number} {what}"));
+        }
+    }
+
     /// Taint the limit namespaces of the rate-limit `actions` (those an undecided request did not
     /// reach) with request `number`.
     fn taint(&self, actions: &[Action], number: usize) {
@@ -723,13 +735,7 @@ impl<'t> Simulation<'t> {
                 Failure::Error(e) => e,
                 // Whether the action counted this request is unknown too.
                 Failure::Undecided(e) => {
-                    if a.service != crate::generate::actions::AUTH_SERVICE {
-                        let number = self.seq.get();
-                        self.tainted
-                            .borrow_mut()
-                            .entry(scope.to_string())
-                            .or_insert_with(|| format!("request {number} was undecided"));
-                    }
+                    self.taint_scope(a, scope, "was undecided");
                     at.error = Some(e.clone());
                     return Some(Verdict::Undecided(format!("{}: {e}", a.service)));
                 }
@@ -760,13 +766,7 @@ impl<'t> Simulation<'t> {
             None
         };
         if let Some(p) = body {
-            if a.service != crate::generate::actions::AUTH_SERVICE {
-                let number = self.seq.get();
-                self.tainted
-                    .borrow_mut()
-                    .entry(scope.to_string())
-                    .or_insert_with(|| format!("request {number} read the request body"));
-            }
+            self.taint_scope(a, scope, "read the request body");
             let reason = format!(
                 "{}: {p} reads the request body (requestBodyJSON), which a simulated request does not carry",
                 a.service
