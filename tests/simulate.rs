@@ -794,26 +794,10 @@ fn dot_segments_are_resolved_before_routing() {
 /// A `when` that reads the request body is undecided: a simulated request has no body.
 #[test]
 fn query_param_rules_and_request_body_predicates() {
-    let estate = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: gateway-system}
-spec:
-  gatewayClassName: istio
-  listeners:
-  - {name: a, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: app}
-spec:
-  parentRefs: [{name: gw, namespace: gateway-system}]
-  rules:
-  - matches:
-    - queryParams: [{name: v, value: "1"}]
-    backendRefs: [{name: svc, port: 9000}]
----
-apiVersion: kuadrant.io/v1
+    let estate = ONE_ROUTE.replace(
+        "  - backendRefs:",
+        "  - matches:\n    - queryParams: [{name: v, value: \"1\"}]\n    backendRefs:",
+    ) + r#"apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy
 metadata: {name: p, namespace: app}
 spec:
@@ -823,7 +807,7 @@ spec:
 "#;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("estate.yaml");
-    std::fs::write(&file, estate).unwrap();
+    std::fs::write(&file, &estate).unwrap();
     let f = file.to_str().unwrap();
     for release in ["1.4", "1.5"] {
         let v = simulate(&["-f", f, "--kuadrant-version", release, "http://x/a?v=1"]);

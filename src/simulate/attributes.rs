@@ -14,6 +14,9 @@ pub(crate) const ROOTS: [&str; 6] = [
     "metadata",
 ];
 
+/// The variables whose fields are Envoy's attributes of the request.
+pub(crate) const ENVOY_ROOTS: [&str; 3] = ["request", "source", "destination"];
+
 /// Why `root.field` has no value offline (`None` when it has one, or when neither the shim nor
 /// Authorino would have one either). `source_given`: whether the request says where it comes
 /// from.
@@ -43,7 +46,7 @@ pub(crate) fn missing(root: &str, field: &str, source_given: bool) -> Option<Str
 /// only make an outcome undecided, never decide one.
 pub(crate) fn named(text: &str) -> Vec<(&'static str, &str)> {
     let mut out = Vec::new();
-    for root in ["request", "source", "destination"] {
+    for root in ENVOY_ROOTS {
         let pattern = format!("{root}.");
         let mut from = 0;
         while let Some(i) = text[from..].find(&pattern) {

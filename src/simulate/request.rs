@@ -211,7 +211,7 @@ impl Request {
     /// Whether the request is gRPC (`content-type: application/grpc…`).
     pub fn is_grpc(&self) -> bool {
         self.header("content-type")
-            .is_some_and(|c| c.starts_with("application/grpc"))
+            .is_some_and(is_grpc_content_type)
     }
 
     /// The first value of header `name` (lower case).
@@ -339,6 +339,22 @@ impl Request {
             }
         }
     }
+}
+
+/// Whether a `content-type` is gRPC's (`application/grpc`, `application/grpc+proto`, …): what Envoy,
+/// the shim (wasm-shim v0.14.1 src/data/grpc.rs) and Authorino (v0.26.2
+/// pkg/service/well_known_attributes.go) test.
+pub(crate) fn is_grpc_content_type(content_type: &str) -> bool {
+    content_type.starts_with("application/grpc")
+}
+
+/// The service and method of a gRPC path `/Service/Method`: both non-empty, nothing more (a
+/// GRPCRoute method match; wasm-shim v0.14.1 src/data/grpc.rs `parse_grpc_path`; authorino v0.26.2
+/// pkg/service/well_known_attributes.go `parseGRPCPath`).
+pub(crate) fn grpc_service_method(path: &str) -> Option<(&str, &str)> {
+    let (service, method) = path.strip_prefix('/')?.split_once('/')?;
+    (!service.is_empty() && !method.is_empty() && !method.contains('/'))
+        .then_some((service, method))
 }
 
 /// `ADDRESS[:PORT]` of `--source`.

@@ -300,11 +300,7 @@ fn grpc_match_fits(m: &crate::model::GrpcMatch, req: &Request) -> Option<(usize,
     let Some(mm) = &m.method else {
         return Some((0, 0));
     };
-    let rest = req.path.strip_prefix('/')?;
-    let (service, method) = rest.split_once('/')?;
-    if service.is_empty() || method.is_empty() || method.contains('/') {
-        return None;
-    }
+    let (service, method) = super::request::grpc_service_method(&req.path)?;
     let fits = |want: &Option<String>, got: &str| match want {
         None => true,
         Some(w) if mm.kind == "RegularExpression" => regex_full(w, got),

@@ -341,10 +341,8 @@ fn request_json(r: &CheckRequest<'_>) -> Value {
         }
     };
     // gRPC runs on HTTP/2 only; a plain request is taken as curl sends one.
-    let grpc = r
-        .headers
-        .get("content-type")
-        .is_some_and(|c| c.starts_with("application/grpc"));
+    let grpc = (r.headers.get("content-type"))
+        .is_some_and(|c| crate::simulate::request::is_grpc_content_type(c));
     let protocol = if grpc { "HTTP/2" } else { "HTTP/1.1" };
     put(&mut req, "protocol", protocol);
     put(&mut req, "scheme", r.scheme);
@@ -362,14 +360,14 @@ fn request_json(r: &CheckRequest<'_>) -> Value {
     }
     // gRPC requests get `request.grpc` (authorino v0.26: `parseGRPCPath`; v0.24.3, which 1.4
     // deploys, has no such attribute).
-    if grpc && r.grpc_attributes {
-        let parts: Vec<&str> = r.url_path.trim_start_matches('/').split('/').collect();
-        if r.url_path.starts_with('/') && parts.len() == 2 && parts.iter().all(|p| !p.is_empty()) {
-            req.insert(
-                "grpc".into(),
-                serde_json::json!({"service": parts[0], "method": parts[1]}),
-            );
-        }
+    if grpc
+        && r.grpc_attributes
+        && let Some((service, method)) = crate::simulate::request::grpc_service_method(r.url_path)
+    {
+        req.insert(
+            "grpc".into(),
+            serde_json::json!({"service": service, "method": method}),
+        );
     }
     let ext = serde_json::json!({"host": r.scope});
     req.insert("context_extensions".into(), ext.clone());

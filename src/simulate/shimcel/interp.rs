@@ -36,9 +36,8 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
     })
     .map_err(|panic| format!("{src}: the shim's parser panics: {panic}"))?
     .map_err(|e| format!("{src}: does not parse: {e}"))?;
-    let reads_request_body = calls(&parsed, "requestBodyJSON");
-    let mut reads = Vec::new();
-    attribute_reads(&parsed, &mut reads);
+    let mut found = Found::default();
+    scan(&parsed, &mut found);
     // The weaver works on this crate's own tree (`::cel`, the newest release); the tree goes
     // there and back, its literals kept aside as they are.
     let mut literals = Vec::new();
@@ -49,42 +48,52 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
     Ok(Program {
         expr: from_current(metered.expr, &literals),
         fixed: metered.fixed,
-        reads_request_body,
-        reads,
+        reads_request_body: found.request_body,
+        reads: found.reads,
     })
 }
 
-/// The fields of `request`, `source` and `destination` that `e` selects (`request.time`,
-/// `has(source.address)`), as the shim collects the attributes an expression needs (wasm-shim
-/// v0.14.1 src/data/cel.rs `properties`).
-fn attribute_reads(e: &ast::IdedExpr, out: &mut Vec<Read>) {
+/// What [`scan`] finds in an expression.
+#[derive(Default)]
+struct Found {
+    /// The fields of `request`, `source` and `destination` it selects (`request.time`,
+    /// `has(source.address)`), as the shim collects the attributes an expression needs (wasm-shim
+    /// v0.14.1 src/data/cel.rs `properties`).
+    reads: Vec<Read>,
+    /// Whether it calls `requestBodyJSON` (a literal spelling the name is no call).
+    request_body: bool,
+}
+
+/// Walk `e` once for what [`Found`] holds.
+fn scan(e: &ast::IdedExpr, out: &mut Found) {
     use ast::{EntryExpr, Expr};
-    let entry = |x: &ast::IdedEntryExpr, out: &mut Vec<Read>| match &x.expr {
+    let entry = |x: &ast::IdedEntryExpr, out: &mut Found| match &x.expr {
         EntryExpr::MapEntry(me) => {
-            attribute_reads(&me.key, out);
-            attribute_reads(&me.value, out);
+            scan(&me.key, out);
+            scan(&me.value, out);
         }
-        EntryExpr::StructField(sf) => attribute_reads(&sf.value, out),
+        EntryExpr::StructField(sf) => scan(&sf.value, out),
     };
     match &e.expr {
         Expr::Select(s) => match &s.operand.expr {
             Expr::Ident(root) => {
                 if let Some(root) = super::read_root(root) {
-                    out.push(Read {
+                    out.reads.push(Read {
                         root,
                         field: s.field.clone(),
                         presence: s.test,
                     });
                 }
             }
-            _ => attribute_reads(&s.operand, out),
+            _ => scan(&s.operand, out),
         },
         Expr::Call(c) => {
+            out.request_body |= c.func_name == "requestBodyJSON";
             if let Some(t) = &c.target {
-                attribute_reads(t, out);
+                scan(t, out);
             }
             for a in &c.args {
-                attribute_reads(a, out);
+                scan(a, out);
             }
         }
         Expr::Comprehension(c) => {
@@ -95,12 +104,12 @@ fn attribute_reads(e: &ast::IdedExpr, out: &mut Vec<Read>) {
                 &c.loop_step,
                 &c.result,
             ] {
-                attribute_reads(x, out);
+                scan(x, out);
             }
         }
         Expr::List(l) => {
             for x in &l.elements {
-                attribute_reads(x, out);
+                scan(x, out);
             }
         }
         Expr::Map(m) => {
@@ -114,36 +123,6 @@ fn attribute_reads(e: &ast::IdedExpr, out: &mut Vec<Read>) {
             }
         }
         _ => {}
-    }
-}
-
-/// Whether `e` calls `name` anywhere (a literal spelling the name is no call).
-fn calls(e: &ast::IdedExpr, name: &str) -> bool {
-    use ast::{EntryExpr, Expr};
-    let entry = |x: &ast::IdedEntryExpr| match &x.expr {
-        EntryExpr::MapEntry(me) => calls(&me.key, name) || calls(&me.value, name),
-        EntryExpr::StructField(sf) => calls(&sf.value, name),
-    };
-    match &e.expr {
-        Expr::Call(c) => {
-            c.func_name == name
-                || c.target.as_deref().is_some_and(|t| calls(t, name))
-                || c.args.iter().any(|a| calls(a, name))
-        }
-        Expr::Comprehension(c) => [
-            &c.iter_range,
-            &c.accu_init,
-            &c.loop_cond,
-            &c.loop_step,
-            &c.result,
-        ]
-        .into_iter()
-        .any(|x| calls(x, name)),
-        Expr::List(l) => l.elements.iter().any(|x| calls(x, name)),
-        Expr::Map(m) => m.entries.iter().any(entry),
-        Expr::Struct(s) => s.entries.iter().any(entry),
-        Expr::Select(s) => calls(&s.operand, name),
-        _ => false,
     }
 }
 

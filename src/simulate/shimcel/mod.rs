@@ -126,7 +126,7 @@ pub(crate) struct Read {
 /// The roots whose fields are Envoy's attributes (wasm-shim v0.12.3 / v0.14.1 src/data/cel.rs binds
 /// them from the host's properties).
 fn read_root(name: &str) -> Option<&'static str> {
-    ["request", "source", "destination"]
+    super::attributes::ENVOY_ROOTS
         .into_iter()
         .find(|r| *r == name)
 }
@@ -178,11 +178,7 @@ impl Vars {
         }
         if grpc
             && req.is_grpc()
-            && let Some((service, method)) = req
-                .path
-                .strip_prefix('/')
-                .and_then(|p| p.split_once('/'))
-                .filter(|(s, m)| !s.is_empty() && !m.is_empty() && !m.contains('/'))
+            && let Some((service, method)) = super::request::grpc_service_method(&req.path)
         {
             request.insert("grpc".into(), json!({"service": service, "method": method}));
         }

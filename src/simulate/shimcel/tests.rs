@@ -369,8 +369,9 @@ fn descriptor_values_are_written_as_each_release_writes_them() {
     }
 }
 
-// cel 0.14.0 panics on `value()` of what is not an optional (src/common/types/optional.rs), and
-// so would the 1.5 shim: undecided, and the process goes on. cel 0.12.0 reports an error.
+// cel 0.14.0 panics on `value()` of what is not an optional (src/common/types/optional.rs
+// `optional_value`: `expect("must be `CelOptional`")`), and so would the 1.5 shim: undecided, and
+// the process goes on. cel 0.12.0 reports an error (src/functions.rs `optional_value`: `try_from`).
 #[test]
 fn a_panic_of_the_interpreter_is_undecided() {
     let src = "(775 / 822 - 734).value() == 1";
