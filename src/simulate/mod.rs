@@ -859,12 +859,18 @@ impl<'t> Simulation<'t> {
             .iter()
             .map(|e| (e.key.clone(), e.value.clone()))
             .collect();
+        // Limitador's gRPC services read a `hits_addend` of 0 as 1, proto3's default standing for
+        // "not set" (limitador-server v2.1.0–v2.4.0 src/envoy_rls/server.rs `should_rate_limit`,
+        // kuadrant_service.rs `report`), and `CheckRateLimit` asks whether one more hit fits,
+        // whatever the request says (`is_rate_limited(&namespace, &ctx, 1)`): the token check's
+        // `hits_addend` 0 does not make a counter at its maximum admit another request.
+        let hits = hits.max(1);
         let result = match a.service {
             crate::generate::actions::RATELIMIT_REPORT_SERVICE => {
                 self.limitador.report(&domain, &pairs, hits).map(|_| None)
             }
             crate::generate::actions::RATELIMIT_CHECK_SERVICE => {
-                self.limitador.check(&domain, &pairs, 0, false).map(Some)
+                self.limitador.check(&domain, &pairs, 1, false).map(Some)
             }
             _ => self.limitador.check(&domain, &pairs, hits, true).map(Some),
         };
