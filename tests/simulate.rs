@@ -1000,3 +1000,166 @@ spec:
         }
     }
 }
+
+/// On 1.5 an action's predicates are one CEL expression (wasm-shim v0.14.1
+/// src/configuration/legacy_translation.rs `build_action_predicate`: `(p1) && (p2)`), and cel 0.14.0's
+/// `&&` gives false when one side is false and the other fails (src/objects.rs `LOGICAL_AND`): a
+/// missing header is absorbed by a path that does not match, and the AuthPolicy does not run. The
+/// 1.4 shim (v0.12.3 src/data/cel.rs `PredicateVec::apply`) tests them in order and fails on the
+/// first: its auth service's failure mode, deny, answers 500.
+#[test]
+fn the_1_5_shim_joins_an_actions_predicates_into_one_expression() {
+    let estate = ONE_ROUTE.to_string()
+        + r#"
+apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+  when:
+  - predicate: request.headers["x-tier"] == "gold"
+  - predicate: request.path == "/admin"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, estate).unwrap();
+    let f = file.to_str().unwrap();
+    let at = |release: &str, path: &str| {
+        let v = simulate(&["-f", f, "--kuadrant-version", release, path]);
+        v["requests"][0].clone()
+    };
+    let r = at("1.5", "http://x/toys");
+    assert_eq!(r["status"], 200, "{r}");
+    assert_eq!(
+        r["actions"][0]["skippedBy"], "request.path == \"/admin\"",
+        "{r}"
+    );
+    let r = at("1.4", "http://x/toys");
+    assert_eq!(r["status"], 500, "{r}");
+    assert!(
+        r["actions"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("x-tier"),
+        "{r}"
+    );
+    // Where the other side does not decide, the error stands at both releases.
+    for release in ["1.4", "1.5"] {
+        assert_eq!(at(release, "http://x/admin")["status"], 500, "{release}");
+    }
+}
+
+/// A rate-limit action's data block on 1.5: its predicates joined with `&&` in one condition
+/// (`build_ratelimit_predicate`, `build_ratelimit_entry_list_cel`), so an error beside a false
+/// predicate skips the limit, where 1.4 fails the action (failure mode allow: no limit either,
+/// but the trace says why).
+#[test]
+fn the_1_5_shim_joins_a_limits_predicates_into_one_expression() {
+    let estate = ONE_ROUTE.to_string()
+        + r#"
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  limits:
+    l:
+      rates: [{limit: 1, window: 10s}]
+      when:
+      - predicate: request.headers["x-tier"] == "gold"
+      - predicate: request.path == "/admin"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, estate).unwrap();
+    let f = file.to_str().unwrap();
+    let v = simulate(&["-f", f, "--kuadrant-version", "1.5", "http://x/toys"]);
+    let a = &v["requests"][0]["actions"][0];
+    assert_eq!(a["skippedBy"], "request.path == \"/admin\"", "{a}");
+    assert!(a["error"].is_null(), "{a}");
+    let v = simulate(&["-f", f, "--kuadrant-version", "1.4", "http://x/toys"]);
+    let a = &v["requests"][0]["actions"][0];
+    assert!(a["error"].as_str().unwrap().contains("x-tier"), "{a}");
+    // With the header, both count the request on /admin and refuse the second.
+    for release in ["1.4", "1.5"] {
+        let v = simulate(&[
+            "-f",
+            f,
+            "--kuadrant-version",
+            release,
+            "-H",
+            "x-tier: gold",
+            "--count",
+            "2",
+            "http://x/admin",
+        ]);
+        assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"), "{release}");
+    }
+}
+
+/// A TelemetryPolicy's labels are the gateway's `requestData`. The 1.5 shim puts each in the
+/// rate-limit request as `string(expression)` (wasm-shim v0.14.1 legacy_translation.rs
+/// `build_ratelimit_message_builder`): `auth.identity.userid` without an AuthPolicy fails, so the
+/// message fails, the action fails and its failure mode, allow, lets every request through: the
+/// RateLimitPolicy's 100 a minute never refuses one. The 1.4 shim sends the labels whose value is a
+/// string as a second descriptor and leaves the others out (v0.12.3 src/services/rate_limit.rs
+/// `build_request`): the limit holds. Without the `user` label, 1.5 limits too.
+#[test]
+fn telemetry_labels_that_fail_disable_the_1_5_rate_limit() {
+    let base = [
+        "-H",
+        "Host: api.toystore.com",
+        "-H",
+        "x-model: m1",
+        "--count",
+        "101",
+        "--interval",
+        "10ms",
+        "http://10.0.0.1/toys",
+    ];
+    let run = |estate: &str, release: &str| {
+        let mut args = vec!["-f", estate, "--kuadrant-version", release];
+        args.extend(base);
+        simulate(&args)
+    };
+    let fixture = "testdata/extensions/telemetry/input.yaml";
+    let v = run(fixture, "1.4");
+    assert_eq!(verdicts(&v), allowed_then_limited(100, 1, "global"));
+    let first = &v["requests"][0]["actions"][0];
+    assert_eq!(
+        first["requestData"],
+        serde_json::json!([{"key": "model", "value": "m1"}]),
+        "{first}"
+    );
+    let v = run(fixture, "1.5");
+    assert_eq!(verdicts(&v), allowed_then_limited(101, 0, "global"));
+    let first = &v["requests"][0]["actions"][0];
+    assert!(
+        first["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("requestData metrics.labels.user = string(auth.identity.userid): "),
+        "{first}"
+    );
+    assert!(first["limitador"].is_null(), "{first}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    std::fs::write(
+        &file,
+        text.replace("        user: auth.identity.userid\n", ""),
+    )
+    .unwrap();
+    let v = run(file.to_str().unwrap(), "1.5");
+    assert_eq!(verdicts(&v), allowed_then_limited(100, 1, "global"));
+    let first = &v["requests"][0]["actions"][0];
+    assert_eq!(
+        first["requestData"],
+        serde_json::json!([{"key": "model", "value": "m1"}]),
+        "{first}"
+    );
+}

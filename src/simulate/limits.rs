@@ -288,15 +288,30 @@ impl Limitador {
         self.clock.set(Duration::ZERO);
     }
 
-    /// Run `f` with Limitador's context for one descriptor, as the shim sends it: the
-    /// `descriptors` list holding it.
-    fn with_context<T>(&self, entries: &[(String, String)], f: impl FnOnce(&Context) -> T) -> T {
+    /// Run `f` with Limitador's context for the descriptors the shim sends: the `descriptors`
+    /// list holding `entries`, then `extra` when it has entries (the `requestData` one). The
+    /// contexts of single descriptors are kept: a sequence sends the same few again and again.
+    fn with_context<T>(
+        &self,
+        entries: &[(String, String)],
+        extra: &[(String, String)],
+        f: impl FnOnce(&Context) -> T,
+    ) -> T {
+        let descriptor =
+            |e: &[(String, String)]| -> HashMap<String, String> { e.iter().cloned().collect() };
+        if !extra.is_empty() {
+            let mut ctx = Context::default();
+            ctx.list_binding(
+                "descriptors".into(),
+                vec![descriptor(entries), descriptor(extra)],
+            );
+            return f(&ctx);
+        }
         if let Some(ctx) = self.contexts.borrow().get(entries) {
             return f(ctx);
         }
         let mut ctx = Context::default();
-        let descriptor: HashMap<String, String> = entries.iter().cloned().collect();
-        ctx.list_binding("descriptors".into(), vec![descriptor]);
+        ctx.list_binding("descriptors".into(), vec![descriptor(entries)]);
         let out = f(&ctx);
         let mut cache = self.contexts.borrow_mut();
         if cache.len() >= CONTEXTS {
@@ -306,18 +321,19 @@ impl Limitador {
         out
     }
 
-    /// Check the descriptor `entries` (one descriptor, as the shim sends it) against namespace
-    /// `domain`, adding `delta` hits when every counter admits them.
+    /// Check the descriptor `entries` (and the `requestData` descriptor `extra`, as the shim sends
+    /// them) against namespace `domain`, adding `delta` hits when every counter admits them.
     pub(super) fn check(
         &self,
         domain: &str,
         entries: &[(String, String)],
+        extra: &[(String, String)],
         delta: u64,
         update: bool,
     ) -> Result<Decision, String> {
         let ns = Namespace::from(domain);
         let res = self
-            .with_context(entries, |ctx| {
+            .with_context(entries, extra, |ctx| {
                 if update {
                     self.limiter.check_rate_limited_and_update(&ns, ctx, delta)
                 } else {
@@ -341,11 +357,14 @@ impl Limitador {
         &self,
         domain: &str,
         entries: &[(String, String)],
+        extra: &[(String, String)],
         delta: u64,
     ) -> Result<(), String> {
         let ns = Namespace::from(domain);
-        self.with_context(entries, |ctx| self.limiter.update_counters(&ns, ctx, delta))
-            .map_err(|e| format!("Limitador: {e}"))
+        self.with_context(entries, extra, |ctx| {
+            self.limiter.update_counters(&ns, ctx, delta)
+        })
+        .map_err(|e| format!("Limitador: {e}"))
     }
 }
 
@@ -423,18 +442,18 @@ mod tests {
         let e = entries("create", None);
         for i in 0..5 {
             l.clock.set(Duration::from_secs(i));
-            let d = l.check("ns/route", &e, 1, true).unwrap();
+            let d = l.check("ns/route", &e, &[], 1, true).unwrap();
             assert!(!d.limited, "request {i}");
             assert_eq!(d.counters[0].remaining, 4 - i);
         }
         l.clock.set(Duration::from_secs(5));
-        let d = l.check("ns/route", &e, 1, true).unwrap();
+        let d = l.check("ns/route", &e, &[], 1, true).unwrap();
         assert!(d.limited);
         assert_eq!(d.limit.as_deref(), Some("create"));
         assert_eq!(d.counters[0].resets_in_ms, 5_000);
         // The window began with the first hit, at 0 s: at 10 s it starts again.
         l.clock.set(Duration::from_secs(10));
-        let d = l.check("ns/route", &e, 1, true).unwrap();
+        let d = l.check("ns/route", &e, &[], 1, true).unwrap();
         assert!(!d.limited);
         assert_eq!(d.counters[0].remaining, 4);
     }
@@ -450,10 +469,10 @@ mod tests {
         .unwrap();
         let alice = entries("per-user", Some("alice"));
         let bob = entries("per-user", Some("bob"));
-        assert!(!l.check("ns/route", &alice, 1, true).unwrap().limited);
-        assert!(!l.check("ns/route", &alice, 1, true).unwrap().limited);
-        assert!(l.check("ns/route", &alice, 1, true).unwrap().limited);
-        let d = l.check("ns/route", &bob, 1, true).unwrap();
+        assert!(!l.check("ns/route", &alice, &[], 1, true).unwrap().limited);
+        assert!(!l.check("ns/route", &alice, &[], 1, true).unwrap().limited);
+        assert!(l.check("ns/route", &alice, &[], 1, true).unwrap().limited);
+        let d = l.check("ns/route", &bob, &[], 1, true).unwrap();
         assert!(!d.limited);
         assert!(
             d.counters[0].key.ends_with("auth.identity.username\"]=bob"),
@@ -462,12 +481,12 @@ mod tests {
         );
         // Without the variable's value the limit does not apply at all.
         let d = l
-            .check("ns/route", &entries("per-user", None), 1, true)
+            .check("ns/route", &entries("per-user", None), &[], 1, true)
             .unwrap();
         assert!(d.counters.is_empty());
         // Another namespace has no limits.
         assert!(
-            l.check("other/route", &alice, 1, true)
+            l.check("other/route", &alice, &[], 1, true)
                 .unwrap()
                 .counters
                 .is_empty()
@@ -497,7 +516,7 @@ mod tests {
             })
             .collect();
         for e in &reqs {
-            let a = ours.check("ns/route", e, 1, true).unwrap();
+            let a = ours.check("ns/route", e, &[], 1, true).unwrap();
             let mut ctx = Context::default();
             ctx.list_binding("descriptors".into(), vec![e.iter().cloned().collect()]);
             let b = theirs

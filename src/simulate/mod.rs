@@ -25,6 +25,7 @@
 //! Envoy runs the wasm filter before its router, so a request refused by auth or a limit is refused
 //! even when no route rule matches; one that passes and matches no rule gets 404.
 
+mod action;
 mod attributes;
 pub mod authorino;
 pub mod cases;
@@ -41,12 +42,13 @@ pub mod text;
 use crate::generate::actions::Action;
 use crate::generate::object::Object;
 use crate::topology::Topology;
+use action::{Conditions, Message, Stop, request_data_failure};
 use limits::{Decision, LimitSpec, Limitador};
 use request::Request;
 use routing::Routing;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use shim::WasmConfig;
+use shim::{RequestData, WasmConfig};
 use shimcel::{Activation, Failure, ShimCel};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -208,6 +210,9 @@ pub struct ActionTrace {
     /// The descriptor entries sent to Limitador.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub descriptor: Vec<Entry>,
+    /// The second descriptor's entries: the gateway's `requestData` (TelemetryPolicy labels).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub request_data: Vec<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limitador: Option<Decision>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -256,7 +261,7 @@ pub struct Simulation<'t> {
     /// The topology's paths by listener, built on the first request.
     listener_paths: std::sync::OnceLock<routing::ListenerPaths>,
     /// `namespace/name` of the gateway → its wasm configuration.
-    wasm: BTreeMap<String, (WasmConfig, Map<String, Value>)>,
+    wasm: BTreeMap<String, Carrier>,
     auth_configs: BTreeMap<String, Map<String, Value>>,
     /// Every generated limit, for the property test and the trace.
     pub limits: Vec<LimitSpec>,
@@ -290,6 +295,16 @@ pub struct Simulation<'t> {
     last_auth: RefCell<Option<(Request, Map<String, Value>, Rc<Activation>)>>,
     /// The evaluation budgets of each request.
     pub budget: cost::Limits,
+}
+
+/// A gateway's wasm configuration, with what the simulation reads of it each request.
+struct Carrier {
+    config: WasmConfig,
+    /// Its `services`, by name.
+    services: Map<String, Value>,
+    /// Its `requestData`, less the expressions the shim's parser refuses (the shim leaves them
+    /// out: wasm-shim v0.12.3 / v0.14.1 src/kuadrant/pipeline/factory.rs).
+    request_data: Vec<RequestData>,
 }
 
 /// `namespace/name` of gateway `g`.
@@ -367,11 +382,19 @@ impl<'t> Simulation<'t> {
         let mut auth_configs = BTreeMap::new();
         let mut auth_namespace = String::new();
         let mut limits = Vec::new();
+        let shim_cel = ShimCel::new(topology.model.version);
         for o in objects {
             if let Some((gw, config)) = wasm_config_of(o) {
                 let config = WasmConfig::new(config.clone());
                 let services = config.services();
-                wasm.insert(gw, (config, services));
+                let mut request_data = config.request_data();
+                request_data.retain(|d| shim_cel.parses(&d.expression));
+                let carrier = Carrier {
+                    config,
+                    services,
+                    request_data,
+                };
+                wasm.insert(gw, carrier);
             }
             match o {
                 Object::Limitador(l) => limits.extend(l.limits.iter().map(|l| LimitSpec {
@@ -397,7 +420,7 @@ impl<'t> Simulation<'t> {
             auth_configs,
             limits,
             limitador,
-            shim_cel: ShimCel::new(topology.model.version),
+            shim_cel,
             memo: Default::default(),
             last: Default::default(),
             gateway: None,
@@ -523,7 +546,7 @@ impl<'t> Simulation<'t> {
             .first()
             .and_then(|&g| self.wasm.get(&gateway_key(t, g)));
         let (hostname, sets) = match config {
-            Some((config, _)) => shim::candidates(config, &req.host),
+            Some(carrier) => shim::candidates(&carrier.config, &req.host),
             None => (None, vec![]),
         };
         Memo {
@@ -577,7 +600,8 @@ impl<'t> Simulation<'t> {
         trace.other_gateways = cands[1..].iter().map(|g| key(*g)).collect();
         let routed = memo.routed.clone();
         trace.routing = routed.clone();
-        if let Some((config, services)) = self.wasm.get(&key(g)) {
+        if let Some(carrier) = self.wasm.get(&key(g)) {
+            let config = &carrier.config;
             trace.action_set_hostname = memo.hostname.clone();
             let sets = memo.sets.iter().map(|&i| &config.action_sets()[i]);
             let mut selected = None;
@@ -612,7 +636,7 @@ impl<'t> Simulation<'t> {
                 // The shim's variables: `auth` holds what the auth action stored, once it ran.
                 let mut act = Rc::clone(&act);
                 for (i, a) in set.actions.iter().enumerate() {
-                    let (at, verdict, auth) = self.action(a, set.scope_of(a), services, req, &act);
+                    let (at, verdict, auth) = self.action(a, set.scope_of(a), carrier, req, &act);
                     trace.actions.push(at);
                     if let Some(meta) = auth.filter(|m| !m.is_empty()) {
                         act = self.with_auth(req, meta);
@@ -716,7 +740,7 @@ impl<'t> Simulation<'t> {
         &self,
         a: &Action,
         scope: &str,
-        services: &Map<String, Value>,
+        carrier: &Carrier,
         req: &Request,
         act: &Activation,
     ) -> (ActionTrace, Option<Verdict>, Option<Map<String, Value>>) {
@@ -727,9 +751,11 @@ impl<'t> Simulation<'t> {
             skipped_by: None,
             auth: None,
             descriptor: vec![],
+            request_data: vec![],
             limitador: None,
             error: None,
         };
+        let services = &carrier.services;
         let fail = |at: &mut ActionTrace, e: Failure| {
             let e = match e {
                 Failure::Error(e) => e,
@@ -774,7 +800,13 @@ impl<'t> Simulation<'t> {
             at.error = Some(reason.clone());
             return (at, Some(Verdict::Undecided(reason)), None);
         }
-        match self.shim_cel.all(&a.predicates, act) {
+        let mut conditions = Conditions::new();
+        let held = if v15 {
+            self.typed_predicate(a, act, &mut conditions)
+        } else {
+            self.shim_cel.all(&a.predicates, act)
+        };
+        match held {
             Ok(None) => {}
             Ok(Some(p)) => {
                 at.skipped_by = Some(p);
@@ -786,65 +818,49 @@ impl<'t> Simulation<'t> {
             }
         }
         if a.service == crate::generate::actions::AUTH_SERVICE {
-            let (auth, verdict, meta) = self.auth(scope, req);
-            at.auth = Some(auth);
-            return (at, verdict, meta);
-        }
-        let report = a.service == crate::generate::actions::RATELIMIT_REPORT_SERVICE;
-        let mut entries = Vec::new();
-        let mut domain = scope.to_string();
-        let mut hits = 1u64;
-        for cd in &a.conditional_data {
-            match self.shim_cel.all(&cd.predicates, act) {
-                Ok(None) => {}
-                Ok(Some(_)) => continue,
-                Err(e) => {
-                    let v = fail(&mut at, e);
-                    return (at, v, None);
-                }
-            }
-            for (key, value) in &cd.data {
-                if report
-                    && key == "ratelimit.hits_addend"
-                    && req.tokens.is_none()
-                    && req.response_body.is_none()
-                {
-                    // The token usage is in the upstream response, which nobody gave.
-                    at.error = Some(format!(
-                        "{}: the upstream response is unknown (pass --tokens or --response-body); the counters of {} may have grown by any amount",
-                        value, scope
-                    ));
-                    return (at, Some(Verdict::Taints(scope.to_string())), None);
-                }
-                let text = if key == "ratelimit.domain" || key == "ratelimit.hits_addend" {
-                    self.shim_cel.scalar(value, act)
-                } else {
-                    self.shim_cel.entry_value(value, act)
-                };
-                match text {
-                    Ok(v) if key == "ratelimit.domain" => domain = v,
-                    Ok(v) if key == "ratelimit.hits_addend" => match v.parse() {
-                        Ok(n) => hits = n,
-                        Err(_) if report => {
-                            at.error = Some(format!(
-                                "{value}: {v} is not a token count; nothing is reported"
-                            ));
-                            return (at, None, None);
-                        }
-                        Err(_) => hits = 1,
-                    },
-                    Ok(v) => entries.push(Entry {
-                        key: key.clone(),
-                        value: v,
-                    }),
-                    Err(e) => {
-                        let v = fail(&mut at, e);
+            // The 1.5 auth message carries the `requestData` values that do not name `auth.`,
+            // each `string(expression)` (wasm-shim v0.14.1 legacy_translation.rs
+            // `build_request_data_value_cel`): one that fails fails the action. The 1.4 shim sends
+            // the expression's text instead of a value it could not compute.
+            if v15 {
+                for d in (carrier.request_data.iter()).filter(|d| !d.expression.contains("auth.")) {
+                    if let Err(e) = self.shim_cel.entry_value(&d.expression, act) {
+                        let v = fail(&mut at, request_data_failure(d, e));
                         return (at, v, None);
                     }
                 }
             }
+            let (auth, verdict, meta) = self.auth(scope, req);
+            at.auth = Some(auth);
+            return (at, verdict, meta);
         }
+        let message = if v15 {
+            self.message_1_5(a, scope, carrier, req, act, &mut conditions)
+        } else {
+            self.message_1_4(a, scope, carrier, req, act)
+        };
+        let Message {
+            entries,
+            domain,
+            hits,
+            request_data,
+        } = match message {
+            Ok(m) => m,
+            Err(Stop::Failed(e)) => {
+                let v = fail(&mut at, e);
+                return (at, v, None);
+            }
+            Err(Stop::NotReported(why)) => {
+                at.error = Some(why);
+                return (at, None, None);
+            }
+            Err(Stop::Unknown(why)) => {
+                at.error = Some(why);
+                return (at, Some(Verdict::Taints(scope.to_string())), None);
+            }
+        };
         at.descriptor = entries;
+        at.request_data = request_data;
         if at.descriptor.is_empty() {
             return (at, None, None);
         }
@@ -859,6 +875,11 @@ impl<'t> Simulation<'t> {
             .iter()
             .map(|e| (e.key.clone(), e.value.clone()))
             .collect();
+        // The `requestData` descriptor, second in the request: the operator's limits read the first
+        // (`descriptors[0]`), so it decides nothing, but Limitador is given what the shim sends.
+        let extra: Vec<(String, String)> = (at.request_data.iter())
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
         // Limitador's gRPC services read a `hits_addend` of 0 as 1, proto3's default standing for
         // "not set" (limitador-server v2.1.0–v2.4.0 src/envoy_rls/server.rs `should_rate_limit`,
         // kuadrant_service.rs `report`), and `CheckRateLimit` asks whether one more hit fits,
@@ -866,13 +887,15 @@ impl<'t> Simulation<'t> {
         // `hits_addend` 0 does not make a counter at its maximum admit another request.
         let hits = hits.max(1);
         let result = match a.service {
-            crate::generate::actions::RATELIMIT_REPORT_SERVICE => {
-                self.limitador.report(&domain, &pairs, hits).map(|_| None)
-            }
-            crate::generate::actions::RATELIMIT_CHECK_SERVICE => {
-                self.limitador.check(&domain, &pairs, 1, false).map(Some)
-            }
-            _ => self.limitador.check(&domain, &pairs, hits, true).map(Some),
+            crate::generate::actions::RATELIMIT_REPORT_SERVICE => (self.limitador)
+                .report(&domain, &pairs, &extra, hits)
+                .map(|_| None),
+            crate::generate::actions::RATELIMIT_CHECK_SERVICE => (self.limitador)
+                .check(&domain, &pairs, &extra, 1, false)
+                .map(Some),
+            _ => (self.limitador)
+                .check(&domain, &pairs, &extra, hits, true)
+                .map(Some),
         };
         match result {
             Ok(Some(d)) => {

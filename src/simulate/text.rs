@@ -145,7 +145,7 @@ pub fn tree(t: &Trace) -> String {
             for a in &t.actions {
                 let head = format!("{} {}", a.service, short(&a.scope));
                 if let Some(p) = &a.skipped_by {
-                    sub.push(format!("{head}: skipped, {p} is false"));
+                    sub.push(format!("{head}: skipped, {} is false", p.trim()));
                 } else if let Some(e) = &a.error {
                     sub.push(format!("{head}: error: {e}"));
                 } else if let Some(auth) = &a.auth {
@@ -158,7 +158,18 @@ pub fn tree(t: &Trace) -> String {
                         .iter()
                         .map(|e| format!("{}={}", e.key, e.value))
                         .collect();
-                    sub.push(format!("{head}: {}", d.join(" ")));
+                    let extra: Vec<String> = (a.request_data.iter())
+                        .map(|e| format!("{}={}", e.key, e.value))
+                        .collect();
+                    if extra.is_empty() {
+                        sub.push(format!("{head}: {}", d.join(" ")));
+                    } else {
+                        sub.push(format!(
+                            "{head}: {}; requestData {}",
+                            d.join(" "),
+                            extra.join(" ")
+                        ));
+                    }
                     for c in counters(a) {
                         sub.push(format!("  {c}"));
                     }

@@ -314,6 +314,11 @@ impl ShimCel {
         }
     }
 
+    /// Whether the shim's parser reads `src`.
+    pub(crate) fn parses(&self, src: &str) -> bool {
+        self.program(src).is_ok()
+    }
+
     /// Whether `src` calls `requestBodyJSON` (false when it does not parse: its evaluation says
     /// why).
     pub(crate) fn reads_request_body(&self, src: &str) -> bool {
