@@ -146,12 +146,13 @@ pub(crate) struct Vars {
 impl Vars {
     /// The shim's variables for `req`: `request.{method,scheme,host,path,url_path,query,
     /// protocol,headers,useragent,referer}`, `source.{address,port}`, `destination.port`, and
-    /// `auth`, what the auth action stored (Authorino's dynamic metadata), empty before it.
+    /// `auth`, what the auth action stored (Authorino's dynamic metadata): before it, null on 1.5
+    /// and empty on 1.4.
     ///
-    /// With `grpc` (the 1.5 shim), a gRPC request's `request.grpc` holds the `service` and `method`
+    /// With `v1_5` (the 1.5 shim), a gRPC request's `request.grpc` holds the `service` and `method`
     /// of its path (wasm-shim v0.14.1 src/data/cel.rs `resolve_grpc`, src/data/grpc.rs:
     /// `content-type` starting with `application/grpc`, a path `/Service/Method`).
-    pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>, grpc: bool) -> Vars {
+    pub(crate) fn new(req: &Request, auth: Option<&Map<String, Value>>, v1_5: bool) -> Vars {
         let headers = req.joined_headers();
         let authority = req.authority();
         let mut request = Map::new();
@@ -176,7 +177,7 @@ impl Vars {
         if let Some(rf) = req.header("referer") {
             request.insert("referer".into(), rf.into());
         }
-        if grpc
+        if v1_5
             && req.is_grpc()
             && let Some((service, method)) = super::request::grpc_service_method(&req.path)
         {
@@ -202,7 +203,14 @@ impl Vars {
             request: Value::Object(request),
             source,
             destination: json!({"port": req.port}),
-            auth: Value::Object(auth.cloned().unwrap_or_default()),
+            // Before the auth action stored anything, the 1.5 shim binds `auth` to null (v0.14.1
+            // src/data/cel.rs `eval`: no stored `auth.` prefix, no value), so `auth.identity` and
+            // `has(auth.identity)` both fail there; the 1.4 shim reads each field from the host.
+            auth: match auth {
+                Some(a) => Value::Object(a.clone()),
+                None if v1_5 => Value::Null,
+                None => Value::Object(Map::new()),
+            },
             response_body,
             source_given: req.source.is_some(),
         }

@@ -384,3 +384,15 @@ fn a_panic_of_the_interpreter_is_undecided() {
         Err(Failure::Error(_))
     ));
 }
+
+/// Before the auth action stored anything, the 1.5 shim binds `auth` to null (wasm-shim v0.14.1
+/// src/data/cel.rs `eval`: the `auth` binding falls back to `Value::Null` when no `auth.` value is
+/// stored), and cel 0.14.0 has no overload for a field of null, not even under `has`.
+#[test]
+fn auth_is_null_before_the_1_5_auth_action() {
+    let v15 = KuadrantVersion::V1_5;
+    for src in ["has(auth.identity)", "auth.identity.userid == 'x'"] {
+        assert_eq!(error(v15, src), format!("{src}: No such overload"));
+    }
+    assert_eq!(eval(v15, "auth == null"), Ok(Some(json!(true))));
+}
