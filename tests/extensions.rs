@@ -1094,3 +1094,71 @@ fn threat_actions_on_envoy_gateway_print_as_the_tree_writer_does() {
     let typed = policyctl::render::objects::yaml_objects(&a.generated.objects).unwrap();
     assert_eq!(typed, policyctl::render::objects::yaml(&values).unwrap());
 }
+
+/// PCTL3030: on 1.5 the shim writes each TelemetryPolicy label into every rate-limit request as
+/// `string(expression)` (wasm-shim v0.14.1 src/configuration/legacy_translation.rs
+/// `build_ratelimit_message_builder`), with `auth` null before the auth action (src/data/cel.rs
+/// `eval`), so `auth.identity.userid` fails there for every request, and the RateLimitPolicy's
+/// action with it (failure mode allow). The label on a request header fails request by request:
+/// not reported. Nothing on 1.4, whose shim leaves such a label out (v0.12.3
+/// src/services/rate_limit.rs `build_request`); nothing for a guarded label, or for a policy whose
+/// limits run after an auth action.
+#[test]
+fn telemetry_labels_that_fail_before_auth_turn_rate_limits_off() {
+    let l = load_case("telemetry", V15);
+    let a = analyze(&l, V15);
+    let found: Vec<_> = (a.diagnostics.iter())
+        .filter(|d| d.code.as_str() == "PCTL3030")
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let d = found[0];
+    assert_eq!(
+        d.object.as_deref(),
+        Some("TelemetryPolicy gateway-system/user-metrics")
+    );
+    for part in [
+        "label `user` is written into every rate-limit request of Gateway gateway-system/api-gateway as `string(auth.identity.userid)`",
+        "(auth.identity.userid: No such overload)",
+        "RateLimitPolicy toystore/toystore-rlp",
+    ] {
+        assert!(d.message.contains(part), "{part}: {}", d.message);
+    }
+    let l = load_case("telemetry", V14);
+    let a = analyze(&l, V14);
+    assert!(a.diagnostics.iter().all(|d| d.code.as_str() != "PCTL3030"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!(
+        "{}/testdata/extensions/telemetry/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let guarded = text.replace(
+        "user: auth.identity.userid",
+        "user: 'auth == null ? \"\" : auth.identity.userid'",
+    );
+    // An AuthPolicy on the route and a counter on `auth.`: the limit runs after the auth action.
+    let after_auth = text.replace(
+        "      rates: [{limit: 100, window: 1m}]\n",
+        "      rates: [{limit: 100, window: 1m}]\n      counters: [{expression: auth.identity.userid}]\n",
+    ) + "---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata: {name: auth, namespace: toystore}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: toystore}\n  rules:\n    authentication:\n      anon: {anonymous: {}}\n";
+    for (name, estate) in [("guarded", guarded), ("after-auth", after_auth)] {
+        assert_ne!(estate, text, "{name}");
+        let file = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&file, estate).unwrap();
+        let l = load(
+            &[Input::Path(file)],
+            &LoadOptions {
+                default_namespace: "default".into(),
+                version: V15,
+                ..LoadOptions::default()
+            },
+        );
+        assert!(!l.diagnostics.has_errors(), "{name}: {:?}", l.diagnostics);
+        let a = analyze(&l, V15);
+        assert!(
+            a.diagnostics.iter().all(|d| d.code.as_str() != "PCTL3030"),
+            "{name}"
+        );
+    }
+}

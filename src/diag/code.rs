@@ -88,6 +88,7 @@ codes! {
     ThreatServiceAssumed = "PCTL3027", Warning, false, "a ThreatPolicy's actions are in the wasm configuration, assuming its controller reached the threat assessment service; the Envoy clusters for it and for the descriptor service are not printed";
     ThreatNoActionSets = "PCTL3028", Warning, false, "a ThreatPolicy's Gateway has no action sets: the skeleton sets the operator builds for its routes, and the ThreatPolicy's actions, are not modelled";
     QueryMapUndeclared = "PCTL3029", Warning, false, "a route rule's queryParams match becomes a route predicate the wasm-shim cannot evaluate (it registers queryMap only in its test builds): requests that reach it get 500";
+    TelemetryLabelFails = "PCTL3030", Warning, false, "a TelemetryPolicy label fails in the 1.5 wasm-shim whenever auth is not set, and with it every rate-limit request built before auth: those rate limits are never enforced";
     ConfigUnknownKey = "PCTL4001", Warning, false, "a settings-file key policyctl does not know";
     ConfigInvalid = "PCTL4002", Error, true, "the settings file cannot be read or has an invalid value";
     VersionDifference = "PCTL4003", Warning, false, "the input uses something the emulated operator version handles differently";

@@ -5,7 +5,7 @@
 //! stores it ([`derived_object`]).
 
 use crate::model::extension::{ExtensionBody, ExtensionKind, Plan};
-use crate::model::{KuadrantVersion, Model, Policy, PolicyBody, RouteKind};
+use crate::model::{KuadrantVersion, Model, Policy, PolicyBody, RouteKind, Sp};
 use serde_json::Value;
 
 /// `PlanPolicy.BuildCelExpression`: the CEL expression that picks the first tier whose predicate
@@ -154,18 +154,37 @@ pub(crate) fn plan_data(
 /// `KuadrantMetricBinding`; `internal/extension/registry.go` `mutateWasmConfig`: the first
 /// registration of a binding is kept, here the first TelemetryPolicy by namespace/name), sorted.
 pub(crate) fn request_data(model: &Model, namespace: &str, name: &str) -> Vec<(String, String)> {
-    let mut out: std::collections::BTreeMap<String, String> = Default::default();
-    for e in &model.extensions {
+    request_data_sources(model, namespace, name)
+        .into_iter()
+        .map(|(key, expression, _, _)| (key, expression.value.clone()))
+        .collect()
+}
+
+/// [`request_data`] with where each entry comes from: the TelemetryPolicy (its index among the
+/// model's extensions) and the label's name.
+pub(crate) fn request_data_sources<'m>(
+    model: &'m Model,
+    namespace: &str,
+    name: &str,
+) -> Vec<(String, &'m Sp<String>, usize, &'m str)> {
+    let mut out: std::collections::BTreeMap<String, (&Sp<String>, usize, &str)> =
+        Default::default();
+    for (i, e) in model.extensions.iter().enumerate() {
         if let ExtensionBody::Telemetry(labels) = &e.body
             && e.targets("Gateway", namespace, name)
         {
             for (label, expression) in labels {
-                out.entry(format!("metrics.labels.{label}"))
-                    .or_insert_with(|| expression.clone());
+                out.entry(format!("metrics.labels.{label}")).or_insert((
+                    expression,
+                    i,
+                    label.as_str(),
+                ));
             }
         }
     }
-    out.into_iter().collect()
+    out.into_iter()
+        .map(|(key, (expression, i, label))| (key, expression, i, label))
+        .collect()
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ pub(crate) mod names;
 pub(crate) mod object;
 pub(crate) mod predicates;
 pub(crate) mod shim;
+mod telemetry;
 pub(crate) mod threat;
 pub(crate) mod tls;
 
@@ -341,6 +342,8 @@ fn generate_in_runs(
     out.rejected_gateways = rejected;
     out.diagnostics
         .extend(threat::diagnostics(m, &threat_gateways));
+    out.diagnostics
+        .extend(telemetry::diagnostics(m, &out.objects));
     out.objects.extend(limitador);
     if opts.wants(Family::AuthConfig) {
         // Sorted by name by the pass.

@@ -155,13 +155,7 @@ fn telemetry(
         c.missing(d.span, "spec.metrics.default.labels");
         return None;
     };
-    Some(ExtensionBody::Telemetry(
-        labels
-            .value
-            .into_iter()
-            .map(|(k, v)| (k, v.value))
-            .collect(),
-    ))
+    Some(ExtensionBody::Telemetry(labels.value))
 }
 
 fn threat(t: Option<Sp<i64>>, at: Span, c: &mut Check) -> Option<ExtensionBody> {

@@ -56,8 +56,8 @@ pub enum ExtensionBody {
     Plan(Vec<Plan>),
     /// OIDCPolicy `provider` and `auth` (see [`super::oidc`]).
     Oidc(Box<super::oidc::OidcSpec>),
-    /// TelemetryPolicy `metrics.default.labels` (label name → CEL expression).
-    Telemetry(IndexMap<String, String>),
+    /// TelemetryPolicy `metrics.default.labels` (label name → CEL expression, where it is written).
+    Telemetry(IndexMap<String, super::Sp<String>>),
     /// ThreatPolicy `threshold`.
     Threat(i64),
 }

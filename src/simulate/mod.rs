@@ -375,6 +375,31 @@ pub fn evaluate(
     }
 }
 
+/// What the 1.5 shim gets evaluating `string(src)`, a `requestData` entry, before the auth action
+/// stored anything (`auth` null): `Some(error)` when that fails whatever the request, `src` reading
+/// no variable but `auth`; `None` when it gives a value, or when its outcome depends on the request.
+pub(crate) fn fails_before_auth(src: &str) -> Option<String> {
+    thread_local! {
+        static SHIM: ShimCel = ShimCel::new(crate::model::KuadrantVersion::V1_5);
+    }
+    SHIM.with(|cel| {
+        if !cel.reads_only_auth(src) {
+            cel.forget();
+            return None;
+        }
+        let req = Request::parse("GET", "http://x/", &[]).ok()?;
+        let act = cel.activation(&req, None);
+        cost::begin_request(cost::Limits::default());
+        let out = cel.entry_value(src, &act);
+        let over = cost::end_request();
+        cel.forget();
+        match (out, over) {
+            (Err(Failure::Error(e)), None) => Some(e),
+            _ => None,
+        }
+    })
+}
+
 impl<'t> Simulation<'t> {
     /// Read the generated objects. `Err`: a generated limit Limitador cannot read.
     pub fn new(topology: &'t Topology<'t>, objects: &[Object]) -> Result<Simulation<'t>, String> {

@@ -24,6 +24,8 @@ pub(crate) struct Program {
     pub(crate) reads_request_body: bool,
     /// The fields of Envoy's attributes it reads.
     pub(crate) reads: Vec<Read>,
+    /// Whether every name it reads is `auth` or a variable of one of its comprehensions.
+    pub(crate) reads_only_auth: bool,
 }
 
 /// Parse `src` as the shim parses it (optional syntax on: wasm-shim v0.12.3 / v0.14.1
@@ -50,6 +52,7 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
         fixed: metered.fixed,
         reads_request_body: found.request_body,
         reads: found.reads,
+        reads_only_auth: (found.names.iter()).all(|n| n == "auth" || found.bound.contains(n)),
     })
 }
 
@@ -62,6 +65,10 @@ struct Found {
     reads: Vec<Read>,
     /// Whether it calls `requestBodyJSON` (a literal spelling the name is no call).
     request_body: bool,
+    /// Every name it reads (`auth` in `auth.identity`, `g` in `l.exists(g, g > 1)`).
+    names: Vec<String>,
+    /// The variables its comprehensions bind.
+    bound: Vec<String>,
 }
 
 /// Walk `e` once for what [`Found`] holds.
@@ -75,8 +82,10 @@ fn scan(e: &ast::IdedExpr, out: &mut Found) {
         EntryExpr::StructField(sf) => scan(&sf.value, out),
     };
     match &e.expr {
+        Expr::Ident(name) => out.names.push(name.clone()),
         Expr::Select(s) => match &s.operand.expr {
             Expr::Ident(root) => {
+                out.names.push(root.clone());
                 if let Some(root) = super::read_root(root) {
                     out.reads.push(Read {
                         root,
@@ -97,6 +106,9 @@ fn scan(e: &ast::IdedExpr, out: &mut Found) {
             }
         }
         Expr::Comprehension(c) => {
+            out.bound.push(c.iter_var.clone());
+            out.bound.extend(c.iter_var2.clone());
+            out.bound.push(c.accu_var.clone());
             for x in [
                 &c.iter_range,
                 &c.accu_init,

@@ -322,6 +322,17 @@ impl ShimCel {
         }
     }
 
+    /// Whether `src` reads no variable but `auth` (comprehension variables aside), and no body:
+    /// its value is the same for every request once `auth` is known. False when it does not
+    /// parse.
+    pub(crate) fn reads_only_auth(&self, src: &str) -> bool {
+        match self.program(src) {
+            Ok(Program::V0_12(p)) => p.reads_only_auth && !p.reads_request_body,
+            Ok(Program::V0_14(p)) => p.reads_only_auth && !p.reads_request_body,
+            Err(_) => false,
+        }
+    }
+
     /// Whether the shim's parser reads `src`.
     pub(crate) fn parses(&self, src: &str) -> bool {
         self.program(src).is_ok()
