@@ -1162,4 +1162,22 @@ fn telemetry_labels_that_fail_disable_the_1_5_rate_limit() {
         serde_json::json!([{"key": "model", "value": "m1"}]),
         "{first}"
     );
+    // A token report builds its request with the same labels: it fails whatever the response,
+    // so nothing is reported, where an unknown usage would leave the counters unknown.
+    let v = simulate(&[
+        "-f",
+        "testdata/dumps/estate.yaml",
+        "--kuadrant-version",
+        "1.5",
+        "https://api.toystore.example.com/toys",
+    ]);
+    let report = &v["requests"][0]["actions"][1];
+    assert_eq!(report["service"], "ratelimit-report-service", "{report}");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("requestData metrics.labels.user = string(auth.identity.username): "),
+        "{report}"
+    );
 }

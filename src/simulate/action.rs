@@ -198,6 +198,17 @@ impl Simulation<'_> {
             hits: 1,
             request_data: vec![],
         };
+        // The labels that do not read the response are evaluated first: one that fails fails the
+        // message whatever the response (and a report with it, its usage unknown or not).
+        let mut data = Vec::new();
+        for (i, d) in carrier.request_data.iter().enumerate() {
+            if d.expression.contains("responseBodyJSON(") {
+                continue;
+            }
+            let v = (self.shim_cel.entry_value(&d.expression, act))
+                .map_err(|e| Stop::Failed(request_data_failure(d, e)))?;
+            data.push((i, v));
+        }
         if let Some(v) = shim::known_attribute(blocks, "ratelimit.domain") {
             m.domain = self.shim_cel.scalar(v, act).map_err(Stop::Failed)?;
         }
@@ -242,18 +253,22 @@ impl Simulation<'_> {
                 });
             }
         }
-        for d in &carrier.request_data {
-            if !report && d.expression.contains("responseBodyJSON(") {
-                continue;
-            }
-            match self.shim_cel.entry_value(&d.expression, act) {
-                Ok(v) => m.request_data.push(Entry {
-                    key: d.entry_key(),
-                    value: v,
-                }),
-                Err(e) => return Err(Stop::Failed(request_data_failure(d, e))),
+        // The labels that read the response wait for it (the report's), after the usage.
+        for (i, d) in carrier.request_data.iter().enumerate() {
+            if report && d.expression.contains("responseBodyJSON(") {
+                let v = (self.shim_cel.entry_value(&d.expression, act))
+                    .map_err(|e| Stop::Failed(request_data_failure(d, e)))?;
+                data.push((i, v));
             }
         }
+        // In the shim's order (its entries sorted by domain and field).
+        data.sort_by_key(|(i, _)| *i);
+        m.request_data = (data.into_iter())
+            .map(|(i, value)| Entry {
+                key: carrier.request_data[i].entry_key(),
+                value,
+            })
+            .collect();
         Ok(m)
     }
 }
