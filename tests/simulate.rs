@@ -1181,3 +1181,47 @@ fn telemetry_labels_that_fail_disable_the_1_5_rate_limit() {
         "{report}"
     );
 }
+
+/// The 1.5 auth request carries the labels that do not name `auth.`, each
+/// `google.protobuf.Value{string_value: string(expression)}` (wasm-shim v0.14.1
+/// legacy_translation.rs `build_request_data_value_cel`): `request.headers["x-model"]` fails
+/// without the header, the auth action fails, and its failure mode, deny, answers 500. The 1.4
+/// shim sends the expression's text instead (v0.12.3 src/services/auth.rs `build_metadata`).
+#[test]
+fn a_telemetry_label_that_fails_fails_the_1_5_auth_request() {
+    let text = std::fs::read_to_string("testdata/extensions/telemetry/input.yaml").unwrap()
+        + "---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata: {name: auth, namespace: toystore}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: toystore}\n  rules:\n    authentication:\n      anon: {anonymous: {}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let status = |release: &str, headers: &[&str]| {
+        let mut args = vec![
+            "-f",
+            f,
+            "--kuadrant-version",
+            release,
+            "-H",
+            "Host: api.toystore.com",
+        ];
+        for h in headers {
+            args.extend(["-H", h]);
+        }
+        args.push("http://10.0.0.1/toys");
+        simulate(&args)["requests"][0].clone()
+    };
+    let r = status("1.5", &[]);
+    assert_eq!(r["status"], 500, "{r}");
+    // The rate limit, which does not read `auth`, runs first and fails open on the same label.
+    let auth = (r["actions"].as_array().unwrap().iter())
+        .find(|a| a["service"] == "auth-service")
+        .unwrap();
+    assert!(
+        auth["error"].as_str().unwrap().starts_with(
+            "requestData metrics.labels.model = string(request.headers[\"x-model\"]): "
+        ),
+        "{auth}"
+    );
+    assert_eq!(status("1.5", &["x-model: m1"])["status"], 200);
+    assert_eq!(status("1.4", &[])["status"], 200);
+}
