@@ -896,6 +896,16 @@ spec:
 }
 
 /// A Gateway with one listener and an HTTPRoute of one rule under it, for a policy to follow.
+/// `estate` written to `estate.yaml` in a new temporary folder (kept while the folder lives), and
+/// that file's path.
+fn written(estate: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("estate.yaml");
+    std::fs::write(&file, estate).unwrap();
+    let path = file.to_str().unwrap().to_string();
+    (dir, path)
+}
+
 const ONE_ROUTE: &str = r#"
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -915,14 +925,20 @@ spec:
 ---
 "#;
 
-/// A `when` predicate on what Envoy gives the shim and a simulated request lacks: undecided, and
-/// the limit's counters with it, until the request says where it comes from (wasm-shim v0.14.1
-/// src/data/cel.rs binds `source.address` from the host's properties).
-#[test]
-fn predicates_on_attributes_the_request_lacks_are_undecided() {
-    let estate = ONE_ROUTE.to_string()
-        + r#"
-apiVersion: kuadrant.io/v1
+/// An AuthPolicy on [`ONE_ROUTE`]'s route that lets anyone in, for tests to add to.
+const ANONYMOUS_AUTH: &str = "apiVersion: kuadrant.io/v1
+kind: AuthPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  rules:
+    authentication:
+      anon: {anonymous: {}}
+";
+
+/// A RateLimitPolicy of one limit `l`, one a 10 s window, on [`ONE_ROUTE`]'s route, for tests to
+/// add its `when` to.
+const ONE_LIMIT: &str = "apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy
 metadata: {name: p, namespace: app}
 spec:
@@ -930,12 +946,19 @@ spec:
   limits:
     l:
       rates: [{limit: 1, window: 10s}]
-      when: [{predicate: "source.address == '10.0.0.7'"}]
+";
+
+/// A `when` predicate on what Envoy gives the shim and a simulated request lacks: undecided, and
+/// the limit's counters with it, until the request says where it comes from (wasm-shim v0.14.1
+/// src/data/cel.rs binds `source.address` from the host's properties).
+#[test]
+fn predicates_on_attributes_the_request_lacks_are_undecided() {
+    let estate = ONE_ROUTE.to_string()
+        + ONE_LIMIT
+        + r#"      when: [{predicate: "source.address == '10.0.0.7'"}]
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("estate.yaml");
-    std::fs::write(&file, estate).unwrap();
-    let f = file.to_str().unwrap();
+    let (_dir, f) = written(&estate);
+    let f = f.as_str();
     for release in ["1.4", "1.5"] {
         let v = simulate(&["-f", f, "--kuadrant-version", release, "http://x/"]);
         let first = &v["requests"][0];
@@ -964,16 +987,8 @@ spec:
 #[test]
 fn authorino_rules_on_attributes_the_request_lacks_are_undecided() {
     let estate = ONE_ROUTE.to_string()
-        + r#"
-apiVersion: kuadrant.io/v1
-kind: AuthPolicy
-metadata: {name: p, namespace: app}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
-  rules:
-    authentication:
-      anon: {anonymous: {}}
-    authorization:
+        + ANONYMOUS_AUTH
+        + r#"    authorization:
       src:
         patternMatching:
           patterns:
@@ -1010,23 +1025,13 @@ spec:
 #[test]
 fn the_1_5_shim_joins_an_actions_predicates_into_one_expression() {
     let estate = ONE_ROUTE.to_string()
-        + r#"
-apiVersion: kuadrant.io/v1
-kind: AuthPolicy
-metadata: {name: p, namespace: app}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
-  rules:
-    authentication:
-      anon: {anonymous: {}}
-  when:
+        + ANONYMOUS_AUTH
+        + r#"  when:
   - predicate: request.headers["x-tier"] == "gold"
   - predicate: request.path == "/admin"
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("estate.yaml");
-    std::fs::write(&file, estate).unwrap();
-    let f = file.to_str().unwrap();
+    let (_dir, f) = written(&estate);
+    let f = f.as_str();
     let at = |release: &str, path: &str| {
         let v = simulate(&["-f", f, "--kuadrant-version", release, path]);
         v["requests"][0].clone()
@@ -1059,23 +1064,13 @@ spec:
 #[test]
 fn the_1_5_shim_joins_a_limits_predicates_into_one_expression() {
     let estate = ONE_ROUTE.to_string()
-        + r#"
-apiVersion: kuadrant.io/v1
-kind: RateLimitPolicy
-metadata: {name: p, namespace: app}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
-  limits:
-    l:
-      rates: [{limit: 1, window: 10s}]
-      when:
+        + ONE_LIMIT
+        + r#"      when:
       - predicate: request.headers["x-tier"] == "gold"
       - predicate: request.path == "/admin"
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("estate.yaml");
-    std::fs::write(&file, estate).unwrap();
-    let f = file.to_str().unwrap();
+    let (_dir, f) = written(&estate);
+    let f = f.as_str();
     let v = simulate(&["-f", f, "--kuadrant-version", "1.5", "http://x/toys"]);
     let a = &v["requests"][0]["actions"][0];
     assert_eq!(a["skippedBy"], "request.path == \"/admin\"", "{a}");
@@ -1191,10 +1186,8 @@ fn telemetry_labels_that_fail_disable_the_1_5_rate_limit() {
 fn a_telemetry_label_that_fails_fails_the_1_5_auth_request() {
     let text = std::fs::read_to_string("testdata/extensions/telemetry/input.yaml").unwrap()
         + "---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata: {name: auth, namespace: toystore}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: toystore}\n  rules:\n    authentication:\n      anon: {anonymous: {}}\n";
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("estate.yaml");
-    std::fs::write(&file, text).unwrap();
-    let f = file.to_str().unwrap();
+    let (_dir, f) = written(&text);
+    let f = f.as_str();
     let status = |release: &str, headers: &[&str]| {
         let mut args = vec![
             "-f",

@@ -289,23 +289,28 @@ fn settled(e: Failure, other: &Result<bool, Failure>) -> Failure {
 /// (the right side is then not evaluated): the right side's error first, then true and the
 /// right side, an error and false, or an error and true (the left side's error).
 fn and(left: Result<bool, Failure>, right: Result<bool, Failure>) -> Result<bool, Failure> {
-    match (&left, right) {
-        (Ok(false), _) => Ok(false),
-        (_, Err(e)) => Err(settled(e, &left)),
-        (Ok(true), right) => right,
-        (Err(_), Ok(false)) => Ok(false),
-        (Err(e), Ok(true)) => Err(e.clone()),
-    }
+    logical(false, left, right)
 }
 
 /// `left || right` as cel 0.14.0 evaluates it (`LOGICAL_OR`), the mirror of [`and`].
 fn or(left: Result<bool, Failure>, right: Result<bool, Failure>) -> Result<bool, Failure> {
+    logical(true, left, right)
+}
+
+/// [`and`] (`decides` false) or [`or`] (`decides` true): a side that is `decides` decides, the
+/// left one without the right being evaluated; else the right side's error, else the right side
+/// when the left holds a value, else the left side's error.
+fn logical(
+    decides: bool,
+    left: Result<bool, Failure>,
+    right: Result<bool, Failure>,
+) -> Result<bool, Failure> {
     match (&left, right) {
-        (Ok(true), _) => Ok(true),
+        (Ok(l), _) if *l == decides => Ok(decides),
         (_, Err(e)) => Err(settled(e, &left)),
-        (Ok(false), right) => right,
-        (Err(_), Ok(true)) => Ok(true),
-        (Err(e), Ok(false)) => Err(e.clone()),
+        (Ok(_), right) => right,
+        (Err(_), Ok(r)) if r == decides => Ok(decides),
+        (Err(e), Ok(_)) => Err(e.clone()),
     }
 }
 
