@@ -843,12 +843,16 @@ impl<'t> Simulation<'t> {
             }
         }
         if a.service == crate::generate::actions::AUTH_SERVICE {
-            // The 1.5 auth message carries the `requestData` values that do not name `auth.`,
-            // each `string(expression)` (wasm-shim v0.14.1 legacy_translation.rs
-            // `build_request_data_value_cel`): one that fails fails the action. The 1.4 shim sends
-            // the expression's text instead of a value it could not compute.
+            // The 1.5 auth message carries the `requestData` values that do not name `auth.` or
+            // read the response, each `string(expression)` (wasm-shim v0.14.1
+            // legacy_translation.rs `build_auth_message_builder`, `build_request_data_value_cel`):
+            // one that fails fails the action. The 1.4 shim sends the expression's text instead of
+            // a value it could not compute.
             if v15 {
-                for d in (carrier.request_data.iter()).filter(|d| !d.expression.contains("auth.")) {
+                let sent = |d: &&RequestData| {
+                    !d.expression.contains("auth.") && !d.expression.contains("responseBodyJSON(")
+                };
+                for d in carrier.request_data.iter().filter(sent) {
                     if let Err(e) = self.shim_cel.entry_value(&d.expression, act) {
                         let v = fail(&mut at, request_data_failure(d, e));
                         return (at, v, None);
