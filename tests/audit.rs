@@ -734,3 +734,46 @@ fn json_shape_and_table_lines() {
     );
     assert!(table.contains("authentication: 4 of 4 paths not fully covered (0 full, 4 none)"));
 }
+
+/// testdata/extensions/telemetry: a TelemetryPolicy label `user: auth.identity.userid` on a
+/// Gateway whose route has a RateLimitPolicy and no AuthPolicy. The 1.5 shim writes the label into
+/// every rate-limit request as `string(auth.identity.userid)` with `auth` null (wasm-shim v0.14.1
+/// src/configuration/legacy_translation.rs, src/data/cel.rs), so each request fails and the
+/// failure mode (allow) lets it through: the rule is not rate limited, and `--require ratelimit`
+/// says so. The 1.4 shim leaves the label out: the limit holds.
+#[test]
+fn a_telemetry_label_that_fails_before_auth_leaves_rules_unlimited() {
+    let args = ["-f", "testdata/extensions/telemetry/input.yaml"];
+    let (v, code) = audit(&args, "1.5");
+    assert_eq!(code, 0);
+    let r = rows(&v);
+    assert_eq!(
+        r,
+        [(
+            "toystore/toystore rule-1 http api.toystore.com".into(),
+            "none".into(),
+            vec![],
+            "none".into(),
+            s(&["RateLimitPolicy toystore/toystore-rlp"]),
+        )]
+    );
+    let reason = v["coverage"][0]["rateLimitCoverage"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("label metrics.labels.user into each as string(auth.identity.userid)"),
+        "{reason}"
+    );
+    let mut with_require = args.to_vec();
+    with_require.extend(["--require", "ratelimit"]);
+    let (v, code) = audit(&with_require, "1.5");
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&v),
+        ["PCTL6002 HTTPRoute toystore/toystore"],
+        "{v}"
+    );
+    let (v, code) = audit(&with_require, "1.4");
+    assert_eq!(code, 0);
+    assert_eq!(rows(&v)[0].3, "full");
+}

@@ -100,6 +100,10 @@ enum Reach {
     Anonymous(Arc<str>),
     /// No such action in the set.
     Absent,
+    /// Its actions run, and fail on every request of the set, for this reason: the failure mode
+    /// lets the requests through (a TelemetryPolicy label the 1.5 shim cannot evaluate before
+    /// auth, PCTL3030).
+    Off(Arc<str>),
 }
 
 /// A limit entry (`conditionalData`) of a rate-limit action, whatever the route match.
@@ -117,6 +121,8 @@ struct EntryInfo {
     rates: Arc<[(i64, i64)]>,
     /// Where its rates start in [`SetOut::shadowed`].
     first_rate: usize,
+    /// Why its action fails on every request, counting nothing (see [`Reach::Off`]).
+    off: Option<Arc<str>>,
 }
 
 /// An auth action's predicates: joined, as written, and as propositions.
@@ -223,6 +229,30 @@ struct Objects<'a> {
     /// `descriptors[0]["<id>"] == "1"` (the form the operator writes; other conditions are not
     /// looked up).
     limits: HashMap<(&'a str, &'a str), Vec<&'a LimitadorLimit>>,
+    /// Per gateway: why the rate-limit requests its 1.5 shim builds before the auth action all
+    /// fail (a `requestData` label that fails whenever `auth` is not set), if they do.
+    label_failures: Vec<Option<Arc<str>>>,
+}
+
+/// Why every rate-limit request the 1.5 shim builds before the auth action fails on a gateway
+/// with this wasm configuration: the first of its `requestData` labels that fails whenever `auth`
+/// is not set (as `crate::generate::telemetry` finds them for PCTL3030); `None` on 1.4.
+fn label_failure(
+    version: crate::model::KuadrantVersion,
+    config: &crate::generate::object::WasmConfig,
+) -> Option<Arc<str>> {
+    if version != crate::model::KuadrantVersion::V1_5 {
+        return None;
+    }
+    let data = config.rest.get("requestData")?.as_object()?;
+    data.iter().find_map(|(key, expr)| {
+        let expr = expr.as_str()?;
+        crate::simulate::fails_before_auth(expr).map(|e| {
+            Arc::from(format!(
+                "the 1.5 shim writes the label {key} into each as string({expr}), which fails before auth ({e}), and the failure mode lets the request through uncounted (PCTL3030)"
+            ))
+        })
+    })
 }
 
 impl<'a> Objects<'a> {
@@ -236,6 +266,7 @@ impl<'a> Objects<'a> {
         }
         // The gateways' set indices are built on every core while the AuthConfigs and the
         // Limitador's limits are indexed.
+        let mut label_failures: Vec<Option<Arc<str>>> = vec![None; m.gateways.len()];
         let carriers: Vec<(usize, &'a [ActionSet])> = (a.generated.objects.iter())
             .filter_map(|o| match o {
                 Object::Wasm(w) => {
@@ -245,6 +276,7 @@ impl<'a> Objects<'a> {
                     let g = name
                         .strip_prefix("kuadrant-")
                         .and_then(|gw| by_key.get(&(ns, gw)))?;
+                    label_failures[*g] = label_failure(m.version, &w.config);
                     Some((*g, w.config.action_sets.as_slice()))
                 }
                 _ => None,
@@ -292,6 +324,7 @@ impl<'a> Objects<'a> {
             sets,
             auth_configs,
             limits,
+            label_failures,
         }
     }
 }
@@ -325,8 +358,8 @@ struct Walk<'s, 'a, 'm> {
     s: &'s Shared<'a, 'm>,
     formulas: HashMap<String, Arc<Formula>>,
     route_preds: HashMap<usize, Arc<[Arc<Formula>]>>,
-    infos: HashMap<(usize, usize), Arc<ActionsInfo>>,
-    sets: HashMap<(usize, usize, usize, usize), Arc<SetOut>>,
+    infos: HashMap<(usize, usize, usize), Arc<ActionsInfo>>,
+    sets: HashMap<(usize, usize, usize, usize, usize), Arc<SetOut>>,
     anonymous: HashMap<usize, Option<Arc<str>>>,
     matches: HashMap<(usize, usize), Arc<[String]>>,
     coverage: HashMap<Vec<usize>, (Arc<Coverage>, Arc<Coverage>)>,
@@ -591,7 +624,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
                 let set = self.s.objects.sets[p.gateway]
                     .as_ref()
                     .and_then(|s| s.get(name.as_str()));
-                found.push(set.map(|s| self.set_out(s, pe)));
+                found.push(set.map(|s| self.set_out(s, pe, p.gateway)));
             }
             if found.iter().all(Option::is_none) {
                 let (auth, rl) = self.absent(p, &id, pe, None);
@@ -762,14 +795,20 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     }
 
     /// What the actions of `set` do on its requests (memoised).
-    fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective) -> Arc<SetOut> {
+    fn set_out(&mut self, set: &'a ActionSet, pe: &PathEffective, gateway: usize) -> Arc<SetOut> {
+        // Action lists are shared by gateways, whose labels differ.
+        let failure = self.s.objects.label_failures[gateway].clone();
+        let labels = failure
+            .as_ref()
+            .map_or(0, |f| Arc::as_ptr(f) as *const u8 as usize);
         let actions = Arc::as_ptr(&set.actions) as *const Action as usize;
         let eff_auth = pe.auth.as_ref().map_or(0, |e| Arc::as_ptr(e) as usize);
-        let info = match self.infos.get(&(actions, eff_auth)) {
+        let info = match self.infos.get(&(actions, eff_auth, labels)) {
             Some(i) => Arc::clone(i),
             None => {
-                let i = Arc::new(self.actions_info(set, pe));
-                self.infos.insert((actions, eff_auth), Arc::clone(&i));
+                let i = Arc::new(self.actions_info(set, pe, failure));
+                self.infos
+                    .insert((actions, eff_auth, labels), Arc::clone(&i));
                 i
             }
         };
@@ -788,6 +827,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             Arc::as_ptr(&set.predicates) as *const String as usize,
             spec,
             eff_auth,
+            labels,
         );
         if let Some(o) = self.sets.get(&key) {
             return Arc::clone(o);
@@ -798,7 +838,12 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
     }
 
     /// What an action list holds, whatever the route match.
-    fn actions_info(&mut self, set: &ActionSet, pe: &PathEffective) -> ActionsInfo {
+    fn actions_info(
+        &mut self,
+        set: &ActionSet,
+        pe: &PathEffective,
+        failure: Option<Arc<str>>,
+    ) -> ActionsInfo {
         let names = |w: &Walk<'_, '_, '_>, sources: &[String]| -> Vec<String> {
             sources
                 .iter()
@@ -860,10 +905,16 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         }
         let has_auth = info.auth.is_some();
         let mut policies: BTreeSet<String> = BTreeSet::new();
+        // The rate-limit actions before the auth action fail on every request when a label does.
+        let mut off = failure;
         for a in set.actions.iter() {
             let token = match a.service {
                 RATELIMIT_SERVICE => false,
                 RATELIMIT_CHECK_SERVICE => true,
+                AUTH_SERVICE => {
+                    off = None;
+                    continue;
+                }
                 _ => continue,
             };
             info.any_rate_limit = true;
@@ -879,6 +930,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             let first = info.entries.len();
             for cd in &a.conditional_data {
                 if let Some(mut e) = self.entry_info(set, a, cd, has_auth) {
+                    e.off = off.clone();
                     e.first_rate = info.rates;
                     info.rates += e.rates.len();
                     info.entries.push(e);
@@ -957,6 +1009,7 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             variables,
             rates: rates.into(),
             first_rate: 0,
+            off: None,
         })
     }
 
@@ -1004,6 +1057,10 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         let mut full = false;
         let mut conds: Vec<Arc<str>> = vec![];
         for e in &info.entries {
+            if e.off.is_some() {
+                out.never.push(true);
+                continue;
+            }
             let (never, is_full) = if e.formulas.is_empty() {
                 (route_never, !route_never)
             } else {
@@ -1020,12 +1077,15 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
             }
             out.never.push(never);
         }
+        let off = info.entries.iter().find_map(|e| e.off.clone());
         out.rate_limit = if !info.any_rate_limit {
             Reach::Absent
         } else if full {
             Reach::Full
         } else if !conds.is_empty() {
             Reach::When(conds)
+        } else if let Some(why) = off {
+            Reach::Off(why)
         } else {
             let all: Vec<&str> = info.entries.iter().map(|e| &*e.predicates).collect();
             Reach::Never(Arc::from(all.join("; ")))
@@ -1141,6 +1201,10 @@ impl<'a, 'm> Walk<'_, 'a, 'm> {
         let info = &set.info;
         let shared = self.s;
         for (i, e) in info.entries.iter().enumerate() {
+            // A limit whose requests all fail counts nothing here; the coverage says why.
+            if e.off.is_some() {
+                continue;
+            }
             let stats = &mut self.out.limits[e.limit];
             stats.seen += 1;
             if stats.predicates.is_empty() {
@@ -1312,7 +1376,7 @@ fn rate_limit_coverage(outs: &[Option<&SetOut>], matches: &[String]) -> Coverage
 /// One coverage from the reach on each match.
 fn combine(reaches: &[Reach], matches: &[String], what: &str) -> Coverage {
     let full = |r: &Reach| matches!(r, Reach::Full | Reach::Anonymous(_));
-    let none = |r: &Reach| matches!(r, Reach::Never(_) | Reach::Absent);
+    let none = |r: &Reach| matches!(r, Reach::Never(_) | Reach::Absent | Reach::Off(_));
     let mut c = Coverage::none(String::new());
     c.reason = None;
     if reaches.iter().all(full) {
@@ -1320,15 +1384,19 @@ fn combine(reaches: &[Reach], matches: &[String], what: &str) -> Coverage {
         return c;
     }
     if reaches.iter().all(none) {
-        c.reason = Some(
-            match reaches.iter().find_map(|r| match r {
-                Reach::Never(p) => Some(p.clone()),
-                _ => None,
-            }) {
-                Some(p) => format!("its predicates never hold on this rule's requests: {p}"),
-                None => format!("no {what}"),
-            },
-        );
+        let never = reaches.iter().find_map(|r| match r {
+            Reach::Never(p) => Some(p.clone()),
+            _ => None,
+        });
+        let off = reaches.iter().find_map(|r| match r {
+            Reach::Off(why) => Some(why.clone()),
+            _ => None,
+        });
+        c.reason = Some(match (never, off) {
+            (_, Some(why)) => format!("its rate-limit requests all fail on this rule: {why}"),
+            (Some(p), None) => format!("its predicates never hold on this rule's requests: {p}"),
+            (None, None) => format!("no {what}"),
+        });
         return c;
     }
     c.state = State::Partial;
@@ -1341,7 +1409,7 @@ fn combine(reaches: &[Reach], matches: &[String], what: &str) -> Coverage {
                     }
                 }
             }
-            Reach::Never(_) | Reach::Absent => c.not_on.push(m.clone()),
+            Reach::Never(_) | Reach::Absent | Reach::Off(_) => c.not_on.push(m.clone()),
             Reach::Full | Reach::Anonymous(_) => {}
         }
     }

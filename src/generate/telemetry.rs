@@ -59,10 +59,6 @@ pub(super) fn diagnostics(m: &Model, objects: &[Object]) -> Vec<Diagnostic> {
         let mut failing = Vec::new();
         for (_, expression, ext, label) in super::extension::request_data_sources(m, ns, gw) {
             let fails = checked.entry((ext, label)).or_insert_with(|| {
-                // A label that reads the response is left out of the requests before it.
-                if expression.value.contains("responseBodyJSON(") {
-                    return false;
-                }
                 match crate::simulate::fails_before_auth(&expression.value) {
                     Some(error) => {
                         found.insert(

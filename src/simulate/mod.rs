@@ -375,12 +375,17 @@ pub fn evaluate(
     }
 }
 
-/// What the 1.5 shim gets evaluating `string(src)`, a `requestData` entry, before the auth action
-/// stored anything (`auth` null): `Some(error)` when that fails whatever the request, `src` reading
-/// no variable but `auth`; `None` when it gives a value, or when its outcome depends on the request.
+/// What the 1.5 shim gets evaluating `string(src)`, a `requestData` entry, in a request it builds
+/// before the auth action stored anything (`auth` null): `Some(error)` when that fails whatever the
+/// request, `src` reading no variable but `auth`; `None` when it gives a value, when its outcome
+/// depends on the request, or when `src` reads the response (such a label is left out of the
+/// requests built before it: wasm-shim v0.14.1 legacy_translation.rs).
 pub(crate) fn fails_before_auth(src: &str) -> Option<String> {
     thread_local! {
         static SHIM: ShimCel = ShimCel::new(crate::model::KuadrantVersion::V1_5);
+    }
+    if src.contains("responseBodyJSON(") {
+        return None;
     }
     SHIM.with(|cel| {
         if !cel.reads_only_auth(src) {
