@@ -1218,3 +1218,46 @@ fn a_telemetry_label_that_fails_fails_the_1_5_auth_request() {
     assert_eq!(status("1.5", &["x-model: m1"])["status"], 200);
     assert_eq!(status("1.4", &[])["status"], 200);
 }
+
+/// A counter on `auth.identity.userid` on a route no AuthPolicy protects (`audit`'s PCTL6005): the
+/// 1.4 shim reads the field from what the auth action stored, nothing, and gets null (wasm-shim
+/// v0.12.3 src/kuadrant/context.rs `fetch_attribute`, src/data/cel.rs `Attribute::get`), which it
+/// sends as the text `null` (src/kuadrant/pipeline/tasks/ratelimit.rs): every request shares one
+/// counter and the second is refused. The 1.5 shim binds `auth` to null and `string(auth.identity
+/// .userid)` fails (v0.14.1 src/data/cel.rs `eval`): the action fails, its failure mode lets every
+/// request through.
+#[test]
+fn a_counter_on_auth_without_an_auth_policy() {
+    let estate = ONE_ROUTE.to_string()
+        + ONE_LIMIT
+        + "      counters: [{expression: auth.identity.userid}]\n";
+    let (_dir, f) = written(&estate);
+    let run = |release: &str| {
+        simulate(&[
+            "-f",
+            &f,
+            "--kuadrant-version",
+            release,
+            "--count",
+            "2",
+            "http://x/",
+        ])
+    };
+    let v = run("1.4");
+    assert_eq!(verdicts(&v), allowed_then_limited(1, 1, "l"));
+    let first = &v["requests"][0]["actions"][0];
+    assert_eq!(
+        first["descriptor"][1],
+        serde_json::json!({"key": "auth.identity.userid", "value": "null"}),
+        "{first}"
+    );
+    let v = run("1.5");
+    assert_eq!(verdicts(&v), allowed_then_limited(2, 0, "l"));
+    assert!(
+        v["requests"][0]["actions"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("No such overload"),
+        "{v}"
+    );
+}

@@ -26,6 +26,10 @@ pub(crate) struct Program {
     pub(crate) reads: Vec<Read>,
     /// Whether every name it reads is `auth` or a variable of one of its comprehensions.
     pub(crate) reads_only_auth: bool,
+    /// Whether it names `auth`, and the fields of `auth` it selects as the 1.4 shim finds them
+    /// ([`chains`]), shortest first.
+    names_auth: bool,
+    auth_fields: Vec<Vec<String>>,
 }
 
 /// Parse `src` as the shim parses it (optional syntax on: wasm-shim v0.12.3 / v0.14.1
@@ -40,6 +44,13 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
     .map_err(|e| format!("{src}: does not parse: {e}"))?;
     let mut found = Found::default();
     scan(&parsed, &mut found);
+    let mut all = Vec::new();
+    chains(&parsed, &mut all, &mut Vec::new());
+    let mut auth_fields: Vec<Vec<String>> = all
+        .into_iter()
+        .filter(|c| c.first().is_some_and(|r| r == "auth"))
+        .collect();
+    auth_fields.sort_by_key(Vec::len);
     // The weaver works on this crate's own tree (`::cel`, the newest release); the tree goes
     // there and back, its literals kept aside as they are.
     let mut literals = Vec::new();
@@ -53,6 +64,8 @@ pub(crate) fn compile(src: &str) -> Result<Program, String> {
         reads_request_body: found.request_body,
         reads: found.reads,
         reads_only_auth: (found.names.iter()).all(|n| n == "auth" || found.bound.contains(n)),
+        names_auth: found.names.iter().any(|n| n == "auth"),
+        auth_fields,
     })
 }
 
@@ -135,6 +148,149 @@ fn scan(e: &ast::IdedExpr, out: &mut Found) {
             }
         }
         _ => {}
+    }
+}
+
+/// The chains of fields an expression selects from a variable (`auth.identity.userid` gives
+/// `[auth, identity, userid]`), found as wasm-shim v0.12.3 src/data/cel.rs `properties` finds the
+/// attributes it reads: a selection adds its field in front of the chain under way, a variable
+/// ends it (and keeps it when it has a field), a call on a target goes on into the target, and a
+/// call without one drops the chain under way before its arguments (so `auth.identity['userid']`
+/// selects `[auth, identity]`).
+fn chains(e: &ast::IdedExpr, all: &mut Vec<Vec<String>>, path: &mut Vec<String>) {
+    use ast::{EntryExpr, Expr};
+    match &e.expr {
+        Expr::Call(c) => {
+            match &c.target {
+                Some(t) => chains(t, all, path),
+                None => path.clear(),
+            }
+            for a in &c.args {
+                chains(a, all, path);
+            }
+        }
+        Expr::Select(s) => {
+            path.insert(0, s.field.clone());
+            chains(&s.operand, all, path);
+        }
+        Expr::Ident(name) if !path.is_empty() => {
+            path.insert(0, name.clone());
+            all.push(std::mem::take(path));
+        }
+        Expr::List(l) => {
+            for x in &l.elements {
+                chains(x, all, path);
+            }
+        }
+        Expr::Map(m) => {
+            for x in &m.entries {
+                match &x.expr {
+                    EntryExpr::MapEntry(me) => {
+                        chains(&me.key, all, path);
+                        chains(&me.value, all, path);
+                    }
+                    EntryExpr::StructField(sf) => chains(&sf.value, all, path),
+                }
+            }
+        }
+        Expr::Struct(st) => {
+            for x in &st.entries {
+                if let EntryExpr::StructField(sf) = &x.expr {
+                    chains(&sf.value, all, path);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                chains(x, all, path);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `auth` as the 1.4 shim binds it for an expression that selects `fields` (shortest first) of
+/// it: wasm-shim v0.12.3 stores what Authorino returned leaf by leaf, each value that is not an
+/// object at its own path (src/kuadrant/pipeline/tasks/auth.rs `process_metadata`), and reads each
+/// selected chain from there (src/kuadrant/context.rs `fetch_attribute`), null when nothing is
+/// stored at it: an object, a field that is absent, or nothing stored yet. The chains are placed
+/// in a tree as src/data/cel.rs `AttributeMap::new` places them: a chain that passes through a
+/// shorter one already placed stops there. Numbers are doubles, as protobuf's `Struct` carries
+/// Authorino's metadata. Null when the expression selects no field of `auth`.
+fn auth_by_fields(fields: &[Vec<String>], stored: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    #[derive(Debug)]
+    enum Node {
+        Leaf(J),
+        Tree(Vec<(String, Node)>),
+    }
+    fn place(node: &mut Vec<(String, Node)>, tokens: &[String], leaf: J) {
+        let Some((first, rest)) = tokens.split_first() else {
+            return;
+        };
+        let at = node.iter().position(|(k, _)| k == first);
+        if rest.is_empty() {
+            match at {
+                Some(i) => node[i].1 = Node::Leaf(leaf),
+                None => node.push((first.clone(), Node::Leaf(leaf))),
+            }
+            return;
+        }
+        let i = match at {
+            Some(i) => i,
+            None => {
+                node.push((first.clone(), Node::Tree(vec![])));
+                node.len() - 1
+            }
+        };
+        match &mut node[i].1 {
+            Node::Tree(t) => place(t, rest, leaf),
+            // A value was placed on this path: it stands for what lies below.
+            Node::Leaf(_) => {}
+        }
+    }
+    fn doubles(v: &J) -> Value {
+        match v {
+            J::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+            J::Array(a) => Value::List(Arc::new(a.iter().map(doubles).collect())),
+            other => json_value(other),
+        }
+    }
+    fn to_value(node: &[(String, Node)]) -> Value {
+        let m: HashMap<Key, Value> = node
+            .iter()
+            .map(|(k, n)| {
+                let v = match n {
+                    Node::Leaf(j) => doubles(j),
+                    Node::Tree(t) => to_value(t),
+                };
+                (Key::String(Arc::new(k.clone())), v)
+            })
+            .collect();
+        m.into()
+    }
+    let mut root: Vec<(String, Node)> = Vec::new();
+    for chain in fields {
+        let mut at = Some(stored);
+        for t in &chain[1..] {
+            at = at.and_then(|v| v.get(t));
+        }
+        let leaf = match at {
+            Some(J::Object(_)) | None => J::Null,
+            Some(v) => v.clone(),
+        };
+        place(&mut root, chain, leaf);
+    }
+    match root.into_iter().next() {
+        Some((_, Node::Tree(t))) => to_value(&t),
+        Some((_, Node::Leaf(j))) => doubles(&j),
+        None => Value::Null,
     }
 }
 
@@ -766,6 +922,8 @@ fn to_json(v: &Value) -> Option<serde_json::Value> {
 pub(crate) struct Activation {
     ctx: Context<'static>,
     body: Option<Arc<serde_json::Value>>,
+    /// What the auth action stored, for a release that reads it field by field.
+    auth: serde_json::Value,
 }
 
 pub(crate) fn activation(vars: &Vars) -> Activation {
@@ -778,6 +936,11 @@ pub(crate) fn activation(vars: &Vars) -> Activation {
     Activation {
         ctx,
         body: vars.response_body.clone(),
+        auth: if AUTH_BY_FIELDS {
+            vars.auth.clone()
+        } else {
+            serde_json::Value::Null
+        },
     }
 }
 
@@ -785,8 +948,15 @@ pub(crate) fn activation(vars: &Vars) -> Activation {
 fn run(p: &Program, src: &str, act: &Activation) -> Result<Value, Failure> {
     BODY.with(|b| *b.borrow_mut() = act.body.clone());
     TRAP.with(|t| t.borrow_mut().take());
+    // The 1.4 shim's `auth` depends on the fields the expression selects.
+    let scope = (AUTH_BY_FIELDS && p.names_auth).then(|| {
+        let mut scope = act.ctx.new_inner_scope();
+        scope.add_variable_from_value("auth", auth_by_fields(&p.auth_fields, &act.auth));
+        scope
+    });
+    let ctx = scope.as_ref().unwrap_or(&act.ctx);
     let out = cost::metered(p.fixed, src, || {
-        match super::guarded(|| Value::resolve(&p.expr, &act.ctx)) {
+        match super::guarded(|| Value::resolve(&p.expr, ctx)) {
             Ok(v) => v.map_err(|e| e.to_string()),
             Err(panic) => {
                 let why = format!("the shim's interpreter panics ({panic})");

@@ -40,6 +40,10 @@ mod v0_12 {
     /// The shim converts a descriptor entry's value itself.
     const ENTRY_VALUE_IS_CEL_STRING: bool = false;
 
+    /// The shim builds `auth` for each expression from the fields it names, each read on its own
+    /// (`interp.rs`, `auth_by_fields`).
+    const AUTH_BY_FIELDS: bool = true;
+
     /// An `int` literal as this release's tree writes one.
     fn int_literal(v: i64) -> ast::Expr {
         ast::Expr::Literal(cel::common::value::CelVal::Int(v))
@@ -54,6 +58,9 @@ mod v0_14 {
 
     /// The shim builds its rate-limit request with CEL, an entry's value as `string(value)`.
     const ENTRY_VALUE_IS_CEL_STRING: bool = true;
+
+    /// The shim binds what the auth action stored as one map (null before it).
+    const AUTH_BY_FIELDS: bool = false;
 
     /// An `int` literal as this release's tree writes one.
     fn int_literal(v: i64) -> ast::Expr {

@@ -213,10 +213,14 @@ fn predicates_see_the_shims_variables() {
             cel.scalar("auth.identity.username", &act),
             Ok("alice".into())
         );
-        assert!(matches!(
-            cel.predicate("auth.identity.nope == 1", &act),
-            Err(Failure::Error(_))
-        ));
+        // A field Authorino did not return: null in the 1.4 shim, which reads each selected
+        // field on its own (see `auth_is_read_field_by_field_by_the_1_4_shim`), a missing key in
+        // the 1.5 one's map.
+        let nope = cel.predicate("auth.identity.nope == 1", &act);
+        match release {
+            KuadrantVersion::V1_4 => assert_eq!(nope, Ok(false)),
+            KuadrantVersion::V1_5 => assert!(matches!(nope, Err(Failure::Error(_))), "{nope:?}"),
+        }
         // The shim's `Predicate::test`: a value that is no boolean is an error.
         let e = cel.predicate("request.method", &act).unwrap_err();
         assert!(
@@ -395,4 +399,56 @@ fn auth_is_null_before_the_1_5_auth_action() {
         assert_eq!(error(v15, src), format!("{src}: No such overload"));
     }
     assert_eq!(eval(v15, "auth == null"), Ok(Some(json!(true))));
+}
+
+/// The 1.4 shim (wasm-shim v0.12.3) stores what Authorino returned leaf by leaf
+/// (src/kuadrant/pipeline/tasks/auth.rs `process_metadata`: a value that is not an object is
+/// stored as JSON at its path) and reads each field chain an expression selects from there
+/// (src/data/cel.rs `properties`, `AttributeMap`; src/kuadrant/context.rs `fetch_attribute`), null
+/// where nothing is stored. So before authentication `auth.identity.userid` is null, not an error,
+/// and `has()` of a selected field holds (its key is in the map the shim builds); after it, an
+/// object (`auth.identity`) is null, a number is a double (protobuf's `Struct`), and an index
+/// (`auth.identity['userid']`) reads the object, null, and fails.
+#[test]
+fn auth_is_read_field_by_field_by_the_1_4_shim() {
+    let v14 = KuadrantVersion::V1_4;
+    let cel = ShimCel::new(v14);
+    let req = plain();
+    let before = cel.activation(&req, None);
+    super::super::cost::begin_request(super::super::cost::Limits::default());
+    assert_eq!(
+        cel.scalar("auth.identity.userid", &before),
+        Ok("null".into())
+    );
+    for p in [
+        "auth.identity.userid != 'bob'",
+        "has(auth.identity.userid)",
+        "auth.identity.userid == null",
+    ] {
+        assert_eq!(cel.predicate(p, &before), Ok(true), "{p}");
+    }
+    let stored = json!({"identity": {"userid": "bob", "age": 30, "groups": ["a", "b"]}});
+    let after = cel.activation(&req, stored.as_object());
+    assert_eq!(cel.scalar("auth.identity.userid", &after), Ok("bob".into()));
+    assert_eq!(cel.json("auth.identity", &after), Ok(Some(json!(null))));
+    assert_eq!(cel.json("auth.identity.age", &after), Ok(Some(json!(30.0))));
+    assert_eq!(
+        cel.predicate("'b' in auth.identity.groups", &after),
+        Ok(true)
+    );
+    // The chain read for an index is the object's: null, and an index of null fails.
+    assert!(matches!(
+        cel.predicate("auth.identity['userid'] == 'bob'", &after),
+        Err(Failure::Error(_))
+    ));
+    // A shorter chain placed first stands for the longer one through it (`AttributeMap::new`):
+    // `auth.identity` is null, so `auth.identity.userid` is a field of null here.
+    assert!(matches!(
+        cel.predicate(
+            "auth.identity == null && auth.identity.userid == 'bob'",
+            &after
+        ),
+        Err(Failure::Error(_))
+    ));
+    super::super::cost::end_request();
 }
