@@ -922,8 +922,10 @@ fn to_json(v: &Value) -> Option<serde_json::Value> {
 pub(crate) struct Activation {
     ctx: Context<'static>,
     body: Option<Arc<serde_json::Value>>,
-    /// What the auth action stored, for a release that reads it field by field.
+    /// What the auth action stored, for a release that reads it field by field, and the `auth`
+    /// built from it for each list of fields met (a sequence repeats the same expressions).
     auth: serde_json::Value,
+    auth_built: RefCell<Vec<(Vec<Vec<String>>, Value)>>,
 }
 
 pub(crate) fn activation(vars: &Vars) -> Activation {
@@ -941,6 +943,7 @@ pub(crate) fn activation(vars: &Vars) -> Activation {
         } else {
             serde_json::Value::Null
         },
+        auth_built: RefCell::default(),
     }
 }
 
@@ -950,8 +953,17 @@ fn run(p: &Program, src: &str, act: &Activation) -> Result<Value, Failure> {
     TRAP.with(|t| t.borrow_mut().take());
     // The 1.4 shim's `auth` depends on the fields the expression selects.
     let scope = (AUTH_BY_FIELDS && p.names_auth).then(|| {
+        let mut built = act.auth_built.borrow_mut();
+        let auth = match built.iter().find(|(f, _)| *f == p.auth_fields) {
+            Some((_, v)) => v.clone(),
+            None => {
+                let v = auth_by_fields(&p.auth_fields, &act.auth);
+                built.push((p.auth_fields.clone(), v.clone()));
+                v
+            }
+        };
         let mut scope = act.ctx.new_inner_scope();
-        scope.add_variable_from_value("auth", auth_by_fields(&p.auth_fields, &act.auth));
+        scope.add_variable_from_value("auth", auth);
         scope
     });
     let ctx = scope.as_ref().unwrap_or(&act.ctx);
