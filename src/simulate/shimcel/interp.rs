@@ -122,13 +122,7 @@ fn scan(e: &ast::IdedExpr, out: &mut Found) {
             out.bound.push(c.iter_var.clone());
             out.bound.extend(c.iter_var2.clone());
             out.bound.push(c.accu_var.clone());
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
+            for x in parts(c) {
                 scan(x, out);
             }
         }
@@ -149,6 +143,17 @@ fn scan(e: &ast::IdedExpr, out: &mut Found) {
         }
         _ => {}
     }
+}
+
+/// A comprehension's expressions, in the order the shim's walks take them.
+fn parts(c: &ast::ComprehensionExpr) -> [&ast::IdedExpr; 5] {
+    [
+        &c.iter_range,
+        &c.accu_init,
+        &c.loop_cond,
+        &c.loop_step,
+        &c.result,
+    ]
 }
 
 /// The chains of fields an expression selects from a variable (`auth.identity.userid` gives
@@ -201,13 +206,7 @@ fn chains(e: &ast::IdedExpr, all: &mut Vec<Vec<String>>, path: &mut Vec<String>)
             }
         }
         Expr::Comprehension(c) => {
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
+            for x in parts(c) {
                 chains(x, all, path);
             }
         }
