@@ -214,6 +214,24 @@ fn chains(e: &ast::IdedExpr, all: &mut Vec<Vec<String>>, path: &mut Vec<String>)
     }
 }
 
+/// A JSON value as it comes out of a protobuf `google.protobuf.Struct`, as Authorino's dynamic
+/// metadata reaches the shim: every number a double.
+fn struct_value(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        J::Array(a) => Value::List(Arc::new(a.iter().map(struct_value).collect())),
+        J::Object(o) => {
+            let m: HashMap<Key, Value> = o
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), struct_value(v)))
+                .collect();
+            m.into()
+        }
+        other => json_value(other),
+    }
+}
+
 /// `auth` as the 1.4 shim binds it for an expression that selects `fields` (shortest first) of
 /// it: wasm-shim v0.12.3 stores what Authorino returned leaf by leaf, each value that is not an
 /// object at its own path (src/kuadrant/pipeline/tasks/auth.rs `process_metadata`), and reads each
@@ -254,19 +272,12 @@ fn auth_by_fields(fields: &[Vec<String>], stored: &serde_json::Value) -> Value {
             Node::Leaf(_) => {}
         }
     }
-    fn doubles(v: &J) -> Value {
-        match v {
-            J::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-            J::Array(a) => Value::List(Arc::new(a.iter().map(doubles).collect())),
-            other => json_value(other),
-        }
-    }
     fn to_value(node: &[(String, Node)]) -> Value {
         let m: HashMap<Key, Value> = node
             .iter()
             .map(|(k, n)| {
                 let v = match n {
-                    Node::Leaf(j) => doubles(j),
+                    Node::Leaf(j) => struct_value(j),
                     Node::Tree(t) => to_value(t),
                 };
                 (Key::String(Arc::new(k.clone())), v)
@@ -288,7 +299,7 @@ fn auth_by_fields(fields: &[Vec<String>], stored: &serde_json::Value) -> Value {
     }
     match root.into_iter().next() {
         Some((_, Node::Tree(t))) => to_value(&t),
-        Some((_, Node::Leaf(j))) => doubles(&j),
+        Some((_, Node::Leaf(j))) => struct_value(&j),
         None => Value::Null,
     }
 }
@@ -933,7 +944,9 @@ pub(crate) fn activation(vars: &Vars) -> Activation {
     ctx.add_variable_from_value("request", json_value(&vars.request));
     ctx.add_variable_from_value("source", json_value(&vars.source));
     ctx.add_variable_from_value("destination", json_value(&vars.destination));
-    ctx.add_variable_from_value("auth", json_value(&vars.auth));
+    // What the auth action stored comes from Authorino's dynamic metadata, a protobuf `Struct`
+    // (the 1.5 shim converts its reply with prost-reflect, src/services/dynamic/converters.rs).
+    ctx.add_variable_from_value("auth", struct_value(&vars.auth));
     Activation {
         ctx,
         body: vars.response_body.clone(),

@@ -399,6 +399,24 @@ fn auth_is_null_before_the_1_5_auth_action() {
         assert_eq!(error(v15, src), format!("{src}: No such overload"));
     }
     assert_eq!(eval(v15, "auth == null"), Ok(Some(json!(true))));
+    // After it, `auth` is Authorino's dynamic metadata as the shim converts a protobuf `Struct`
+    // (src/services/dynamic/converters.rs: a double for a `number_value`): a number is a double,
+    // and a double plus an int has no overload in cel 0.14.0.
+    let cel = ShimCel::new(v15);
+    let stored = json!({"identity": {"age": 30, "tags": [1]}});
+    let act = cel.activation(&plain(), stored.as_object());
+    super::super::cost::begin_request(super::super::cost::Limits::default());
+    assert_eq!(cel.json("auth.identity.age", &act), Ok(Some(json!(30.0))));
+    assert_eq!(
+        cel.json("auth.identity.tags[0]", &act),
+        Ok(Some(json!(1.0)))
+    );
+    assert_eq!(cel.predicate("auth.identity.age == 30", &act), Ok(true));
+    assert!(matches!(
+        cel.json("auth.identity.age + 1", &act),
+        Err(Failure::Error(_))
+    ));
+    super::super::cost::end_request();
 }
 
 /// The 1.4 shim (wasm-shim v0.12.3) stores what Authorino returned leaf by leaf
