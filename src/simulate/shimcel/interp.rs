@@ -217,19 +217,7 @@ fn chains(e: &ast::IdedExpr, all: &mut Vec<Vec<String>>, path: &mut Vec<String>)
 /// A JSON value as it comes out of a protobuf `google.protobuf.Struct`, as Authorino's dynamic
 /// metadata reaches the shim: every number a double.
 fn struct_value(v: &serde_json::Value) -> Value {
-    use serde_json::Value as J;
-    match v {
-        J::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        J::Array(a) => Value::List(Arc::new(a.iter().map(struct_value).collect())),
-        J::Object(o) => {
-            let m: HashMap<Key, Value> = o
-                .iter()
-                .map(|(k, v)| (Key::String(Arc::new(k.clone())), struct_value(v)))
-                .collect();
-            m.into()
-        }
-        other => json_value(other),
-    }
+    converted(v, true)
 }
 
 /// `auth` as the 1.4 shim binds it for an expression that selects `fields` (shortest first) of
@@ -870,21 +858,27 @@ fn guard_pre_join(Arguments(args): Arguments) -> ResolveResult {
 /// A JSON value as the shim's variables hold it: numbers an `int` when integral, else a `uint`
 /// when they fit one, else a `double`.
 fn json_value(v: &serde_json::Value) -> Value {
+    converted(v, false)
+}
+
+/// [`json_value`], or [`struct_value`] with `doubles`.
+fn converted(v: &serde_json::Value, doubles: bool) -> Value {
     use serde_json::Value as J;
     match v {
         J::Null => Value::Null,
         J::Bool(b) => Value::Bool(*b),
+        J::Number(n) if doubles => Value::Float(n.as_f64().unwrap_or(0.0)),
         J::Number(n) => match (n.as_i64(), n.as_u64()) {
             (Some(i), _) => Value::Int(i),
             (None, Some(u)) => Value::UInt(u),
             _ => Value::Float(n.as_f64().unwrap_or(0.0)),
         },
         J::String(s) => Value::String(Arc::new(s.clone())),
-        J::Array(a) => Value::List(Arc::new(a.iter().map(json_value).collect())),
+        J::Array(a) => Value::List(Arc::new(a.iter().map(|x| converted(x, doubles)).collect())),
         J::Object(o) => {
             let m: HashMap<Key, Value> = o
                 .iter()
-                .map(|(k, v)| (Key::String(Arc::new(k.clone())), json_value(v)))
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), converted(v, doubles)))
                 .collect();
             m.into()
         }
