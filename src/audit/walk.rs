@@ -234,25 +234,17 @@ struct Objects<'a> {
     label_failures: Vec<Option<Arc<str>>>,
 }
 
-/// Why every rate-limit request the 1.5 shim builds before the auth action fails on a gateway
-/// with this wasm configuration: the first of its `requestData` labels that fails whenever `auth`
-/// is not set (as `crate::generate::telemetry` finds them for PCTL3030); `None` on 1.4.
-fn label_failure(
-    version: crate::model::KuadrantVersion,
-    config: &crate::generate::object::WasmConfig,
-) -> Option<Arc<str>> {
-    if version != crate::model::KuadrantVersion::V1_5 {
-        return None;
-    }
-    let data = config.rest.get("requestData")?.as_object()?;
-    data.iter().find_map(|(key, expr)| {
-        let expr = expr.as_str()?;
-        crate::simulate::fails_before_auth(expr).map(|e| {
-            Arc::from(format!(
-                "the 1.5 shim writes the label {key} into each as string({expr}), which fails before auth ({e}), and the failure mode lets the request through uncounted (PCTL3030)"
-            ))
-        })
-    })
+/// Why every rate-limit request the 1.5 shim builds before the auth action fails on Gateway
+/// `namespace/name`: the first of its labels that fails whenever `auth` is not set (PCTL3030,
+/// `crate::generate::telemetry::failing_labels`).
+fn label_failure(m: &crate::model::Model, namespace: &str, name: &str) -> Option<Arc<str>> {
+    let f = crate::generate::telemetry::failing_labels(m, namespace, name)
+        .into_iter()
+        .next()?;
+    Some(Arc::from(format!(
+        "the 1.5 shim writes the label {} into each as string({}), which fails before auth ({}), and the failure mode lets the request through uncounted (PCTL3030)",
+        f.key, f.expression.value, f.error
+    )))
 }
 
 impl<'a> Objects<'a> {
@@ -270,14 +262,10 @@ impl<'a> Objects<'a> {
         let carriers: Vec<(usize, &'a [ActionSet])> = (a.generated.objects.iter())
             .filter_map(|o| match o {
                 Object::Wasm(w) => {
-                    let meta = &w.shell["metadata"];
-                    let ns = meta["namespace"].as_str().unwrap_or("");
-                    let name = meta["name"].as_str().unwrap_or("");
-                    let g = name
-                        .strip_prefix("kuadrant-")
-                        .and_then(|gw| by_key.get(&(ns, gw)))?;
-                    label_failures[*g] = label_failure(m.version, &w.config);
-                    Some((*g, w.config.action_sets.as_slice()))
+                    let (ns, gw) = w.gateway()?;
+                    let g = *by_key.get(&(ns, gw))?;
+                    label_failures[g] = label_failure(m, ns, gw);
+                    Some((g, w.config.action_sets.as_slice()))
                 }
                 _ => None,
             })

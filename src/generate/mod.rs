@@ -33,7 +33,7 @@ pub(crate) mod names;
 pub(crate) mod object;
 pub(crate) mod predicates;
 pub(crate) mod shim;
-mod telemetry;
+pub(crate) mod telemetry;
 pub(crate) mod threat;
 pub(crate) mod tls;
 

@@ -450,6 +450,14 @@ pub enum Embed {
 }
 
 impl WasmCarrier {
+    /// The namespace and name of the Gateway it configures: its own namespace, and its name
+    /// `kuadrant-<gateway>` (the name the operator gives every carrier).
+    pub fn gateway(&self) -> Option<(&str, &str)> {
+        let ns = self.shell.pointer("/metadata/namespace")?.as_str()?;
+        let name = self.shell.pointer("/metadata/name")?.as_str()?;
+        Some((ns, name.strip_prefix("kuadrant-")?))
+    }
+
     /// What goes at `at`.
     pub fn config_value(&self) -> Value {
         match self.embed {

@@ -21,103 +21,104 @@ use crate::diag::{Code, Diagnostic};
 use crate::model::{KuadrantVersion, Model, Sp};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// One label that fails before auth: where it is, and what its rate limits are.
-struct Finding<'m> {
-    expression: &'m Sp<String>,
-    label: &'m str,
-    error: String,
-    /// `Gateway namespace/name`s.
-    gateways: BTreeSet<String>,
-    /// The policies whose rate-limit actions run without auth.
-    policies: BTreeSet<String>,
+/// A label of a Gateway's `requestData` that fails in the 1.5 shim whenever `auth` is not set.
+pub(crate) struct FailingLabel<'m> {
+    /// Its `requestData` key (`metrics.labels.<label>`).
+    pub key: String,
+    pub expression: &'m Sp<String>,
+    /// The TelemetryPolicy (its index among the model's extensions) and the label's name.
+    pub extension: usize,
+    pub label: &'m str,
+    /// What the shim's interpreter says.
+    pub error: String,
 }
 
-/// PCTL3030 for every TelemetryPolicy label that fails in the 1.5 shim whenever `auth` is not set,
-/// and that a rate-limit action of the generated wasm configurations meets before any auth action
-/// (of its action set), naming the policies of those actions and the Gateways; one diagnostic per
-/// label, in the order of the TelemetryPolicies and their labels. Nothing on 1.4.
-pub(super) fn diagnostics(m: &Model, objects: &[Object]) -> Vec<Diagnostic> {
+/// The labels of the `requestData` of Gateway `namespace/name` that fail in the 1.5 shim
+/// whenever `auth` is not set, in the order of their keys; none on 1.4.
+pub(crate) fn failing_labels<'m>(
+    m: &'m Model,
+    namespace: &str,
+    name: &str,
+) -> Vec<FailingLabel<'m>> {
     if m.version != KuadrantVersion::V1_5 {
         return vec![];
     }
-    // (extension, label name) → finding; labels checked once.
-    let mut found: BTreeMap<(usize, &str), Finding<'_>> = BTreeMap::new();
-    let mut checked: BTreeMap<(usize, &str), bool> = BTreeMap::new();
+    super::extension::request_data_sources(m, namespace, name)
+        .into_iter()
+        .filter_map(|(key, expression, extension, label)| {
+            let error = crate::simulate::fails_before_auth(&expression.value)?;
+            Some(FailingLabel {
+                key,
+                expression,
+                extension,
+                label,
+                error,
+            })
+        })
+        .collect()
+}
+
+/// PCTL3030 for every TelemetryPolicy label that fails in the 1.5 shim whenever `auth` is not set
+/// ([`failing_labels`]), and that a rate-limit action of the generated wasm configurations meets
+/// before any auth action (of its action set), naming the policies of those actions and the
+/// Gateways; one diagnostic per label, in the order of the TelemetryPolicies and their labels.
+pub(super) fn diagnostics(m: &Model, objects: &[Object]) -> Vec<Diagnostic> {
+    // (extension, label name) → the label, its Gateways, the policies whose limits it turns off.
+    type Found<'m> = (FailingLabel<'m>, BTreeSet<String>, BTreeSet<String>);
+    let mut found: BTreeMap<(usize, &str), Found<'_>> = BTreeMap::new();
     for o in objects {
         let Object::Wasm(w) = o else { continue };
-        let (Some(ns), Some(name)) = (
-            w.shell
-                .pointer("/metadata/namespace")
-                .and_then(|v| v.as_str()),
-            w.shell.pointer("/metadata/name").and_then(|v| v.as_str()),
-        ) else {
+        let Some((ns, gw)) = w.gateway() else {
             continue;
         };
-        let Some(gw) = name.strip_prefix("kuadrant-") else {
-            continue;
-        };
-        let mut failing = Vec::new();
-        for (_, expression, ext, label) in super::extension::request_data_sources(m, ns, gw) {
-            let fails = checked.entry((ext, label)).or_insert_with(|| {
-                match crate::simulate::fails_before_auth(&expression.value) {
-                    Some(error) => {
-                        found.insert(
-                            (ext, label),
-                            Finding {
-                                expression,
-                                label,
-                                error,
-                                gateways: BTreeSet::new(),
-                                policies: BTreeSet::new(),
-                            },
-                        );
-                        true
-                    }
-                    None => false,
-                }
-            });
-            if *fails {
-                failing.push((ext, label));
-            }
-        }
+        let failing = failing_labels(m, ns, gw);
         if failing.is_empty() {
             continue;
         }
-        let mut policies = BTreeSet::new();
+        let mut sources = BTreeSet::new();
         for set in &w.config.action_sets {
             for a in set.actions.iter() {
                 match a.service {
                     AUTH_SERVICE => break,
                     RATELIMIT_SERVICE | RATELIMIT_CHECK_SERVICE | RATELIMIT_REPORT_SERVICE => {
-                        policies.extend(a.sources.iter().cloned());
+                        sources.extend(a.sources.iter().map(String::as_str));
                     }
                     _ => {}
                 }
             }
         }
-        if policies.is_empty() {
+        if sources.is_empty() {
             continue;
         }
-        for key in failing {
-            if let Some(f) = found.get_mut(&key) {
-                f.gateways.insert(format!("{ns}/{gw}"));
-                f.policies.extend(policies.iter().cloned());
-            }
+        for f in failing {
+            let entry = found
+                .entry((f.extension, f.label))
+                .or_insert_with(|| (f, BTreeSet::new(), BTreeSet::new()));
+            entry.1.insert(format!("{ns}/{gw}"));
+            entry.2.extend(sources.iter().map(|s| s.to_string()));
         }
     }
+    if found.is_empty() {
+        return vec![];
+    }
+    // The policies as messages name them, by the locator their actions carry.
+    let names: std::collections::HashMap<String, String> = (m.policies.iter())
+        .map(|p| (p.locator().to_string(), p.display()))
+        .collect();
     found
-        .into_iter()
-        .filter(|(_, f)| !f.policies.is_empty())
-        .map(|((ext, _), f)| {
-            let e = &m.extensions[ext];
+        .into_values()
+        .map(|(f, gateways, sources)| {
+            let e = &m.extensions[f.extension];
             let expr = &f.expression.value;
-            let policies: Vec<String> = f.policies.iter().map(|p| policy_name(p)).collect();
+            let policies: Vec<&str> = (sources.iter())
+                .map(|s| names.get(s).map_or(s.as_str(), String::as_str))
+                .collect();
             Diagnostic::new(
                 Code::TelemetryLabelFails,
                 format!(
                     "label `{}` is written into every rate-limit request of Gateway {} as `string({expr})` by wasm-shim v0.14.1 (operator 1.5); before the auth action `auth` is null there, so it fails ({}), and so do the rate-limit actions of {} that run without auth: their failure mode, allow, lets every such request through uncounted",
                     f.label,
-                    f.gateways.iter().cloned().collect::<Vec<_>>().join(", "),
+                    gateways.into_iter().collect::<Vec<_>>().join(", "),
                     f.error,
                     policies.join(", "),
                 ),
@@ -127,15 +128,4 @@ pub(super) fn diagnostics(m: &Model, objects: &[Object]) -> Vec<Diagnostic> {
             .help("guard the label (`auth == null ? \"\" : <expression>`), or put an AuthPolicy on those routes and reference `auth.` in their RateLimitPolicy so that its limits run after auth; `policyctl simulate` shows a request's failed action")
         })
         .collect()
-}
-
-/// `Kind namespace/name` of a wasm action's source locator (`ratelimitpolicy.kuadrant.io:ns/name`).
-fn policy_name(source: &str) -> String {
-    let (kind, key) = source.split_once(':').unwrap_or(("", source));
-    let kind = match kind {
-        "ratelimitpolicy.kuadrant.io" => "RateLimitPolicy",
-        "tokenratelimitpolicy.kuadrant.io" => "TokenRateLimitPolicy",
-        other => other,
-    };
-    format!("{kind} {key}")
 }

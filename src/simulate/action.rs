@@ -122,12 +122,7 @@ impl Simulation<'_> {
         act: &Activation,
     ) -> Result<Message, Stop> {
         let report = a.service == crate::generate::actions::RATELIMIT_REPORT_SERVICE;
-        let mut m = Message {
-            entries: vec![],
-            domain: scope.to_string(),
-            hits: 1,
-            request_data: vec![],
-        };
+        let mut m = Message::new(scope);
         for cd in &a.conditional_data {
             match self.shim_cel.all(&cd.predicates, act) {
                 Ok(None) => {}
@@ -192,22 +187,15 @@ impl Simulation<'_> {
     ) -> Result<Message, Stop> {
         let report = a.service == crate::generate::actions::RATELIMIT_REPORT_SERVICE;
         let blocks = &a.conditional_data;
-        let mut m = Message {
-            entries: vec![],
-            domain: scope.to_string(),
-            hits: 1,
-            request_data: vec![],
-        };
+        let mut m = Message::new(scope);
         // The labels that do not read the response are evaluated first: one that fails fails the
-        // message whatever the response (and a report with it, its usage unknown or not).
-        let mut data = Vec::new();
-        for (i, d) in carrier.request_data.iter().enumerate() {
-            if d.expression.contains("responseBodyJSON(") {
-                continue;
+        // message whatever the response (and a report with it, its usage unknown or not). Those
+        // that read it are the report's only, evaluated once its usage is known.
+        let mut data: Vec<Option<String>> = vec![None; carrier.request_data.len()];
+        for (d, value) in carrier.request_data.iter().zip(&mut data) {
+            if !d.reads_response() {
+                *value = Some(self.request_data_value(d, act)?);
             }
-            let v = (self.shim_cel.entry_value(&d.expression, act))
-                .map_err(|e| Stop::Failed(request_data_failure(d, e)))?;
-            data.push((i, v));
         }
         if let Some(v) = shim::known_attribute(blocks, "ratelimit.domain") {
             m.domain = self.shim_cel.scalar(v, act).map_err(Stop::Failed)?;
@@ -253,23 +241,28 @@ impl Simulation<'_> {
                 });
             }
         }
-        // The labels that read the response wait for it (the report's), after the usage.
-        for (i, d) in carrier.request_data.iter().enumerate() {
-            if report && d.expression.contains("responseBodyJSON(") {
-                let v = (self.shim_cel.entry_value(&d.expression, act))
-                    .map_err(|e| Stop::Failed(request_data_failure(d, e)))?;
-                data.push((i, v));
+        for (d, value) in carrier.request_data.iter().zip(&mut data) {
+            if report && d.reads_response() {
+                *value = Some(self.request_data_value(d, act)?);
             }
         }
         // In the shim's order (its entries sorted by domain and field).
-        data.sort_by_key(|(i, _)| *i);
-        m.request_data = (data.into_iter())
-            .map(|(i, value)| Entry {
-                key: carrier.request_data[i].entry_key(),
-                value,
+        m.request_data = (carrier.request_data.iter().zip(data))
+            .filter_map(|(d, value)| {
+                Some(Entry {
+                    key: d.entry_key(),
+                    value: value?,
+                })
             })
             .collect();
         Ok(m)
+    }
+
+    /// A `requestData` entry's value in a 1.5 request, `string(expression)`; its failure fails
+    /// the request.
+    fn request_data_value(&self, d: &RequestData, act: &Activation) -> Result<String, Stop> {
+        (self.shim_cel.entry_value(&d.expression, act))
+            .map_err(|e| Stop::Failed(request_data_failure(d, e)))
     }
 }
 
@@ -323,6 +316,18 @@ pub(super) struct Message {
     pub(super) hits: u64,
     /// The `requestData` descriptor's entries.
     pub(super) request_data: Vec<Entry>,
+}
+
+impl Message {
+    /// Nothing yet, to the limit namespace `scope`, one hit.
+    fn new(scope: &str) -> Message {
+        Message {
+            entries: vec![],
+            domain: scope.to_string(),
+            hits: 1,
+            request_data: vec![],
+        }
+    }
 }
 
 /// Why a rate-limit action sends nothing.

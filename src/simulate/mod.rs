@@ -318,9 +318,7 @@ fn wasm_config_of(o: &Object) -> Option<(String, &crate::generate::object::WasmC
     let Object::Wasm(w) = o else {
         return None;
     };
-    let ns = w.shell.pointer("/metadata/namespace")?.as_str()?;
-    let name = w.shell.pointer("/metadata/name")?.as_str()?;
-    let gw = name.strip_prefix("kuadrant-")?;
+    let (ns, gw) = w.gateway()?;
     Some((format!("{ns}/{gw}"), &w.config))
 }
 
@@ -384,7 +382,7 @@ pub(crate) fn fails_before_auth(src: &str) -> Option<String> {
     thread_local! {
         static SHIM: ShimCel = ShimCel::new(crate::model::KuadrantVersion::V1_5);
     }
-    if src.contains("responseBodyJSON(") {
+    if shim::reads_response(src) {
         return None;
     }
     SHIM.with(|cel| {
@@ -854,10 +852,7 @@ impl<'t> Simulation<'t> {
             // one that fails fails the action. The 1.4 shim sends the expression's text instead of
             // a value it could not compute.
             if v15 {
-                let sent = |d: &&RequestData| {
-                    !d.expression.contains("auth.") && !d.expression.contains("responseBodyJSON(")
-                };
-                for d in carrier.request_data.iter().filter(sent) {
+                for d in (carrier.request_data.iter()).filter(|d| d.evaluated_for_auth()) {
                     if let Err(e) = self.shim_cel.entry_value(&d.expression, act) {
                         let v = fail(&mut at, request_data_failure(d, e));
                         return (at, v, None);

@@ -104,7 +104,27 @@ pub(super) struct RequestData {
     pub expression: String,
 }
 
+/// Whether a `requestData` expression reads the upstream response: the 1.5 shim's own test, on the
+/// text (wasm-shim v0.14.1 legacy_translation.rs: `expr.contains("responseBodyJSON(")`). Such an
+/// entry is left out of the requests built before the response (the auth request, the rate-limit
+/// check).
+pub(super) fn reads_response(expression: &str) -> bool {
+    expression.contains("responseBodyJSON(")
+}
+
 impl RequestData {
+    /// [`reads_response`] of its expression.
+    pub(super) fn reads_response(&self) -> bool {
+        reads_response(&self.expression)
+    }
+
+    /// Whether the 1.5 auth request carries it as a value: it does not name `auth.` (the shim's
+    /// test on the text, legacy_translation.rs `build_request_data_value_cel`; such an entry goes
+    /// as its text) nor read the response.
+    pub(super) fn evaluated_for_auth(&self) -> bool {
+        !self.expression.contains("auth.") && !self.reads_response()
+    }
+
     /// The key of its rate-limit descriptor entry: the field alone for the domain `metrics.labels`
     /// or none, else `domain.field` (wasm-shim v0.12.3 src/services/rate_limit.rs `build_request`,
     /// v0.14.1 legacy_translation.rs `build_ratelimit_message_builder`).
